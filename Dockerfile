@@ -1,0 +1,24 @@
+# Production image: daphne serving Helena behind a TLS-terminating reverse proxy.
+# Configuration comes from the environment (see README, "Konfiguration").
+FROM python:3.11-slim-bookworm
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    DJANGO_SETTINGS_MODULE=helena.settings.production \
+    HELENA_DATA_DIR=/var/lib/helena
+
+RUN useradd --system --create-home --home-dir /app helena \
+    && mkdir -p /var/lib/helena && chown helena /var/lib/helena
+WORKDIR /app
+
+COPY requirements.txt .
+RUN pip install --no-cache-dir -r requirements.txt
+
+COPY --chown=helena . .
+# collectstatic needs settings but no secrets or database.
+RUN SECRET_KEY=build-only ALLOWED_HOSTS=build DATABASE_URL=postgres://build@localhost/build \
+    python manage.py collectstatic --noinput
+
+USER helena
+EXPOSE 8000
+CMD ["sh", "-c", "python manage.py migrate --noinput && daphne -b 0.0.0.0 -p 8000 --proxy-headers helena.asgi:application"]

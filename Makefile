@@ -1,0 +1,47 @@
+# Helena: `make run` starts the app on its embedded defaults; `make test` runs every check.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: run test lint typecheck pytest stop-db clean
+
+$(BIN)/python:
+	@$(PYTHON) -c "import ensurepip, venv" 2>/dev/null || { \
+		echo "Installing python3-venv (Debian) ..."; apt-get update -qq && apt-get install -y -qq python3-venv; }
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+$(VENV)/.installed: requirements.txt | $(BIN)/python
+	$(BIN)/pip install --quiet -r requirements.txt
+	@touch $@
+
+$(VENV)/.installed-dev: requirements.txt requirements-dev.txt | $(BIN)/python
+	$(BIN)/pip install --quiet -r requirements-dev.txt
+	@touch $@ $(VENV)/.installed
+
+run: $(VENV)/.installed
+	$(BIN)/python manage.py setup_demo
+	@echo "Helena läuft auf http://$(HOST):$(PORT)/ (Beenden mit Strg+C)"
+	@$(BIN)/python manage.py db_worker --no-reload & worker=$$!; \
+	trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
+	$(BIN)/daphne -b $(HOST) -p $(PORT) helena.asgi:application
+
+test: lint typecheck pytest
+
+lint: $(VENV)/.installed-dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: $(VENV)/.installed-dev
+	$(BIN)/mypy
+
+pytest: $(VENV)/.installed-dev
+	$(BIN)/python -m pytest
+
+stop-db: $(VENV)/.installed
+	$(BIN)/python -c "from helena.embedded_pg.server import stop_server; print('gestoppt' if stop_server('var/pg') else 'lief nicht')"
+
+clean:
+	rm -rf $(VENV) staticfiles .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,135 @@
+from django.contrib import admin
+from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
+from django.utils.translation import gettext_lazy as _
+
+from helena.admin_mixins import VisibleToAdminMixin
+
+from .models import (
+    Akte,
+    AktenActivity,
+    Beteiligter,
+    Dezernat,
+    Dokument,
+    KalenderEintrag,
+    Kontakt,
+    Notiz,
+    User,
+    Vertretung,
+    Zeiterfassung,
+)
+
+
+@admin.register(User)
+class UserAdmin(BaseUserAdmin):
+    ordering = ["email"]
+    list_display = ["email", "first_name", "last_name", "role", "is_active", "is_staff"]
+    list_filter = ["role", "is_active", "is_staff", "dezernate"]
+    search_fields = ["email", "first_name", "last_name"]
+    autocomplete_fields = ["kontakt"]
+    fieldsets = (
+        (None, {"fields": ("email", "password")}),
+        (_("Person"), {"fields": ("first_name", "last_name", "role", "kontakt")}),
+        (_("Berechtigungen"), {"fields": ("is_active", "is_staff", "is_superuser", "groups", "user_permissions")}),
+        (_("Zeitpunkte"), {"fields": ("last_login", "date_joined")}),
+    )
+    add_fieldsets = ((None, {"classes": ("wide",), "fields": ("email", "role", "password1", "password2")}),)
+
+
+@admin.register(Vertretung)
+class VertretungAdmin(admin.ModelAdmin):
+    list_display = ["vertreter", "vertretener", "beginn", "ende", "grund"]
+    list_filter = ["beginn", "ende"]
+    search_fields = ["vertreter__email", "vertretener__email", "vertreter__last_name", "vertretener__last_name"]
+    autocomplete_fields = ["vertreter", "vertretener"]
+
+
+@admin.register(Dezernat)
+class DezernatAdmin(admin.ModelAdmin):
+    list_display = ["name"]
+    search_fields = ["name"]
+    filter_horizontal = ["members"]
+
+
+@admin.register(Kontakt)
+class KontaktAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "typ", "ort", "email", "telefon"]
+    list_filter = ["typ", "land"]
+    search_fields = ["nachname", "vorname", "firma", "email", "ort"]
+
+
+class BeteiligterInline(admin.TabularInline):
+    model = Beteiligter
+    extra = 0
+    autocomplete_fields = ["kontakt"]
+
+
+@admin.register(Akte)
+class AkteAdmin(VisibleToAdminMixin, admin.ModelAdmin):
+    list_display = ["aktenzeichen", "kurzrubrum", "sachgebiet", "status", "anwalt", "sachbearbeiter", "changed_at"]
+    list_filter = ["status", "sachgebiet", "dezernate", "anwalt"]
+    search_fields = ["aktenzeichen", "kurzrubrum", "wegen", "beteiligte__kontakt__nachname", "beteiligte__kontakt__firma"]
+    filter_horizontal = ["dezernate"]
+    autocomplete_fields = ["anwalt", "sachbearbeiter"]
+    inlines = [BeteiligterInline]
+    date_hierarchy = "created_at"
+
+
+class AkteBoundAdmin(VisibleToAdminMixin, admin.ModelAdmin):
+    list_select_related = ["akte"]
+    autocomplete_fields = ["akte"]
+
+
+@admin.register(Beteiligter)
+class BeteiligterAdmin(AkteBoundAdmin):
+    list_display = ["akte", "kontakt", "rolle"]
+    list_filter = ["rolle"]
+    search_fields = ["akte__aktenzeichen", "kontakt__nachname", "kontakt__firma"]
+
+
+@admin.register(Dokument)
+class DokumentAdmin(AkteBoundAdmin):
+    list_display = ["name", "akte", "status", "text_status", "mime_type", "erstellt_von_helena", "mandant_sichtbar", "created_at"]
+    list_filter = ["status", "text_status", "erstellt_von_helena", "mandant_sichtbar", "mime_type"]
+    search_fields = ["name", "akte__aktenzeichen"]
+    readonly_fields = ["text", "text_status", "text_fehler", "groesse", "mime_type"]
+
+
+@admin.register(KalenderEintrag)
+class KalenderEintragAdmin(AkteBoundAdmin):
+    list_display = ["titel", "akte", "typ", "datum", "fristablauf", "vorfrist", "notfrist", "erledigt", "verantwortlich"]
+    list_filter = ["typ", "notfrist", "erledigt", "fristablauf"]
+    search_fields = ["titel", "akte__aktenzeichen"]
+    date_hierarchy = "datum"
+
+
+@admin.register(Zeiterfassung)
+class ZeiterfassungAdmin(AkteBoundAdmin):
+    list_display = ["datum", "akte", "user", "minuten", "beschreibung", "abrechenbar"]
+    list_filter = ["abrechenbar", "datum", "user"]
+    search_fields = ["beschreibung", "akte__aktenzeichen"]
+    date_hierarchy = "datum"
+
+
+@admin.register(Notiz)
+class NotizAdmin(AkteBoundAdmin):
+    list_display = ["__str__", "akte", "autor", "created_at"]
+    list_filter = ["created_at"]
+    search_fields = ["titel", "text", "akte__aktenzeichen"]
+
+
+@admin.register(AktenActivity)
+class AktenActivityAdmin(AkteBoundAdmin):
+    list_display = ["created_at", "akte", "typ", "beschreibung", "actor_user", "actor_run"]
+    list_filter = ["typ", "created_at"]
+    search_fields = ["beschreibung", "akte__aktenzeichen"]
+    date_hierarchy = "created_at"
+
+    # The timeline is written by services only.
+    def has_add_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+        return False

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class AktenConfig(AppConfig):
+    name = "akten"
+    verbose_name = "Akten"

@@ -1,0 +1,379 @@
+"""Demo Kanzlei for `make run` and manual testing. Idempotent: existing rows are kept."""
+
+from __future__ import annotations
+
+import datetime
+import random
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from drafts.models import HelenaDraft
+from drafts.services import draft_create
+
+from . import services
+from .models import Akte, Beteiligter, Dezernat, Dokument, Kontakt, Role, Sachgebiet, User, Vertretung
+
+DEMO_PASSWORD = "Helena-Demo-2026"  # noqa: S105 - printed by `make run`, demo data only
+DEMO_TEXTS = Path(__file__).parent / "demo" / "dokumente"
+KANZLEI = "Kanzlei Müller & Becker Rechtsanwälte"
+
+
+@dataclass(frozen=True)
+class DemoUser:
+    email: str
+    first_name: str
+    last_name: str
+    role: str
+
+
+DEMO_USERS = [
+    DemoUser("admin@kanzlei.example", "Andrea", "Admin", Role.ADMIN),
+    DemoUser("k.mueller@kanzlei.example", "Katrin", "Müller", Role.ANWALT),
+    DemoUser("j.becker@kanzlei.example", "Jonas", "Becker", Role.ANWALT),
+    DemoUser("s.yilmaz@kanzlei.example", "Selin", "Yılmaz", Role.SACHBEARBEITER),
+    DemoUser("m.schulz@kanzlei.example", "Monika", "Schulz", Role.SEKRETARIAT),
+    DemoUser("t.wagner@kanzlei.example", "Tim", "Wagner", Role.PRAKTIKANT),
+    DemoUser("erika.mustermann@example.org", "Erika", "Mustermann", Role.MANDANT),
+]
+
+NACHNAMEN = [
+    "Schmidt",
+    "Schneider",
+    "Fischer",
+    "Weber",
+    "Meyer",
+    "Hoffmann",
+    "Schäfer",
+    "Koch",
+    "Bauer",
+    "Richter",
+    "Klein",
+    "Wolf",
+    "Schröder",
+    "Neumann",
+    "Schwarz",
+    "Zimmermann",
+    "Braun",
+    "Krüger",
+    "Hofmann",
+    "Hartmann",
+    "Lange",
+    "Schmitt",
+    "Werner",
+    "Krause",
+    "Lehmann",
+    "Köhler",
+    "Maier",
+    "Herrmann",
+    "König",
+    "Walter",
+]
+VORNAMEN = ["Anna", "Lukas", "Sophie", "Felix", "Marie", "Paul", "Laura", "Jan", "Julia", "Tobias", "Lea", "Stefan"]
+FIRMEN = [
+    "Wohnbau Rhein-Ruhr GmbH",
+    "Stadtwerke Musterstadt GmbH",
+    "Logistik Nord AG",
+    "Autohaus Berger KG",
+    "Pflegedienst Sonnenschein gGmbH",
+    "HUK-Demo Versicherung AG",
+    "Immobilienverwaltung Altstadt GmbH",
+]
+GERICHTE = [
+    "Amtsgericht Köln",
+    "Landgericht Köln",
+    "Arbeitsgericht Köln",
+    "Amtsgericht Bonn",
+    "Amtsgericht – Familiengericht – Köln",
+]
+
+# (Sachgebiet, wegen, Dokument-Vorlagen, Gericht, Gegner ist Firma)
+FALLTYPEN = [
+    (Sachgebiet.MIETRECHT, "Eigenbedarfskündigung", ["kuendigung_mietverhaeltnis", "schriftwechsel_gegner"], 0, False),
+    (Sachgebiet.MIETRECHT, "Räumung und Mietrückstand", ["klageschrift_miete", "gerichtsverfuegung"], 0, True),
+    (Sachgebiet.MIETRECHT, "Mietminderung wegen Schimmelbefall", ["schriftwechsel_gegner", "mandantenanschreiben"], None, True),
+    (Sachgebiet.ARBEITSRECHT, "Kündigungsschutzklage", ["arbeitgeber_kuendigung", "kuendigungsschutzklage"], 2, True),
+    (
+        Sachgebiet.ARBEITSRECHT,
+        "Urlaubsabgeltung und Arbeitszeugnis",
+        ["schriftwechsel_gegner", "mandantenanschreiben"],
+        None,
+        True,
+    ),
+    (
+        Sachgebiet.VERKEHRSRECHT,
+        "Verkehrsunfall vom Frühjahr, Schadensersatz",
+        ["unfallbericht_schadensanzeige", "mandantenanschreiben"],
+        None,
+        True,
+    ),
+    (Sachgebiet.FAMILIENRECHT, "Ehescheidung und Versorgungsausgleich", ["scheidungsantrag", "mandantenanschreiben"], 4, False),
+    (Sachgebiet.INKASSO, "offene Werklohnforderung", ["mahnung_inkasso", "schriftwechsel_gegner"], None, False),
+    (Sachgebiet.INKASSO, "Forderung aus Kaufvertrag, Mahnverfahren", ["mahnung_inkasso", "gerichtsverfuegung"], 3, False),
+]
+
+DOKUMENT_TITEL = {
+    "klageschrift_miete": "Klageschrift",
+    "kuendigung_mietverhaeltnis": "Kündigungsschreiben des Vermieters",
+    "schriftwechsel_gegner": "Schreiben der Gegenseite",
+    "kuendigungsschutzklage": "Kündigungsschutzklage",
+    "arbeitgeber_kuendigung": "Kündigung des Arbeitgebers",
+    "unfallbericht_schadensanzeige": "Unfallbericht und Schadensanzeige",
+    "mahnung_inkasso": "Mahnung",
+    "scheidungsantrag": "Scheidungsantrag",
+    "mandantenanschreiben": "Sachstandsbericht an Mandantschaft",
+    "gerichtsverfuegung": "Verfügung des Gerichts",
+}
+
+AKTEN_COUNT = 30
+
+
+def _user(spec: DemoUser, kontakt: Kontakt | None) -> User:
+    user = User.objects.filter(email=spec.email).first()
+    if user is None:
+        user = User.objects.create_user(
+            spec.email,
+            DEMO_PASSWORD,
+            first_name=spec.first_name,
+            last_name=spec.last_name,
+            role=spec.role,
+            kontakt=kontakt,
+            is_staff=spec.role == Role.ADMIN,
+            is_superuser=spec.role == Role.ADMIN,
+        )
+    return user
+
+
+def _kontakt(**fields: Any) -> Kontakt:
+    kontakt, _ = Kontakt.objects.get_or_create(**fields)
+    return kontakt
+
+
+def _person(rng: random.Random) -> Kontakt:
+    vorname, nachname = rng.choice(VORNAMEN), rng.choice(NACHNAMEN)
+    ort = rng.choice(["Köln", "Bonn", "Leverkusen", "Bergisch Gladbach", "Hürth"])
+    return _kontakt(
+        typ=Kontakt.Typ.NATUERLICH,
+        vorname=vorname,
+        nachname=nachname,
+        strasse=f"{rng.choice(['Lindenstraße', 'Am Markt', 'Rheinufer', 'Gartenweg'])} {rng.randint(1, 120)}",
+        plz=str(rng.randint(50667, 51149)),
+        ort=ort,
+        email=f"{vorname.lower()}.{nachname.lower()}@example.org".replace("ä", "ae").replace("ö", "oe").replace("ü", "ue"),
+    )
+
+
+def _text(name: str, **values: str) -> str:
+    return (DEMO_TEXTS / f"{name}.md").read_text(encoding="utf-8").format(**values)
+
+
+@transaction.atomic
+def seed_demo(*, today: datetime.date | None = None) -> dict[str, int]:
+    """Create the demo Kanzlei. Returns how many Akten were created (0 on a second run)."""
+    today = today or timezone.localdate()
+    rng = random.Random(2026)  # noqa: S311 - deterministic demo data, not security relevant
+    erika = _kontakt(
+        typ=Kontakt.Typ.NATUERLICH,
+        anrede="Frau",
+        vorname="Erika",
+        nachname="Mustermann",
+        strasse="Heidestraße 17",
+        plz="51147",
+        ort="Köln",
+        email="erika.mustermann@example.org",
+        telefon="0221 555 0172",
+    )
+    users = {spec.email: _user(spec, erika if spec.role == Role.MANDANT else None) for spec in DEMO_USERS}
+    admin, mueller, becker = users["admin@kanzlei.example"], users["k.mueller@kanzlei.example"], users["j.becker@kanzlei.example"]
+    yilmaz, schulz, wagner = (
+        users["s.yilmaz@kanzlei.example"],
+        users["m.schulz@kanzlei.example"],
+        users["t.wagner@kanzlei.example"],
+    )
+
+    zivil, _ = Dezernat.objects.get_or_create(name="Zivil- und Mietrecht")
+    zivil.members.add(mueller, yilmaz, schulz)
+    arbeit, _ = Dezernat.objects.get_or_create(name="Arbeits- und Verkehrsrecht")
+    arbeit.members.add(becker, wagner)
+    Vertretung.objects.get_or_create(
+        vertretener=mueller,
+        vertreter=becker,
+        defaults={"beginn": today - datetime.timedelta(days=2), "ende": today + datetime.timedelta(days=12), "grund": "Urlaub"},
+    )
+
+    created = 0
+    year = today.strftime("%y")
+    for index in range(AKTEN_COUNT):
+        aktenzeichen = f"{101 + index}/{year}"
+        if Akte.objects.filter(aktenzeichen=aktenzeichen).exists():
+            continue
+        sachgebiet, wegen, vorlagen, gericht_index, gegner_firma = FALLTYPEN[index % len(FALLTYPEN)]
+        is_arbeit = sachgebiet in (Sachgebiet.ARBEITSRECHT, Sachgebiet.VERKEHRSRECHT)
+        anwalt, dezernat = (becker, arbeit) if is_arbeit else (mueller, zivil)
+        mandant = erika if index in (0, 3) else _person(rng)
+        gegner = _kontakt(typ=Kontakt.Typ.JURISTISCH, firma=rng.choice(FIRMEN), ort="Köln") if gegner_firma else _person(rng)
+        status = Akte.Status.OFFEN if index < 26 else rng.choice([Akte.Status.RUHEND, Akte.Status.ARCHIVIERT])
+        akte = services.akte_create(
+            by=anwalt,
+            aktenzeichen=aktenzeichen,
+            kurzrubrum=f"{mandant.nachname or mandant.firma} ./. {gegner.nachname or gegner.firma}",
+            sachgebiet=sachgebiet,
+            wegen=wegen,
+            anwalt=anwalt,
+            sachbearbeiter=None if is_arbeit else yilmaz,
+            gegenstandswert=Decimal(rng.choice([1800, 4250, 7600, 12000, 23500, 48000])),
+            status=status,
+            tags=[str(sachgebiet.label)],
+            dezernate=[dezernat] if index % 4 else [],
+        )
+        services.beteiligter_add(akte=akte, by=anwalt, kontakt=mandant, rolle=Beteiligter.Rolle.MANDANT)
+        services.beteiligter_add(akte=akte, by=anwalt, kontakt=gegner, rolle=Beteiligter.Rolle.GEGNER)
+        gericht_name = GERICHTE[gericht_index] if gericht_index is not None else ""
+        if gericht_name:
+            gericht = _kontakt(typ=Kontakt.Typ.JURISTISCH, firma=gericht_name, ort=gericht_name.split()[-1])
+            services.beteiligter_add(
+                akte=akte,
+                by=anwalt,
+                kontakt=gericht,
+                rolle=Beteiligter.Rolle.GERICHT,
+                aktenzeichen_extern=f"{rng.randint(2, 29)} C {rng.randint(100, 999)}/{year}",
+            )
+        values = {
+            "mandant": mandant.display_name,
+            "gegner": gegner.display_name,
+            "aktenzeichen": aktenzeichen,
+            "gericht": gericht_name or "Amtsgericht Köln",
+            "datum": (today - datetime.timedelta(days=10 + index)).strftime("%d.%m.%Y"),
+            "anwalt": anwalt.get_full_name(),
+            "kanzlei": KANZLEI,
+            "betrag": f"{rng.randint(800, 9800)},00 EUR",
+        }
+        for position, vorlage in enumerate(vorlagen):
+            services.dokument_create(
+                akte=akte,
+                by=anwalt,
+                name=f"{DOKUMENT_TITEL[vorlage]} {mandant.nachname or mandant.firma}",
+                filename=f"{vorlage}.md",
+                content=_text(vorlage, **values).encode(),
+                mime_type="text/markdown",
+                status=Dokument.Status.FREIGEGEBEN if position == 0 else Dokument.Status.ZUR_PRUEFUNG,
+                mandant_sichtbar=vorlage == "mandantenanschreiben",
+            )
+        ereignis = today - datetime.timedelta(days=rng.randint(3, 20))
+        ablauf = today + datetime.timedelta(days=(index % 9) + 1)
+        services.kalender_eintrag_create(
+            akte=akte,
+            by=anwalt,
+            typ="FRIST",
+            titel="Stellungnahme / Erwiderung einreichen",
+            datum=ereignis,
+            fristablauf=ablauf,
+            vorfrist=max(ereignis, ablauf - datetime.timedelta(days=3)),
+            notfrist=index % 5 == 0,
+            verantwortlich=anwalt,
+        )
+        if gericht_name:
+            services.kalender_eintrag_create(
+                akte=akte,
+                by=schulz,
+                typ="TERMIN",
+                titel=f"Mündliche Verhandlung, {gericht_name}",
+                datum=today + datetime.timedelta(days=20 + index),
+                uhrzeit=datetime.time(9, 30),
+                verantwortlich=anwalt,
+            )
+        services.kalender_eintrag_create(
+            akte=akte,
+            by=schulz,
+            typ="WIEDERVORLAGE",
+            titel="Wiedervorlage: Sachstand prüfen",
+            datum=today + datetime.timedelta(days=7 + index % 14),
+            verantwortlich=anwalt,
+        )
+        for offset, (minuten, taetigkeit) in enumerate([(30, "Mandantengespräch"), (45, "Aktenstudium und Schriftsatzentwurf")]):
+            services.zeiterfassung_create(
+                akte=akte,
+                by=anwalt,
+                datum=today - datetime.timedelta(days=offset + 1),
+                minuten=minuten,
+                beschreibung=taetigkeit,
+                stundensatz=Decimal("220.00"),
+            )
+        services.notiz_create(
+            akte=akte,
+            by=yilmaz if not is_arbeit else wagner,
+            titel="Telefonnotiz",
+            text=f"{mandant.display_name} hat angerufen und nach dem Sachstand gefragt. "
+            f"Rückruf durch {anwalt.get_full_name()} erbeten.",
+        )
+        created += 1
+    if created:
+        _seed_drafts(today=today, mueller=mueller, becker=becker)
+    return {"akten": created, "users": len(users), "admin": admin.pk}
+
+
+def _seed_drafts(*, today: datetime.date, mueller: User, becker: User) -> None:
+    if HelenaDraft.objects.exists():
+        return
+    year = today.strftime("%y")
+    first = Akte.objects.get(aktenzeichen=f"101/{year}")
+    arbeit = Akte.objects.get(aktenzeichen=f"104/{year}")
+    draft_create(
+        typ="FRIST",
+        akte=arbeit,
+        requested_by=becker,
+        payload={
+            "typ": "FRIST",
+            "titel": "Klagefrist Kündigungsschutzklage (§ 4 KSchG)",
+            "datum": str(today - datetime.timedelta(days=4)),
+            "fristablauf": str(today + datetime.timedelta(days=17)),
+            "vorfrist": str(today + datetime.timedelta(days=10)),
+            "notfrist": False,
+        },
+    )
+    draft_create(
+        typ="DOKUMENT",
+        akte=first,
+        requested_by=mueller,
+        payload={
+            "titel": "Widerspruch gegen die Eigenbedarfskündigung",
+            "inhalt_markdown": "Sehr geehrte Damen und Herren,\n\nnamens und in Vollmacht unserer Mandantin "
+            "widersprechen wir der Kündigung vom ... und verlangen die Fortsetzung des Mietverhältnisses "
+            "nach **§ 574 BGB**.\n\nMit freundlichen Grüßen",
+        },
+    )
+    draft_create(
+        typ="ZEITERFASSUNG",
+        akte=first,
+        requested_by=mueller,
+        payload={
+            "datum": str(today),
+            "minuten": 20,
+            "beschreibung": "Prüfung der Kündigung auf formelle Wirksamkeit (Entwurf von Helena)",
+        },
+    )
+    draft_create(
+        typ="AKTE_UPDATE",
+        akte=first,
+        requested_by=mueller,
+        payload={
+            "changes": {
+                "zusammenfassung": "Vermieter kündigt wegen Eigenbedarfs; Mandantin widerspricht (Härtefall, § 574 BGB). "
+                "Frist zur Stellungnahme läuft."
+            },
+            "begruendung": "Zusammenfassung aus Kündigungsschreiben und Schriftwechsel",
+        },
+    )
+    draft_create(
+        typ="NOTIZ",
+        akte=arbeit,
+        requested_by=becker,
+        payload={
+            "titel": "Hinweis Sozialauswahl",
+            "text": "Bitte prüfen, ob die Sozialauswahl nach § 1 Abs. 3 KSchG fehlerhaft war.",
+        },
+    )

@@ -1,0 +1,587 @@
+"""The Kanzlei domain. Akte-bound data is reached only through `visible_to(user)`."""
+
+from __future__ import annotations
+
+import datetime
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from django.contrib.auth.models import AbstractUser, BaseUserManager
+from django.contrib.postgres.fields import ArrayField
+from django.core.validators import MinValueValidator
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+if TYPE_CHECKING:
+    pass
+
+
+class Role(models.TextChoices):
+    ADMIN = "ADMIN", _("Administrator")
+    ANWALT = "ANWALT", _("Rechtsanwalt/Rechtsanwältin")
+    SACHBEARBEITER = "SACHBEARBEITER", _("Sachbearbeitung")
+    SEKRETARIAT = "SEKRETARIAT", _("Sekretariat")
+    PRAKTIKANT = "PRAKTIKANT", _("Praktikant/Praktikantin")
+    MANDANT = "MANDANT", _("Mandant/Mandantin")
+
+
+STAFF_ROLES = frozenset({Role.ANWALT, Role.SACHBEARBEITER, Role.SEKRETARIAT, Role.PRAKTIKANT})
+
+
+class UserManager(BaseUserManager["User"]):
+    use_in_migrations = True
+
+    def create_user(self, email: str, password: str | None = None, **extra: Any) -> User:
+        if not email:
+            raise ValueError("E-Mail-Adresse fehlt.")
+        user = self.model(email=self.normalize_email(email).lower(), **extra)
+        user.set_password(password)
+        user.full_clean(exclude=["password"])
+        user.save(using=self._db)
+        return user
+
+    def create_superuser(self, email: str, password: str | None = None, **extra: Any) -> User:
+        extra.update(is_staff=True, is_superuser=True, role=Role.ADMIN)
+        return self.create_user(email, password, **extra)
+
+
+class User(AbstractUser):
+    username = None  # type: ignore[assignment]
+    email = models.EmailField(_("E-Mail-Adresse"), unique=True)
+    role = models.CharField(_("Rolle"), max_length=20, choices=Role.choices, default=Role.PRAKTIKANT)
+    kontakt = models.ForeignKey(
+        "Kontakt",
+        verbose_name=_("Kontakt (für Mandanten)"),
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="benutzer",
+    )
+
+    objects = UserManager()  # type: ignore[misc,assignment]
+
+    USERNAME_FIELD = "email"
+    REQUIRED_FIELDS: list[str] = []  # type: ignore[misc]
+
+    class Meta:
+        verbose_name = _("Benutzer")
+        verbose_name_plural = _("Benutzer")
+        ordering = ["last_name", "first_name", "email"]
+        constraints = [
+            models.CheckConstraint(condition=Q(role__in=Role.values), name="user_role_valid"),
+            models.CheckConstraint(
+                condition=~Q(role=Role.MANDANT) | Q(kontakt__isnull=False),
+                name="user_mandant_has_kontakt",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        name = self.get_full_name()
+        return f"{name} <{self.email}>" if name else self.email
+
+    @property
+    def is_admin_role(self) -> bool:
+        return self.is_superuser or self.role == Role.ADMIN
+
+
+class VertretungQuerySet(models.QuerySet["Vertretung"]):
+    def active(self, on: datetime.date | None = None) -> VertretungQuerySet:
+        day = on or timezone.localdate()
+        return self.filter(beginn__lte=day, ende__gte=day)
+
+
+class Vertretung(models.Model):
+    """A deputy (Vertreter) stands in for a colleague (Vertretener) during a period."""
+
+    vertretener = models.ForeignKey(
+        User,
+        verbose_name=_("Vertretene Person"),
+        on_delete=models.CASCADE,
+        related_name="vertretungen_als_vertretener",
+    )
+    vertreter = models.ForeignKey(
+        User,
+        verbose_name=_("Vertreter/in"),
+        on_delete=models.CASCADE,
+        related_name="vertretungen_als_vertreter",
+    )
+    beginn = models.DateField(_("Beginn"))
+    ende = models.DateField(_("Ende"))
+    grund = models.CharField(_("Grund"), max_length=200, blank=True)
+
+    objects = VertretungQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("Vertretung")
+        verbose_name_plural = _("Vertretungen")
+        ordering = ["-beginn"]
+        constraints = [
+            models.CheckConstraint(condition=Q(ende__gte=models.F("beginn")), name="vertretung_period"),
+            models.CheckConstraint(condition=~Q(vertreter=models.F("vertretener")), name="vertretung_not_self"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.vertreter} vertritt {self.vertretener} ({self.beginn:%d.%m.%Y}–{self.ende:%d.%m.%Y})"
+
+
+class Dezernat(models.Model):
+    name = models.CharField(_("Name"), max_length=100, unique=True)
+    members = models.ManyToManyField(User, verbose_name=_("Mitglieder"), related_name="dezernate", blank=True)
+
+    class Meta:
+        verbose_name = _("Dezernat")
+        verbose_name_plural = _("Dezernate")
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return f"Dezernat {self.name}"
+
+
+class Kontakt(models.Model):
+    class Typ(models.TextChoices):
+        NATUERLICH = "NATUERLICH", _("Natürliche Person")
+        JURISTISCH = "JURISTISCH", _("Juristische Person / Behörde")
+
+    typ = models.CharField(_("Typ"), max_length=12, choices=Typ.choices, default=Typ.NATUERLICH)
+    anrede = models.CharField(_("Anrede"), max_length=30, blank=True)
+    vorname = models.CharField(_("Vorname"), max_length=100, blank=True)
+    nachname = models.CharField(_("Nachname"), max_length=100, blank=True)
+    firma = models.CharField(_("Firma / Bezeichnung"), max_length=200, blank=True)
+    strasse = models.CharField(_("Straße und Hausnummer"), max_length=200, blank=True)
+    plz = models.CharField(_("PLZ"), max_length=10, blank=True)
+    ort = models.CharField(_("Ort"), max_length=100, blank=True)
+    land = models.CharField(_("Land"), max_length=2, default="DE")
+    email = models.EmailField(_("E-Mail"), blank=True)
+    telefon = models.CharField(_("Telefon"), max_length=50, blank=True)
+    created_at = models.DateTimeField(_("angelegt"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("Kontakt")
+        verbose_name_plural = _("Kontakte")
+        ordering = ["nachname", "firma", "vorname"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(Q(typ="NATUERLICH") & ~Q(nachname="")) | (Q(typ="JURISTISCH") & ~Q(firma="")),
+                name="kontakt_has_name",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.display_name
+
+    @property
+    def display_name(self) -> str:
+        if self.typ == self.Typ.JURISTISCH:
+            return self.firma
+        return " ".join(part for part in (self.vorname, self.nachname) if part)
+
+    @property
+    def anschrift(self) -> str:
+        return ", ".join(p for p in (self.strasse, f"{self.plz} {self.ort}".strip()) if p)
+
+
+class Sachgebiet(models.TextChoices):
+    MIETRECHT = "MIETRECHT", _("Mietrecht")
+    ARBEITSRECHT = "ARBEITSRECHT", _("Arbeitsrecht")
+    VERKEHRSRECHT = "VERKEHRSRECHT", _("Verkehrsrecht")
+    FAMILIENRECHT = "FAMILIENRECHT", _("Familienrecht")
+    INKASSO = "INKASSO", _("Inkasso / Forderungsmanagement")
+    ERBRECHT = "ERBRECHT", _("Erbrecht")
+    VERTRAGSRECHT = "VERTRAGSRECHT", _("Vertragsrecht")
+    STRAFRECHT = "STRAFRECHT", _("Strafrecht")
+    SONSTIGES = "SONSTIGES", _("Sonstiges")
+
+
+class AkteQuerySet(models.QuerySet["Akte"]):
+    def visible_to(self, user: Any) -> AkteQuerySet:
+        """The one access chokepoint: the Akten `user` may see.
+
+        ADMIN sees all. Staff roles see Akten where they (or, during an active Vertretung, the
+        colleague they stand in for) are Anwalt or Sachbearbeiter or belong to one of the Akte's
+        Dezernate. A MANDANT sees the Akten where their Kontakt is Beteiligter with role MANDANT.
+        Everyone else (anonymous, inactive) sees nothing.
+        """
+        if user is None or not user.is_authenticated or not user.is_active:
+            return self.none()
+        if user.is_admin_role:
+            return self.all()
+        if user.role == Role.MANDANT:
+            if user.kontakt_id is None:
+                return self.none()
+            return self.filter(
+                pk__in=Beteiligter.objects.filter(kontakt_id=user.kontakt_id, rolle=Beteiligter.Rolle.MANDANT).values("akte_id")
+            )
+        if user.role not in STAFF_ROLES:
+            return self.none()
+        principals = Q(pk=user.pk) | Q(pk__in=Vertretung.objects.active().filter(vertreter=user).values("vertretener_id"))
+        principal_ids = User.objects.filter(principals).values("pk")
+        dezernat_akten = Akte.dezernate.through.objects.filter(dezernat__members__in=principal_ids).values("akte_id")
+        return self.filter(Q(anwalt__in=principal_ids) | Q(sachbearbeiter__in=principal_ids) | Q(pk__in=dezernat_akten))
+
+
+class Akte(models.Model):
+    class Status(models.TextChoices):
+        OFFEN = "OFFEN", _("offen")
+        RUHEND = "RUHEND", _("ruhend")
+        ARCHIVIERT = "ARCHIVIERT", _("archiviert")
+        GESCHLOSSEN = "GESCHLOSSEN", _("geschlossen")
+
+    aktenzeichen = models.CharField(_("Aktenzeichen"), max_length=30, unique=True)
+    kurzrubrum = models.CharField(_("Kurzrubrum"), max_length=200)
+    wegen = models.CharField(_("wegen"), max_length=300, blank=True)
+    sachgebiet = models.CharField(_("Sachgebiet"), max_length=20, choices=Sachgebiet.choices)
+    status = models.CharField(_("Status"), max_length=12, choices=Status.choices, default=Status.OFFEN)
+    gegenstandswert = models.DecimalField(
+        _("Gegenstandswert (EUR)"),
+        max_digits=14,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(Decimal("0"))],
+    )
+    anwalt = models.ForeignKey(
+        User,
+        verbose_name=_("Anwalt/Anwältin"),
+        on_delete=models.PROTECT,
+        related_name="akten_als_anwalt",
+        null=True,
+        blank=True,
+    )
+    sachbearbeiter = models.ForeignKey(
+        User,
+        verbose_name=_("Sachbearbeitung"),
+        on_delete=models.PROTECT,
+        related_name="akten_als_sachbearbeiter",
+        null=True,
+        blank=True,
+    )
+    dezernate = models.ManyToManyField(Dezernat, verbose_name=_("Dezernate"), related_name="akten", blank=True)
+    notizen = models.TextField(_("Notizen"), blank=True)
+    zusammenfassung = models.TextField(_("Sachstand / Zusammenfassung"), blank=True)
+    tags = ArrayField(models.CharField(max_length=50), verbose_name=_("Schlagworte"), default=list, blank=True)
+    created_at = models.DateTimeField(_("angelegt"), auto_now_add=True)
+    changed_at = models.DateTimeField(_("geändert"), auto_now=True)
+
+    objects = AkteQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("Akte")
+        verbose_name_plural = _("Akten")
+        ordering = ["-created_at", "aktenzeichen"]
+        constraints = [
+            models.CheckConstraint(condition=Q(gegenstandswert__gte=0), name="akte_gegenstandswert_nonnegative"),
+            models.CheckConstraint(condition=~Q(aktenzeichen=""), name="akte_aktenzeichen_not_empty"),
+            models.CheckConstraint(
+                condition=Q(status__in=["OFFEN", "RUHEND", "ARCHIVIERT", "GESCHLOSSEN"]), name="akte_status_valid"
+            ),
+        ]
+        indexes = [models.Index(fields=["status", "sachgebiet"])]
+
+    def __str__(self) -> str:
+        return f"Akte {self.aktenzeichen} {self.kurzrubrum}"
+
+
+class AkteBoundQuerySet(models.QuerySet[Any]):
+    """Querysets of Akte-bound data reach it only through `Akte.objects.visible_to`.
+
+    `akte_path` names the lookup from the model to its Akte; `mandant_filter` adds what a MANDANT
+    may see of this kind of data (None: nothing).
+    """
+
+    akte_path = "akte"
+    mandant_filter: Q | None = None
+
+    def visible_to(self, user: Any) -> Any:
+        akten = Akte.objects.visible_to(user).values("pk")
+        qs = self.filter(**{f"{self.akte_path}__in": akten})
+        if getattr(user, "role", None) == Role.MANDANT and not user.is_admin_role:
+            return qs.filter(self.mandant_filter) if self.mandant_filter is not None else qs.none()
+        return qs
+
+
+class BeteiligterQuerySet(AkteBoundQuerySet):
+    mandant_filter = Q()
+
+
+class Beteiligter(models.Model):
+    class Rolle(models.TextChoices):
+        MANDANT = "MANDANT", _("Mandant/in")
+        GEGNER = "GEGNER", _("Gegner/in")
+        GEGNERVERTRETER = "GEGNERVERTRETER", _("Gegnervertreter/in")
+        GERICHT = "GERICHT", _("Gericht")
+        ZEUGE = "ZEUGE", _("Zeuge/Zeugin")
+        SACHVERSTAENDIGER = "SACHVERSTAENDIGER", _("Sachverständige/r")
+        SONSTIGER = "SONSTIGER", _("Sonstige/r")
+
+    akte = models.ForeignKey(Akte, verbose_name=_("Akte"), on_delete=models.CASCADE, related_name="beteiligte")
+    kontakt = models.ForeignKey(Kontakt, verbose_name=_("Kontakt"), on_delete=models.PROTECT, related_name="beteiligungen")
+    rolle = models.CharField(_("Rolle"), max_length=20, choices=Rolle.choices)
+    aktenzeichen_extern = models.CharField(_("Aktenzeichen des Beteiligten"), max_length=60, blank=True)
+
+    objects = BeteiligterQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("Beteiligter")
+        verbose_name_plural = _("Beteiligte")
+        ordering = ["akte", "rolle"]
+        constraints = [
+            models.UniqueConstraint(fields=["akte", "kontakt", "rolle"], name="beteiligter_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_rolle_display()}: {self.kontakt} (Akte {self.akte.aktenzeichen})"
+
+
+def dokument_upload_to(instance: Dokument, filename: str) -> str:
+    return f"akten/{instance.akte_id}/{timezone.now():%Y/%m}/{filename}"
+
+
+class DokumentQuerySet(AkteBoundQuerySet):
+    mandant_filter = Q(mandant_sichtbar=True)
+
+
+class Dokument(models.Model):
+    class Status(models.TextChoices):
+        ENTWURF = "ENTWURF", _("Entwurf")
+        ZUR_PRUEFUNG = "ZUR_PRUEFUNG", _("zur Prüfung")
+        FREIGEGEBEN = "FREIGEGEBEN", _("freigegeben")
+        VERSENDET = "VERSENDET", _("versendet")
+
+    class TextStatus(models.TextChoices):
+        AUSSTEHEND = "AUSSTEHEND", _("Texterkennung ausstehend")
+        OK = "OK", _("Text erkannt")
+        FEHLER = "FEHLER", _("Texterkennung fehlgeschlagen")
+
+    akte = models.ForeignKey(Akte, verbose_name=_("Akte"), on_delete=models.CASCADE, related_name="dokumente")
+    name = models.CharField(_("Titel"), max_length=255)
+    status = models.CharField(_("Status"), max_length=12, choices=Status.choices, default=Status.ENTWURF)
+    datei = models.FileField(_("Datei"), upload_to=dokument_upload_to, max_length=500)
+    text = models.TextField(_("Extrahierter Text"), blank=True)
+    text_status = models.CharField(_("Texterkennung"), max_length=10, choices=TextStatus.choices, default=TextStatus.AUSSTEHEND)
+    text_fehler = models.CharField(_("Fehler der Texterkennung"), max_length=300, blank=True)
+    mime_type = models.CharField(_("MIME-Typ"), max_length=100)
+    groesse = models.PositiveBigIntegerField(_("Größe (Bytes)"))
+    erstellt_von = models.ForeignKey(
+        User,
+        verbose_name=_("erstellt von"),
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="dokumente",
+    )
+    erstellt_von_helena = models.BooleanField(_("von Helena entworfen"), default=False)
+    mandant_sichtbar = models.BooleanField(_("für Mandant sichtbar"), default=False)
+    created_at = models.DateTimeField(_("angelegt"), auto_now_add=True)
+
+    objects = DokumentQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("Dokument")
+        verbose_name_plural = _("Dokumente")
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(condition=~Q(name=""), name="dokument_name_not_empty"),
+            models.CheckConstraint(condition=~Q(text_status="FEHLER") | ~Q(text_fehler=""), name="dokument_fehler_has_reason"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} (Akte {self.akte.aktenzeichen})"
+
+
+class KalenderEintragQuerySet(AkteBoundQuerySet):
+    mandant_filter = Q(typ="TERMIN")
+
+    def open(self) -> Any:
+        return self.filter(erledigt=False)
+
+    def due_within(self, days: int) -> Any:
+        today = timezone.localdate()
+        return self.open().filter(fristablauf__gte=today, fristablauf__lte=today + datetime.timedelta(days=days))
+
+
+class KalenderEintrag(models.Model):
+    class Typ(models.TextChoices):
+        FRIST = "FRIST", _("Frist")
+        TERMIN = "TERMIN", _("Termin")
+        WIEDERVORLAGE = "WIEDERVORLAGE", _("Wiedervorlage")
+
+    akte = models.ForeignKey(Akte, verbose_name=_("Akte"), on_delete=models.CASCADE, related_name="kalender")
+    typ = models.CharField(_("Typ"), max_length=14, choices=Typ.choices)
+    titel = models.CharField(_("Bezeichnung"), max_length=200)
+    beschreibung = models.TextField(_("Beschreibung"), blank=True)
+    datum = models.DateField(
+        _("Datum"), help_text=_("Termin- bzw. Wiedervorlagedatum; bei Fristen der Tag des auslösenden Ereignisses.")
+    )
+    uhrzeit = models.TimeField(_("Uhrzeit"), null=True, blank=True)
+    fristablauf = models.DateField(_("Fristablauf"), null=True, blank=True)
+    vorfrist = models.DateField(_("Vorfrist"), null=True, blank=True)
+    notfrist = models.BooleanField(_("Notfrist"), default=False)
+    erledigt = models.BooleanField(_("erledigt"), default=False)
+    erledigt_at = models.DateTimeField(_("erledigt am"), null=True, blank=True)
+    verantwortlich = models.ForeignKey(
+        User,
+        verbose_name=_("verantwortlich"),
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="kalender_eintraege",
+    )
+    created_at = models.DateTimeField(_("angelegt"), auto_now_add=True)
+
+    objects = KalenderEintragQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("Kalendereintrag")
+        verbose_name_plural = _("Kalendereinträge (Fristen, Termine, Wiedervorlagen)")
+        ordering = ["fristablauf", "datum"]
+        constraints = [
+            models.CheckConstraint(condition=~Q(typ="FRIST") | Q(fristablauf__isnull=False), name="frist_has_fristablauf"),
+            models.CheckConstraint(condition=Q(typ="FRIST") | Q(notfrist=False), name="notfrist_only_for_frist"),
+            models.CheckConstraint(
+                condition=Q(vorfrist__isnull=True) | Q(fristablauf__isnull=True) | Q(vorfrist__lte=models.F("fristablauf")),
+                name="vorfrist_before_fristablauf",
+            ),
+            models.CheckConstraint(
+                condition=Q(fristablauf__isnull=True) | Q(fristablauf__gte=models.F("datum")),
+                name="fristablauf_not_before_datum",
+            ),
+            models.CheckConstraint(condition=Q(erledigt=False) | Q(erledigt_at__isnull=False), name="erledigt_has_timestamp"),
+            models.CheckConstraint(condition=~Q(titel=""), name="kalender_titel_not_empty"),
+        ]
+        indexes = [models.Index(fields=["erledigt", "fristablauf"])]
+
+    def __str__(self) -> str:
+        day = self.fristablauf or self.datum
+        return f"{self.get_typ_display()} {day:%d.%m.%Y}: {self.titel} (Akte {self.akte.aktenzeichen})"
+
+
+class Zeiterfassung(models.Model):
+    akte = models.ForeignKey(Akte, verbose_name=_("Akte"), on_delete=models.CASCADE, related_name="zeiterfassungen")
+    user = models.ForeignKey(User, verbose_name=_("Bearbeiter/in"), on_delete=models.PROTECT, related_name="zeiterfassungen")
+    datum = models.DateField(_("Datum"))
+    minuten = models.PositiveIntegerField(_("Minuten"), validators=[MinValueValidator(1)])
+    beschreibung = models.CharField(_("Tätigkeit"), max_length=500)
+    abrechenbar = models.BooleanField(_("abrechenbar"), default=True)
+    stundensatz = models.DecimalField(
+        _("Stundensatz (EUR)"),
+        max_digits=8,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(Decimal("0"))],
+    )
+    created_at = models.DateTimeField(_("angelegt"), auto_now_add=True)
+
+    objects = AkteBoundQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("Zeiterfassung")
+        verbose_name_plural = _("Zeiterfassungen")
+        ordering = ["-datum", "-created_at"]
+        constraints = [
+            models.CheckConstraint(condition=Q(minuten__gt=0), name="zeiterfassung_minuten_positive"),
+            models.CheckConstraint(
+                condition=Q(stundensatz__isnull=True) | Q(stundensatz__gte=0), name="zeiterfassung_stundensatz_nonnegative"
+            ),
+            models.CheckConstraint(condition=~Q(beschreibung=""), name="zeiterfassung_beschreibung_not_empty"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.datum:%d.%m.%Y} {self.minuten} min {self.beschreibung[:40]} (Akte {self.akte.aktenzeichen})"
+
+
+class NotizQuerySet(AkteBoundQuerySet):
+    def visible_to(self, user: Any) -> Any:
+        """Akte-bound notes through the chokepoint; general notes only for their author."""
+        on_akten = super().visible_to(user)
+        if user is None or not user.is_authenticated:
+            return self.none()
+        return self.filter(Q(pk__in=on_akten.values("pk")) | Q(akte__isnull=True, autor=user))
+
+
+class Notiz(models.Model):
+    akte = models.ForeignKey(
+        Akte,
+        verbose_name=_("Akte"),
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="notiz_set",
+    )
+    autor = models.ForeignKey(User, verbose_name=_("Autor/in"), on_delete=models.PROTECT, related_name="notizen")
+    titel = models.CharField(_("Titel"), max_length=200, blank=True)
+    text = models.TextField(_("Text"))
+    created_at = models.DateTimeField(_("angelegt"), auto_now_add=True)
+
+    objects = NotizQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("Notiz")
+        verbose_name_plural = _("Notizen")
+        ordering = ["-created_at"]
+        constraints = [models.CheckConstraint(condition=~Q(text=""), name="notiz_text_not_empty")]
+
+    def __str__(self) -> str:
+        where = f"Akte {self.akte.aktenzeichen}" if self.akte else "allgemein"
+        return f"Notiz {self.titel or self.text[:30]} ({where})"
+
+
+class AktenActivity(models.Model):
+    """The Akte's timeline. Written by services only, always with the actor."""
+
+    class Typ(models.TextChoices):
+        AKTE_ANGELEGT = "AKTE_ANGELEGT", _("Akte angelegt")
+        AKTE_GEAENDERT = "AKTE_GEAENDERT", _("Akte geändert")
+        DOKUMENT_HOCHGELADEN = "DOKUMENT_HOCHGELADEN", _("Dokument hochgeladen")
+        DOKUMENT_ANGELEGT = "DOKUMENT_ANGELEGT", _("Dokument angelegt")
+        KALENDER_ANGELEGT = "KALENDER_ANGELEGT", _("Frist/Termin angelegt")
+        ZEIT_ERFASST = "ZEIT_ERFASST", _("Zeit erfasst")
+        NOTIZ_ANGELEGT = "NOTIZ_ANGELEGT", _("Notiz angelegt")
+        ENTWURF_ERSTELLT = "ENTWURF_ERSTELLT", _("Entwurf von Helena erstellt")
+        ENTWURF_UEBERNOMMEN = "ENTWURF_UEBERNOMMEN", _("Entwurf übernommen (Endkontrolle)")
+        ENTWURF_BEARBEITET = "ENTWURF_BEARBEITET", _("Entwurf bearbeitet")
+        ENTWURF_ABGELEHNT = "ENTWURF_ABGELEHNT", _("Entwurf abgelehnt")
+        ENTWURF_RUECKGAENGIG = "ENTWURF_RUECKGAENGIG", _("Übernahme rückgängig gemacht")
+
+    akte = models.ForeignKey(Akte, verbose_name=_("Akte"), on_delete=models.CASCADE, related_name="activities")
+    typ = models.CharField(_("Typ"), max_length=30, choices=Typ.choices)
+    beschreibung = models.CharField(_("Beschreibung"), max_length=500)
+    actor_user = models.ForeignKey(
+        User,
+        verbose_name=_("durch Benutzer"),
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    actor_run = models.ForeignKey(
+        "agent.AgentRun",
+        verbose_name=_("durch Helena-Lauf"),
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    data = models.JSONField(_("Daten"), default=dict, blank=True)
+    created_at = models.DateTimeField(_("Zeitpunkt"), default=timezone.now)
+
+    objects = AkteBoundQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("Aktenverlauf")
+        verbose_name_plural = _("Aktenverlauf")
+        ordering = ["-created_at", "-pk"]
+        constraints = [
+            models.CheckConstraint(condition=Q(actor_user__isnull=False) | Q(actor_run__isnull=False), name="activity_has_actor"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.created_at:%d.%m.%Y %H:%M} {self.get_typ_display()} (Akte {self.akte.aktenzeichen})"
+
+    @property
+    def actor_label(self) -> str:
+        if self.actor_run_id:
+            return f"Helena (Lauf {self.actor_run_id})"
+        return str(self.actor_user)

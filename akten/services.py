@@ -1,0 +1,302 @@
+"""Writes of the Kanzlei domain. Every write records an AktenActivity with its actor."""
+
+from __future__ import annotations
+
+import datetime
+from decimal import Decimal
+from typing import Any
+
+from django.core.files.base import ContentFile
+from django.db import transaction
+
+from agent.models import AgentRun
+
+from .extraction import ExtractionError, extract_text, guess_mime_type
+from .models import (
+    Akte,
+    AktenActivity,
+    Beteiligter,
+    Dokument,
+    KalenderEintrag,
+    Kontakt,
+    Notiz,
+    User,
+    Zeiterfassung,
+)
+from .signals import dokument_saved
+
+ERR_FILE_TOO_LARGE = "Die Datei ist zu groß (höchstens {limit} MB)."
+ERR_FILE_EMPTY = "Die Datei ist leer."
+
+AKTE_EDITABLE_FIELDS = (
+    "kurzrubrum",
+    "wegen",
+    "sachgebiet",
+    "status",
+    "gegenstandswert",
+    "notizen",
+    "zusammenfassung",
+    "tags",
+)
+
+
+def activity_record(
+    *,
+    akte: Akte,
+    typ: str,
+    beschreibung: str,
+    by: User | None = None,
+    run: AgentRun | None = None,
+    data: dict[str, Any] | None = None,
+) -> AktenActivity:
+    activity = AktenActivity(
+        akte=akte,
+        typ=typ,
+        beschreibung=beschreibung[:500],
+        actor_user=by,
+        actor_run=run,
+        data=data or {},
+    )
+    activity.full_clean()
+    activity.save()
+    return activity
+
+
+@transaction.atomic
+def dokument_create(
+    *,
+    akte: Akte,
+    by: User,
+    name: str,
+    filename: str,
+    content: bytes,
+    mime_type: str | None = None,
+    mandant_sichtbar: bool = False,
+    erstellt_von_helena: bool = False,
+    status: str = Dokument.Status.ENTWURF,
+    activity_data: dict[str, Any] | None = None,
+) -> Dokument:
+    """Store `content` as a file of `akte` and extract its text.
+
+    Extraction failures do not fail the upload: they are recorded on the Dokument
+    (text_status FEHLER with the German reason) so that nothing fails silently.
+    """
+    from django.conf import settings
+
+    if not content:
+        raise ValueError(ERR_FILE_EMPTY)
+    if len(content) > settings.HELENA_MAX_UPLOAD_BYTES:
+        raise ValueError(ERR_FILE_TOO_LARGE.format(limit=settings.HELENA_MAX_UPLOAD_BYTES // (1024 * 1024)))
+    mime = guess_mime_type(filename, mime_type)
+    dokument = Dokument(
+        akte=akte,
+        name=name,
+        status=status,
+        mime_type=mime,
+        groesse=len(content),
+        erstellt_von=by,
+        erstellt_von_helena=erstellt_von_helena,
+        mandant_sichtbar=mandant_sichtbar,
+    )
+    try:
+        dokument.text = extract_text(content, mime)
+        dokument.text_status = Dokument.TextStatus.OK
+    except ExtractionError as exc:
+        dokument.text_status = Dokument.TextStatus.FEHLER
+        dokument.text_fehler = str(exc)[:300]
+    dokument.datei.save(filename, ContentFile(content), save=False)
+    dokument.full_clean()
+    dokument.save()
+    transaction.on_commit(lambda: dokument_saved.send(sender=Dokument, dokument=dokument))
+    activity_record(
+        akte=akte,
+        typ=AktenActivity.Typ.DOKUMENT_ANGELEGT if erstellt_von_helena else AktenActivity.Typ.DOKUMENT_HOCHGELADEN,
+        beschreibung=f"Dokument „{name}“ angelegt",
+        by=by,
+        data={"dokument": dokument.pk, **(activity_data or {})},
+    )
+    return dokument
+
+
+@transaction.atomic
+def kalender_eintrag_create(
+    *,
+    akte: Akte,
+    by: User,
+    typ: str,
+    titel: str,
+    datum: datetime.date,
+    fristablauf: datetime.date | None = None,
+    vorfrist: datetime.date | None = None,
+    notfrist: bool = False,
+    uhrzeit: datetime.time | None = None,
+    beschreibung: str = "",
+    verantwortlich: User | None = None,
+    activity_data: dict[str, Any] | None = None,
+) -> KalenderEintrag:
+    eintrag = KalenderEintrag(
+        akte=akte,
+        typ=typ,
+        titel=titel,
+        datum=datum,
+        fristablauf=fristablauf,
+        vorfrist=vorfrist,
+        notfrist=notfrist,
+        uhrzeit=uhrzeit,
+        beschreibung=beschreibung,
+        verantwortlich=verantwortlich or by,
+    )
+    eintrag.full_clean()
+    eintrag.save()
+    activity_record(
+        akte=akte,
+        typ=AktenActivity.Typ.KALENDER_ANGELEGT,
+        beschreibung=f"{eintrag.get_typ_display()} „{titel}“ angelegt",
+        by=by,
+        data={"kalender_eintrag": eintrag.pk, **(activity_data or {})},
+    )
+    return eintrag
+
+
+@transaction.atomic
+def notiz_create(
+    *,
+    akte: Akte | None,
+    by: User,
+    text: str,
+    titel: str = "",
+    activity_data: dict[str, Any] | None = None,
+) -> Notiz:
+    notiz = Notiz(akte=akte, autor=by, titel=titel, text=text)
+    notiz.full_clean()
+    notiz.save()
+    if akte is not None:
+        activity_record(
+            akte=akte,
+            typ=AktenActivity.Typ.NOTIZ_ANGELEGT,
+            beschreibung=f"Notiz „{titel or text[:40]}“ angelegt",
+            by=by,
+            data={"notiz": notiz.pk, **(activity_data or {})},
+        )
+    return notiz
+
+
+@transaction.atomic
+def zeiterfassung_create(
+    *,
+    akte: Akte,
+    by: User,
+    user: User | None = None,
+    datum: datetime.date,
+    minuten: int,
+    beschreibung: str,
+    abrechenbar: bool = True,
+    stundensatz: Decimal | None = None,
+    activity_data: dict[str, Any] | None = None,
+) -> Zeiterfassung:
+    eintrag = Zeiterfassung(
+        akte=akte,
+        user=user or by,
+        datum=datum,
+        minuten=minuten,
+        beschreibung=beschreibung,
+        abrechenbar=abrechenbar,
+        stundensatz=stundensatz,
+    )
+    eintrag.full_clean()
+    eintrag.save()
+    activity_record(
+        akte=akte,
+        typ=AktenActivity.Typ.ZEIT_ERFASST,
+        beschreibung=f"{minuten} Minuten erfasst: {beschreibung[:60]}",
+        by=by,
+        data={"zeiterfassung": eintrag.pk, **(activity_data or {})},
+    )
+    return eintrag
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return str(value)
+    return value
+
+
+@transaction.atomic
+def akte_update(
+    *,
+    akte: Akte,
+    by: User,
+    changes: dict[str, Any],
+    activity_data: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Apply `changes` to the Akte (locked for the update). Returns the previous values.
+
+    Precondition: the caller has checked that `by` may see and change the Akte.
+    """
+    unknown = set(changes) - set(AKTE_EDITABLE_FIELDS)
+    if unknown:
+        raise ValueError(f"Diese Felder der Akte können nicht geändert werden: {', '.join(sorted(unknown))}")
+    locked = Akte.objects.select_for_update().get(pk=akte.pk)
+    before = {field: _jsonable(getattr(locked, field)) for field in changes}
+    for field, value in changes.items():
+        setattr(locked, field, value)
+    locked.full_clean()
+    locked.save()
+    activity_record(
+        akte=locked,
+        typ=AktenActivity.Typ.AKTE_GEAENDERT,
+        beschreibung="Akte geändert: " + ", ".join(str(getattr(Akte._meta.get_field(f), "verbose_name", f)) for f in changes),
+        by=by,
+        data={"before": before, "after": {k: _jsonable(v) for k, v in changes.items()}, **(activity_data or {})},
+    )
+    akte.refresh_from_db()
+    return before
+
+
+@transaction.atomic
+def akte_create(
+    *,
+    by: User,
+    aktenzeichen: str,
+    kurzrubrum: str,
+    sachgebiet: str,
+    wegen: str = "",
+    anwalt: User | None = None,
+    sachbearbeiter: User | None = None,
+    gegenstandswert: Decimal | None = None,
+    status: str = Akte.Status.OFFEN,
+    tags: list[str] | None = None,
+    dezernate: list[Any] | None = None,
+) -> Akte:
+    akte = Akte(
+        aktenzeichen=aktenzeichen,
+        kurzrubrum=kurzrubrum,
+        sachgebiet=sachgebiet,
+        wegen=wegen,
+        anwalt=anwalt,
+        sachbearbeiter=sachbearbeiter,
+        gegenstandswert=gegenstandswert,
+        status=status,
+        tags=tags or [],
+    )
+    akte.full_clean()
+    akte.save()
+    if dezernate:
+        akte.dezernate.set(dezernate)
+    activity_record(akte=akte, typ=AktenActivity.Typ.AKTE_ANGELEGT, beschreibung=f"Akte {aktenzeichen} angelegt", by=by)
+    return akte
+
+
+@transaction.atomic
+def beteiligter_add(*, akte: Akte, by: User, kontakt: Kontakt, rolle: str, aktenzeichen_extern: str = "") -> Beteiligter:
+    beteiligter = Beteiligter(akte=akte, kontakt=kontakt, rolle=rolle, aktenzeichen_extern=aktenzeichen_extern)
+    beteiligter.full_clean()
+    beteiligter.save()
+    activity_record(
+        akte=akte,
+        typ=AktenActivity.Typ.AKTE_GEAENDERT,
+        beschreibung=f"{beteiligter.get_rolle_display()} {kontakt} hinzugefügt",
+        by=by,
+        data={"beteiligter": beteiligter.pk},
+    )
+    return beteiligter

@@ -1,0 +1,233 @@
+"""Helena's proposals (drafts) and notices (alerts). Drafts become records only through
+`drafts.services.draft_accept`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.contrib.contenttypes.fields import GenericForeignKey
+from django.contrib.contenttypes.models import ContentType
+from django.contrib.postgres.fields import ArrayField
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from akten.models import Akte, AkteBoundQuerySet
+
+
+class DraftQuerySet(AkteBoundQuerySet):
+    def visible_to(self, user: Any) -> Any:
+        """Akte-bound drafts through the chokepoint; a general NOTIZ draft only for its requester."""
+        if user is None or not user.is_authenticated:
+            return self.none()
+        on_akten = super().visible_to(user)
+        return self.filter(Q(pk__in=on_akten.values("pk")) | Q(akte__isnull=True, requested_by=user))
+
+    def pending(self) -> Any:
+        return self.filter(status=HelenaDraft.Status.PENDING)
+
+
+class HelenaDraft(models.Model):
+    class Typ(models.TextChoices):
+        DOKUMENT = "DOKUMENT", _("Dokument")
+        FRIST = "FRIST", _("Frist / Termin / Wiedervorlage")
+        NOTIZ = "NOTIZ", _("Notiz")
+        ZEITERFASSUNG = "ZEITERFASSUNG", _("Zeiterfassung")
+        AKTE_UPDATE = "AKTE_UPDATE", _("Änderung der Akte")
+
+    class Status(models.TextChoices):
+        PENDING = "PENDING", _("offen")
+        ACCEPTED = "ACCEPTED", _("übernommen")
+        REJECTED = "REJECTED", _("abgelehnt")
+
+    class RejectionCategory(models.TextChoices):
+        INHALTLICH_FALSCH = "INHALTLICH_FALSCH", _("inhaltlich falsch")
+        UNVOLLSTAENDIG = "UNVOLLSTAENDIG", _("unvollständig")
+        TON_STIL = "TON_STIL", _("Ton/Stil")
+        FORMATIERUNG = "FORMATIERUNG", _("Formatierung")
+        SONSTIGES = "SONSTIGES", _("sonstiges")
+
+    typ = models.CharField(_("Typ"), max_length=14, choices=Typ.choices)
+    status = models.CharField(_("Status"), max_length=10, choices=Status.choices, default=Status.PENDING)
+    akte = models.ForeignKey(Akte, verbose_name=_("Akte"), on_delete=models.CASCADE, null=True, blank=True, related_name="drafts")
+    titel = models.CharField(_("Titel"), max_length=200)
+    payload = models.JSONField(_("Inhalt"))
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("für Benutzer"),
+        on_delete=models.PROTECT,
+        related_name="helena_drafts",
+    )
+    origin_run = models.ForeignKey(
+        "agent.AgentRun",
+        verbose_name=_("aus Lauf"),
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="drafts",
+    )
+    origin_step = models.ForeignKey(
+        "agent.AgentStep",
+        verbose_name=_("aus Schritt"),
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="drafts",
+    )
+    origin_tool_call_id = models.CharField(_("Tool-Aufruf"), max_length=100, blank=True)
+    untrusted_input = models.BooleanField(
+        _("nach Lesen ungeprüfter Texte erstellt"),
+        default=False,
+        help_text=_(
+            "Helena hat vor diesem Entwurf Dokument-, Urteils- oder Suchtexte gelesen, die Anweisungen enthalten könnten."
+        ),
+    )
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("geprüft von"),
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    reviewed_at = models.DateTimeField(_("geprüft am"), null=True, blank=True)
+    rejection_reason = models.TextField(_("Ablehnungsgrund"), blank=True)
+    rejection_categories = ArrayField(
+        models.CharField(max_length=20, choices=RejectionCategory.choices),
+        verbose_name=_("Ablehnungskategorien"),
+        default=list,
+        blank=True,
+    )
+    result_content_type = models.ForeignKey(ContentType, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    result_object_id = models.PositiveBigIntegerField(null=True, blank=True)
+    result = GenericForeignKey("result_content_type", "result_object_id")
+    undo_data = models.JSONField(_("Daten für Rückgängig"), default=dict, blank=True)
+    created_at = models.DateTimeField(_("erstellt"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("geändert"), auto_now=True)
+
+    objects = DraftQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("Helena-Entwurf")
+        verbose_name_plural = _("Helena-Entwürfe")
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(condition=Q(akte__isnull=False) | Q(typ="NOTIZ"), name="draft_akte_required"),
+            models.CheckConstraint(
+                condition=~Q(status="ACCEPTED")
+                | (Q(reviewer__isnull=False) & Q(reviewed_at__isnull=False) & Q(result_object_id__isnull=False)),
+                name="draft_accepted_has_review_and_result",
+            ),
+            models.CheckConstraint(
+                condition=~Q(status="REJECTED") | (Q(reviewer__isnull=False) & Q(reviewed_at__isnull=False)),
+                name="draft_rejected_has_review",
+            ),
+            models.CheckConstraint(
+                condition=Q(status="ACCEPTED") | Q(result_object_id__isnull=True),
+                name="draft_result_only_when_accepted",
+            ),
+            models.UniqueConstraint(
+                fields=["result_content_type", "result_object_id"],
+                name="draft_result_unique",
+                # An AKTE_UPDATE's result is the Akte itself, which many drafts may change.
+                condition=Q(result_object_id__isnull=False) & ~Q(typ="AKTE_UPDATE"),
+            ),
+        ]
+        indexes = [models.Index(fields=["status", "akte"])]
+
+    def __str__(self) -> str:
+        where = f"Akte {self.akte.aktenzeichen}" if self.akte else "allgemein"
+        return f"Entwurf {self.get_typ_display()}: {self.titel} ({where}, {self.get_status_display()})"
+
+
+class DraftRevision(models.Model):
+    draft = models.ForeignKey(HelenaDraft, verbose_name=_("Entwurf"), on_delete=models.CASCADE, related_name="revisions")
+    number = models.PositiveIntegerField(_("Version"))
+    titel = models.CharField(_("Titel vorher"), max_length=200)
+    payload = models.JSONField(_("Inhalt vorher"))
+    edited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name=_("bearbeitet von"), on_delete=models.PROTECT, related_name="+"
+    )
+    edited_at = models.DateTimeField(_("bearbeitet am"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("Entwurfsversion")
+        verbose_name_plural = _("Entwurfsversionen")
+        ordering = ["draft", "number"]
+        constraints = [models.UniqueConstraint(fields=["draft", "number"], name="draftrevision_number_unique")]
+
+    def __str__(self) -> str:
+        return f"Entwurf {self.draft_id} Version {self.number}"
+
+
+class AlertQuerySet(models.QuerySet["HelenaAlert"]):
+    def visible_to(self, user: Any) -> AlertQuerySet:
+        """A user's own alerts; Akte-bound ones only while the Akte is still visible to them."""
+        if user is None or not user.is_authenticated:
+            return self.none()
+        return self.filter(recipient=user).filter(Q(akte__isnull=True) | Q(akte__in=Akte.objects.visible_to(user).values("pk")))
+
+    def active(self) -> AlertQuerySet:
+        return self.filter(dismissed_at__isnull=True)
+
+
+class HelenaAlert(models.Model):
+    class Typ(models.TextChoices):
+        FRIST_KRITISCH = "FRIST_KRITISCH", _("Frist kritisch")
+        AKTE_INAKTIV = "AKTE_INAKTIV", _("Akte inaktiv")
+        BETEILIGTE_FEHLEN = "BETEILIGTE_FEHLEN", _("Beteiligte fehlen")
+        DOKUMENT_FEHLT = "DOKUMENT_FEHLT", _("Dokument fehlt")
+        WIDERSPRUCH = "WIDERSPRUCH", _("Widerspruch")
+        NEUES_URTEIL = "NEUES_URTEIL", _("Neues Urteil")
+
+    typ = models.CharField(_("Typ"), max_length=20, choices=Typ.choices)
+    severity = models.PositiveSmallIntegerField(
+        _("Dringlichkeit (1–10)"), validators=[MinValueValidator(1), MaxValueValidator(10)]
+    )
+    titel = models.CharField(_("Titel"), max_length=200)
+    text = models.TextField(_("Text"), blank=True)
+    akte = models.ForeignKey(Akte, verbose_name=_("Akte"), on_delete=models.CASCADE, null=True, blank=True, related_name="alerts")
+    recipient = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name=_("Empfänger/in"), on_delete=models.CASCADE, related_name="helena_alerts"
+    )
+    origin_run = models.ForeignKey(
+        "agent.AgentRun", verbose_name=_("aus Lauf"), on_delete=models.SET_NULL, null=True, blank=True, related_name="alerts"
+    )
+    read_at = models.DateTimeField(_("gelesen am"), null=True, blank=True)
+    read_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("gelesen von"),
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    dismissed_at = models.DateTimeField(_("verworfen am"), null=True, blank=True)
+    dismissed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("verworfen von"),
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    created_at = models.DateTimeField(_("erstellt"), auto_now_add=True)
+
+    objects = AlertQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("Helena-Hinweis")
+        verbose_name_plural = _("Helena-Hinweise")
+        ordering = ["-severity", "-created_at"]
+        constraints = [
+            models.CheckConstraint(condition=Q(severity__gte=1) & Q(severity__lte=10), name="alert_severity_range"),
+            models.CheckConstraint(condition=Q(read_at__isnull=True) | Q(read_by__isnull=False), name="alert_read_has_reader"),
+            models.CheckConstraint(
+                condition=Q(dismissed_at__isnull=True) | Q(dismissed_by__isnull=False), name="alert_dismissed_has_actor"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Hinweis {self.get_typ_display()} ({self.severity}): {self.titel}"

@@ -1,0 +1,91 @@
+from typing import Any
+
+from rest_framework import serializers
+
+from .models import DraftRevision, HelenaAlert, HelenaDraft
+
+
+class DraftRevisionSerializer(serializers.ModelSerializer):
+    edited_by: serializers.StringRelatedField = serializers.StringRelatedField()
+
+    class Meta:
+        model = DraftRevision
+        fields = ["number", "titel", "payload", "edited_by", "edited_at"]
+
+
+class DraftSerializer(serializers.ModelSerializer):
+    aktenzeichen = serializers.CharField(source="akte.aktenzeichen", allow_null=True, default=None)
+    typ_label = serializers.CharField(source="get_typ_display")
+    status_label = serializers.CharField(source="get_status_display")
+    reviewer: serializers.StringRelatedField = serializers.StringRelatedField()
+    result = serializers.SerializerMethodField()
+
+    class Meta:
+        model = HelenaDraft
+        fields = [
+            "id",
+            "typ",
+            "typ_label",
+            "status",
+            "status_label",
+            "akte",
+            "aktenzeichen",
+            "titel",
+            "payload",
+            "untrusted_input",
+            "origin_run",
+            "origin_tool_call_id",
+            "reviewer",
+            "reviewed_at",
+            "rejection_reason",
+            "rejection_categories",
+            "result",
+            "created_at",
+            "updated_at",
+        ]
+
+    def get_result(self, obj: HelenaDraft) -> dict[str, Any] | None:
+        if obj.result_content_type is None:
+            return None
+        return {"type": obj.result_content_type.model, "id": obj.result_object_id}
+
+
+class DraftDetailSerializer(DraftSerializer):
+    revisions = DraftRevisionSerializer(many=True)
+
+    class Meta(DraftSerializer.Meta):
+        fields = [*DraftSerializer.Meta.fields, "revisions"]
+
+
+class DraftEditSerializer(serializers.Serializer):
+    payload = serializers.JSONField()
+
+
+class DraftRejectSerializer(serializers.Serializer):
+    reason = serializers.CharField(required=False, allow_blank=True, max_length=2000, default="")
+    categories = serializers.ListField(
+        child=serializers.ChoiceField(choices=HelenaDraft.RejectionCategory.choices),
+        required=False,
+        default=list,
+    )
+
+
+class AlertSerializer(serializers.ModelSerializer):
+    aktenzeichen = serializers.CharField(source="akte.aktenzeichen", allow_null=True, default=None)
+    typ_label = serializers.CharField(source="get_typ_display")
+
+    class Meta:
+        model = HelenaAlert
+        fields = [
+            "id",
+            "typ",
+            "typ_label",
+            "severity",
+            "titel",
+            "text",
+            "akte",
+            "aktenzeichen",
+            "read_at",
+            "dismissed_at",
+            "created_at",
+        ]

@@ -1,0 +1,397 @@
+"""The only path from a Helena proposal to a real record (Endkontrolle).
+
+All services take the draft id and the acting user, look the draft up through
+`HelenaDraft.objects.visible_to(user)` (so a draft of an invisible Akte is "not found"), lock the
+draft row for the whole transaction and check its status under the lock. Two concurrent accepts
+therefore serialise on the row lock: the first creates the record, the second sees ACCEPTED and
+gets DraftConflict.
+"""
+
+from __future__ import annotations
+
+import datetime
+from decimal import Decimal
+from typing import Any
+
+from django.conf import settings
+from django.contrib.contenttypes.models import ContentType
+from django.db import models, transaction
+from django.utils import timezone
+from django.utils.text import slugify
+from pydantic import ValidationError
+
+from agent.models import AgentRun, AgentStep
+from akten import services as akten_services
+from akten.models import Akte, AktenActivity, User
+
+from .models import DraftRevision, HelenaAlert, HelenaDraft
+from .schemas import (
+    AkteUpdatePayload,
+    DokumentPayload,
+    KalenderPayload,
+    NotizPayload,
+    ZeiterfassungPayload,
+    format_validation_error,
+    payload_to_json,
+    validate_payload,
+)
+
+ERR_NOT_FOUND = "Entwurf nicht gefunden."
+ERR_NOT_PENDING = "Der Entwurf ist bereits {status} und kann nicht mehr {action} werden."
+ERR_NOT_APPROVER = "Du darfst Entwürfe nicht übernehmen. Bitte wende dich an eine Anwältin oder einen Anwalt."
+ERR_UNDO_NOT_ACCEPTED = "Nur übernommene Entwürfe können rückgängig gemacht werden."
+ERR_UNDO_EXPIRED = "Die Übernahme liegt mehr als {seconds} Sekunden zurück und kann nicht mehr rückgängig gemacht werden."
+ERR_UNDO_NOT_REVIEWER = "Nur wer den Entwurf übernommen hat, kann die Übernahme rückgängig machen."
+ERR_UNDO_AKTE_CHANGED = "Die Akte wurde seit der Übernahme erneut geändert; bitte ändere sie direkt."
+ERR_REJECT_NEEDS_REASON = "Bitte gib einen Grund oder mindestens eine Kategorie für die Ablehnung an."
+ERR_INVALID = "Der Entwurf ist ungültig: {details}"
+ERR_VERANTWORTLICH = "Die verantwortliche Person ist unbekannt oder hat keinen Zugriff auf die Akte."
+ERR_AKTE_REQUIRED = "Dieser Entwurf braucht eine Akte."
+
+
+class DraftError(Exception):
+    status_code = 400
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class DraftNotFound(DraftError):
+    status_code = 404
+
+
+class DraftPermissionDenied(DraftError):
+    status_code = 403
+
+
+class DraftConflict(DraftError):
+    status_code = 409
+
+
+class DraftInvalid(DraftError):
+    status_code = 400
+
+
+def user_may_approve(user: User) -> bool:
+    return user.is_active and (user.is_superuser or user.role in settings.HELENA_APPROVER_ROLES)
+
+
+def _validated(typ: str, payload: dict[str, Any]) -> Any:
+    try:
+        return validate_payload(typ, payload)
+    except ValidationError as exc:
+        raise DraftInvalid(ERR_INVALID.format(details=format_validation_error(exc))) from exc
+
+
+def _title_for(typ: str, payload: Any) -> str:
+    if isinstance(payload, DokumentPayload | KalenderPayload):
+        return payload.titel
+    if isinstance(payload, NotizPayload):
+        return payload.titel or payload.text[:80]
+    if isinstance(payload, ZeiterfassungPayload):
+        return f"{payload.minuten} Min.: {payload.beschreibung[:60]}"
+    if isinstance(payload, AkteUpdatePayload):
+        return "Änderung: " + ", ".join(sorted(payload.changes.model_fields_set))
+    raise DraftInvalid(ERR_INVALID.format(details=f"unbekannter Typ {typ}"))
+
+
+@transaction.atomic
+def draft_create(
+    *,
+    typ: str,
+    akte: Akte | None,
+    requested_by: User,
+    payload: dict[str, Any],
+    run: AgentRun | None = None,
+    step: AgentStep | None = None,
+    tool_call_id: str = "",
+    untrusted_input: bool = False,
+) -> HelenaDraft:
+    """Create a PENDING draft. Precondition: the caller checked that `requested_by` may see `akte`."""
+    if akte is None and typ != HelenaDraft.Typ.NOTIZ:
+        raise DraftInvalid(ERR_AKTE_REQUIRED)
+    model = _validated(typ, payload)
+    draft = HelenaDraft(
+        typ=typ,
+        akte=akte,
+        requested_by=requested_by,
+        payload=payload_to_json(model),
+        titel=_title_for(typ, model)[:200],
+        origin_run=run,
+        origin_step=step,
+        origin_tool_call_id=tool_call_id,
+        untrusted_input=untrusted_input,
+    )
+    draft.full_clean()
+    draft.save()
+    if akte is not None:
+        akten_services.activity_record(
+            akte=akte,
+            typ=AktenActivity.Typ.ENTWURF_ERSTELLT,
+            beschreibung=f"Helena hat einen Entwurf erstellt: {draft.get_typ_display()} „{draft.titel}“",
+            by=None if run else requested_by,
+            run=run,
+            data={"draft": draft.pk},
+        )
+    return draft
+
+
+def _lock_draft(*, draft_id: int, user: User) -> HelenaDraft:
+    """Lock and return the draft if `user` may see it. Must run inside a transaction."""
+    visible = HelenaDraft.objects.visible_to(user).filter(pk=draft_id)
+    try:
+        # Lock only the draft row; `of=("self",)` keeps joined Akte rows unlocked.
+        return visible.select_for_update(of=("self",)).select_related("akte", "origin_run").get()
+    except HelenaDraft.DoesNotExist:
+        raise DraftNotFound(ERR_NOT_FOUND) from None
+
+
+def _require_pending(draft: HelenaDraft, action: str) -> None:
+    if draft.status != HelenaDraft.Status.PENDING:
+        raise DraftConflict(ERR_NOT_PENDING.format(status=draft.get_status_display(), action=action))
+
+
+def _akte_of(draft: HelenaDraft) -> Akte:
+    if draft.akte is None:
+        raise DraftInvalid(ERR_AKTE_REQUIRED)
+    return draft.akte
+
+
+def _create_record(draft: HelenaDraft, by: User) -> tuple[models.Model, dict[str, Any]]:
+    """Create the record the draft describes. Returns the record and the data needed to undo it."""
+    model = _validated(draft.typ, draft.payload)
+    origin = {"draft": draft.pk, "origin_run": draft.origin_run_id}
+    if isinstance(model, NotizPayload):
+        record: models.Model = akten_services.notiz_create(
+            akte=draft.akte,
+            by=by if draft.akte else draft.requested_by,
+            text=model.text,
+            titel=model.titel,
+            activity_data=origin,
+        )
+        return record, {}
+    akte = _akte_of(draft)
+    if isinstance(model, DokumentPayload):
+        content = f"# {model.titel}\n\n{model.inhalt_markdown}\n".encode()
+        filename = f"{slugify(model.titel)[:80] or 'entwurf'}.md"
+        record = akten_services.dokument_create(
+            akte=akte,
+            by=by,
+            name=model.titel,
+            filename=filename,
+            content=content,
+            mime_type="text/markdown",
+            mandant_sichtbar=model.mandant_sichtbar,
+            erstellt_von_helena=True,
+            activity_data=origin,
+        )
+        return record, {}
+    if isinstance(model, KalenderPayload):
+        verantwortlich = None
+        if model.verantwortlich_id is not None:
+            verantwortlich = User.objects.filter(pk=model.verantwortlich_id, is_active=True).first()
+            if verantwortlich is None or not Akte.objects.visible_to(verantwortlich).filter(pk=akte.pk).exists():
+                raise DraftInvalid(ERR_VERANTWORTLICH)
+        record = akten_services.kalender_eintrag_create(
+            akte=akte,
+            by=by,
+            typ=model.typ,
+            titel=model.titel,
+            datum=model.datum,
+            fristablauf=model.fristablauf,
+            vorfrist=model.vorfrist,
+            notfrist=model.notfrist,
+            uhrzeit=model.uhrzeit,
+            beschreibung=model.beschreibung,
+            verantwortlich=verantwortlich,
+            activity_data=origin,
+        )
+        return record, {}
+    if isinstance(model, ZeiterfassungPayload):
+        record = akten_services.zeiterfassung_create(
+            akte=akte,
+            by=by,
+            user=draft.requested_by,
+            datum=model.datum,
+            minuten=model.minuten,
+            beschreibung=model.beschreibung,
+            abrechenbar=model.abrechenbar,
+            stundensatz=model.stundensatz,
+            activity_data=origin,
+        )
+        return record, {}
+    if isinstance(model, AkteUpdatePayload):
+        changes = model.changes.model_dump(exclude_unset=True)
+        before = akten_services.akte_update(akte=akte, by=by, changes=changes, activity_data=origin)
+        after = model.changes.model_dump(mode="json", exclude_unset=True)
+        return akte, {"before": before, "after": after}
+    raise DraftInvalid(ERR_INVALID.format(details=f"unbekannter Typ {draft.typ}"))
+
+
+@transaction.atomic
+def draft_accept(*, draft_id: int, by: User) -> HelenaDraft:
+    """Create the draft's record and mark the draft ACCEPTED by `by` (Endkontrolle).
+
+    Locks the draft row. Raises DraftNotFound (invisible or missing), DraftPermissionDenied (role
+    may not approve), DraftConflict (not PENDING any more, e.g. a concurrent accept won) and
+    DraftInvalid (payload no longer valid).
+    """
+    draft = _lock_draft(draft_id=draft_id, user=by)
+    if not user_may_approve(by):
+        raise DraftPermissionDenied(ERR_NOT_APPROVER)
+    _require_pending(draft, "übernommen")
+    record, undo_data = _create_record(draft, by)
+    draft.status = HelenaDraft.Status.ACCEPTED
+    draft.reviewer = by
+    draft.reviewed_at = timezone.now()
+    draft.result_content_type = ContentType.objects.get_for_model(record)
+    draft.result_object_id = record.pk
+    draft.undo_data = undo_data
+    draft.full_clean()
+    draft.save()
+    if draft.akte is not None:
+        akten_services.activity_record(
+            akte=draft.akte,
+            typ=AktenActivity.Typ.ENTWURF_UEBERNOMMEN,
+            beschreibung=f"Entwurf „{draft.titel}“ übernommen (Endkontrolle durch {by})",
+            by=by,
+            data={
+                "draft": draft.pk,
+                "origin_run": draft.origin_run_id,
+                "record": record.pk,
+                "record_type": draft.result_content_type.model,
+            },
+        )
+    return draft
+
+
+@transaction.atomic
+def draft_edit(*, draft_id: int, by: User, payload: dict[str, Any]) -> HelenaDraft:
+    """Replace the payload of a PENDING draft, keeping the previous version as a revision."""
+    draft = _lock_draft(draft_id=draft_id, user=by)
+    if not user_may_approve(by):
+        raise DraftPermissionDenied(ERR_NOT_APPROVER)
+    _require_pending(draft, "bearbeitet")
+    model = _validated(draft.typ, payload)
+    number = draft.revisions.count() + 1
+    DraftRevision.objects.create(draft=draft, number=number, titel=draft.titel, payload=draft.payload, edited_by=by)
+    draft.payload = payload_to_json(model)
+    draft.titel = _title_for(draft.typ, model)[:200]
+    draft.full_clean()
+    draft.save()
+    if draft.akte is not None:
+        akten_services.activity_record(
+            akte=draft.akte,
+            typ=AktenActivity.Typ.ENTWURF_BEARBEITET,
+            beschreibung=f"Entwurf „{draft.titel}“ bearbeitet (Version {number + 1})",
+            by=by,
+            data={"draft": draft.pk},
+        )
+    return draft
+
+
+@transaction.atomic
+def draft_reject(*, draft_id: int, by: User, reason: str = "", categories: list[str] | None = None) -> HelenaDraft:
+    """Reject a PENDING draft with a reason and/or categories; the reasons teach later runs."""
+    categories = sorted(set(categories or []))
+    invalid = set(categories) - set(HelenaDraft.RejectionCategory.values)
+    if invalid:
+        raise DraftInvalid(ERR_INVALID.format(details=f"unbekannte Kategorie {', '.join(sorted(invalid))}"))
+    if not reason.strip() and not categories:
+        raise DraftInvalid(ERR_REJECT_NEEDS_REASON)
+    draft = _lock_draft(draft_id=draft_id, user=by)
+    if not user_may_approve(by):
+        raise DraftPermissionDenied(ERR_NOT_APPROVER)
+    _require_pending(draft, "abgelehnt")
+    draft.status = HelenaDraft.Status.REJECTED
+    draft.reviewer = by
+    draft.reviewed_at = timezone.now()
+    draft.rejection_reason = reason.strip()
+    draft.rejection_categories = categories
+    draft.full_clean()
+    draft.save()
+    if draft.akte is not None:
+        labels = ", ".join(str(HelenaDraft.RejectionCategory(c).label) for c in categories)
+        akten_services.activity_record(
+            akte=draft.akte,
+            typ=AktenActivity.Typ.ENTWURF_ABGELEHNT,
+            beschreibung=f"Entwurf „{draft.titel}“ abgelehnt" + (f" ({labels})" if labels else ""),
+            by=by,
+            data={"draft": draft.pk, "categories": categories},
+        )
+    return draft
+
+
+def _restore_akte(draft: HelenaDraft, akte: Akte, by: User) -> None:
+    locked = Akte.objects.select_for_update().get(pk=akte.pk)
+    after = draft.undo_data.get("after", {})
+    current = {field: getattr(locked, field) for field in after}
+    for field, value in after.items():
+        if field == "gegenstandswert" and value is not None:
+            value = Decimal(value)
+        if current[field] != value:
+            raise DraftConflict(ERR_UNDO_AKTE_CHANGED)
+    before = dict(draft.undo_data.get("before", {}))
+    if before.get("gegenstandswert") is not None:
+        before["gegenstandswert"] = Decimal(before["gegenstandswert"])
+    akten_services.akte_update(akte=locked, by=by, changes=before, activity_data={"undo_draft": draft.pk})
+
+
+@transaction.atomic
+def draft_undo(*, draft_id: int, by: User) -> HelenaDraft:
+    """Undo an approval within HELENA_DRAFT_UNDO_SECONDS: delete exactly the record this draft
+    created (looked up from the draft itself) and return the draft to PENDING."""
+    draft = _lock_draft(draft_id=draft_id, user=by)
+    if draft.status != HelenaDraft.Status.ACCEPTED:
+        raise DraftConflict(ERR_UNDO_NOT_ACCEPTED)
+    if draft.reviewer_id != by.pk and not by.is_admin_role:
+        raise DraftPermissionDenied(ERR_UNDO_NOT_REVIEWER)
+    window = datetime.timedelta(seconds=settings.HELENA_DRAFT_UNDO_SECONDS)
+    if draft.reviewed_at is None or timezone.now() - draft.reviewed_at > window:
+        raise DraftConflict(ERR_UNDO_EXPIRED.format(seconds=settings.HELENA_DRAFT_UNDO_SECONDS))
+    if draft.typ == HelenaDraft.Typ.AKTE_UPDATE:
+        _restore_akte(draft, _akte_of(draft), by)
+    else:
+        # The record is looked up from the draft's own result link, never from client input.
+        record_model = draft.result_content_type.model_class() if draft.result_content_type else None
+        if record_model is None:
+            raise DraftConflict(ERR_UNDO_NOT_ACCEPTED)
+        record = record_model._default_manager.select_for_update().get(pk=draft.result_object_id)
+        stored_file = getattr(record, "datei", None)
+        record.delete()
+        if stored_file:
+            stored_file.storage.delete(stored_file.name)
+    draft.status = HelenaDraft.Status.PENDING
+    draft.reviewer = None
+    draft.reviewed_at = None
+    draft.result_content_type = None
+    draft.result_object_id = None
+    draft.undo_data = {}
+    draft.full_clean()
+    draft.save()
+    if draft.akte is not None:
+        akten_services.activity_record(
+            akte=draft.akte,
+            typ=AktenActivity.Typ.ENTWURF_RUECKGAENGIG,
+            beschreibung=f"Übernahme von „{draft.titel}“ rückgängig gemacht",
+            by=by,
+            data={"draft": draft.pk},
+        )
+    return draft
+
+
+def alert_mark_read(*, alert: HelenaAlert, by: User) -> HelenaAlert:
+    if alert.read_at is None:
+        alert.read_at = timezone.now()
+        alert.read_by = by
+        alert.save(update_fields=["read_at", "read_by"])
+    return alert
+
+
+def alert_dismiss(*, alert: HelenaAlert, by: User) -> HelenaAlert:
+    if alert.dismissed_at is None:
+        alert.dismissed_at = timezone.now()
+        alert.dismissed_by = by
+        alert.save(update_fields=["dismissed_at", "dismissed_by"])
+    return alert

@@ -1,0 +1,51 @@
+"""API plumbing shared by all apps: error mapping and the write rate limit."""
+
+from typing import TYPE_CHECKING, Any, cast
+
+from django.conf import settings
+from django.http import Http404
+from django_ratelimit.core import is_ratelimited
+from django_ratelimit.exceptions import Ratelimited
+from rest_framework import status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from drafts.services import DraftError
+
+if TYPE_CHECKING:
+    from akten.models import User
+
+RATE_LIMITED_MESSAGE = "Zu viele Anfragen. Bitte warte einen Moment und versuche es dann erneut."
+NOT_FOUND_MESSAGE = "Nicht gefunden."
+UNSAFE_METHODS = ["POST", "PUT", "PATCH", "DELETE"]
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, Ratelimited):
+        return Response({"detail": RATE_LIMITED_MESSAGE}, status=status.HTTP_429_TOO_MANY_REQUESTS)
+    if isinstance(exc, DraftError):
+        return Response({"detail": exc.message}, status=exc.status_code)
+    if isinstance(exc, Http404):
+        return Response({"detail": NOT_FOUND_MESSAGE}, status=status.HTTP_404_NOT_FOUND)
+    return drf_exception_handler(exc, context)
+
+
+def request_user(request: Any) -> "User":
+    """The authenticated user of an API request (every API view requires authentication)."""
+    return cast("User", request.user)
+
+
+class WriteRateLimitMixin:
+    """Limits unsafe requests per user (HELENA_RATELIMIT_WRITE, counted in the shared cache)."""
+
+    def initial(self, request: Any, *args: Any, **kwargs: Any) -> None:
+        super().initial(request, *args, **kwargs)  # type: ignore[misc]
+        if request.method in UNSAFE_METHODS and is_ratelimited(
+            request,
+            group="api-write",
+            key="user_or_ip",
+            rate=settings.HELENA_RATELIMIT_WRITE,
+            method=UNSAFE_METHODS,
+            increment=True,
+        ):
+            raise Ratelimited()

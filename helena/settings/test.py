@@ -1,0 +1,16 @@
+"""Test settings: the embedded PostgreSQL unless DATABASE_URL is set (CI runs both)."""
+
+from .base import *  # noqa: F403
+
+DEBUG = False
+SECRET_KEY = "test-only-secret-key-not-used-anywhere-else-0123456789abcdef"  # noqa: S105
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+WHITENOISE_USE_FINDERS = True
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.InMemoryStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+if not REDIS_URL:  # noqa: F405
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+SILENCED_SYSTEM_CHECKS = ["django_ratelimit.W001"]
+TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}

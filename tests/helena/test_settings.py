@@ -1,0 +1,44 @@
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_manage(*args: str, env_extra: dict[str, str]) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "SECRET_KEY", "ALLOWED_HOSTS")}
+    env.update(env_extra)
+    return subprocess.run(  # noqa: S603
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+PRODUCTION = {
+    "DJANGO_SETTINGS_MODULE": "helena.settings.production",
+    "SECRET_KEY": "kP3!v9#qL2@xR7$wT5^zN8&mB4*jH6(fD1)gS0_cY-eU+aI=oQ",
+    "ALLOWED_HOSTS": "helena.kanzlei.example",
+    "DATABASE_URL": "postgres://helena@db.invalid:5432/helena",
+}
+
+
+def test_production_settings_pass_check_deploy():
+    result = run_manage("check", "--deploy", "--fail-level", "WARNING", env_extra=PRODUCTION)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
+
+
+def test_production_settings_refuse_missing_secret_key():
+    env = dict(PRODUCTION)
+    env.pop("SECRET_KEY")
+    result = run_manage("check", env_extra=env)
+    assert result.returncode != 0
+    assert "SECRET_KEY must be set" in result.stderr
+
+
+def test_base_settings_are_german_and_berlin():
+    from django.conf import settings
+
+    assert settings.LANGUAGE_CODE == "de"
+    assert settings.TIME_ZONE == "Europe/Berlin"
+    assert settings.USE_TZ
