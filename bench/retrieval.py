@@ -1,0 +1,188 @@
+"""Retrieval benchmark: quality (recall@5, MRR) of full text, vector and hybrid norm search on the
+labelled questions in bench/data/fragen.jsonl, and hybrid search latency on the shipped corpus and
+with N synthetic chunks added. Runs in its own database (helena_bench) on the embedded server.
+
+    .venv/bin/python bench/retrieval.py [--synthetic 100000]
+
+Prints the figures and saves them to bench/results/retrieval.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "helena.settings.dev")
+os.environ.setdefault("HELENA_EMBEDDED_DB_NAME", "helena_bench")
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.core.management import call_command  # noqa: E402
+from django.db import connection, transaction  # noqa: E402
+
+from recherche.embeddings import LocalE5Backend  # noqa: E402
+from recherche.models import Chunk, Gesetz, Norm  # noqa: E402
+from recherche.search import search_normen  # noqa: E402
+
+DATA = ROOT / "recherche" / "data"
+
+
+def label_to_zitat(label: str) -> str:
+    """ "BGB § 573c" -> "§ 573c BGB"; "GG Art 1" -> "Art. 1 GG"; "GKG 2004 § 34" -> "§ 34 GKG"."""
+    if " Art " in label:
+        abk, number = label.split(" Art ")
+        return f"Art. {number.strip()} {abk.strip()}"
+    abk, number = label.split(" § ")
+    abk = abk.strip().split(" ")[0] if abk.strip().split(" ")[-1].isdigit() else abk.strip()
+    return f"§ {number.strip()} {abk}"
+
+
+class PrecomputedQueries(LocalE5Backend):
+    """The local model, with the query vectors computed before timing (query embedding excluded)."""
+
+    def __init__(self, vectors: dict[str, list[float]]) -> None:
+        self.vectors = vectors
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.vectors[text]
+
+
+def quality(questions: list[dict], backend: PrecomputedQueries) -> dict[str, dict[str, float]]:
+    import recherche.search as search_module
+
+    figures = {}
+    original = search_module.get_backend
+    search_module.get_backend = lambda: backend
+    try:
+        for mode in ("fulltext", "vector", "hybrid"):
+            recalls, reciprocal = [], []
+            for item in questions:
+                wanted = {label_to_zitat(label) for label in item["normen"]}
+                got = [r["zitat"] for r in search_normen(query=item["frage"], limit=10, mode=mode).results]
+                recalls.append(len(wanted & set(got[:5])) / len(wanted))
+                rank = next((i + 1 for i, z in enumerate(got) if z in wanted), None)
+                reciprocal.append(1 / rank if rank else 0.0)
+            figures[mode] = {"recall@5": round(statistics.mean(recalls), 3), "mrr": round(statistics.mean(reciprocal), 3)}
+    finally:
+        search_module.get_backend = original
+    return figures
+
+
+def latency(questions: list[dict], backend: PrecomputedQueries, repeat: int = 3) -> dict[str, float]:
+    import recherche.search as search_module
+
+    original = search_module.get_backend
+    search_module.get_backend = lambda: backend
+    timings = []
+    try:
+        for _ in range(repeat):
+            for item in questions:
+                start = time.perf_counter()
+                with transaction.atomic():
+                    search_normen(query=item["frage"], limit=10)
+                timings.append((time.perf_counter() - start) * 1000)
+    finally:
+        search_module.get_backend = original
+    timings.sort()
+    return {
+        "p50_ms": round(statistics.median(timings), 2),
+        "p95_ms": round(timings[int(len(timings) * 0.95) - 1], 2),
+        "n": len(timings),
+    }
+
+
+def add_synthetic(count: int, model: str) -> None:
+    """Synthetic norms whose text mixes words of the real corpus, with random unit vectors."""
+    import numpy as np
+
+    words = " ".join(Norm.objects.values_list("text", flat=True)[:3000]).split()
+    rng = random.Random(7)
+    gesetz, _ = Gesetz.objects.get_or_create(abkuerzung="SYNTH", defaults={"titel": "Synthetisch", "slug": "synth"})
+    existing = Norm.objects.filter(gesetz=gesetz).count()
+    vectors = np.random.default_rng(7).standard_normal((count - existing, 384)).astype("float32")
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    batch = 2000
+    for start in range(0, count - existing, batch):
+        size = min(batch, count - existing - start)
+        norms = Norm.objects.bulk_create(
+            [
+                Norm(
+                    gesetz=gesetz,
+                    art="§",
+                    nummer=str(existing + start + i + 1),
+                    titel="Synthetisch",
+                    position=existing + start + i,
+                )
+                for i in range(size)
+            ]
+        )
+        Chunk.objects.bulk_create(
+            [
+                Chunk(
+                    kind="NORM",
+                    norm=norm,
+                    titel=f"§ {norm.nummer} SYNTH",
+                    text=" ".join(rng.choices(words, k=120)),
+                    content_hash=f"synth-{norm.pk}",
+                    embedding=vectors[start + i].tolist(),
+                    embedding_model=model,
+                    embedding_dim=384,
+                )
+                for i, norm in enumerate(norms)
+            ]
+        )
+        print(f"  synthetische Abschnitte: {existing + start + size}/{count}", flush=True)
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE recherche_chunk")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--synthetic", type=int, default=100_000)
+    args = parser.parse_args()
+
+    call_command("migrate", verbosity=0)
+    call_command("ingest_gesetze", str(DATA / "gesetze"), verbosity=0)
+    questions = [json.loads(line) for line in (ROOT / "bench" / "data" / "fragen.jsonl").read_text().splitlines() if line.strip()]
+
+    local = LocalE5Backend()
+    start = time.perf_counter()
+    vectors = {item["frage"]: local.embed_query(item["frage"]) for item in questions}
+    embed_ms = (time.perf_counter() - start) * 1000 / len(questions)
+    backend = PrecomputedQueries(vectors)
+
+    real_chunks = Chunk.objects.filter(kind="NORM").exclude(norm__gesetz__abkuerzung="SYNTH").count()
+    results = {
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+        "questions": len(questions),
+        "corpus_chunks": real_chunks,
+        "quality": quality(questions, backend),
+        "query_embedding_ms_mean": round(embed_ms, 2),
+        "latency_shipped_corpus": latency(questions, backend),
+    }
+    if args.synthetic:
+        add_synthetic(args.synthetic, local.name)
+        results["synthetic_chunks"] = args.synthetic
+        results["latency_with_synthetic"] = latency(questions, backend)
+        results["quality_with_synthetic"] = quality(questions, backend)["hybrid"]
+
+    print(json.dumps(results, indent=2, ensure_ascii=False))
+    out = ROOT / "bench" / "results" / "retrieval.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"gespeichert: {out.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,150 @@
+"""Parser for statutes in the Markdown format of the `bundestag/gesetze` corpus.
+
+A file has a YAML front matter (`Title`, `jurabk`, `slug`), then headings: the law's title (`#`),
+structure headings (Buch, Abschnitt, Titel, ... at varying depth) and one heading per section
+(`§ 573c Überschrift`, `Art 1`, `(XXXX) §§ 3 bis 6 (weggefallen)`, `Anlage 2 (zu § 13 ...)`), each
+followed by its text. Empty headings (`##`) occur inside annexes and continue the current section.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+NORM_HEADING = re.compile(r"^(?:\(XXXX\)\s*)?(?P<art>§§?|Art\.?|Artikel|Anlage)(?=[\s\d(]|$)\s*(?P<rest>.*)$")
+NUMBER = re.compile(r"^(?P<nummer>\d+[a-z]*(?:\s*(?:bis|und|,)\s*\d+[a-z]*)*)\s*(?P<titel>.*)$")
+HEADING = re.compile(r"^(?P<hashes>#{1,6})\s*(?P<text>.*?)\s*$")
+STAND_KEYS = ("Zuletzt geändert durch", "Neugefasst durch", "Stand")
+
+
+@dataclass
+class ParsedNorm:
+    art: str
+    nummer: str
+    titel: str
+    gliederung: str
+    text: str
+    aufgehoben: bool
+    position: int
+
+
+@dataclass
+class ParsedGesetz:
+    abkuerzung: str
+    titel: str
+    slug: str
+    stand: str
+    normen: list[ParsedNorm] = field(default_factory=list)
+
+
+def _clean(lines: list[str]) -> str:
+    """Join wrapped lines into paragraphs, keep paragraph breaks."""
+    paragraphs, current = [], []
+    for line in lines:
+        stripped = line.strip()
+        if not stripped:
+            if current:
+                paragraphs.append(" ".join(current))
+                current = []
+            continue
+        current.append(re.sub(r"\s+", " ", stripped))
+    if current:
+        paragraphs.append(" ".join(current))
+    return "\n\n".join(paragraphs)
+
+
+def _norm_parts(heading: str) -> tuple[str, str, str] | None:
+    match = NORM_HEADING.match(heading)
+    if not match:
+        return None
+    raw_art, rest = match["art"], match["rest"].strip()
+    art = {"§": "§", "§§": "§", "Art": "Art.", "Art.": "Art.", "Artikel": "Art.", "Anlage": "Anlage"}[raw_art]
+    number = NUMBER.match(rest)
+    if number:
+        return art, re.sub(r"\s+", " ", number["nummer"]), number["titel"].strip()
+    if art == "Anlage":
+        return art, "1", rest
+    return None
+
+
+def parse_gesetz(text: str, *, fallback_slug: str = "") -> ParsedGesetz:
+    front: dict[str, str] = {}
+    body = text
+    if text.startswith("---"):
+        _, front_raw, body = text.split("---", 2)
+        front = yaml.safe_load(front_raw) or {}
+    # "GKG 2004", "UWG 2004": the year distinguishes versions in the corpus; citations omit it.
+    abkuerzung = re.sub(r"\s+\d{4}$", "", str(front.get("jurabk") or fallback_slug).strip())
+    gesetz = ParsedGesetz(
+        abkuerzung=abkuerzung,
+        titel=str(front.get("Title") or abkuerzung).strip(),
+        slug=str(front.get("slug") or fallback_slug).strip(),
+        stand="",
+    )
+    structure: dict[int, str] = {}
+    preamble: list[str] = []
+    current: ParsedNorm | None = None
+    current_lines: list[str] = []
+    seen_title = False
+
+    def finish() -> None:
+        nonlocal current, current_lines
+        if current is not None:
+            current.text = _clean(current_lines)
+            if current.text.strip("- ") == "" or "(weggefallen)" in current.titel or current.text == "(weggefallen)":
+                current.aufgehoben = True
+            gesetz.normen.append(current)
+        current, current_lines = None, []
+
+    for line in body.splitlines():
+        heading = HEADING.match(line)
+        if not heading:
+            if current is not None:
+                current_lines.append(line)
+            elif not structure:
+                preamble.append(line)
+            continue
+        level, heading_text = len(heading["hashes"]), heading["text"]
+        if not heading_text:  # empty heading inside an annex: the section continues
+            continue
+        if not seen_title and level == 1:
+            seen_title = True
+            continue
+        parts = _norm_parts(heading_text)
+        if parts is None:
+            finish()
+            structure = {lvl: txt for lvl, txt in structure.items() if lvl < level}
+            structure[level] = heading_text
+            continue
+        finish()
+        art, nummer, titel = parts
+        gliederung = " › ".join(structure[lvl] for lvl in sorted(structure))
+        current = ParsedNorm(
+            art=art,
+            nummer=nummer,
+            titel=titel,
+            gliederung=gliederung,
+            text="",
+            aufgehoben=False,
+            position=len(gesetz.normen),
+        )
+    finish()
+    gesetz.stand = _stand(preamble)
+    return gesetz
+
+
+def _stand(preamble: list[str]) -> str:
+    """The version line ("Zuletzt geändert durch Art. 2 G v. 14.6.2021 I 1762") from the preamble."""
+    for index, line in enumerate(preamble):
+        if line.strip() in STAND_KEYS:
+            for value in preamble[index + 1 :]:
+                if value.strip().startswith(":"):
+                    return f"{line.strip()} {value.strip().lstrip(':').strip()}"
+    return ""
+
+
+def parse_file(path: Path) -> ParsedGesetz:
+    return parse_gesetz(path.read_text(encoding="utf-8"), fallback_slug=path.stem)

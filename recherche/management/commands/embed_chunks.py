@@ -1,0 +1,17 @@
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
+
+from recherche.models import Chunk
+
+from .ingest_gesetze import embed
+
+
+class Command(BaseCommand):
+    help = "Bettet alle Abschnitte ein, die noch keinen Vektor des konfigurierten Modells haben."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--kind", choices=Chunk.Kind.values, nargs="*")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        embed(self, kinds=options["kind"])

@@ -1,0 +1,26 @@
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
+
+from recherche.embeddings import get_backend
+from recherche.models import Chunk
+from recherche.vector_cache import VectorCache
+
+
+class Command(BaseCommand):
+    help = "Schreibt die Vektoren der Gesetze, Urteile und Muster als Cache-Datei für neue Installationen."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("action", choices=["export"])
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        model = get_backend().name
+        rows = (
+            Chunk.objects.filter(embedding_model=model)
+            .exclude(kind=Chunk.Kind.DOKUMENT)  # never ship the firm's documents
+            .order_by("content_hash")
+            .values_list("content_hash", "embedding")
+        )
+        items = list({h: list(map(float, v)) for h, v in rows}.items())
+        path = VectorCache.save(model, items)
+        self.stdout.write(f"{len(items)} Vektoren nach {path} geschrieben.")

@@ -1,0 +1,31 @@
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from recherche.models import Chunk
+from recherche.services import muster_ingest
+
+from ._progress import progress_bar
+from .ingest_gesetze import embed
+
+
+class Command(BaseCommand):
+    help = "Liest Muster (Markdown mit YAML-Kopf: name, kategorie, kanzlei_eigen, beschreibung) ein."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("path", help="Verzeichnis mit *.md-Dateien oder eine Datei")
+        parser.add_argument("--no-embed", action="store_true")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        path = Path(options["path"])
+        files = sorted(path.glob("*.md")) if path.is_dir() else [path]
+        if not files:
+            raise CommandError(f"Keine Muster unter {path} gefunden.")
+        with progress_bar(len(files), "Muster") as bar:
+            for file in files:
+                muster_ingest(file)
+                bar.update(1)
+        self.stdout.write(f"{len(files)} Muster eingelesen.")
+        if not options["no_embed"]:
+            embed(self, kinds=[Chunk.Kind.MUSTER])

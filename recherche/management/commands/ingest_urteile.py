@@ -1,0 +1,42 @@
+import json
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from recherche.models import Chunk
+from recherche.services import urteil_ingest
+
+from ._progress import progress_bar
+from .ingest_gesetze import embed
+
+
+class Command(BaseCommand):
+    help = "Liest Entscheidungen im Open-Legal-Data-Format (JSON Lines) ein."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("path", help="*.jsonl-Datei oder Verzeichnis mit solchen Dateien")
+        parser.add_argument("--no-embed", action="store_true")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        path = Path(options["path"])
+        files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
+        lines = [
+            (f, n, line) for f in files for n, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1) if line.strip()
+        ]
+        if not lines:
+            raise CommandError(f"Keine Entscheidungen unter {path} gefunden.")
+        errors = 0
+        with progress_bar(len(lines), "Urteile") as bar:
+            for file, number, line in lines:
+                try:
+                    urteil_ingest(json.loads(line))
+                except (ValueError, KeyError) as exc:
+                    errors += 1
+                    self.stderr.write(f"{file.name}:{number}: übersprungen ({type(exc).__name__}: {exc})")
+                bar.update(1)
+        self.stdout.write(f"{len(lines) - errors} Entscheidungen eingelesen, {errors} übersprungen.")
+        if not options["no_embed"]:
+            embed(self, kinds=[Chunk.Kind.URTEIL])
+        if errors:
+            raise CommandError(f"{errors} Zeilen konnten nicht gelesen werden.")

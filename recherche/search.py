@@ -1,0 +1,344 @@
+"""Search over the knowledge base.
+
+Norms: citations in the query ("§ 573c BGB", "§§ 187, 188 BGB", "Art. 1 GG", "573c BGB") are
+resolved exactly and come first. Otherwise (and after them) full-text search (PostgreSQL `german`
+configuration, terms OR-ed and ranked) and vector search (cosine distance on the configured
+model's embeddings, HNSW) are fused with reciprocal rank fusion. If the embedding backend is down,
+the search runs on full text alone and says so (`fallback`, `hinweis`).
+
+Decisions, templates and the firm's documents use the same hybrid core; document chunks are
+limited to the Dokumente the user may see (`Dokument.objects.visible_to`).
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import connection
+
+from akten.models import Dokument
+
+from .embeddings import EmbeddingBackend, EmbeddingUnavailable, get_backend
+from .models import Chunk, Gesetz, Muster, Norm, Urteil
+
+RRF_K = 60
+CANDIDATES = 50
+SNIPPET_CHARS = 300
+FALLBACK_HINWEIS = "Semantische Suche gerade nicht verfügbar; Ergebnisse nur aus der Volltextsuche."
+
+CITATION = re.compile(
+    r"(?P<art>§§?|Art\.?|Artikel)?\s*"
+    r"(?P<nums>\d+[a-z]?(?:\s*(?:,|und|u\.|bis|-|–)\s*\d+[a-z]?)*)"
+    r"(?:\s*(?:Abs\.?|Absatz)\s*\d+[a-z]?)?(?:\s*(?:S\.|Satz)\s*\d+)?(?:\s*(?:Nr\.?|Nummer)\s*\d+[a-z]?)?"
+    r"\s+(?P<abk>[A-ZÄÖÜ][A-Za-zÄÖÜäöü]{1,10})\b"
+)
+
+
+@dataclass
+class Hit:
+    kind: str
+    object_id: int
+    score: float
+    chunk_text: str
+    fulltext_rank: int | None = None
+    vector_rank: int | None = None
+    exact: bool = False
+
+
+@dataclass
+class SearchResult:
+    results: list[dict[str, Any]] = field(default_factory=list)
+    fallback: bool = False
+    hinweis: str = ""
+    query: str = ""
+
+
+def parse_citations(query: str) -> list[tuple[str, str, str]]:
+    """[(art, nummer, abkuerzung)] for every citation of a known statute in `query`, in order."""
+    known = {abk.lower(): abk for abk in Gesetz.objects.values_list("abkuerzung", flat=True)}
+    found: list[tuple[str, str, str]] = []
+    for match in CITATION.finditer(query):
+        abk = known.get(match["abk"].lower())
+        if abk is None:
+            continue
+        art = "Art." if (match["art"] or "").startswith("Art") else "§"
+        if abk == "GG" and not match["art"]:
+            art = "Art."
+        numbers = re.findall(r"\d+[a-z]?", match["nums"])
+        if re.search(r"bis|-|–", match["nums"]) and len(numbers) == 2 and numbers[0].isdigit() and numbers[1].isdigit():
+            low, high = int(numbers[0]), int(numbers[1])
+            if 0 < high - low <= 20:
+                numbers = [str(n) for n in range(low, high + 1)]
+        for number in numbers:
+            if (art, number, abk) not in found:
+                found.append((art, number, abk))
+    return found
+
+
+def _snippet(text: str, query: str) -> str:
+    words = [w for w in re.findall(r"\w{4,}", query.lower())]
+    lower = text.lower()
+    positions = [lower.find(w[:6]) for w in words if lower.find(w[:6]) >= 0]
+    start = max(0, min(positions) - 80) if positions else 0
+    snippet = text[start : start + SNIPPET_CHARS].replace("\n", " ")
+    return ("…" if start else "") + snippet + ("…" if start + SNIPPET_CHARS < len(text) else "")
+
+
+def _fulltext(kind: str, query: str, where: str, params: list[Any], limit: int) -> list[tuple[int, str]]:
+    """Chunk ids ranked by full-text relevance; the query's terms are OR-ed so a question in
+    natural language still finds sections that contain only some of its words."""
+    sql = f"""
+        WITH q AS (SELECT NULLIF(replace(plainto_tsquery('german', %s)::text, '&', '|'), '')::tsquery AS query)
+        SELECT c.id, c.text FROM recherche_chunk c, q
+        WHERE q.query IS NOT NULL AND c.kind = %s AND c.search_vector @@ q.query {where}
+        ORDER BY ts_rank_cd(c.search_vector, q.query, 1) DESC, c.id
+        LIMIT %s
+    """  # noqa: S608 - `where` is built from constants in this module
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [query, kind, *params, limit])
+        return [(row[0], row[1]) for row in cursor.fetchall()]
+
+
+def _vector(
+    kind: str, vector: list[float], backend: EmbeddingBackend, where: str, params: list[Any], limit: int
+) -> list[tuple[int, str]]:
+    dim = int(backend.dim)
+    sql = f"""
+        SELECT c.id, c.text FROM recherche_chunk c
+        WHERE c.embedding_model = %s AND c.kind = %s {where}
+        ORDER BY (c.embedding::vector({dim})) <=> %s::vector({dim})
+        LIMIT %s
+    """  # noqa: S608 - `where` is built from constants in this module, dim is an int
+    literal = "[" + ",".join(f"{x:.6f}" for x in vector) + "]"
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL hnsw.ef_search = 100") if connection.in_atomic_block else None
+        cursor.execute(sql, [backend.name, kind, *params, literal, limit])
+        return [(row[0], row[1]) for row in cursor.fetchall()]
+
+
+def hybrid_chunks(
+    *,
+    kind: str,
+    query: str,
+    source: str,
+    where: str = "",
+    params: list[Any] | None = None,
+    limit: int = 10,
+    mode: str = "hybrid",
+    backend: EmbeddingBackend | None = None,
+) -> tuple[list[Hit], bool]:
+    """Rank sources (norm/urteil/muster/dokument ids, column `source`) of one chunk kind.
+
+    Returns the hits and whether the search fell back to full text only.
+    """
+    params = params or []
+    rankings: list[tuple[str, list[tuple[int, str]]]] = []
+    fallback = False
+    if mode in ("hybrid", "fulltext"):
+        rankings.append(("fulltext", _fulltext(kind, query, where, params, CANDIDATES)))
+    if mode in ("hybrid", "vector"):
+        backend = backend or get_backend()
+        try:
+            vector = backend.embed_query(query)
+            rankings.append(("vector", _vector(kind, vector, backend, where, params, CANDIDATES)))
+        except EmbeddingUnavailable:
+            fallback = True
+            if mode == "vector":
+                rankings.append(("fulltext", _fulltext(kind, query, where, params, CANDIDATES)))
+    chunk_ids = {cid for _, ranking in rankings for cid, _ in ranking}
+    source_of = dict(Chunk.objects.filter(pk__in=chunk_ids).values_list("pk", source))
+    hits: dict[int, Hit] = {}
+    for name, ranking in rankings:
+        seen: set[int] = set()
+        for cid, text in ranking:
+            object_id = source_of[cid]
+            if object_id in seen:  # the best chunk of a source counts, once per ranking
+                continue
+            seen.add(object_id)
+            rank = len(seen)
+            hit = hits.setdefault(object_id, Hit(kind=kind, object_id=object_id, score=0.0, chunk_text=text))
+            hit.score += 1.0 / (RRF_K + rank)
+            if name == "fulltext":
+                hit.fulltext_rank = rank
+            else:
+                hit.vector_rank = rank
+    ordered = sorted(hits.values(), key=lambda h: (-h.score, h.object_id))
+    return ordered[:limit], fallback
+
+
+def search_normen(*, query: str, gesetz: str | None = None, limit: int = 10, mode: str = "hybrid") -> SearchResult:
+    """Norm citations for `query`: exact citations first, then hybrid results; repealed norms excluded."""
+    result = SearchResult(query=query)
+    exact: list[Norm] = []
+    for art, nummer, abk in parse_citations(query):
+        norm = (
+            Norm.objects.filter(gesetz__abkuerzung=abk, art=art, nummer=nummer, aufgehoben=False)
+            .select_related("gesetz")
+            .order_by("position")
+            .first()
+        )
+        if norm is not None and norm not in exact and (not gesetz or norm.gesetz.abkuerzung == gesetz):
+            exact.append(norm)
+    where, params = "", []
+    if gesetz:
+        where, params = (
+            "AND c.norm_id IN (SELECT n.id FROM recherche_norm n "
+            "JOIN recherche_gesetz g ON g.id = n.gesetz_id WHERE g.abkuerzung = %s)",
+            [gesetz],
+        )
+    hits, result.fallback = hybrid_chunks(
+        kind=Chunk.Kind.NORM, query=query, source="norm_id", where=where, params=params, limit=limit + len(exact), mode=mode
+    )
+    norms = Norm.objects.select_related("gesetz").in_bulk([h.object_id for h in hits])
+    ordered = [(n, None) for n in exact] + [(norms[h.object_id], h) for h in hits if norms[h.object_id] not in exact]
+    for norm, hit in ordered[:limit]:
+        result.results.append(
+            norm_citation(norm, query=query, score=1.0 if hit is None else round(hit.score, 5), exact=hit is None)
+        )
+    if result.fallback:
+        result.hinweis = FALLBACK_HINWEIS
+    return result
+
+
+def norm_citation(norm: Norm, *, query: str = "", score: float = 1.0, exact: bool = False) -> dict[str, Any]:
+    return {
+        "typ": "norm",
+        "id": norm.pk,
+        "zitat": norm.zitat,
+        "gesetz": norm.gesetz.abkuerzung,
+        "art": norm.art,
+        "nummer": norm.nummer,
+        "ueberschrift": norm.titel,
+        "snippet": _snippet(norm.text, query),
+        "score": score,
+        "exakt": exact,
+        "url": norm.official_url,
+        "reader_url": f"/recherche/normen/{norm.pk}/",
+    }
+
+
+def search_urteile(
+    *,
+    query: str,
+    gericht: str = "",
+    rechtsgebiet: str = "",
+    von: datetime.date | None = None,
+    bis: datetime.date | None = None,
+    limit: int = 10,
+    mode: str = "hybrid",
+) -> SearchResult:
+    conditions: list[str] = []
+    params: list[Any] = []
+    if gericht:
+        conditions.append("u.gericht ILIKE %s")
+        params.append(f"%{gericht}%")
+    if rechtsgebiet:
+        conditions.append("u.rechtsgebiet ILIKE %s")
+        params.append(f"%{rechtsgebiet}%")
+    if von:
+        conditions.append("u.datum >= %s")
+        params.append(von)
+    if bis:
+        conditions.append("u.datum <= %s")
+        params.append(bis)
+    where = ""
+    if conditions:
+        where = "AND c.urteil_id IN (SELECT u.id FROM recherche_urteil u WHERE " + " AND ".join(conditions) + ")"  # noqa: S608
+    hits, fallback = hybrid_chunks(
+        kind=Chunk.Kind.URTEIL, query=query, source="urteil_id", where=where, params=params, limit=limit, mode=mode
+    )
+    urteile = Urteil.objects.in_bulk([h.object_id for h in hits])
+    result = SearchResult(query=query, fallback=fallback, hinweis=FALLBACK_HINWEIS if fallback else "")
+    for hit in hits:
+        u = urteile[hit.object_id]
+        result.results.append(
+            {
+                "typ": "urteil",
+                "id": u.pk,
+                "gericht": u.gericht,
+                "datum": u.datum.isoformat(),
+                "aktenzeichen": u.aktenzeichen,
+                "entscheidungsart": u.typ,
+                "rechtsgebiet": u.rechtsgebiet,
+                "leitsatz": u.leitsatz[:SNIPPET_CHARS],
+                "snippet": _snippet(hit.chunk_text, query),
+                "score": round(hit.score, 5),
+                "url": u.source_url,
+                "reader_url": f"/recherche/urteile/{u.pk}/",
+                "zitat": f"{u.gericht}, {u.typ} vom {u.datum:%d.%m.%Y} – {u.aktenzeichen}",
+            }
+        )
+    return result
+
+
+def search_muster(*, query: str, kategorie: str = "", limit: int = 10, mode: str = "hybrid") -> SearchResult:
+    where, params = "", []
+    if kategorie:
+        where, params = "AND c.muster_id IN (SELECT m.id FROM recherche_muster m WHERE m.kategorie ILIKE %s)", [f"%{kategorie}%"]
+    hits, fallback = hybrid_chunks(
+        kind=Chunk.Kind.MUSTER, query=query, source="muster_id", where=where, params=params, limit=limit, mode=mode
+    )
+    muster = Muster.objects.in_bulk([h.object_id for h in hits])
+    # Kanzlei-eigene Muster first when the fused score ties.
+    hits.sort(key=lambda h: (-h.score, not muster[h.object_id].kanzlei_eigen, h.object_id))
+    result = SearchResult(query=query, fallback=fallback, hinweis=FALLBACK_HINWEIS if fallback else "")
+    for hit in hits:
+        m = muster[hit.object_id]
+        result.results.append(
+            {
+                "typ": "muster",
+                "id": m.pk,
+                "name": m.name,
+                "kategorie": m.kategorie,
+                "kanzlei_eigen": m.kanzlei_eigen,
+                "beschreibung": m.beschreibung,
+                "platzhalter": m.platzhalter,
+                "snippet": _snippet(hit.chunk_text, query),
+                "score": round(hit.score, 5),
+                "reader_url": f"/recherche/muster/{m.pk}/",
+            }
+        )
+    return result
+
+
+def search_dokumente(*, user: Any, query: str, akte_id: int | None = None, limit: int = 10, mode: str = "hybrid") -> SearchResult:
+    """The firm's documents, restricted to the Dokumente `user` may see (through visible_to)."""
+    visible = Dokument.objects.visible_to(user)
+    if akte_id is not None:
+        visible = visible.filter(akte_id=akte_id)
+    visible_ids = list(visible.values_list("pk", flat=True))
+    result = SearchResult(query=query)
+    if not visible_ids:
+        return result
+    hits, fallback = hybrid_chunks(
+        kind=Chunk.Kind.DOKUMENT,
+        query=query,
+        source="dokument_id",
+        where="AND c.dokument_id = ANY(%s)",
+        params=[visible_ids],
+        limit=limit,
+        mode=mode,
+    )
+    result.fallback, result.hinweis = fallback, FALLBACK_HINWEIS if fallback else ""
+    dokumente = visible.select_related("akte").in_bulk([h.object_id for h in hits])
+    for hit in hits:
+        d = dokumente.get(hit.object_id)
+        if d is None:  # defence in depth: never return a chunk of an invisible document
+            continue
+        result.results.append(
+            {
+                "typ": "dokument",
+                "id": d.pk,
+                "titel": d.name,
+                "akte_id": d.akte_id,
+                "aktenzeichen": d.akte.aktenzeichen,
+                "kurzrubrum": d.akte.kurzrubrum,
+                "snippet": _snippet(hit.chunk_text, query),
+                "score": round(hit.score, 5),
+                "reader_url": f"/akten/{d.akte_id}/",
+            }
+        )
+    return result

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class RechnerConfig(AppConfig):
+    name = "rechner"
+    verbose_name = "Rechner"

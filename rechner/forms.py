@@ -1,0 +1,272 @@
+"""Input forms of the fee and deadline calculator pages (GET forms, German labels and errors)."""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from typing import Any
+
+from django import forms
+from django.utils import timezone
+
+from rechner import gkg
+from rechner.fristen import BUNDESLAENDER, PRESETS, Einheit, FristPreset
+from rechner.rvg import VV, PositionRequest
+
+FEHLER_PFLICHT = "Bitte fülle dieses Feld aus."
+FEHLER_ZAHL = "Bitte gib eine Zahl ein, z. B. 5.000,00 oder 5000."
+FEHLER_NACHKOMMA = "Bitte gib höchstens {stellen} Nachkommastellen an."
+FEHLER_MINDESTENS = "Der Wert muss mindestens {grenze} betragen."
+FEHLER_HOECHSTENS = "Der Wert darf höchstens {grenze} betragen."
+FEHLER_GANZZAHL = "Bitte gib eine ganze Zahl ein."
+FEHLER_DATUM = "Bitte gib ein gültiges Datum ein, z. B. 01.07.2025."
+FEHLER_AUSWAHL = "Bitte wähle einen der angebotenen Einträge aus."
+FEHLER_MANUELL = "Bitte wähle eine Fristvorlage oder gib Dauer und Einheit der Frist an."
+
+# German input with thousands dots and a decimal comma ("5.000,00"), plain digits ("5000") or a
+# decimal point without grouping ("1.3"). Exponents are refused so a value cannot explode in size.
+_DEUTSCH = re.compile(r"-?\d{1,3}(\.\d{3})+(,\d+)?")
+_KOMMA = re.compile(r"-?\d+(,\d+)?")
+_PUNKT = re.compile(r"-?\d+(\.\d+)?")
+
+
+def parse_german_decimal(text: str) -> Decimal | None:
+    """``"5.000,00"`` → ``Decimal("5000.00")``, ``"1,3"`` / ``"1.3"`` → ``Decimal("1.3")``; None if not a number.
+
+    A dot followed by exactly three digits is a thousands separator ("5.000" is five thousand).
+    """
+    kompakt = re.sub(r"[\s\u00a0\u202f€]", "", text)
+    if _DEUTSCH.fullmatch(kompakt):
+        return Decimal(kompakt.replace(".", "").replace(",", "."))
+    if _KOMMA.fullmatch(kompakt):
+        return Decimal(kompakt.replace(",", "."))
+    if _PUNKT.fullmatch(kompakt):
+        return Decimal(kompakt)
+    return None
+
+
+def _deutsch(zahl: Decimal) -> str:
+    ganz, _, rest = f"{zahl:,f}".partition(".")
+    rest = rest.rstrip("0")
+    return ganz.replace(",", ".") + (f",{rest}" if rest else "")
+
+
+class GermanDecimalField(forms.Field):
+    """A decimal in German or plain notation, bounded so that results stay printable."""
+
+    widget = forms.TextInput(attrs={"inputmode": "decimal", "autocomplete": "off"})
+    default_error_messages = {"required": FEHLER_PFLICHT, "invalid": FEHLER_ZAHL}
+
+    def __init__(self, *, min_value: Decimal, max_value: Decimal, decimal_places: int = 2, **kwargs: Any) -> None:
+        self.min_value = min_value
+        self.max_value = max_value
+        self.decimal_places = decimal_places
+        super().__init__(**kwargs)
+
+    def to_python(self, value: Any) -> Decimal | None:
+        if value in self.empty_values:
+            return None
+        zahl = parse_german_decimal(str(value))
+        if zahl is None:
+            raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
+        return zahl
+
+    def validate(self, value: Any) -> None:
+        super().validate(value)
+        if value is None:
+            return
+        exponent = value.as_tuple().exponent
+        if isinstance(exponent, int) and -exponent > self.decimal_places:
+            raise forms.ValidationError(FEHLER_NACHKOMMA.format(stellen=self.decimal_places), code="max_decimal_places")
+        if value < self.min_value:
+            raise forms.ValidationError(FEHLER_MINDESTENS.format(grenze=_deutsch(self.min_value)), code="min_value")
+        if value > self.max_value:
+            raise forms.ValidationError(FEHLER_HOECHSTENS.format(grenze=_deutsch(self.max_value)), code="max_value")
+
+
+def _ganzzahl(*, label: str, min_value: int, max_value: int, **kwargs: Any) -> forms.IntegerField:
+    return forms.IntegerField(
+        label=label,
+        min_value=min_value,
+        max_value=max_value,
+        error_messages={
+            "required": FEHLER_PFLICHT,
+            "invalid": FEHLER_GANZZAHL,
+            "min_value": FEHLER_MINDESTENS.format(grenze=min_value),
+            "max_value": FEHLER_HOECHSTENS.format(grenze=max_value),
+        },
+        **kwargs,
+    )
+
+
+def _datum(*, label: str, **kwargs: Any) -> forms.DateField:
+    return forms.DateField(
+        label=label,
+        widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
+        error_messages={"required": FEHLER_PFLICHT, "invalid": FEHLER_DATUM},
+        **kwargs,
+    )
+
+
+def _auswahl(*, label: str, choices: list[tuple[str, str]], **kwargs: Any) -> forms.ChoiceField:
+    return forms.ChoiceField(
+        label=label, choices=choices, error_messages={"required": FEHLER_PFLICHT, "invalid_choice": FEHLER_AUSWAHL}, **kwargs
+    )
+
+
+def _vv_label(vv: str) -> str:
+    return f"Nr. {vv} VV RVG – {VV[vv].label}"
+
+
+def _heute_wenn_leer(wert: Any) -> Any:
+    return timezone.localdate() if wert is None else wert
+
+
+class RvgForm(forms.Form):
+    """Fee note under the RVG: Gegenstandswert, Auftragsdatum and the typical VV positions."""
+
+    gegenstandswert = GermanDecimalField(
+        label="Gegenstandswert in Euro", min_value=Decimal("0.01"), max_value=Decimal(1_000_000_000), help_text="z. B. 5.000,00"
+    )
+    auftragsdatum = _datum(
+        label="Auftragsdatum",
+        required=False,
+        help_text="Bestimmt die Gebührentabelle (§ 60 Abs. 1 RVG); ohne Angabe gilt das heutige Datum.",
+    )
+    auftraggeber = _ganzzahl(label="Anzahl Auftraggeber", min_value=1, max_value=30, initial=1, required=False)
+    vv_2300 = forms.BooleanField(label=_vv_label("2300"), required=False)
+    satz_2300 = GermanDecimalField(
+        label="Satz der Geschäftsgebühr",
+        min_value=Decimal("0.01"),
+        max_value=Decimal(10),
+        initial="1,3",
+        required=False,
+        help_text="Rahmen 0,5 bis 2,5; ohne Angabe 1,3.",
+    )
+    umfangreich_oder_schwierig = forms.BooleanField(
+        label="Tätigkeit umfangreich oder schwierig (Satz über 1,3, Anm. zu Nr. 2300 VV RVG)", required=False
+    )
+    mahnverfahren = _auswahl(
+        label="Mahnverfahren",
+        choices=[("", "kein Mahnverfahren"), ("3305", _vv_label("3305")), ("3307", _vv_label("3307"))],
+        required=False,
+    )
+    vv_3100 = forms.BooleanField(label=_vv_label("3100"), required=False)
+    vv_3104 = forms.BooleanField(label=_vv_label("3104"), required=False)
+    vv_3200 = forms.BooleanField(label=_vv_label("3200"), required=False)
+    vv_3202 = forms.BooleanField(label=_vv_label("3202"), required=False)
+    einigung = _auswahl(
+        label="Einigungsgebühr",
+        choices=[("", "keine Einigung"), ("1000", f"{_vv_label('1000')} (1,5)"), ("1003", f"{_vv_label('1003')} (1,0)")],
+        required=False,
+    )
+    anrechnung = forms.BooleanField(
+        label="Geschäftsgebühr und Mahnverfahrensgebühr anrechnen (Vorbem. 3 Abs. 4 VV RVG)", required=False, initial=True
+    )
+    auslagenpauschale = forms.BooleanField(label="Auslagenpauschale Nr. 7002 VV RVG", required=False, initial=True)
+    km = GermanDecimalField(
+        label="Gefahrene Kilometer (Nr. 7003 VV RVG)",
+        min_value=Decimal(0),
+        max_value=Decimal(100_000),
+        decimal_places=1,
+        required=False,
+    )
+    pkh = forms.BooleanField(label="Prozess- oder Verfahrenskostenhilfe (§ 49 RVG)", required=False)
+
+    def clean_auftragsdatum(self) -> Any:
+        return _heute_wenn_leer(self.cleaned_data.get("auftragsdatum"))
+
+    def clean_auftraggeber(self) -> int:
+        anzahl = self.cleaned_data.get("auftraggeber")
+        return 1 if anzahl is None else anzahl
+
+    def positionen(self) -> list[PositionRequest]:
+        """The chosen positions in procedural order; call only on a valid form."""
+        daten = self.cleaned_data
+        positionen: list[PositionRequest] = []
+        if daten["vv_2300"]:
+            positionen.append(
+                PositionRequest("2300", rate=daten["satz_2300"], umfangreich_oder_schwierig=daten["umfangreich_oder_schwierig"])
+            )
+        if daten["mahnverfahren"]:
+            positionen.append(PositionRequest(daten["mahnverfahren"]))
+        positionen.extend(PositionRequest(vv) for vv in ("3100", "3104", "3200", "3202") if daten[f"vv_{vv}"])
+        if daten["einigung"]:
+            positionen.append(PositionRequest(daten["einigung"]))
+        return positionen
+
+
+class GkgForm(forms.Form):
+    """Court fee of one number of the Kostenverzeichnis (GKG); used with the prefix ``gkg``."""
+
+    streitwert = GermanDecimalField(
+        label="Streitwert in Euro", min_value=Decimal("0.01"), max_value=Decimal(1_000_000_000), help_text="z. B. 5.000,00"
+    )
+    kv = _auswahl(
+        label="Gebühr nach KV GKG",
+        choices=[(nummer.kv, f"Nr. {nummer.kv} KV GKG – {nummer.label} ({_deutsch(nummer.rate)})") for nummer in gkg.KV.values()],
+        initial="1210",
+    )
+    anhaengig_seit = _datum(
+        label="Anhängig seit",
+        required=False,
+        help_text="Bestimmt die Gebührentabelle (§ 71 Abs. 1 GKG); ohne Angabe gilt das heutige Datum.",
+    )
+
+    def clean_anhaengig_seit(self) -> Any:
+        return _heute_wenn_leer(self.cleaned_data.get("anhaengig_seit"))
+
+
+EINHEIT_LABELS: dict[Einheit, tuple[str, str]] = {
+    Einheit.TAGE: ("Tag", "Tage"),
+    Einheit.WOCHEN: ("Woche", "Wochen"),
+    Einheit.MONATE: ("Monat", "Monate"),
+    Einheit.JAHRE: ("Jahr", "Jahre"),
+}
+
+
+def _preset_label(preset: FristPreset) -> str:
+    einzahl, mehrzahl = EINHEIT_LABELS[preset.einheit]
+    dauer = f"{preset.dauer} {einzahl if preset.dauer == 1 else mehrzahl}"
+    return f"{preset.label} – {dauer} ({preset.rechtsgrundlage})"
+
+
+class FristForm(forms.Form):
+    """A deadline from a preset or from a manual period, triggered by an event."""
+
+    vorlage = _auswahl(
+        label="Fristvorlage",
+        choices=[("", "keine Vorlage – Frist manuell angeben"), *((key, _preset_label(p)) for key, p in PRESETS.items())],
+        required=False,
+    )
+    dauer = _ganzzahl(label="Dauer", min_value=1, max_value=1000, required=False, help_text="Nur ohne Fristvorlage.")
+    einheit = _auswahl(
+        label="Einheit", choices=[(einheit.value, mehrzahl) for einheit, (_, mehrzahl) in EINHEIT_LABELS.items()], required=False
+    )
+    fristbeginn = _auswahl(
+        label="Fristbeginn",
+        choices=[
+            ("ereignis", "Ereignis – der Ereignistag zählt nicht mit (§ 187 Abs. 1 BGB)"),
+            ("tagesbeginn", "Tagesbeginn – der erste Tag zählt mit (§ 187 Abs. 2 BGB)"),
+        ],
+        initial="ereignis",
+        required=False,
+        help_text="Fristvorlagen beginnen stets mit dem Ereignis.",
+    )
+    ereignisdatum = _datum(label="Ereignisdatum (z. B. Zustellung)")
+    bundesland = _auswahl(
+        label="Bundesland (Feiertage am Gerichtsort)", choices=list(BUNDESLAENDER.items()), initial="NW", required=False
+    )
+    vorfrist = _ganzzahl(
+        label="Vorfrist in Tagen", min_value=0, max_value=365, initial=7, required=False, help_text="0 oder leer: keine Vorfrist."
+    )
+    vorfrist_arbeitstage = forms.BooleanField(label="Vorfrist in Arbeitstagen zählen", required=False)
+
+    def clean(self) -> dict[str, Any]:
+        daten = super().clean() or {}
+        daten["bundesland"] = daten.get("bundesland") or "NW"
+        daten["fristbeginn"] = daten.get("fristbeginn") or "ereignis"
+        if not daten.get("vorlage") and not (daten.get("dauer") and daten.get("einheit")):
+            if not self.has_error("dauer"):
+                raise forms.ValidationError(FEHLER_MANUELL, code="manuell")
+        return daten

@@ -1,0 +1,544 @@
+"""Deadline calculator (Fristenrechner) for §§ 187–193 BGB and § 222 ZPO.
+
+Legal basis
+- § 187 Abs. 1 BGB: for a period triggered by an event (e.g. Zustellung) the day of the event is not
+  counted; § 187 Abs. 2 BGB: a period starting at the beginning of a day counts that day.
+- § 188 Abs. 1 BGB (days), § 188 Abs. 2 BGB (weeks, months, years end on the day with the same name
+  or number as the event day, or the day before it for § 187 Abs. 2 periods), § 188 Abs. 3 BGB
+  (missing day in the last month: the period ends on that month's last day).
+- § 193 BGB, § 222 Abs. 2 ZPO: an end on a Saturday, Sunday or public holiday moves to the next
+  working day. Holidays are those of the Bundesland given (for court deadlines: the court's seat),
+  taken from the ``holidays`` package; holidays kept only in parts of a state (e.g. Mariä
+  Himmelfahrt in Bavarian municipalities, Augsburger Friedensfest) are not considered.
+- § 222 Abs. 1 ZPO applies the BGB rules to procedural deadlines; §§ 224 Abs. 1, 233 ZPO (Notfrist).
+
+Versions: the BGB and ZPO counting rules are unchanged since 2002; the presets cite the period norms
+as in force in 2025 (ZPO, KSchG, FamFG). Holiday data follows the state laws as mapped by the
+``holidays`` package (e.g. Reformationstag in HB, HH, NI, SH since 2018, Frauentag in Berlin since
+2019 and in Mecklenburg-Vorpommern since 2023, Weltkindertag in Thüringen since 2019).
+"""
+
+from __future__ import annotations
+
+import calendar
+from dataclasses import dataclass, replace
+from datetime import date, datetime, timedelta
+from enum import StrEnum
+from functools import lru_cache
+from typing import Literal, NamedTuple
+
+import holidays
+
+from rechner.tabellen import format_datum, wochentag
+
+Fristbeginn = Literal["ereignis", "tagesbeginn"]
+
+BUNDESLAENDER: dict[str, str] = {
+    "BW": "Baden-Württemberg",
+    "BY": "Bayern",
+    "BE": "Berlin",
+    "BB": "Brandenburg",
+    "HB": "Bremen",
+    "HH": "Hamburg",
+    "HE": "Hessen",
+    "MV": "Mecklenburg-Vorpommern",
+    "NI": "Niedersachsen",
+    "NW": "Nordrhein-Westfalen",
+    "RP": "Rheinland-Pfalz",
+    "SL": "Saarland",
+    "SN": "Sachsen",
+    "ST": "Sachsen-Anhalt",
+    "SH": "Schleswig-Holstein",
+    "TH": "Thüringen",
+}
+
+FEHLER_DATUM = "Das Ereignisdatum muss ein Datum ohne Uhrzeit sein (angegeben: {wert!r})."
+FEHLER_DAUER = "Die Fristdauer muss eine ganze Zahl größer als 0 sein (angegeben: {wert!r})."
+FEHLER_EINHEIT = "Unbekannte Einheit „{wert}“. Zulässig sind: tage, wochen, monate, jahre."
+FEHLER_BUNDESLAND = "Unbekanntes Bundesland „{wert}“. Zulässig sind die Kürzel: {zulaessig}."
+FEHLER_FRISTBEGINN = (
+    "Unbekannter Fristbeginn „{wert}“. Zulässig sind „ereignis“ (§ 187 Abs. 1 BGB) und „tagesbeginn“ (§ 187 Abs. 2 BGB)."
+)
+FEHLER_VORFRIST = "Die Vorfrist muss eine ganze Zahl ab 0 Tagen sein oder entfallen (angegeben: {wert!r})."
+FEHLER_PRESET = "Unbekannte Fristvorlage „{wert}“. Verfügbar sind: {verfuegbar}."
+FEHLER_ZU_LANG = "Die Frist reicht über das Jahr 9999 hinaus und kann nicht berechnet werden."
+
+NORM_VERSCHIEBUNG = "§ 193 BGB, § 222 Abs. 2 ZPO"
+
+
+class FristError(ValueError):
+    """Invalid input for a deadline calculation; the message is German and shown to the user."""
+
+
+class Einheit(StrEnum):
+    TAGE = "tage"
+    WOCHEN = "wochen"
+    MONATE = "monate"
+    JAHRE = "jahre"
+
+
+_EINHEIT_TEXT: dict[Einheit, tuple[str, str]] = {
+    Einheit.TAGE: ("Tag", "Tage"),
+    Einheit.WOCHEN: ("Woche", "Wochen"),
+    Einheit.MONATE: ("Monat", "Monate"),
+    Einheit.JAHRE: ("Jahr", "Jahre"),
+}
+
+
+@dataclass(frozen=True)
+class FristPreset:
+    """A common statutory or judicial period and the event that triggers it."""
+
+    key: str
+    label: str
+    dauer: int
+    einheit: Einheit
+    notfrist: bool
+    rechtsgrundlage: str
+    ereignis: str
+    hinweis: str = ""
+
+
+PRESETS: dict[str, FristPreset] = {
+    preset.key: preset
+    for preset in (
+        FristPreset(
+            "berufung",
+            "Berufungsfrist",
+            1,
+            Einheit.MONATE,
+            True,
+            "§ 517 ZPO",
+            "Zustellung des vollständigen Urteils",
+            "Spätestens fünf Monate nach Verkündung beginnt die Frist auch ohne Zustellung.",
+        ),
+        FristPreset(
+            "berufungsbegruendung",
+            "Berufungsbegründungsfrist",
+            2,
+            Einheit.MONATE,
+            False,
+            "§ 520 Abs. 2 ZPO",
+            "Zustellung des vollständigen Urteils",
+            "Keine Notfrist; auf Antrag verlängerbar (§ 520 Abs. 2 Satz 2 und 3 ZPO).",
+        ),
+        FristPreset(
+            "revision",
+            "Revisionsfrist",
+            1,
+            Einheit.MONATE,
+            True,
+            "§ 548 ZPO",
+            "Zustellung des vollständigen Urteils",
+        ),
+        FristPreset(
+            "revisionsbegruendung",
+            "Revisionsbegründungsfrist",
+            2,
+            Einheit.MONATE,
+            False,
+            "§ 551 Abs. 2 ZPO",
+            "Zustellung des vollständigen Urteils",
+            "Keine Notfrist; auf Antrag verlängerbar (§ 551 Abs. 2 Satz 5 und 6 ZPO).",
+        ),
+        FristPreset(
+            "nichtzulassungsbeschwerde",
+            "Nichtzulassungsbeschwerde",
+            1,
+            Einheit.MONATE,
+            True,
+            "§ 544 Abs. 3 ZPO",
+            "Zustellung des vollständigen Urteils",
+        ),
+        FristPreset(
+            "rechtsbeschwerde",
+            "Rechtsbeschwerde",
+            1,
+            Einheit.MONATE,
+            True,
+            "§ 575 Abs. 1 ZPO",
+            "Zustellung des Beschlusses",
+        ),
+        FristPreset(
+            "sofortige_beschwerde",
+            "Sofortige Beschwerde",
+            2,
+            Einheit.WOCHEN,
+            True,
+            "§ 569 Abs. 1 ZPO",
+            "Zustellung der Entscheidung",
+        ),
+        FristPreset(
+            "einspruch_versaeumnisurteil",
+            "Einspruch gegen Versäumnisurteil",
+            2,
+            Einheit.WOCHEN,
+            True,
+            "§ 339 Abs. 1 ZPO",
+            "Zustellung des Versäumnisurteils",
+        ),
+        FristPreset(
+            "einspruch_vollstreckungsbescheid",
+            "Einspruch gegen Vollstreckungsbescheid",
+            2,
+            Einheit.WOCHEN,
+            True,
+            "§ 700 Abs. 1 i. V. m. § 339 Abs. 1 ZPO",
+            "Zustellung des Vollstreckungsbescheids",
+            "Der Vollstreckungsbescheid steht einem Versäumnisurteil gleich; die Einspruchsfrist ist daher eine Notfrist.",
+        ),
+        FristPreset(
+            "widerspruch_mahnbescheid",
+            "Widerspruch gegen Mahnbescheid",
+            2,
+            Einheit.WOCHEN,
+            False,
+            "§ 692 Abs. 1 Nr. 3 ZPO",
+            "Zustellung des Mahnbescheids",
+            "Keine Notfrist: Widerspruch ist bis zur Verfügung des Vollstreckungsbescheids möglich (§ 694 Abs. 1 ZPO).",
+        ),
+        FristPreset(
+            "verteidigungsanzeige",
+            "Anzeige der Verteidigungsbereitschaft",
+            2,
+            Einheit.WOCHEN,
+            True,
+            "§ 276 Abs. 1 Satz 1 ZPO",
+            "Zustellung der Klage im schriftlichen Vorverfahren",
+        ),
+        FristPreset(
+            "klageerwiderung",
+            "Klageerwiderungsfrist",
+            2,
+            Einheit.WOCHEN,
+            False,
+            "§ 276 Abs. 1 Satz 2 ZPO",
+            "Ablauf der Frist zur Verteidigungsanzeige bzw. Zustellung der Verfügung",
+            "Richterliche Frist: maßgeblich ist die vom Gericht gesetzte Frist (mindestens zwei weitere Wochen).",
+        ),
+        FristPreset(
+            "stellungnahme",
+            "Stellungnahmefrist",
+            2,
+            Einheit.WOCHEN,
+            False,
+            "richterliche Frist (§ 224 Abs. 2 ZPO)",
+            "Zustellung der gerichtlichen Verfügung",
+            "Maßgeblich ist die vom Gericht gesetzte Frist; auf Antrag verlängerbar.",
+        ),
+        FristPreset(
+            "wiedereinsetzung",
+            "Antrag auf Wiedereinsetzung in den vorigen Stand",
+            2,
+            Einheit.WOCHEN,
+            False,
+            "§ 234 Abs. 1 Satz 1 ZPO",
+            "Behebung des Hindernisses",
+            "Für die Begründungsfristen (Berufung, Revision u. a.) beträgt die Frist einen Monat (§ 234 Abs. 1 Satz 2 ZPO).",
+        ),
+        FristPreset(
+            "kuendigungsschutzklage",
+            "Kündigungsschutzklage",
+            3,
+            Einheit.WOCHEN,
+            False,
+            "§ 4 Satz 1 KSchG",
+            "Zugang der schriftlichen Kündigung",
+            "Keine Notfrist der ZPO; bei unverschuldeter Versäumung nachträgliche Zulassung nach § 5 KSchG.",
+        ),
+        FristPreset(
+            "beschwerde_famfg",
+            "Beschwerde (FamFG)",
+            1,
+            Einheit.MONATE,
+            False,
+            "§ 63 Abs. 1 FamFG",
+            "Schriftliche Bekanntgabe des Beschlusses",
+        ),
+    )
+}
+
+
+@dataclass(frozen=True)
+class FristErgebnis:
+    """Result of a deadline calculation; ``erlaeuterung`` explains each step in German."""
+
+    ereignis_datum: date
+    fristbeginn: date  # first day counted
+    dauer: int
+    einheit: Einheit
+    rechnerisches_ende: date
+    fristablauf: date
+    verschoben: bool
+    verschiebungsgrund: str | None
+    vorfrist: date | None
+    notfrist: bool
+    rechtsgrundlage: str
+    bundesland: str
+    erlaeuterung: str
+    bezeichnung: str | None = None
+
+
+@lru_cache(maxsize=256)
+def _feiertage(bundesland: str, jahr: int) -> dict[date, str]:
+    return dict(holidays.country_holidays("DE", subdiv=bundesland, years=jahr, language="de"))
+
+
+def feiertag(tag: date, bundesland: str) -> str | None:
+    """The German name of the public holiday on ``tag`` in ``bundesland``, or None."""
+    return _feiertage(_bundesland(bundesland), tag.year).get(tag)
+
+
+def ist_werktag(tag: date, bundesland: str) -> bool:
+    """True unless ``tag`` is a Saturday, Sunday or public holiday in ``bundesland`` (§ 193 BGB)."""
+    return tag.weekday() < 5 and feiertag(tag, bundesland) is None
+
+
+def _hinderungsgrund(tag: date, bundesland: str) -> str:
+    name = feiertag(tag, bundesland)
+    if tag.weekday() >= 5:
+        return f"{wochentag(tag)} ({name})" if name and name != wochentag(tag) else wochentag(tag)
+    return f"{name} (Feiertag in {BUNDESLAENDER[bundesland]})"
+
+
+def _bundesland(wert: str) -> str:
+    code = wert.strip().upper() if isinstance(wert, str) else ""
+    if code not in BUNDESLAENDER:
+        raise FristError(FEHLER_BUNDESLAND.format(wert=wert, zulaessig=", ".join(sorted(BUNDESLAENDER))))
+    return code
+
+
+def _einheit(wert: Einheit | str) -> Einheit:
+    try:
+        return Einheit(wert.strip().lower() if isinstance(wert, str) else wert)
+    except ValueError:
+        raise FristError(FEHLER_EINHEIT.format(wert=wert)) from None
+
+
+def _plus_monate(tag: date, monate: int) -> tuple[date, bool]:
+    """The date ``monate`` months later with the same day number; the flag says the day was missing
+    in the target month and the month's last day was used instead (§ 188 Abs. 3 BGB)."""
+    jahre, monat_index = divmod(tag.month - 1 + monate, 12)
+    jahr, monat = tag.year + jahre, monat_index + 1
+    letzter = calendar.monthrange(jahr, monat)[1]
+    if tag.day > letzter:
+        return date(jahr, monat, letzter), True
+    return date(jahr, monat, tag.day), False
+
+
+def _dauer_text(dauer: int, einheit: Einheit) -> str:
+    einzahl, mehrzahl = _EINHEIT_TEXT[einheit]
+    return f"{dauer} {einzahl if dauer == 1 else mehrzahl}"
+
+
+class _Ende(NamedTuple):
+    tag: date
+    norm: str
+    erklaerung: str
+
+
+def _rechnerisches_ende(ereignis: date, dauer: int, einheit: Einheit, fristbeginn: Fristbeginn) -> _Ende:
+    """The end before § 193 BGB, with the norm and a German explanation of the rule applied."""
+    mitgezaehlt = fristbeginn == "tagesbeginn"
+    if einheit is Einheit.TAGE:
+        ende = ereignis + timedelta(days=dauer - 1 if mitgezaehlt else dauer)
+        return _Ende(
+            ende,
+            "§ 188 Abs. 1",
+            f"Eine nach Tagen bestimmte Frist endet mit Ablauf ihres letzten Tages (§ 188 Abs. 1 BGB): {format_datum(ende)}.",
+        )
+    if einheit is Einheit.WOCHEN:
+        entsprechend = ereignis + timedelta(weeks=dauer)
+        if mitgezaehlt:
+            ende = entsprechend - timedelta(days=1)
+            return _Ende(
+                ende,
+                "§ 188 Abs. 2 Alt. 2",
+                "Die Frist endet mit Ablauf des Tages vor dem Wochentag, der dem Anfangstag entspricht "
+                f"(§ 188 Abs. 2 Alt. 2 BGB): {format_datum(ende)}.",
+            )
+        return _Ende(
+            entsprechend,
+            "§ 188 Abs. 2 Alt. 1",
+            f"Die Frist endet mit Ablauf des Tages der letzten Woche, der durch seine Benennung ({wochentag(ereignis)}) "
+            f"dem Ereignistag entspricht (§ 188 Abs. 2 Alt. 1 BGB): {format_datum(entsprechend)}.",
+        )
+    monate = dauer * 12 if einheit is Einheit.JAHRE else dauer
+    entsprechend, fehlt = _plus_monate(ereignis, monate)
+    if fehlt:
+        return _Ende(
+            entsprechend,
+            "§ 188 Abs. 2, 3",
+            f"Den {ereignis.day}. gibt es im letzten Monat der Frist nicht; die Frist endet daher mit Ablauf des "
+            f"letzten Tages dieses Monats (§ 188 Abs. 3 BGB): {format_datum(entsprechend)}.",
+        )
+    if mitgezaehlt:
+        ende = entsprechend - timedelta(days=1)
+        return _Ende(
+            ende,
+            "§ 188 Abs. 2 Alt. 2",
+            "Die Frist endet mit Ablauf des Tages vor dem Tag, der durch seine Zahl dem Anfangstag entspricht "
+            f"(§ 188 Abs. 2 Alt. 2 BGB): {format_datum(ende)}.",
+        )
+    return _Ende(
+        entsprechend,
+        "§ 188 Abs. 2 Alt. 1",
+        f"Die Frist endet mit Ablauf des Tages, der durch seine Zahl ({ereignis.day}.) dem Ereignistag entspricht "
+        f"(§ 188 Abs. 2 Alt. 1 BGB): {format_datum(entsprechend)}.",
+    )
+
+
+def _vorfrist(fristablauf: date, tage: int, *, arbeitstage: bool, bundesland: str) -> date:
+    if arbeitstage:
+        tag, gezaehlt = fristablauf, 0
+        while gezaehlt < tage:
+            tag -= timedelta(days=1)
+            if ist_werktag(tag, bundesland):
+                gezaehlt += 1
+        return tag
+    tag = fristablauf - timedelta(days=tage)
+    while not ist_werktag(tag, bundesland):
+        tag -= timedelta(days=1)
+    return tag
+
+
+def berechne_frist(
+    *,
+    ereignis_datum: date,
+    dauer: int,
+    einheit: Einheit | str,
+    bundesland: str = "NW",
+    fristbeginn: Fristbeginn = "ereignis",
+    vorfrist_tage: int | None = 7,
+    vorfrist_arbeitstage: bool = False,
+    notfrist: bool = False,
+    rechtsgrundlage: str | None = None,
+    bezeichnung: str | None = None,
+) -> FristErgebnis:
+    """Calculate the end of a period (Fristablauf) under §§ 187–193 BGB / § 222 ZPO.
+
+    ``fristbeginn="ereignis"`` does not count the event day (§ 187 Abs. 1 BGB, e.g. Zustellung);
+    ``"tagesbeginn"`` counts it (§ 187 Abs. 2 BGB). An end on a Saturday, Sunday or holiday of
+    ``bundesland`` moves to the next working day. The Vorfrist lies ``vorfrist_tage`` calendar days
+    (or working days with ``vorfrist_arbeitstage``) before the Fristablauf and is moved earlier off
+    weekends and holidays; it is None when disabled or when it would fall before the event.
+    ``rechtsgrundlage`` and ``bezeichnung`` name the period (the presets fill them).
+
+    Raises FristError with a German message for invalid input.
+    """
+    if isinstance(ereignis_datum, datetime) or not isinstance(ereignis_datum, date):
+        raise FristError(FEHLER_DATUM.format(wert=ereignis_datum))
+    if isinstance(dauer, bool) or not isinstance(dauer, int) or dauer <= 0:
+        raise FristError(FEHLER_DAUER.format(wert=dauer))
+    einheit = _einheit(einheit)
+    land = _bundesland(bundesland)
+    if fristbeginn not in ("ereignis", "tagesbeginn"):
+        raise FristError(FEHLER_FRISTBEGINN.format(wert=fristbeginn))
+    if vorfrist_tage is not None and (isinstance(vorfrist_tage, bool) or not isinstance(vorfrist_tage, int) or vorfrist_tage < 0):
+        raise FristError(FEHLER_VORFRIST.format(wert=vorfrist_tage))
+
+    try:
+        ende, norm_ende, regel = _rechnerisches_ende(ereignis_datum, dauer, einheit, fristbeginn)
+        fristablauf = ende
+        hindernisse: list[str] = []
+        while not ist_werktag(fristablauf, land):
+            hindernisse.append(f"{fristablauf:%d.%m.%Y} {_hinderungsgrund(fristablauf, land)}")
+            fristablauf += timedelta(days=1)
+    except (OverflowError, ValueError):
+        raise FristError(FEHLER_ZU_LANG) from None
+
+    if fristbeginn == "ereignis":
+        beginn = ereignis_datum + timedelta(days=1)
+        schritte = [
+            f"Ereignis am {format_datum(ereignis_datum)}. Der Ereignistag wird nicht mitgerechnet (§ 187 Abs. 1 BGB); "
+            f"die Frist beginnt am {format_datum(beginn)}."
+        ]
+    else:
+        beginn = ereignis_datum
+        schritte = [f"Die Frist beginnt mit dem {format_datum(beginn)}; dieser Tag wird mitgerechnet (§ 187 Abs. 2 BGB)."]
+    schritte.append(f"Dauer: {_dauer_text(dauer, einheit)}. {regel}")
+
+    verschiebungsgrund: str | None = None
+    if hindernisse:
+        verschiebungsgrund = (
+            f"Das rechnerische Fristende ({format_datum(ende)}) ist kein Werktag in {BUNDESLAENDER[land]}: "
+            f"{'; '.join(hindernisse)}. Die Frist endet daher mit Ablauf des nächsten Werktags, "
+            f"{format_datum(fristablauf)} ({NORM_VERSCHIEBUNG})."
+        )
+        schritte.append(verschiebungsgrund)
+    else:
+        schritte.append(f"Das Fristende ist ein Werktag in {BUNDESLAENDER[land]}; keine Verschiebung nach {NORM_VERSCHIEBUNG}.")
+    schritte.append(f"Fristablauf: {format_datum(fristablauf)}, 24:00 Uhr.")
+
+    if notfrist:
+        schritte.append(
+            "Notfrist: nicht verlängerbar (§ 224 Abs. 1 und 2 ZPO); bei Versäumung nur Wiedereinsetzung "
+            "in den vorigen Stand (§§ 233 ff. ZPO)."
+        )
+
+    vorfrist: date | None = None
+    if vorfrist_tage:
+        kandidat = _vorfrist(fristablauf, vorfrist_tage, arbeitstage=vorfrist_arbeitstage, bundesland=land)
+        art = "Arbeitstage" if vorfrist_arbeitstage else "Tage"
+        if kandidat < ereignis_datum:
+            schritte.append(f"Vorfrist ({vorfrist_tage} {art}) entfällt, da sie vor dem Ereignistag läge.")
+        else:
+            vorfrist = kandidat
+            schritte.append(
+                f"Vorfrist ({vorfrist_tage} {art} vor Fristablauf, nicht auf Wochenende oder Feiertag): {format_datum(vorfrist)}."
+            )
+
+    norm_beginn = "§ 187 Abs. 1" if fristbeginn == "ereignis" else "§ 187 Abs. 2"
+    grundlagen = [rechtsgrundlage] if rechtsgrundlage else []
+    grundlagen.append(f"{norm_beginn}, {norm_ende} BGB i. V. m. § 222 Abs. 1 ZPO")
+    if hindernisse:
+        grundlagen.append(NORM_VERSCHIEBUNG)
+
+    return FristErgebnis(
+        ereignis_datum=ereignis_datum,
+        fristbeginn=beginn,
+        dauer=dauer,
+        einheit=einheit,
+        rechnerisches_ende=ende,
+        fristablauf=fristablauf,
+        verschoben=bool(hindernisse),
+        verschiebungsgrund=verschiebungsgrund,
+        vorfrist=vorfrist,
+        notfrist=notfrist,
+        rechtsgrundlage="; ".join(grundlagen),
+        bundesland=land,
+        erlaeuterung="\n".join(schritte),
+        bezeichnung=bezeichnung,
+    )
+
+
+def berechne_preset(
+    preset_key: str,
+    ereignis_datum: date,
+    bundesland: str = "NW",
+    *,
+    vorfrist_tage: int | None = 7,
+    vorfrist_arbeitstage: bool = False,
+) -> FristErgebnis:
+    """Calculate a preset period (see ``PRESETS``) triggered by the event on ``ereignis_datum``.
+
+    Raises FristError for unknown presets and invalid input.
+    """
+    preset = PRESETS.get(preset_key)
+    if preset is None:
+        raise FristError(FEHLER_PRESET.format(wert=preset_key, verfuegbar=", ".join(PRESETS)))
+    ergebnis = berechne_frist(
+        ereignis_datum=ereignis_datum,
+        dauer=preset.dauer,
+        einheit=preset.einheit,
+        bundesland=bundesland,
+        vorfrist_tage=vorfrist_tage,
+        vorfrist_arbeitstage=vorfrist_arbeitstage,
+        notfrist=preset.notfrist,
+        rechtsgrundlage=preset.rechtsgrundlage,
+        bezeichnung=preset.label,
+    )
+    zeilen = [f"{preset.label} ({preset.rechtsgrundlage}), ausgelöst durch: {preset.ereignis}.", ergebnis.erlaeuterung]
+    if preset.hinweis:
+        zeilen.append(f"Hinweis: {preset.hinweis}")
+    return replace(ergebnis, erlaeuterung="\n".join(zeilen))

@@ -1,0 +1,679 @@
+"""RVG fees: value-based fees, VV positions, Anrechnung, Auslagen and USt.
+
+Legal basis
+- § 13 Abs. 1 RVG with Anlage 2 (fee table, step rule), § 13 Abs. 3 RVG (minimum fee 15 EUR in both
+  versions; numbered Abs. 2 in earlier texts), § 2 Abs. 2 Satz 2 RVG (rounding to cents, half a cent up).
+- § 49 RVG: fees of the court-appointed lawyer (PKH/VKH) for values above 4,000 EUR.
+- Vergütungsverzeichnis (Anlage 1): Nrn. 1000, 1003, 1008, 2300, 3100, 3104, 3200, 3202, 3305, 3307,
+  Vorbemerkung 3 Abs. 4 (Anrechnung der Geschäftsgebühr), Anm. zu Nrn. 3305 und 3307
+  (Anrechnung im Mahnverfahren), 7002, 7003, 7005, 7008.
+- § 60 Abs. 1 RVG: the version in force when the unconditional mandate was given applies, so the
+  version is chosen by the Auftragsdatum.
+
+Versions
+- ``RVG_2021``: KostRÄG 2021 (BGBl. I 2020 S. 3229), mandates from 2021-01-01 to 2025-05-31.
+- ``RVG_2025``: KostBRÄG 2025 (BGBl. 2025 I Nr. 109), mandates from 2025-06-01.
+  The Auslagen of Nrn. 7002, 7003 and 7005 were not changed by the KostBRÄG 2025.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+from enum import StrEnum
+
+from rechner.tabellen import (
+    Wertgebuehrentabelle,
+    als_decimal,
+    format_datum,
+    format_euro,
+    format_zahl,
+    runde_cent,
+    satzgebuehr,
+    stufen,
+)
+
+FEHLER_DATUM = "Für Aufträge vor dem 01.01.2021 ist keine Gebührentabelle hinterlegt (Auftragsdatum: {datum})."
+FEHLER_WERT = "Der Gegenstandswert muss größer als 0 Euro sein (angegeben: {wert})."
+FEHLER_SATZ = "Der Gebührensatz muss größer als 0 sein (angegeben: {satz})."
+FEHLER_UNBEKANNT = "Nr. {vv} VV RVG ist im Rechner nicht hinterlegt. Verfügbar sind die Nrn. {verfuegbar}."
+FEHLER_1008 = (
+    "Nr. 1008 VV RVG wird nicht als eigene Position angegeben; die Erhöhung ergibt sich aus der Zahl der "
+    "Auftraggeber (Parameter auftraggeber)."
+)
+FEHLER_FESTER_SATZ = "Nr. {vv} VV RVG ({bezeichnung}) hat den festen Gebührensatz {satz}; angegeben wurde {angegeben}."
+FEHLER_RAHMEN = (
+    "Der Gebührensatz {angegeben} liegt außerhalb des Rahmens von Nr. {vv} VV RVG ({bezeichnung}): zulässig sind {von} bis {bis}."
+)
+FEHLER_SCHWELLE = (
+    "Eine Geschäftsgebühr von mehr als {schwelle} kann nur gefordert werden, wenn die Tätigkeit umfangreich oder "
+    "schwierig war (Anm. Abs. 1 zu Nr. 2300 VV RVG). Bitte Umfang oder Schwierigkeit bestätigen "
+    "(umfangreich_oder_schwierig=True) oder einen Satz bis {schwelle} wählen."
+)
+FEHLER_KEINE_POSITIONEN = "Bitte mindestens eine Gebührenposition angeben."
+FEHLER_AUFTRAGGEBER = "Die Zahl der Auftraggeber muss mindestens 1 sein (angegeben: {anzahl})."
+FEHLER_KM = "Die gefahrenen Kilometer dürfen nicht negativ sein (angegeben: {km})."
+FEHLER_STUNDEN = "Die Abwesenheitsdauer muss größer als 0 Stunden sein (angegeben: {stunden})."
+FEHLER_UST = "Der Umsatzsteuersatz muss zwischen 0 und 1 liegen, z. B. 0.19 (angegeben: {satz})."
+FEHLER_ANRECHNUNG_ZIEL = (
+    "Die Geschäftsgebühr kann nur auf eine Verfahrensgebühr des gerichtlichen Verfahrens angerechnet werden "
+    "(Nr. 3100, 3305 oder 3307 VV RVG); keine dieser Positionen ist angegeben."
+)
+
+
+class RvgError(ValueError):
+    """Invalid input for an RVG calculation; the message is German and shown to the user."""
+
+
+class Angelegenheit(StrEnum):
+    """Gebührenrechtliche Angelegenheit (§§ 15–17 RVG); Nr. 7002 is charged once per Angelegenheit."""
+
+    AUSSERGERICHTLICH = "aussergerichtlich"
+    MAHNVERFAHREN = "mahnverfahren"
+    ERSTER_RECHTSZUG = "erster_rechtszug"
+    BERUFUNG = "berufung"
+
+    @property
+    def label(self) -> str:
+        return _ANGELEGENHEIT_LABELS[self]
+
+
+_ANGELEGENHEIT_LABELS = {
+    Angelegenheit.AUSSERGERICHTLICH: "Außergerichtliche Vertretung",
+    Angelegenheit.MAHNVERFAHREN: "Mahnverfahren",
+    Angelegenheit.ERSTER_RECHTSZUG: "Erster Rechtszug",
+    Angelegenheit.BERUFUNG: "Berufungsverfahren",
+}
+# Court Angelegenheiten in procedural order: an Einigung belongs to the most advanced one.
+_GERICHTLICH = (Angelegenheit.MAHNVERFAHREN, Angelegenheit.ERSTER_RECHTSZUG, Angelegenheit.BERUFUNG)
+
+
+@dataclass(frozen=True)
+class PkhTabelle:
+    """§ 49 RVG: fee rows paid by the Staatskasse for values above ``ab_wert``."""
+
+    bezeichnung: str
+    ab_wert: Decimal
+    zeilen: tuple[tuple[Decimal, Decimal], ...]
+    hoechstgebuehr: Decimal
+
+    def einfache_gebuehr(self, wert: Decimal) -> Decimal | None:
+        """The 1.0 fee, or None when the value is not above ``ab_wert`` (then § 13 applies)."""
+        if wert <= self.ab_wert:
+            return None
+        for bis, gebuehr in self.zeilen:
+            if wert <= bis:
+                return gebuehr
+        return self.hoechstgebuehr
+
+
+def _pkh_zeilen(*zeilen: tuple[int, str]) -> tuple[tuple[Decimal, Decimal], ...]:
+    return tuple((Decimal(bis), Decimal(gebuehr)) for bis, gebuehr in zeilen)
+
+
+@dataclass(frozen=True)
+class RvgVersion:
+    """One version of the RVG amounts, applicable to mandates given from ``gueltig_ab``."""
+
+    key: str
+    label: str
+    gueltig_ab: date
+    tabelle: Wertgebuehrentabelle
+    pkh: PkhTabelle
+    km_satz: Decimal
+    abwesenheitsgeld: tuple[Decimal, Decimal, Decimal]  # up to 4 h, more than 4 up to 8 h, more than 8 h
+    pauschale_anteil: Decimal
+    pauschale_hoechstbetrag: Decimal
+
+    def einfache_gebuehr(self, wert: Decimal, *, pkh: bool = False) -> Decimal:
+        if pkh:
+            pkh_gebuehr = self.pkh.einfache_gebuehr(wert)
+            if pkh_gebuehr is not None:
+                return pkh_gebuehr
+        return self.tabelle.einfache_gebuehr(wert)
+
+    def gebuehr(self, wert: Decimal, satz: Decimal, *, pkh: bool = False) -> Decimal:
+        """``satz`` times the 1.0 fee, rounded to cents, at least the minimum fee of § 13 Abs. 3 RVG."""
+        return satzgebuehr(self.einfache_gebuehr(wert, pkh=pkh), satz, self.tabelle.mindestgebuehr)
+
+    def tabellenname(self, wert: Decimal, *, pkh: bool) -> str:
+        if pkh and wert > self.pkh.ab_wert:
+            return self.pkh.bezeichnung
+        return self.tabelle.bezeichnung
+
+
+RVG_2021 = RvgVersion(
+    key="RVG_2021",
+    label="RVG i. d. F. des KostRÄG 2021 (Aufträge vom 01.01.2021 bis 31.05.2025)",
+    gueltig_ab=date(2021, 1, 1),
+    tabelle=Wertgebuehrentabelle(
+        bezeichnung="Anlage 2 zu § 13 RVG (KostRÄG 2021)",
+        gueltig_ab=date(2021, 1, 1),
+        grundgebuehr=Decimal("49.00"),
+        stufen=stufen("39.00", "56.00", "52.00", "81.00", "94.00", "132.00", "165.00"),
+        mindestgebuehr=Decimal("15.00"),
+    ),
+    pkh=PkhTabelle(
+        bezeichnung="§ 49 RVG (KostRÄG 2021)",
+        ab_wert=Decimal(4_000),
+        zeilen=_pkh_zeilen(
+            (5_000, "284"),
+            (6_000, "295"),
+            (7_000, "306"),
+            (8_000, "317"),
+            (9_000, "328"),
+            (10_000, "339"),
+            (13_000, "354"),
+            (16_000, "369"),
+            (19_000, "384"),
+            (22_000, "399"),
+            (25_000, "414"),
+            (30_000, "453"),
+            (35_000, "492"),
+            (40_000, "531"),
+            (45_000, "570"),
+            (50_000, "609"),
+        ),
+        hoechstgebuehr=Decimal("659"),
+    ),
+    km_satz=Decimal("0.42"),
+    abwesenheitsgeld=(Decimal("30.00"), Decimal("50.00"), Decimal("80.00")),
+    pauschale_anteil=Decimal("0.20"),
+    pauschale_hoechstbetrag=Decimal("20.00"),
+)
+
+RVG_2025 = RvgVersion(
+    key="RVG_2025",
+    label="RVG i. d. F. des KostBRÄG 2025 (Aufträge ab 01.06.2025)",
+    gueltig_ab=date(2025, 6, 1),
+    tabelle=Wertgebuehrentabelle(
+        bezeichnung="Anlage 2 zu § 13 RVG (KostBRÄG 2025)",
+        gueltig_ab=date(2025, 6, 1),
+        grundgebuehr=Decimal("51.50"),
+        stufen=stufen("41.50", "59.50", "55.00", "86.00", "99.50", "140.00", "175.00"),
+        mindestgebuehr=Decimal("15.00"),
+    ),
+    pkh=PkhTabelle(
+        bezeichnung="§ 49 RVG (KostBRÄG 2025)",
+        ab_wert=Decimal(4_000),
+        zeilen=_pkh_zeilen(
+            (5_000, "319"),
+            (6_000, "330"),
+            (7_000, "341"),
+            (8_000, "352"),
+            (9_000, "363"),
+            (10_000, "374"),
+            (13_000, "389"),
+            (16_000, "404"),
+            (19_000, "419"),
+            (22_000, "434"),
+            (25_000, "449"),
+            (30_000, "488"),
+            (35_000, "527"),
+            (40_000, "566"),
+            (45_000, "605"),
+            (50_000, "644"),
+            (65_000, "692"),
+            (80_000, "739"),
+        ),
+        hoechstgebuehr=Decimal("786"),
+    ),
+    km_satz=Decimal("0.42"),
+    abwesenheitsgeld=(Decimal("30.00"), Decimal("50.00"), Decimal("80.00")),
+    pauschale_anteil=Decimal("0.20"),
+    pauschale_hoechstbetrag=Decimal("20.00"),
+)
+
+VERSIONS = (RVG_2021, RVG_2025)
+
+
+def version_for(auftragsdatum: date) -> RvgVersion:
+    """The RVG version for a mandate given on ``auftragsdatum`` (§ 60 Abs. 1 RVG).
+
+    Raises RvgError for mandates before 2021-01-01.
+    """
+    passende = [version for version in VERSIONS if version.gueltig_ab <= auftragsdatum]
+    if not passende:
+        raise RvgError(FEHLER_DATUM.format(datum=f"{auftragsdatum:%d.%m.%Y}"))
+    return passende[-1]
+
+
+@dataclass(frozen=True)
+class VvNummer:
+    """A value-based fee of the Vergütungsverzeichnis with its rate frame."""
+
+    vv: str
+    label: str
+    satz_von: Decimal
+    satz_bis: Decimal
+    regelsatz: Decimal
+    angelegenheit: Angelegenheit | None  # None: Teil 1 fees arise in the Angelegenheit they belong to
+    schwelle: Decimal | None = None  # Nr. 2300: more than this only if umfangreich oder schwierig
+    erhoehungsfaehig: bool = False  # Nr. 1008 raises Verfahrens- and Geschäftsgebühren
+
+
+def _fest(vv: str, label: str, satz: str, angelegenheit: Angelegenheit | None, *, erhoehungsfaehig: bool = False) -> VvNummer:
+    return VvNummer(vv, label, Decimal(satz), Decimal(satz), Decimal(satz), angelegenheit, erhoehungsfaehig=erhoehungsfaehig)
+
+
+VV: dict[str, VvNummer] = {
+    nummer.vv: nummer
+    for nummer in (
+        _fest("1000", "Einigungsgebühr", "1.5", None),
+        _fest("1003", "Einigungsgebühr (gerichtliches Verfahren anhängig)", "1.0", None),
+        VvNummer(
+            "2300",
+            "Geschäftsgebühr",
+            satz_von=Decimal("0.5"),
+            satz_bis=Decimal("2.5"),
+            regelsatz=Decimal("1.3"),
+            angelegenheit=Angelegenheit.AUSSERGERICHTLICH,
+            schwelle=Decimal("1.3"),
+            erhoehungsfaehig=True,
+        ),
+        _fest("3100", "Verfahrensgebühr", "1.3", Angelegenheit.ERSTER_RECHTSZUG, erhoehungsfaehig=True),
+        _fest("3104", "Terminsgebühr", "1.2", Angelegenheit.ERSTER_RECHTSZUG),
+        _fest("3200", "Verfahrensgebühr Berufung", "1.6", Angelegenheit.BERUFUNG, erhoehungsfaehig=True),
+        _fest("3202", "Terminsgebühr Berufung", "1.2", Angelegenheit.BERUFUNG),
+        _fest(
+            "3305", "Verfahrensgebühr Mahnverfahren (Antragsteller)", "1.0", Angelegenheit.MAHNVERFAHREN, erhoehungsfaehig=True
+        ),
+        _fest(
+            "3307",
+            "Verfahrensgebühr Mahnverfahren (Antragsgegner, Widerspruch)",
+            "0.5",
+            Angelegenheit.MAHNVERFAHREN,
+            erhoehungsfaehig=True,
+        ),
+    )
+}
+
+ERHOEHUNG_JE_AUFTRAGGEBER = Decimal("0.3")  # Nr. 1008 VV RVG
+ERHOEHUNG_HOECHSTENS = Decimal("2.0")  # Anm. Abs. 3 zu Nr. 1008 VV RVG
+ANRECHNUNG_HOECHSTENS = Decimal("0.75")  # Vorbem. 3 Abs. 4 Satz 1 VV RVG
+UST_REGELSATZ = Decimal("0.19")  # § 12 Abs. 1 UStG, Nr. 7008 VV RVG
+
+# Anrechnung targets in procedural order: the Geschäftsgebühr is credited against the first
+# Verfahrensgebühr of the court proceedings; the Mahnverfahren fee against that of the Rechtsstreit.
+_GERICHTLICHE_VERFAHRENSGEBUEHREN = ("3305", "3307", "3100")
+_MAHNVERFAHREN_ZIEL = "3100"
+
+
+@dataclass(frozen=True)
+class PositionRequest:
+    """A fee position to calculate.
+
+    ``rate`` defaults to the usual rate (Nr. 2300: 1.3); ``value`` defaults to the calculation's
+    Gegenstandswert; ``angelegenheit`` is only needed to override where an Einigungsgebühr belongs.
+    """
+
+    vv: str
+    rate: Decimal | None = None
+    value: Decimal | None = None
+    umfangreich_oder_schwierig: bool = False
+    angelegenheit: Angelegenheit | None = None
+
+
+@dataclass(frozen=True)
+class AnrechnungRequest:
+    """An earlier Geschäftsgebühr (Nr. 2300, billed separately) to credit against this court case.
+
+    ``rate`` is that fee's rate including any Nr. 1008 increase; ``value`` is the value of the part of
+    the matter that went into the court case (default: value of the Verfahrensgebühr);
+    ``auftragsdatum`` is the date of the earlier mandate (default: this calculation's Auftragsdatum).
+    """
+
+    rate: Decimal
+    value: Decimal | None = None
+    auftragsdatum: date | None = None
+
+
+@dataclass(frozen=True)
+class Position:
+    """One line of the calculation; Anrechnung lines carry negative amounts."""
+
+    vv: str
+    label: str
+    amount: Decimal
+    rate: Decimal | None = None
+    value: Decimal | None = None
+    angelegenheit: Angelegenheit | None = None
+
+
+@dataclass(frozen=True)
+class Calculation:
+    """Result of ``calculate``: fee lines, Anrechnungen, Auslagen and totals in EUR."""
+
+    version: str
+    version_label: str
+    table: str
+    auftragsdatum: date
+    positions: tuple[Position, ...]
+    anrechnungen: tuple[Position, ...]
+    auslagen: tuple[Position, ...]
+    fees: Decimal
+    anrechnung: Decimal
+    auslagenpauschale: Decimal
+    auslagen_total: Decimal
+    net: Decimal
+    ust_rate: Decimal
+    ust: Decimal
+    gross: Decimal
+
+
+@dataclass(frozen=True, eq=False)
+class _Gebuehr:
+    """A calculated fee including its Nr. 1008 increase, kept for Anrechnung and Nr. 7002.
+
+    Compared by identity so that two equal fees stay separate Anrechnung targets."""
+
+    vv: str
+    rate: Decimal
+    value: Decimal
+    amount: Decimal
+    angelegenheit: Angelegenheit
+
+
+def _decimal(wert: object, feld: str) -> Decimal:
+    try:
+        return als_decimal(wert, feld=feld)
+    except ValueError as fehler:
+        raise RvgError(str(fehler)) from None
+
+
+def _wert(wert: object) -> Decimal:
+    ergebnis = _decimal(wert, "Gegenstandswert")
+    if ergebnis <= 0:
+        raise RvgError(FEHLER_WERT.format(wert=format_euro(ergebnis)))
+    return ergebnis
+
+
+def _satz(satz: object) -> Decimal:
+    ergebnis = _decimal(satz, "Gebührensatz")
+    if ergebnis <= 0:
+        raise RvgError(FEHLER_SATZ.format(satz=format_zahl(ergebnis)))
+    return ergebnis
+
+
+def einfache_gebuehr(value: Decimal, *, on: date, pkh: bool = False) -> Decimal:
+    """The 1.0 fee for ``value`` under the version in force on ``on`` (§ 13 or, with ``pkh``, § 49 RVG)."""
+    return version_for(on).einfache_gebuehr(_wert(value), pkh=pkh)
+
+
+def gebuehr(value: Decimal, rate: Decimal, *, on: date, pkh: bool = False) -> Decimal:
+    """``rate`` times the 1.0 fee for ``value``, rounded to cents, at least 15 EUR.
+
+    Example: ``gebuehr(Decimal(5000), Decimal("1.3"), on=date(2025, 6, 1))`` → ``Decimal("460.85")``.
+    Raises RvgError for values or rates ≤ 0 and mandates before 2021.
+    """
+    return version_for(on).gebuehr(_wert(value), _satz(rate), pkh=pkh)
+
+
+def validate_rate(vv: str, rate: Decimal | None = None, *, umfangreich_oder_schwierig: bool = False) -> Decimal:
+    """The rate to use for Nr. ``vv``: the usual rate if none is given, else the checked rate.
+
+    Raises RvgError for unknown numbers, out-of-frame rates and a Geschäftsgebühr above 1.3 that
+    is not marked as umfangreich oder schwierig.
+    """
+    if vv == "1008":
+        raise RvgError(FEHLER_1008)
+    nummer = VV.get(vv)
+    if nummer is None:
+        raise RvgError(FEHLER_UNBEKANNT.format(vv=vv, verfuegbar=", ".join(VV)))
+    if rate is None:
+        return nummer.regelsatz
+    satz = _satz(rate)
+    if nummer.satz_von == nummer.satz_bis and satz != nummer.satz_von:
+        raise RvgError(
+            FEHLER_FESTER_SATZ.format(
+                vv=vv, bezeichnung=nummer.label, satz=format_zahl(nummer.satz_von), angegeben=format_zahl(satz)
+            )
+        )
+    if not nummer.satz_von <= satz <= nummer.satz_bis:
+        raise RvgError(
+            FEHLER_RAHMEN.format(
+                angegeben=format_zahl(satz),
+                vv=vv,
+                bezeichnung=nummer.label,
+                von=format_zahl(nummer.satz_von),
+                bis=format_zahl(nummer.satz_bis),
+            )
+        )
+    if nummer.schwelle is not None and satz > nummer.schwelle and not umfangreich_oder_schwierig:
+        raise RvgError(FEHLER_SCHWELLE.format(schwelle=format_zahl(nummer.schwelle)))
+    return satz
+
+
+def erhoehung(auftraggeber: int) -> Decimal:
+    """The Nr. 1008 increase for ``auftraggeber`` clients: 0.3 per additional client, at most 2.0."""
+    if isinstance(auftraggeber, bool) or not isinstance(auftraggeber, int) or auftraggeber < 1:
+        raise RvgError(FEHLER_AUFTRAGGEBER.format(anzahl=auftraggeber))
+    return min(ERHOEHUNG_JE_AUFTRAGGEBER * (auftraggeber - 1), ERHOEHUNG_HOECHSTENS)
+
+
+def _angelegenheit(request: PositionRequest, nummer: VvNummer, requests: Sequence[PositionRequest]) -> Angelegenheit:
+    if request.angelegenheit is not None:
+        return request.angelegenheit
+    if nummer.angelegenheit is not None:
+        return nummer.angelegenheit
+    vorhanden = {VV[r.vv].angelegenheit for r in requests if r.vv in VV}
+    if nummer.vv == "1000" and Angelegenheit.AUSSERGERICHTLICH in vorhanden:
+        return Angelegenheit.AUSSERGERICHTLICH
+    gerichtlich = [angelegenheit for angelegenheit in _GERICHTLICH if angelegenheit in vorhanden]
+    if gerichtlich:
+        return gerichtlich[-1]
+    return Angelegenheit.AUSSERGERICHTLICH if nummer.vv == "1000" else Angelegenheit.ERSTER_RECHTSZUG
+
+
+def _abwesenheitsgeld(version: RvgVersion, stunden: Decimal) -> Decimal:
+    bis_4, bis_8, ueber_8 = version.abwesenheitsgeld
+    if stunden <= 4:
+        return bis_4
+    if stunden <= 8:
+        return bis_8
+    return ueber_8
+
+
+def calculate(
+    *,
+    gegenstandswert: Decimal,
+    auftragsdatum: date,
+    positions: Sequence[PositionRequest],
+    auftraggeber: int = 1,
+    anrechnung: bool | AnrechnungRequest = True,
+    pkh: bool = False,
+    auslagenpauschale: bool = True,
+    km: Decimal | None = None,
+    abwesenheit_stunden: Sequence[Decimal] = (),
+    ust_rate: Decimal = UST_REGELSATZ,
+) -> Calculation:
+    """Calculate a lawyer's fee note (Kostenrechnung) under the RVG.
+
+    - ``positions``: value-based fees (Nrn. 1000, 1003, 2300, 3100, 3104, 3200, 3202, 3305, 3307).
+    - ``auftraggeber`` > 1 adds the Nr. 1008 increase to each Geschäfts- and Verfahrensgebühr.
+    - ``anrechnung``: True credits a Geschäftsgebühr among ``positions`` against the first court
+      Verfahrensgebühr (half its rate, at most 0.75, on the value that went into court) and a
+      Mahnverfahren fee fully against Nr. 3100; an ``AnrechnungRequest`` credits an earlier,
+      separately billed Geschäftsgebühr instead; False credits nothing.
+    - ``pkh``: fees from the Staatskasse (§ 49 RVG table above 4,000 EUR).
+    - Nr. 7002 is charged once per Angelegenheit (20 % of its fees before Anrechnung, at most 20 EUR);
+      ``km`` adds Nr. 7003, each entry of ``abwesenheit_stunden`` (one per day) adds Nr. 7005.
+    - ``ust_rate`` (Nr. 7008) applies to the net total; use 0 if no USt is charged.
+
+    Raises RvgError with a German message for invalid input.
+    """
+    version = version_for(auftragsdatum)
+    wert = _wert(gegenstandswert)
+    if not positions:
+        raise RvgError(FEHLER_KEINE_POSITIONEN)
+    zuschlag = erhoehung(auftraggeber)
+    ust_satz = _decimal(ust_rate, "Umsatzsteuersatz")
+    if not 0 <= ust_satz < 1:
+        raise RvgError(FEHLER_UST.format(satz=format_zahl(ust_satz)))
+
+    zeilen: list[Position] = []
+    gebuehren: list[_Gebuehr] = []
+    for request in positions:
+        satz = validate_rate(request.vv, request.rate, umfangreich_oder_schwierig=request.umfangreich_oder_schwierig)
+        nummer = VV[request.vv]
+        positionswert = wert if request.value is None else _wert(request.value)
+        angelegenheit = _angelegenheit(request, nummer, positions)
+        betrag = version.gebuehr(positionswert, satz, pkh=pkh)
+        zeilen.append(Position(nummer.vv, nummer.label, betrag, satz, positionswert, angelegenheit))
+        gesamtsatz, gesamtbetrag = satz, betrag
+        if nummer.erhoehungsfaehig and zuschlag > 0:
+            gesamtsatz = satz + zuschlag
+            gesamtbetrag = version.gebuehr(positionswert, gesamtsatz, pkh=pkh)
+            weitere = auftraggeber - 1
+            zeilen.append(
+                Position(
+                    "1008",
+                    f"Erhöhung für {weitere} weitere{'n' if weitere == 1 else ''} Auftraggeber zu Nr. {nummer.vv}",
+                    gesamtbetrag - betrag,
+                    zuschlag,
+                    positionswert,
+                    angelegenheit,
+                )
+            )
+        gebuehren.append(_Gebuehr(nummer.vv, gesamtsatz, positionswert, gesamtbetrag, angelegenheit))
+
+    anrechnungen = _anrechnungen(version, gebuehren, anrechnung, pkh=pkh) if anrechnung is not False else []
+    auslagen = _auslagen(version, gebuehren, auslagenpauschale=auslagenpauschale, km=km, stunden=abwesenheit_stunden)
+
+    summe_gebuehren = sum((zeile.amount for zeile in zeilen), Decimal("0.00"))
+    summe_anrechnung = sum((zeile.amount for zeile in anrechnungen), Decimal("0.00"))
+    summe_auslagen = sum((zeile.amount for zeile in auslagen), Decimal("0.00"))
+    pauschale = sum((zeile.amount for zeile in auslagen if zeile.vv == "7002"), Decimal("0.00"))
+    netto = summe_gebuehren + summe_anrechnung + summe_auslagen
+    ust = runde_cent(netto * ust_satz)
+    tabelle = version.tabellenname(max(g.value for g in gebuehren), pkh=pkh)
+    return Calculation(
+        version=version.key,
+        version_label=version.label,
+        table=tabelle,
+        auftragsdatum=auftragsdatum,
+        positions=tuple(zeilen),
+        anrechnungen=tuple(anrechnungen),
+        auslagen=tuple(auslagen),
+        fees=summe_gebuehren,
+        anrechnung=summe_anrechnung,
+        auslagenpauschale=pauschale,
+        auslagen_total=summe_auslagen,
+        net=netto,
+        ust_rate=ust_satz,
+        ust=ust,
+        gross=netto + ust,
+    )
+
+
+def _anrechnungen(
+    version: RvgVersion, gebuehren: list[_Gebuehr], anrechnung: bool | AnrechnungRequest, *, pkh: bool
+) -> list[Position]:
+    verbleibend = {gebuehr_: gebuehr_.amount for gebuehr_ in gebuehren}
+    zeilen: list[Position] = []
+
+    def anrechnen(ziel: _Gebuehr, satz: Decimal, wert: Decimal, anrechnungsversion: RvgVersion, vv: str, label: str) -> None:
+        betrag = min(runde_cent(anrechnungsversion.einfache_gebuehr(wert, pkh=pkh) * satz), verbleibend[ziel])
+        verbleibend[ziel] -= betrag
+        zeilen.append(Position(vv, label, -betrag, satz, wert, ziel.angelegenheit))
+
+    gerichtlich = [g for vv in _GERICHTLICHE_VERFAHRENSGEBUEHREN for g in gebuehren if g.vv == vv]
+    ziel = gerichtlich[0] if gerichtlich else None
+    if isinstance(anrechnung, AnrechnungRequest):
+        if ziel is None:
+            raise RvgError(FEHLER_ANRECHNUNG_ZIEL)
+        geschaeftsgebuehr_satz = _satz(anrechnung.rate)
+        wert = ziel.value if anrechnung.value is None else _wert(anrechnung.value)
+        fruehere_version = version if anrechnung.auftragsdatum is None else version_for(anrechnung.auftragsdatum)
+        satz = min(geschaeftsgebuehr_satz / 2, ANRECHNUNG_HOECHSTENS)
+        anrechnen(ziel, satz, wert, fruehere_version, "Vorbem. 3 Abs. 4", _anrechnungslabel(geschaeftsgebuehr_satz, ziel))
+    elif ziel is not None:
+        for quelle in (g for g in gebuehren if g.vv == "2300"):
+            satz = min(quelle.rate / 2, ANRECHNUNG_HOECHSTENS)
+            wert = min(quelle.value, ziel.value)
+            anrechnen(ziel, satz, wert, version, "Vorbem. 3 Abs. 4", _anrechnungslabel(quelle.rate, ziel))
+    rechtsstreit = next((g for g in gebuehren if g.vv == _MAHNVERFAHREN_ZIEL), None)
+    if rechtsstreit is not None:
+        for quelle in (g for g in gebuehren if g.vv in ("3305", "3307")):
+            anrechnen(
+                rechtsstreit,
+                quelle.rate,
+                min(quelle.value, rechtsstreit.value),
+                version,
+                f"Anm. zu {quelle.vv}",
+                f"Anrechnung der Verfahrensgebühr Nr. {quelle.vv} auf Nr. {rechtsstreit.vv} (Anm. zu Nr. {quelle.vv} VV RVG)",
+            )
+    return zeilen
+
+
+def _anrechnungslabel(geschaeftsgebuehr_satz: Decimal, ziel: _Gebuehr) -> str:
+    return (
+        f"Anrechnung der Geschäftsgebühr ({format_zahl(geschaeftsgebuehr_satz)}) zur Hälfte, höchstens 0,75, "
+        f"auf Nr. {ziel.vv} (Vorbem. 3 Abs. 4 VV RVG)"
+    )
+
+
+def _auslagen(
+    version: RvgVersion,
+    gebuehren: list[_Gebuehr],
+    *,
+    auslagenpauschale: bool,
+    km: Decimal | None,
+    stunden: Sequence[Decimal],
+) -> list[Position]:
+    zeilen: list[Position] = []
+    if auslagenpauschale:
+        summen: dict[Angelegenheit, Decimal] = {}
+        for gebuehr_ in gebuehren:
+            summen[gebuehr_.angelegenheit] = summen.get(gebuehr_.angelegenheit, Decimal("0.00")) + gebuehr_.amount
+        for angelegenheit, summe in summen.items():
+            betrag = min(runde_cent(summe * version.pauschale_anteil), version.pauschale_hoechstbetrag)
+            zeilen.append(
+                Position(
+                    "7002",
+                    f"Pauschale für Post- und Telekommunikationsentgelte – {angelegenheit.label}",
+                    betrag,
+                    angelegenheit=angelegenheit,
+                )
+            )
+    if km is not None:
+        kilometer = _decimal(km, "Kilometer")
+        if kilometer < 0:
+            raise RvgError(FEHLER_KM.format(km=format_zahl(kilometer)))
+        if kilometer > 0:
+            zeilen.append(
+                Position(
+                    "7003",
+                    f"Fahrtkosten eigenes Kfz: {format_zahl(kilometer)} km × {format_euro(version.km_satz)}",
+                    runde_cent(kilometer * version.km_satz),
+                )
+            )
+    for eintrag in stunden:
+        dauer = _decimal(eintrag, "Abwesenheitsdauer")
+        if dauer <= 0:
+            raise RvgError(FEHLER_STUNDEN.format(stunden=format_zahl(dauer)))
+        zeilen.append(
+            Position(
+                "7005",
+                f"Tage- und Abwesenheitsgeld ({format_zahl(dauer)} Stunden)",
+                _abwesenheitsgeld(version, dauer),
+            )
+        )
+    return zeilen
+
+
+def describe(calculation: Calculation) -> str:
+    """A plain German fee note for display and for the assistant."""
+    zeilen = [f"Kostenberechnung nach {calculation.version_label}, Tabelle: {calculation.table}"]
+    for position in (*calculation.positions, *calculation.anrechnungen, *calculation.auslagen):
+        satz = f"{format_zahl(position.rate)} " if position.rate is not None else ""
+        wert = f" (Wert {format_euro(position.value)})" if position.value is not None else ""
+        kennung = f"Nr. {position.vv}" if position.vv[0].isdigit() else position.vv
+        zeilen.append(f"{kennung}: {satz}{position.label}{wert}: {format_euro(position.amount)}")
+    zeilen.append(f"Zwischensumme netto: {format_euro(calculation.net)}")
+    zeilen.append(f"Umsatzsteuer {format_zahl(calculation.ust_rate * 100)} % (Nr. 7008): {format_euro(calculation.ust)}")
+    zeilen.append(f"Gesamtbetrag: {format_euro(calculation.gross)}")
+    zeilen.append(f"Auftragsdatum: {format_datum(calculation.auftragsdatum)}")
+    return "\n".join(zeilen)

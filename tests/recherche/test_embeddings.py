@@ -1,0 +1,81 @@
+import pytest
+
+from recherche.embeddings import (
+    EmbeddingUnavailable,
+    LocalE5Backend,
+    OllamaBackend,
+    OpenAIBackend,
+    ServerBackendConfig,
+    get_backend,
+)
+
+
+def test_local_backend_gives_normalised_384_vectors_with_e5_prefixes():
+    backend = LocalE5Backend()
+    query = backend.embed_query("Kündigung wegen Eigenbedarf")
+    passages = backend.embed_passages(["Der Vermieter benötigt die Wohnung für sich.", "Die Kaution ist zu verzinsen."])
+    assert len(query) == 384 and len(passages) == 2
+    assert sum(x * x for x in query) == pytest.approx(1.0, abs=1e-3)
+    related = sum(a * b for a, b in zip(query, passages[0], strict=True))
+    unrelated = sum(a * b for a, b in zip(query, passages[1], strict=True))
+    assert related > unrelated
+
+
+def test_ollama_backend_speaks_api_embed_over_http(scripted_server):
+    scripted_server.routes["/api/embed"] = lambda body: (
+        200,
+        {"model": body["model"], "embeddings": [[0.1, 0.2, 0.3] for _ in body["input"]]},
+    )
+    backend = OllamaBackend(
+        ServerBackendConfig(
+            model="nomic-embed-text",
+            dim=3,
+            base_url=scripted_server.url,
+            query_prefix="search_query: ",
+            passage_prefix="search_document: ",
+        )
+    )
+    assert backend.embed_passages(["a", "b"]) == [[0.1, 0.2, 0.3], [0.1, 0.2, 0.3]]
+    assert backend.embed_query("frage") == [0.1, 0.2, 0.3]
+    assert scripted_server.requests[0].body == {
+        "model": "nomic-embed-text",
+        "input": ["search_document: a", "search_document: b"],
+    }
+    assert scripted_server.requests[1].body["input"] == ["search_query: frage"]
+    assert backend.name == "ollama:nomic-embed-text"
+
+
+def test_openai_backend_speaks_v1_embeddings_over_http(scripted_server):
+    scripted_server.routes["/v1/embeddings"] = lambda body: (
+        200,
+        {
+            "object": "list",
+            "model": body["model"],
+            "data": [{"object": "embedding", "index": i, "embedding": [float(i), 1.0]} for i, _ in enumerate(body["input"])],
+            "usage": {"prompt_tokens": 1, "total_tokens": 1},
+        },
+    )
+    backend = OpenAIBackend(ServerBackendConfig(model="e5", dim=2, base_url=scripted_server.url + "/v1", query_prefix="query: "))
+    assert backend.embed_passages(["x", "y"]) == [[0.0, 1.0], [1.0, 1.0]]
+    assert backend.embed_query("z") == [0.0, 1.0]
+    assert scripted_server.requests[-1].body["input"] == ["query: z"]
+
+
+def test_server_errors_wrong_dimensions_and_outages_become_embedding_unavailable(scripted_server):
+    scripted_server.routes["/api/embed"] = lambda body: (500, {"error": "model not loaded"})
+    broken = OllamaBackend(ServerBackendConfig(model="m", dim=3, base_url=scripted_server.url, timeout=5))
+    with pytest.raises(EmbeddingUnavailable):
+        broken.embed_query("x")
+    scripted_server.routes["/api/embed"] = lambda body: (200, {"embeddings": [[1.0, 2.0]]})
+    with pytest.raises(EmbeddingUnavailable, match="2 statt 3"):
+        broken.embed_query("x")
+    down = OpenAIBackend(ServerBackendConfig(model="m", dim=3, base_url="http://127.0.0.1:9/v1", timeout=2))
+    with pytest.raises(EmbeddingUnavailable):
+        down.embed_query("x")
+
+
+def test_get_backend_follows_settings(settings):
+    assert isinstance(get_backend(), LocalE5Backend)
+    settings.HELENA_EMBEDDINGS = {**settings.HELENA_EMBEDDINGS, "BACKEND": "ollama", "MODEL": "bge-m3", "DIM": 1024}
+    backend = get_backend()
+    assert isinstance(backend, OllamaBackend) and backend.dim == 1024 and backend.name == "ollama:bge-m3"

@@ -1,0 +1,115 @@
+import json
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from recherche.embeddings import LocalE5Backend
+from recherche.models import Chunk, Gesetz, Muster, Norm, Urteil
+from recherche.services import chunks_embed_pending, split_text
+
+pytestmark = pytest.mark.django_db
+DATA = Path(__file__).resolve().parents[2] / "recherche" / "data"
+MINI = Path(__file__).resolve().parent / "data"
+
+
+def test_ingest_gesetze_is_idempotent_and_reembeds_only_changed_text(tmp_path):
+    target = tmp_path / "testg.md"
+    target.write_text((MINI / "testg.md").read_text(encoding="utf-8"), encoding="utf-8")
+    out = StringIO()
+    call_command("ingest_gesetze", str(tmp_path), stdout=out)
+    assert "TestG: 6 Normen" in out.getvalue()
+    gesetz = Gesetz.objects.get(abkuerzung="TestG")
+    assert gesetz.stand.startswith("Zuletzt geändert durch")
+    assert Norm.objects.filter(gesetz=gesetz, aufgehoben=True).count() == 2
+    chunks = Chunk.objects.filter(kind="NORM", norm__gesetz=gesetz)
+    assert chunks.count() == 4  # repealed norms are not indexed
+    assert not chunks.filter(embedding__isnull=True).exists()
+    model = LocalE5Backend.name
+    assert set(chunks.values_list("embedding_model", flat=True)) == {model}
+    before = {c.norm.nummer: (c.pk, c.content_hash) for c in chunks.select_related("norm")}
+
+    again = StringIO()
+    call_command("ingest_gesetze", str(tmp_path), stdout=again)
+    assert "testg.md: unverändert" in again.getvalue()
+    assert "0 Abschnitte eingebettet" in again.getvalue()
+
+    target.write_text(target.read_text(encoding="utf-8").replace("um einen Monat", "um zwei Monate"), encoding="utf-8")
+    changed = StringIO()
+    call_command("ingest_gesetze", str(tmp_path), stdout=changed)
+    assert "0 neu, 1 geändert, 3 unverändert, 0 entfernt" in changed.getvalue()
+    assert "1 Abschnitte eingebettet" in changed.getvalue()
+    after = {c.norm.nummer: (c.pk, c.content_hash) for c in chunks.select_related("norm")}
+    assert after["1"] == before["1"]
+    assert after["1a"][0] == before["1a"][0] and after["1a"][1] != before["1a"][1]
+    assert "zwei Monate" in Norm.objects.get(gesetz=gesetz, nummer="1a").text
+
+
+def test_embedding_uses_the_vector_cache_instead_of_the_model(tmp_path):
+    from recherche.services import embed_input
+    from recherche.vector_cache import VectorCache
+
+    call_command("ingest_gesetze", str(MINI), "--no-embed", verbosity=0)
+    chunk = Chunk.objects.filter(kind="NORM").first()
+    marker = [0.5] * 384
+
+    class Refusing(LocalE5Backend):
+        def embed_passages(self, texts):
+            raise AssertionError(f"model called for {texts!r}")
+
+    cache = VectorCache({chunk.content_hash: __import__("numpy").array(marker, dtype="float16")})
+    done = chunks_embed_pending(backend=Refusing(), cache=cache, chunk_ids=[chunk.pk])
+    chunk.refresh_from_db()
+    assert done == 1
+    assert list(chunk.embedding) == pytest.approx(marker)
+    assert embed_input(chunk).startswith("§ 1 TestG")
+
+
+def test_ingest_muster_ships_at_least_twenty_with_placeholders():
+    call_command("ingest_muster", str(DATA / "muster"), "--no-embed", verbosity=0)
+    assert Muster.objects.count() >= 20
+    assert Muster.objects.filter(kanzlei_eigen=True).exists() and Muster.objects.filter(kanzlei_eigen=False).exists()
+    klage = Muster.objects.get(slug="klageerwiderung")
+    assert "gericht" in klage.platzhalter
+    for name in ("Klageerwiderung", "Mahnschreiben", "Fristverlängerungsantrag", "Deckungsanfrage"):
+        assert Muster.objects.filter(name__icontains=name).exists(), name
+    assert Chunk.objects.filter(kind="MUSTER").count() >= Muster.objects.count()
+
+
+def test_ingest_urteile_reads_open_legal_data_format_and_keeps_demo_labels():
+    call_command("ingest_urteile", str(DATA / "urteile"), "--no-embed", verbosity=0)
+    assert Urteil.objects.count() == 12
+    for urteil in Urteil.objects.all():
+        assert urteil.gericht.startswith("DEMO – ") and "fiktive Entscheidung" in urteil.gericht
+        assert "DEMO" in urteil.aktenzeichen
+        assert urteil.text.startswith("Fiktive Demo-Entscheidung")
+        assert urteil.leitsatz
+    call_command("ingest_urteile", str(DATA / "urteile"), "--no-embed", verbosity=0)
+    assert Urteil.objects.count() == 12
+
+
+def test_ingest_urteile_reports_broken_lines(tmp_path):
+    path = tmp_path / "kaputt.jsonl"
+    good = {
+        "id": 1,
+        "court": {"name": "AG Test"},
+        "date": "2024-01-02",
+        "file_number": "1 C 1/24",
+        "type": "Urteil",
+        "content": "<p>Text</p>",
+    }
+    path.write_text(json.dumps(good) + "\n{kein json\n", encoding="utf-8")
+    err = StringIO()
+    with pytest.raises(CommandError):
+        call_command("ingest_urteile", str(path), "--no-embed", stderr=err)
+    assert "kaputt.jsonl:2" in err.getvalue()
+    assert Urteil.objects.filter(aktenzeichen="1 C 1/24").exists()
+
+
+def test_split_text_respects_size_and_overlap():
+    text = " ".join(f"Satz {i} über die Frist." for i in range(400))
+    pieces = split_text(text, size=500, overlap=100)
+    assert all(len(p) <= 500 for p in pieces)
+    assert pieces[0][-50:] in text and len(pieces) > 10
+    assert split_text("") == [] and split_text("kurz") == ["kurz"]

@@ -1,0 +1,46 @@
+from pathlib import Path
+
+from recherche.gesetze_parser import parse_file, parse_gesetz
+
+MINI = Path(__file__).resolve().parent / "data" / "testg.md"
+SHIPPED = Path(__file__).resolve().parents[2] / "recherche" / "data" / "gesetze"
+
+
+def test_parses_front_matter_stand_structure_and_norms():
+    gesetz = parse_file(MINI)
+    assert (gesetz.abkuerzung, gesetz.slug, gesetz.titel) == ("TestG", "testg", "Gesetz zur Erprobung der Suche")
+    assert gesetz.stand == "Zuletzt geändert durch Art. 1 G v. 1.2.2021 I 99"
+    assert [n.nummer for n in gesetz.normen] == ["1", "1a", "2 bis 4", "5", "6", "1"]
+    first = gesetz.normen[0]
+    assert first.titel == "Beginn der Kündigungsfrist"
+    assert first.gliederung == "Abschnitt 1 - Allgemeines › Unterabschnitt 1 - Fristen"
+    assert first.text == (
+        "(1) Die Kündigungsfrist beginnt mit dem Zugang der Kündigung.\n\n"
+        "(2) Sie endet mit dem Ablauf des letzten Tages der Frist."
+    )
+    assert [n.aufgehoben for n in gesetz.normen] == [False, False, True, True, False, False]
+    raeumung = gesetz.normen[4]
+    assert raeumung.gliederung == "Abschnitt 2 - Schlussvorschriften"
+    anlage = gesetz.normen[5]
+    assert (anlage.art, anlage.nummer, anlage.titel) == ("Anlage", "1", "Gebührentabelle")
+    assert "| 500 | 49 |" in anlage.text  # the empty heading continues the annex
+
+
+def test_grundgesetz_articles_and_year_suffix_in_abbreviation():
+    gg = parse_gesetz(
+        "---\njurabk: GG\nslug: gg\n---\n# GG\n\n## I. - Die Grundrechte\n\n"
+        "### Art 1\n\n(1) Die Würde des Menschen ist unantastbar.\n"
+    )
+    assert [(n.art, n.nummer) for n in gg.normen] == [("Art.", "1")]
+    gkg = parse_gesetz("---\njurabk: GKG 2004\nslug: gkg_2004\n---\n# GKG\n")
+    assert gkg.abkuerzung == "GKG"
+
+
+def test_every_shipped_statute_parses_with_norms():
+    for path in sorted(SHIPPED.glob("*.md")):
+        if path.name == "README.md":
+            continue
+        gesetz = parse_file(path)
+        assert gesetz.normen, path.name
+        assert gesetz.abkuerzung and gesetz.slug
+        assert len({n.position for n in gesetz.normen}) == len(gesetz.normen)

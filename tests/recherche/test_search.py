@@ -1,0 +1,151 @@
+import pytest
+
+from akten.models import Role
+from recherche.models import Chunk
+from recherche.search import parse_citations, search_dokumente, search_muster, search_normen, search_urteile
+from tests.factories import AkteFactory, BeteiligterFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def ollama_down(settings):
+    """The configured embedding backend is an Ollama that does not answer."""
+    settings.HELENA_EMBEDDINGS = {
+        **settings.HELENA_EMBEDDINGS,
+        "BACKEND": "ollama",
+        "MODEL": "m",
+        "DIM": 384,
+        "BASE_URL": "http://127.0.0.1:9",
+        "TIMEOUT": 2,
+    }
+
+
+def test_citation_parser_variants(shipped_gesetze):
+    assert parse_citations("§ 573c BGB") == [("§", "573c", "BGB")]
+    assert parse_citations("§§ 187, 188 BGB") == [("§", "187", "BGB"), ("§", "188", "BGB")]
+    assert parse_citations("Art. 1 GG und Art 20 GG") == [("Art.", "1", "GG"), ("Art.", "20", "GG")]
+    assert parse_citations("573c BGB") == [("§", "573c", "BGB")]
+    assert parse_citations("§ 573 Abs. 2 Nr. 2 BGB") == [("§", "573", "BGB")]
+    assert parse_citations("§§ 4 bis 6 KSchG") == [("§", "4", "KSchG"), ("§", "5", "KSchG"), ("§", "6", "KSchG")]
+    assert parse_citations("§ 12 XYZ") == []  # unknown statute
+    assert parse_citations("Kündigung wegen Eigenbedarf") == []
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("§ 573c BGB", ["§ 573c BGB"]),
+        ("§§ 187, 188 BGB", ["§ 187 BGB", "§ 188 BGB"]),
+        ("Art. 1 GG", ["Art. 1 GG"]),
+        ("573c BGB", ["§ 573c BGB"]),
+    ],
+)
+def test_citations_come_first_and_exact(shipped_gesetze, query, expected):
+    result = search_normen(query=query, limit=5)
+    assert [r["zitat"] for r in result.results[: len(expected)]] == expected
+    first = result.results[0]
+    assert first["exakt"] and first["url"].startswith("https://www.gesetze-im-internet.de/")
+    assert set(first) >= {"gesetz", "nummer", "ueberschrift", "snippet", "score", "url", "reader_url"}
+
+
+def test_official_urls():
+    from recherche.models import Gesetz, Norm
+
+    bgb = Gesetz(abkuerzung="BGB", slug="bgb", titel="BGB")
+    gg = Gesetz(abkuerzung="GG", slug="gg", titel="GG")
+    assert Norm(gesetz=bgb, art="§", nummer="573c").official_url == "https://www.gesetze-im-internet.de/bgb/__573c.html"
+    assert Norm(gesetz=gg, art="Art.", nummer="1").official_url == "https://www.gesetze-im-internet.de/gg/art_1.html"
+
+
+def test_eigenbedarf_question_and_citation_both_find_573(shipped_gesetze):
+    natural = search_normen(query="Kündigung Eigenbedarf", limit=5)
+    assert not natural.fallback
+    assert "§ 573 BGB" in [r["zitat"] for r in natural.results]
+    assert search_normen(query="§ 573 BGB", limit=1).results[0]["zitat"] == "§ 573 BGB"
+
+
+def test_repealed_norms_are_never_returned(shipped_gesetze):
+    result = search_normen(query="weggefallen", limit=20, mode="fulltext")
+    assert all("weggefallen" not in r["ueberschrift"] for r in result.results)
+    assert search_normen(query="§ 10 BGB", limit=3).results[0]["zitat"] != "§ 10 BGB"  # § 10 BGB is repealed
+
+
+def test_filter_by_law(shipped_gesetze):
+    result = search_normen(query="Frist Kündigung", gesetz="KSchG", limit=5)
+    assert result.results and all(r["gesetz"] == "KSchG" for r in result.results)
+
+
+def test_backend_down_falls_back_to_full_text_and_says_so(shipped_gesetze, ollama_down):
+    result = search_normen(query="Kündigungsfrist Wohnraum", limit=5)
+    assert result.fallback
+    assert "nur aus der Volltextsuche" in result.hinweis
+    assert result.results
+
+
+def test_urteile_and_muster_search(db):
+    from django.core.management import call_command
+
+    from tests.recherche.conftest import DATA
+
+    call_command("ingest_urteile", str(DATA / "urteile"), verbosity=0)
+    call_command("ingest_muster", str(DATA / "muster"), verbosity=0)
+    urteile = search_urteile(query="Eigenbedarf Kündigung Vermieter", limit=3)
+    assert urteile.results and "DEMO" in urteile.results[0]["zitat"]
+    assert search_urteile(query="Kündigung", rechtsgebiet="Arbeitsrecht", limit=10).results
+    assert all(
+        r["rechtsgebiet"] == "Arbeitsrecht" for r in search_urteile(query="Kündigung", rechtsgebiet="Arbeitsrecht").results
+    )
+    muster = search_muster(query="Mahnung offene Rechnung Zahlungserinnerung", limit=3)
+    assert any("Mahn" in r["name"] for r in muster.results)
+    assert muster.results[0]["platzhalter"]
+
+
+def _upload(api_client, akte, text, name="brief.txt", **extra):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    return api_client.post(
+        "/api/dokumente/",
+        {"akte": akte.pk, "datei": SimpleUploadedFile(name, text.encode(), content_type="text/plain"), **extra},
+        format="multipart",
+    )
+
+
+def test_uploaded_document_is_searchable_for_those_who_see_its_akte_and_nobody_else(
+    api_client, django_capture_on_commit_callbacks
+):
+    owner = UserFactory(role=Role.ANWALT)
+    akte = AkteFactory(anwalt=owner)
+    api_client.force_login(owner)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = _upload(api_client, akte, "Der Gegner beruft sich auf eine Schimmelbildung im Badezimmer seit März.")
+    assert response.status_code == 201
+    chunk = Chunk.objects.get(dokument_id=response.json()["id"])
+    assert chunk.akte_id == akte.pk and chunk.embedding_model  # indexed and embedded (task ran inline in tests)
+
+    found = search_dokumente(user=owner, query="Schimmel im Bad")
+    assert [r["id"] for r in found.results] == [response.json()["id"]]
+    assert found.results[0]["aktenzeichen"] == akte.aktenzeichen
+
+    stranger = UserFactory(role=Role.ANWALT)
+    assert search_dokumente(user=stranger, query="Schimmel im Bad").results == []
+    assert search_dokumente(user=stranger, query="Schimmelbildung Badezimmer", mode="fulltext").results == []
+    assert Chunk.objects.visible_to(stranger).filter(kind="DOKUMENT").count() == 0
+    admin = UserFactory(role=Role.ADMIN)
+    assert search_dokumente(user=admin, query="Schimmel").results
+
+
+def test_mandant_finds_only_released_documents(api_client, django_capture_on_commit_callbacks):
+    owner = UserFactory(role=Role.ANWALT)
+    mandant = UserFactory(role=Role.MANDANT)
+    akte = AkteFactory(anwalt=owner)
+    BeteiligterFactory(akte=akte, kontakt=mandant.kontakt, rolle="MANDANT")
+    api_client.force_login(owner)
+    with django_capture_on_commit_callbacks(execute=True):
+        internal = _upload(api_client, akte, "Interner Vermerk zur Vergleichsbereitschaft", "vermerk.txt").json()["id"]
+        released = _upload(
+            api_client, akte, "Sachstandsbericht zur Vergleichsbereitschaft", "bericht.txt", mandant_sichtbar=True
+        ).json()["id"]
+    found = {r["id"] for r in search_dokumente(user=mandant, query="Vergleichsbereitschaft").results}
+    assert found == {released}
+    assert internal not in found
