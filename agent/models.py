@@ -1,0 +1,327 @@
+"""Helena's runs, their events, conversations and the admin-editable configuration of the engine.
+
+The engine core (agent/runtime.py and friends) is plain async Python; these models are what the
+Django side persists around it: every run with its honest final status, every event in order
+(so a reconnecting browser can replay), every tool call (audit), and the configuration that
+admins edit (tiers, caps, rate limits, the role × tool matrix).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from akten.models import Akte, Role
+
+
+class Conversation(models.Model):
+    """A chat thread of one user, optionally about one Akte."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name=_("Benutzer"), on_delete=models.CASCADE, related_name="conversations"
+    )
+    akte = models.ForeignKey(
+        Akte, verbose_name=_("Akte"), on_delete=models.SET_NULL, null=True, blank=True, related_name="conversations"
+    )
+    title = models.CharField(_("Titel"), max_length=200, default="Neues Gespräch")
+    created_at = models.DateTimeField(_("angelegt"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("zuletzt aktiv"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("Gespräch")
+        verbose_name_plural = _("Gespräche")
+        ordering = ["-updated_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"Gespräch {self.pk}: {self.title}"
+
+
+class Message(models.Model):
+    """One turn of a conversation: the user's question or Helena's final answer."""
+
+    class Role(models.TextChoices):
+        USER = "USER", _("Benutzer")
+        ASSISTANT = "ASSISTANT", _("Helena")
+
+    conversation = models.ForeignKey(Conversation, verbose_name=_("Gespräch"), on_delete=models.CASCADE, related_name="messages")
+    role = models.CharField(_("Rolle"), max_length=10, choices=Role.choices)
+    text = models.TextField(_("Text"))
+    run = models.ForeignKey(
+        "AgentRun", verbose_name=_("Lauf"), on_delete=models.SET_NULL, null=True, blank=True, related_name="messages"
+    )
+    created_at = models.DateTimeField(_("Zeitpunkt"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("Nachricht")
+        verbose_name_plural = _("Nachrichten")
+        ordering = ["conversation", "created_at", "pk"]
+
+    def __str__(self) -> str:
+        return f"{self.get_role_display()} in Gespräch {self.conversation_id}"
+
+
+class AgentRun(models.Model):
+    class Mode(models.TextChoices):
+        INLINE = "INLINE", _("Inline")
+        BACKGROUND = "BACKGROUND", _("Hintergrund")
+
+    class Status(models.TextChoices):
+        PENDING = "PENDING", _("wartet")
+        RUNNING = "RUNNING", _("läuft")
+        DONE = "DONE", _("fertig")
+        CAP_REACHED = "CAP_REACHED", _("Schrittlimit erreicht")
+        TIMEOUT = "TIMEOUT", _("Zeitlimit erreicht")
+        STALLED = "STALLED", _("festgefahren")
+        CANCELLED = "CANCELLED", _("abgebrochen")
+        FAILED = "FAILED", _("fehlgeschlagen")
+        RATE_LIMITED = "RATE_LIMITED", _("Anfragelimit erreicht")
+
+    ACTIVE_STATUSES = ("PENDING", "RUNNING")
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name=_("Benutzer"), on_delete=models.PROTECT, related_name="agent_runs"
+    )
+    akte = models.ForeignKey(
+        "akten.Akte", verbose_name=_("Akte"), on_delete=models.SET_NULL, null=True, blank=True, related_name="agent_runs"
+    )
+    conversation = models.ForeignKey(
+        Conversation, verbose_name=_("Gespräch"), on_delete=models.SET_NULL, null=True, blank=True, related_name="runs"
+    )
+    task = models.TextField(_("Auftrag"), blank=True)
+    mode = models.CharField(_("Modus"), max_length=10, choices=Mode.choices, default=Mode.INLINE)
+    status = models.CharField(_("Status"), max_length=12, choices=Status.choices, default=Status.PENDING)
+    finish_reason = models.CharField(_("Grund des Endes"), max_length=200, blank=True)
+    error = models.TextField(_("Fehlermeldung"), blank=True)
+    answer = models.TextField(_("Antwort"), blank=True)
+    tier = models.PositiveSmallIntegerField(_("Stufe"), null=True, blank=True)
+    model_name = models.CharField(_("Modell"), max_length=200, blank=True)
+    max_steps = models.PositiveSmallIntegerField(_("Schrittlimit"), default=5)
+    timeout_seconds = models.PositiveIntegerField(_("Zeitlimit (s)"), default=30)
+    steps_used = models.PositiveSmallIntegerField(_("Schritte"), default=0)
+    model_calls = models.PositiveIntegerField(_("Modellaufrufe"), default=0)
+    tool_calls = models.PositiveIntegerField(_("Werkzeugaufrufe"), default=0)
+    tokens_in = models.PositiveIntegerField(_("Tokens (Eingabe)"), default=0)
+    tokens_out = models.PositiveIntegerField(_("Tokens (Ausgabe)"), default=0)
+    # The engine's transcript (messages as sent to the model), kept so that a run at the inline
+    # cap can continue in the background from exactly where it stopped.
+    transcript = models.JSONField(_("Verlauf für das Modell"), default=list, blank=True)
+    cancel_requested = models.BooleanField(_("Abbruch angefordert"), default=False)
+    continued_from = models.ForeignKey(
+        "self",
+        verbose_name=_("fortgesetzt aus"),
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="continuations",
+    )
+    worker_id = models.CharField(_("Worker"), max_length=100, blank=True)
+    heartbeat_at = models.DateTimeField(_("letztes Lebenszeichen"), null=True, blank=True)
+    created_at = models.DateTimeField(_("angelegt"), auto_now_add=True)
+    started_at = models.DateTimeField(_("gestartet"), null=True, blank=True)
+    finished_at = models.DateTimeField(_("beendet"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("Helena-Lauf")
+        verbose_name_plural = _("Helena-Läufe")
+        ordering = ["-created_at", "-pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(status__in=["PENDING", "RUNNING"]) | Q(finished_at__isnull=False),
+                name="agentrun_finished_has_timestamp",
+            ),
+            models.CheckConstraint(condition=Q(tier__isnull=True) | Q(tier__in=[1, 2, 3]), name="agentrun_tier_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Lauf {self.pk} ({self.get_status_display()})"
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in self.ACTIVE_STATUSES
+
+
+class AgentStep(models.Model):
+    """One event of a run, in order (`seq` increases per run). Persisted before it is sent."""
+
+    run = models.ForeignKey(AgentRun, verbose_name=_("Lauf"), on_delete=models.CASCADE, related_name="steps")
+    seq = models.PositiveIntegerField(_("Reihenfolge"))
+    type = models.CharField(_("Ereignis"), max_length=40)
+    payload = models.JSONField(_("Inhalt"), default=dict)
+    created_at = models.DateTimeField(_("Zeitpunkt"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("Schritt")
+        verbose_name_plural = _("Schritte")
+        ordering = ["run", "seq"]
+        constraints = [models.UniqueConstraint(fields=["run", "seq"], name="agentstep_seq_unique")]
+
+    def __str__(self) -> str:
+        return f"Lauf {self.run_id} #{self.seq} {self.type}"
+
+
+class ToolCallAudit(models.Model):
+    """One row per executed tool call (cache hits included). Never holds document text."""
+
+    run = models.ForeignKey(AgentRun, verbose_name=_("Lauf"), on_delete=models.CASCADE, null=True, blank=True, related_name="audits")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("Benutzer"), on_delete=models.PROTECT, related_name="+")
+    akte = models.ForeignKey(Akte, verbose_name=_("Akte"), on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    tool = models.CharField(_("Werkzeug"), max_length=60)
+    call_id = models.CharField(_("Aufruf-ID"), max_length=100, blank=True)
+    arguments = models.JSONField(_("Argumente (kanonisch)"), default=dict)
+    summary = models.CharField(_("Ergebnis (kurz)"), max_length=200, blank=True)
+    ok = models.BooleanField(_("erfolgreich"), default=True)
+    cached = models.BooleanField(_("aus Zwischenspeicher"), default=False)
+    duration_ms = models.PositiveIntegerField(_("Dauer (ms)"), default=0)
+    created_at = models.DateTimeField(_("Zeitpunkt"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("Werkzeugaufruf")
+        verbose_name_plural = _("Werkzeugaufrufe (Audit)")
+        ordering = ["-created_at", "-pk"]
+        indexes = [models.Index(fields=["tool", "created_at"]), models.Index(fields=["user", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.tool} ({'ok' if self.ok else 'Fehler'}) Lauf {self.run_id}"
+
+
+class ToolPermission(models.Model):
+    """The role × tool matrix: a row per (role, tool); a missing row means not allowed."""
+
+    role = models.CharField(_("Rolle"), max_length=20, choices=Role.choices)
+    tool = models.CharField(_("Werkzeug"), max_length=60)
+    allowed = models.BooleanField(_("erlaubt"), default=False)
+
+    class Meta:
+        verbose_name = _("Werkzeugrecht")
+        verbose_name_plural = _("Rollen × Werkzeuge")
+        ordering = ["tool", "role"]
+        constraints = [models.UniqueConstraint(fields=["role", "tool"], name="toolpermission_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.get_role_display()} · {self.tool}: {'ja' if self.allowed else 'nein'}"
+
+
+class TierConfig(models.Model):
+    """A model tier: 1 small local, 2 big local, 3 cloud (opt-in, needs a signed agreement)."""
+
+    class Provider(models.TextChoices):
+        OLLAMA = "OLLAMA", _("Ollama")
+        OPENAI = "OPENAI", _("OpenAI-kompatibel")
+
+    tier = models.PositiveSmallIntegerField(
+        _("Stufe"), unique=True, validators=[MinValueValidator(1), MaxValueValidator(3)]
+    )
+    name = models.CharField(_("Bezeichnung"), max_length=100)
+    provider = models.CharField(_("Anbieter"), max_length=10, choices=Provider.choices, default=Provider.OLLAMA)
+    model = models.CharField(_("Modell"), max_length=200)
+    base_url = models.CharField(_("Basis-URL"), max_length=300)
+    api_key_env = models.CharField(
+        _("Umgebungsvariable des API-Schlüssels"), max_length=100, blank=True, help_text=_("Der Schlüssel selbst steht nie in der Datenbank.")
+    )
+    context_window = models.PositiveIntegerField(_("Kontextfenster (Tokens)"), default=8192)
+    timeout_seconds = models.PositiveIntegerField(_("Zeitlimit je Anfrage (s)"), default=60)
+    enabled = models.BooleanField(_("aktiv"), default=False)
+    is_cloud = models.BooleanField(_("Cloud-Modell"), default=False)
+    cloud_agreement_on_file = models.BooleanField(
+        _("Vereinbarung nach § 43e BRAO / Art. 28 DSGVO liegt vor"), default=False
+    )
+    cloud_task_types = models.JSONField(
+        _("erlaubte Aufgabentypen (Cloud)"),
+        default=list,
+        blank=True,
+        help_text=_("Leer: alle Aufgaben. Sonst z. B. [\"SCHRIFTSATZ\"]."),
+    )
+    pseudonymize = models.BooleanField(_("Mandantendaten pseudonymisieren"), default=False)
+    updated_at = models.DateTimeField(_("geändert"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("Modellstufe")
+        verbose_name_plural = _("Modellstufen")
+        ordering = ["tier"]
+        constraints = [
+            models.CheckConstraint(
+                condition=~Q(enabled=True, is_cloud=True, cloud_agreement_on_file=False), name="tier_cloud_needs_agreement"
+            ),
+            models.CheckConstraint(condition=Q(tier__gte=1, tier__lte=3), name="tier_range"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Stufe {self.tier}: {self.name} ({self.model})"
+
+    def clean(self) -> None:
+        if self.enabled and self.is_cloud and not self.cloud_agreement_on_file:
+            raise ValidationError(
+                {"cloud_agreement_on_file": _("Ein Cloud-Modell darf nur mit Vereinbarung (§ 43e BRAO / Art. 28 DSGVO) aktiv sein.")}
+            )
+
+
+class EngineConfig(models.Model):
+    """Caps and switches of the engine; one row (pk=1), created with the defaults on first use."""
+
+    inline_max_steps = models.PositiveSmallIntegerField(_("Schrittlimit inline"), default=5, validators=[MinValueValidator(1)])
+    inline_timeout_seconds = models.PositiveIntegerField(_("Zeitlimit inline (s)"), default=30, validators=[MinValueValidator(1)])
+    background_max_steps = models.PositiveSmallIntegerField(
+        _("Schrittlimit Hintergrund"), default=20, validators=[MinValueValidator(1)]
+    )
+    background_timeout_seconds = models.PositiveIntegerField(
+        _("Zeitlimit Hintergrund (s)"), default=180, validators=[MinValueValidator(1)]
+    )
+    max_tokens_per_run = models.PositiveIntegerField(_("Tokenlimit je Lauf"), default=200_000)
+    llm_classifier = models.BooleanField(_("LLM-Klassifikator (Stufe 1) statt Regeln"), default=False)
+    updated_at = models.DateTimeField(_("geändert"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("Engine-Einstellungen")
+        verbose_name_plural = _("Engine-Einstellungen")
+
+    def __str__(self) -> str:
+        return "Engine-Einstellungen"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        self.pk = 1
+        super().save(*args, **kwargs)
+
+    @classmethod
+    def load(cls) -> EngineConfig:
+        obj, _created = cls.objects.get_or_create(pk=1)
+        return obj
+
+
+class RateLimit(models.Model):
+    """Runs per user per hour, per role."""
+
+    role = models.CharField(_("Rolle"), max_length=20, choices=Role.choices, unique=True)
+    runs_per_hour = models.PositiveIntegerField(_("Läufe je Stunde"))
+
+    class Meta:
+        verbose_name = _("Anfragelimit")
+        verbose_name_plural = _("Anfragelimits")
+        ordering = ["role"]
+
+    def __str__(self) -> str:
+        return f"{self.get_role_display()}: {self.runs_per_hour}/h"
+
+
+class ConfigChange(models.Model):
+    """Who changed which configuration row, when, from what to what."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("Benutzer"), on_delete=models.PROTECT, related_name="+")
+    model = models.CharField(_("Bereich"), max_length=60)
+    object_repr = models.CharField(_("Objekt"), max_length=200)
+    before = models.JSONField(_("vorher"), default=dict, blank=True)
+    after = models.JSONField(_("nachher"), default=dict, blank=True)
+    created_at = models.DateTimeField(_("Zeitpunkt"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("Konfigurationsänderung")
+        verbose_name_plural = _("Konfigurationsänderungen")
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"{self.model} {self.object_repr} ({self.created_at:%d.%m.%Y %H:%M})"
