@@ -20,6 +20,9 @@ from django.utils.translation import gettext_lazy as _
 from akten.models import Akte, Role
 
 
+CLOUD_NEEDS_AGREEMENT = _("Ein Cloud-Modell darf nur mit Vereinbarung (§ 43e BRAO / Art. 28 DSGVO) aktiv sein.")
+
+
 class Conversation(models.Model):
     """A chat thread of one user, optionally about one Akte."""
 
@@ -168,7 +171,9 @@ class AgentStep(models.Model):
 class ToolCallAudit(models.Model):
     """One row per executed tool call (cache hits included). Never holds document text."""
 
-    run = models.ForeignKey(AgentRun, verbose_name=_("Lauf"), on_delete=models.CASCADE, null=True, blank=True, related_name="audits")
+    run = models.ForeignKey(
+        AgentRun, verbose_name=_("Lauf"), on_delete=models.CASCADE, null=True, blank=True, related_name="audits"
+    )
     user = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("Benutzer"), on_delete=models.PROTECT, related_name="+")
     akte = models.ForeignKey(Akte, verbose_name=_("Akte"), on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
     tool = models.CharField(_("Werkzeug"), max_length=60)
@@ -214,28 +219,27 @@ class TierConfig(models.Model):
         OLLAMA = "OLLAMA", _("Ollama")
         OPENAI = "OPENAI", _("OpenAI-kompatibel")
 
-    tier = models.PositiveSmallIntegerField(
-        _("Stufe"), unique=True, validators=[MinValueValidator(1), MaxValueValidator(3)]
-    )
+    tier = models.PositiveSmallIntegerField(_("Stufe"), unique=True, validators=[MinValueValidator(1), MaxValueValidator(3)])
     name = models.CharField(_("Bezeichnung"), max_length=100)
     provider = models.CharField(_("Anbieter"), max_length=10, choices=Provider.choices, default=Provider.OLLAMA)
     model = models.CharField(_("Modell"), max_length=200)
     base_url = models.CharField(_("Basis-URL"), max_length=300)
     api_key_env = models.CharField(
-        _("Umgebungsvariable des API-Schlüssels"), max_length=100, blank=True, help_text=_("Der Schlüssel selbst steht nie in der Datenbank.")
+        _("Umgebungsvariable des API-Schlüssels"),
+        max_length=100,
+        blank=True,
+        help_text=_("Der Schlüssel selbst steht nie in der Datenbank."),
     )
     context_window = models.PositiveIntegerField(_("Kontextfenster (Tokens)"), default=8192)
     timeout_seconds = models.PositiveIntegerField(_("Zeitlimit je Anfrage (s)"), default=60)
     enabled = models.BooleanField(_("aktiv"), default=False)
     is_cloud = models.BooleanField(_("Cloud-Modell"), default=False)
-    cloud_agreement_on_file = models.BooleanField(
-        _("Vereinbarung nach § 43e BRAO / Art. 28 DSGVO liegt vor"), default=False
-    )
+    cloud_agreement_on_file = models.BooleanField(_("Vereinbarung nach § 43e BRAO / Art. 28 DSGVO liegt vor"), default=False)
     cloud_task_types = models.JSONField(
         _("erlaubte Aufgabentypen (Cloud)"),
         default=list,
         blank=True,
-        help_text=_("Leer: alle Aufgaben. Sonst z. B. [\"SCHRIFTSATZ\"]."),
+        help_text=_('Leer: alle Aufgaben. Sonst z. B. ["SCHRIFTSATZ"].'),
     )
     pseudonymize = models.BooleanField(_("Mandantendaten pseudonymisieren"), default=False)
     updated_at = models.DateTimeField(_("geändert"), auto_now=True)
@@ -257,7 +261,11 @@ class TierConfig(models.Model):
     def clean(self) -> None:
         if self.enabled and self.is_cloud and not self.cloud_agreement_on_file:
             raise ValidationError(
-                {"cloud_agreement_on_file": _("Ein Cloud-Modell darf nur mit Vereinbarung (§ 43e BRAO / Art. 28 DSGVO) aktiv sein.")}
+                {
+                    "cloud_agreement_on_file": _(
+                        "Ein Cloud-Modell darf nur mit Vereinbarung (§ 43e BRAO / Art. 28 DSGVO) aktiv sein."
+                    )
+                }
             )
 
 

@@ -12,13 +12,13 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel
 
 if TYPE_CHECKING:
-    from akten.models import Akte, User
     from agent.models import AgentRun
+    from akten.models import Akte, User
 
 
 class CancelToken:
@@ -85,3 +85,19 @@ class Tool:
     cross_akte: bool = False
     # offered only when this returns True (e.g. search_web needs a configured backend)
     available: Callable[[], bool] = lambda: True
+
+
+class ToolBox(Protocol):
+    """The tools one run may use: what the engine offers the model and how it executes a call.
+
+    Built by the registry for a ToolContext (role filter applied). `execute` never raises: every
+    problem (unknown or forbidden tool, invalid arguments, access, exceptions) is an error result.
+    """
+
+    def schemas(self) -> list[dict[str, Any]]:
+        """OpenAI-format function specs of the offered tools ({"type": "function", "function": {...}})."""
+        ...
+
+    def names(self) -> set[str]: ...
+
+    async def execute(self, name: str, arguments: dict[str, Any], *, call_id: str = "") -> ToolResult: ...

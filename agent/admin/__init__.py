@@ -1,0 +1,3 @@
+"""Admin for the agent app, one module per area (runs, tools, configuration)."""
+
+from . import runs  # noqa: F401
