@@ -8,6 +8,7 @@ subclasses, so the router can decide between retry, escalation and failure.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -83,3 +84,65 @@ class LLMClient(Protocol):
         """One model call. `tools` are OpenAI-format function specs (None: tools disabled).
         With `on_delta`, the provider streams and calls it with each text fragment."""
         ...
+
+
+def parse_arguments(value: Any) -> tuple[dict[str, Any] | None, str]:
+    """Normalise tool-call arguments as a server sent them (a JSON string or an object).
+
+    Returns `(arguments, raw)`: `arguments` is the dict when the value is a JSON object, else None,
+    and `raw` keeps the original text so the response guard can repair it."""
+    if isinstance(value, dict):
+        return dict(value), json.dumps(value, ensure_ascii=False)
+    if value is None:
+        return {}, ""
+    raw = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    if not raw.strip():
+        return {}, raw
+    try:
+        parsed = json.loads(raw)
+    except (json.JSONDecodeError, TypeError):
+        return None, raw
+    return (parsed, raw) if isinstance(parsed, dict) else (None, raw)
+
+
+def message_arguments(call: dict[str, Any]) -> dict[str, Any]:
+    """The arguments of an OpenAI-shaped tool call in a transcript message, as a dict."""
+    arguments, _ = parse_arguments((call.get("function") or {}).get("arguments"))
+    return arguments or {}
+
+
+def assistant_message(response: LLMResponse) -> Message:
+    """The transcript message for a model response (OpenAI shape, arguments as a JSON string)."""
+    message: Message = {"role": "assistant", "content": response.text or ""}
+    if response.tool_calls:
+        message["tool_calls"] = [
+            {
+                "id": call.id,
+                "type": "function",
+                "function": {
+                    "name": call.name,
+                    "arguments": json.dumps(call.arguments, ensure_ascii=False)
+                    if call.arguments is not None
+                    else call.raw_arguments,
+                },
+            }
+            for call in response.tool_calls
+        ]
+    return message
+
+
+_OVERFLOW_MARKERS = (
+    "context length",
+    "context window",
+    "context size",
+    "exceed_context_size",
+    "maximum context",
+    "too many tokens",
+    "prompt is too long",
+)
+
+
+def is_context_overflow(message: str) -> bool:
+    """Whether a server's error text says the prompt did not fit (OpenAI, vLLM, llama.cpp, Ollama)."""
+    text = message.lower()
+    return any(marker in text for marker in _OVERFLOW_MARKERS) and ("exceed" in text or "too" in text or "maximum" in text)

@@ -1,0 +1,181 @@
+"""Ollama through its native `/api/chat` (the `ollama` AsyncClient), with tools and streaming.
+
+`options.num_ctx` is always sent: Ollama's default window is small and it truncates an over-long
+prompt silently, so the window configured for the tier is the one the budget counts against.
+Ollama's HTTP 500 "error parsing tool call" (its parser choked on the model's output) becomes
+`LLMToolParserError`, which the router retries once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterable
+from typing import Any
+
+import httpx
+import ollama
+
+from agent.llm.base import (
+    DeltaCallback,
+    LLMContextOverflow,
+    LLMError,
+    LLMHTTPError,
+    LLMResponse,
+    LLMTimeout,
+    LLMToolParserError,
+    LLMUnavailable,
+    Message,
+    ToolCall,
+    Usage,
+    is_context_overflow,
+    message_arguments,
+    parse_arguments,
+)
+
+DEFAULT_HOST = "http://127.0.0.1:11434"
+TOOL_PARSER_MARKER = "error parsing tool call"
+
+
+def to_ollama_messages(messages: Iterable[Message]) -> list[dict[str, Any]]:
+    """OpenAI-shaped transcript → Ollama messages: tool calls carry dict arguments and no ids,
+    tool results are role "tool" with the tool's name."""
+    names_by_id: dict[str, str] = {}
+    converted: list[dict[str, Any]] = []
+    for message in messages:
+        role = message["role"]
+        out: dict[str, Any] = {"role": role, "content": message.get("content") or ""}
+        if role == "assistant" and message.get("tool_calls"):
+            calls = []
+            for call in message["tool_calls"]:
+                function = call.get("function") or {}
+                names_by_id[call.get("id", "")] = function.get("name", "")
+                calls.append({"function": {"name": function.get("name", ""), "arguments": message_arguments(call)}})
+            out["tool_calls"] = calls
+        elif role == "tool":
+            name = message.get("name") or names_by_id.get(message.get("tool_call_id", ""), "")
+            if name:
+                out["tool_name"] = name
+        if message.get("images"):
+            out["images"] = message["images"]
+        converted.append(out)
+    return converted
+
+
+class OllamaClient:
+    provider = "ollama"
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        host: str | None = None,
+        context_window: int = 8192,
+        timeout: float = 60.0,
+        options: dict[str, Any] | None = None,
+        keep_alive: str | float | None = None,
+        is_demo: bool = False,
+    ) -> None:
+        self.model = model
+        self.host = (host or DEFAULT_HOST).rstrip("/")
+        self.context_window = context_window
+        self.timeout = timeout
+        self.options = dict(options or {})
+        self.keep_alive = keep_alive
+        self.is_demo = is_demo
+        self._client = ollama.AsyncClient(host=self.host, timeout=httpx.Timeout(timeout, connect=min(timeout, 5.0)))
+
+    def __repr__(self) -> str:
+        return f"OllamaClient(model={self.model!r}, host={self.host!r}, context_window={self.context_window})"
+
+    async def chat(
+        self,
+        messages: list[Message],
+        *,
+        tools: list[dict[str, Any]] | None = None,
+        on_delta: DeltaCallback | None = None,
+    ) -> LLMResponse:
+        request: dict[str, Any] = {
+            "model": self.model,
+            "messages": to_ollama_messages(messages),
+            "tools": tools or None,
+            "options": {**self.options, "num_ctx": self.context_window},
+        }
+        if self.keep_alive is not None:
+            request["keep_alive"] = self.keep_alive
+        try:
+            async with asyncio.timeout(self.timeout):
+                if on_delta is None:
+                    reply = await self._client.chat(**request, stream=False)
+                    return self._normalise(reply.message.content or "", list(reply.message.tool_calls or []), reply)
+                return await self._stream(request, on_delta)
+        except LLMError:
+            raise
+        except TimeoutError as exc:
+            raise LLMTimeout(f"Ollama ({self.model}) antwortete nicht innerhalb von {self.timeout:g} s") from exc
+        except Exception as exc:
+            raise map_ollama_error(exc, self.host) from exc
+
+    async def _stream(self, request: dict[str, Any], on_delta: DeltaCallback) -> LLMResponse:
+        text: list[str] = []
+        calls: list[Any] = []
+        last: Any = None
+        async for part in await self._client.chat(**request, stream=True):
+            content = part.message.content or ""
+            if content:
+                text.append(content)
+                await on_delta(content)
+            calls.extend(part.message.tool_calls or [])
+            last = part
+        return self._normalise("".join(text), calls, last)
+
+    def _normalise(self, text: str, calls: list[Any], reply: Any) -> LLMResponse:
+        tool_calls = []
+        for index, call in enumerate(calls, start=1):
+            arguments, raw = parse_arguments(call.function.arguments)
+            tool_calls.append(ToolCall(id=f"call_{index}", name=call.function.name, arguments=arguments, raw_arguments=raw))
+        done_reason = getattr(reply, "done_reason", None) or "stop"
+        return LLMResponse(
+            text=text,
+            tool_calls=tool_calls,
+            usage=Usage(
+                prompt_tokens=getattr(reply, "prompt_eval_count", None) or 0,
+                completion_tokens=getattr(reply, "eval_count", None) or 0,
+            ),
+            finish_reason="tool_calls" if tool_calls else done_reason,
+            model=getattr(reply, "model", None) or self.model,
+        )
+
+    async def list_models(self) -> list[str]:
+        """Model names the server has (`/api/tags`); raises LLMError like `chat`."""
+        try:
+            async with asyncio.timeout(self.timeout):
+                listing = await self._client.list()
+        except TimeoutError as exc:
+            raise LLMTimeout(f"Ollama unter {self.host} antwortete nicht") from exc
+        except Exception as exc:
+            raise map_ollama_error(exc, self.host) from exc
+        return [m.model or "" for m in listing.models]
+
+    async def aclose(self) -> None:
+        await self._client._client.aclose()
+
+
+def map_ollama_error(exc: BaseException, host: str) -> LLMError:
+    if isinstance(exc, ollama.ResponseError):
+        status = exc.status_code if exc.status_code > 0 else 500
+        message = str(exc.error)
+        if TOOL_PARSER_MARKER in message.lower():
+            return LLMToolParserError(status, message)
+        if is_context_overflow(message):
+            return LLMContextOverflow(message)
+        return LLMHTTPError(status, message)
+    if isinstance(exc, httpx.ConnectTimeout | httpx.ConnectError | ConnectionError | httpx.RemoteProtocolError | httpx.ReadError):
+        return LLMUnavailable(f"Ollama unter {host} ist nicht erreichbar: {exc}")
+    if isinstance(exc, httpx.TimeoutException):
+        return LLMTimeout(f"Zeitüberschreitung bei Ollama unter {host}")
+    if isinstance(exc, httpx.HTTPError):
+        return LLMUnavailable(f"Ollama unter {host}: {exc}")
+    if isinstance(exc, json.JSONDecodeError | ValueError):
+        return LLMHTTPError(502, f"Ungültige Antwort von Ollama: {exc}")
+    return LLMError(f"Ollama: {exc!r}")

@@ -1,0 +1,13 @@
+"""Fixtures of the agent tests. `scripted_llm` is a real local HTTP server speaking the Ollama and
+OpenAI protocols; its script format is documented in `tests/support/scripted_llm.py`."""
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.support.scripted_llm import ScriptedLLMServer, scripted_llm_server
+
+
+@pytest.fixture
+def scripted_llm() -> Iterator[ScriptedLLMServer]:
+    yield from scripted_llm_server()
