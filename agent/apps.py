@@ -1,6 +1,27 @@
+from typing import Any
+
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
+
+
+def _seed_tool_matrix(sender: Any, using: str = "default", **kwargs: Any) -> None:
+    """After `migrate`: create the role × tool rows that are missing, with their defaults."""
+    from django.db import connections
+
+    from .models import ToolPermission
+    from .registry import tool_matrix_ensure_defaults
+
+    if ToolPermission._meta.db_table in connections[using].introspection.table_names():
+        tool_matrix_ensure_defaults(using=using)
 
 
 class AgentConfig(AppConfig):
     name = "agent"
     verbose_name = "Helena (Agent)"
+
+    def ready(self) -> None:
+        from .registry import all_tools
+
+        # Import every tool module now: a broken tool stops the start-up instead of failing silently later.
+        all_tools()
+        post_migrate.connect(_seed_tool_matrix, sender=self, dispatch_uid="agent_seed_tool_matrix")

@@ -25,4 +25,5 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     *akten_pages,
     *recherche_pages,
+    path("", include("agent.urls")),
 ]

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from .models import AgentRun, AgentStep
+from ..models import AgentRun, AgentStep, ToolCallAudit
 
 
 class AgentStepInline(admin.TabularInline):
@@ -9,16 +9,45 @@ class AgentStepInline(admin.TabularInline):
     can_delete = False
     readonly_fields = ["seq", "type", "payload", "created_at"]
 
+    def has_add_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+        return False
+
+
+class ToolCallAuditInline(admin.TabularInline):
+    model = ToolCallAudit
+    extra = 0
+    can_delete = False
+    fields = ("created_at", "tool", "call_id", "arguments", "ok", "cached", "summary", "duration_ms")
+    readonly_fields = fields
+
+    def has_add_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+        return False
+
 
 @admin.register(AgentRun)
 class AgentRunAdmin(admin.ModelAdmin):
-    list_display = ["pk", "user", "akte", "mode", "status", "model_name", "created_at", "finished_at"]
+    """Runs with their steps and tool calls, read-only."""
+
+    list_display = ["pk", "user", "akte", "mode", "status", "model_name", "steps_used", "created_at", "finished_at"]
     list_filter = ["status", "mode", "created_at"]
     search_fields = ["user__email", "akte__aktenzeichen"]
+    list_select_related = ["user", "akte"]
     readonly_fields = [f.name for f in AgentRun._meta.fields]
-    inlines = [AgentStepInline]
+    inlines = [AgentStepInline, ToolCallAuditInline]
 
     def has_add_permission(self, request) -> bool:  # type: ignore[no-untyped-def]
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
         return False
 
     def get_queryset(self, request):  # type: ignore[no-untyped-def]

@@ -1,0 +1,169 @@
+"""Admin for the engine's configuration: tiers (with a connection test), caps and timeouts, rate
+limits, and the read-only log of every configuration change.
+
+Only the ADMIN role (or a superuser) may change configuration; every add, change and delete is
+recorded in ConfigChange with who, when, before and after.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from django.contrib import admin, messages
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import transaction
+from django.forms.models import model_to_dict
+from django.http import HttpRequest
+
+from ..models import ConfigChange, EngineConfig, RateLimit, TierConfig
+
+TEST_PROMPT = "Antworte nur mit dem Wort: bereit"
+TEST_TIMEOUT_SECONDS = 30
+MSG_TEST_OK = "Stufe {tier} ({model}): Antwort nach {ms} ms: „{answer}“"
+MSG_TEST_FAILED = "Stufe {tier} ({model}): keine Antwort – {error}"
+
+
+def _snapshot(obj: Any) -> dict[str, Any]:
+    data = model_to_dict(obj)
+    data["id"] = obj.pk
+    result: dict[str, Any] = json.loads(json.dumps(data, cls=DjangoJSONEncoder))
+    return result
+
+
+def config_change_record(*, user: Any, obj: Any, before: dict[str, Any], after: dict[str, Any]) -> ConfigChange:
+    change = ConfigChange(user=user, model=obj._meta.label, object_repr=str(obj)[:200], before=before, after=after)
+    change.full_clean()
+    change.save()
+    return change
+
+
+class ConfigAuditAdmin(admin.ModelAdmin):
+    """Changes only by ADMIN, each one recorded (in the same transaction as the change)."""
+
+    def _is_admin(self, request: HttpRequest) -> bool:
+        return bool(getattr(request.user, "is_admin_role", False) or request.user.is_superuser)
+
+    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return self._is_admin(request) or super().has_view_permission(request, obj)
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return self._is_admin(request) or super().has_module_permission(request)
+
+    def has_add_permission(self, request: HttpRequest, *args: Any) -> bool:
+        return self._is_admin(request)
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return self._is_admin(request)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return self._is_admin(request)
+
+    @transaction.atomic
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        before = {}
+        if change and obj.pk is not None:
+            previous = type(obj).objects.filter(pk=obj.pk).first()
+            before = _snapshot(previous) if previous is not None else {}
+        super().save_model(request, obj, form, change)
+        after = _snapshot(obj)
+        if before != after:
+            config_change_record(user=request.user, obj=obj, before=before, after=after)
+
+    @transaction.atomic
+    def delete_model(self, request: HttpRequest, obj: Any) -> None:
+        config_change_record(user=request.user, obj=obj, before=_snapshot(obj), after={})
+        super().delete_model(request, obj)
+
+    @transaction.atomic
+    def delete_queryset(self, request: HttpRequest, queryset: Any) -> None:
+        for obj in queryset:
+            config_change_record(user=request.user, obj=obj, before=_snapshot(obj), after={})
+        super().delete_queryset(request, queryset)
+
+
+async def _ask(client: Any) -> tuple[str, int]:
+    started = time.monotonic()
+    response = await asyncio.wait_for(
+        client.chat([{"role": "user", "content": TEST_PROMPT}], tools=None), timeout=TEST_TIMEOUT_SECONDS
+    )
+    return (response.text or "").strip()[:80], round((time.monotonic() - started) * 1000)
+
+
+def tier_connection_test(tier: TierConfig) -> tuple[bool, str]:
+    """Call the tier's model once; (ok, German message with the answer time)."""
+    from agent.llm.factory import client_for_tier
+
+    try:
+        answer, ms = async_to_sync(_ask)(client_for_tier(tier))
+    except Exception as exc:
+        return False, MSG_TEST_FAILED.format(tier=tier.tier, model=tier.model, error=str(exc)[:200] or type(exc).__name__)
+    return True, MSG_TEST_OK.format(tier=tier.tier, model=tier.model, ms=ms, answer=answer)
+
+
+@admin.register(TierConfig)
+class TierConfigAdmin(ConfigAuditAdmin):
+    list_display = ["tier", "name", "provider", "model", "base_url", "enabled", "is_cloud", "cloud_agreement_on_file"]
+    list_filter = ["enabled", "provider", "is_cloud"]
+    actions = ["test_connection"]
+
+    @admin.action(description="Verbindung testen")
+    def test_connection(self, request: HttpRequest, queryset: Any) -> None:
+        for tier in queryset.order_by("tier"):
+            ok, text = tier_connection_test(tier)
+            self.message_user(request, text, messages.SUCCESS if ok else messages.ERROR)
+
+    def get_actions(self, request: HttpRequest) -> dict[str, Any]:
+        actions = super().get_actions(request)
+        if not self._is_admin(request):
+            actions.pop("test_connection", None)
+        return actions
+
+
+@admin.register(EngineConfig)
+class EngineConfigAdmin(ConfigAuditAdmin):
+    list_display = [
+        "__str__",
+        "inline_max_steps",
+        "inline_timeout_seconds",
+        "background_max_steps",
+        "background_timeout_seconds",
+        "max_tokens_per_run",
+        "llm_classifier",
+    ]
+
+    def has_add_permission(self, request: HttpRequest, *args: Any) -> bool:
+        return self._is_admin(request) and not EngineConfig.objects.exists()
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(RateLimit)
+class RateLimitAdmin(ConfigAuditAdmin):
+    list_display = ["role", "runs_per_hour"]
+
+
+@admin.register(ConfigChange)
+class ConfigChangeAdmin(admin.ModelAdmin):
+    list_display = ["created_at", "user", "model", "object_repr"]
+    list_filter = ["model", "created_at"]
+    readonly_fields = ["user", "model", "object_repr", "before", "after", "created_at"]
+
+    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return bool(getattr(request.user, "is_admin_role", False)) or super().has_view_permission(request, obj)
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return bool(getattr(request.user, "is_admin_role", False)) or super().has_module_permission(request)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

@@ -1,0 +1,388 @@
+"""The chat websocket: thin. It validates each message, re-checks access, calls one service and
+delivers the run's persisted events (see agent/delivery.py for how events cross processes)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any, Literal
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.core.exceptions import PermissionDenied, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter
+from pydantic import ValidationError as PydanticValidationError
+
+from akten.models import Akte
+
+from . import selectors
+from .cards import answer_html, draft_cards
+from .delivery import akte_group, event_publish, run_group, tail_poll_seconds, user_group, user_notify_run
+from .models import AgentRun
+
+logger = logging.getLogger(__name__)
+
+MAX_FRAME_BYTES = 16 * 1024
+MAX_TEXT_CHARS = 8000
+RATE_WINDOW_SECONDS = 10.0
+RATE_MAX_MESSAGES = 20
+# Check the run's status every this many empty polls, for a run that ended without a final event.
+STATUS_CHECK_EVERY = 20
+
+ERR_TOO_LARGE = "Die Nachricht ist zu groß."
+ERR_INVALID = "Die Nachricht ist ungültig."
+ERR_RATE = "Zu viele Nachrichten in kurzer Zeit. Bitte warten Sie einen Moment."
+ERR_START_FAILED = "Helena konnte den Auftrag nicht annehmen. Bitte versuchen Sie es erneut."
+ERR_ACTION_FAILED = "Die Aktion ist fehlgeschlagen. Bitte versuchen Sie es erneut."
+ERR_NOT_ACTIVE = "Dieser Auftrag läuft nicht mehr."
+
+ENRICHED_EVENTS = frozenset({"draft.created", "run.finished", "run.failed", "run.cancelled", "run.cap_reached"})
+
+CLOSE_UNAUTHENTICATED = 4401
+CLOSE_ABUSE = 4429
+
+Id = Annotated[int, Field(gt=0, lt=2**63)]
+
+
+class _Incoming(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+
+class ChatSend(_Incoming):
+    type: Literal["chat.send"]
+    text: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_TEXT_CHARS)]
+    conversation: Id | None = None
+    akte: Id | None = None
+    mode: Literal["INLINE", "BACKGROUND"] | None = None
+
+
+class RunCancel(_Incoming):
+    type: Literal["run.cancel"]
+    run: Id
+
+
+class RunContinueBackground(_Incoming):
+    type: Literal["run.continue_background"]
+    run: Id
+
+
+class RunResume(_Incoming):
+    type: Literal["run.resume"]
+    run: Id
+    after_seq: Annotated[int, Field(ge=0, lt=2**31)] = 0
+
+
+class AkteWatch(_Incoming):
+    """Follow draft cards of an Akte (the Akte page and an Akte conversation show them)."""
+
+    type: Literal["akte.watch"]
+    akte: Id
+
+
+Incoming = Annotated[ChatSend | RunCancel | RunContinueBackground | RunResume | AkteWatch, Field(discriminator="type")]
+incoming_adapter: TypeAdapter[Any] = TypeAdapter(Incoming)
+
+# Inline runs outlive the socket that started them (a reload must not kill the answer); the set
+# keeps a reference so the tasks are not garbage-collected while they run.
+_inline_runs: set[asyncio.Task[Any]] = set()
+
+
+def german_error(exc: BaseException, default: str) -> str:
+    """A user-facing German message for an expected error; never a stack trace."""
+    if isinstance(exc, selectors.NotFound):
+        return str(exc)
+    if isinstance(exc, ValidationError):
+        return " ".join(str(m) for m in exc.messages) or default
+    if isinstance(exc, PermissionDenied) and str(exc):
+        return str(exc)
+    message = getattr(exc, "user_message", None) or getattr(exc, "message", None)
+    if isinstance(message, str) and message and getattr(exc, "is_user_facing", True) and type(exc).__module__.startswith("agent"):
+        return message
+    return default
+
+
+class _RunTail:
+    """Delivers one run's events to one socket, in seq order, each exactly once."""
+
+    def __init__(self, consumer: ChatConsumer, run_id: int, after_seq: int) -> None:
+        self.consumer = consumer
+        self.run_id = run_id
+        self.last_seq = after_seq
+        self.wake = asyncio.Event()
+        self.lock = asyncio.Lock()
+        self.done = False
+        self.task: asyncio.Task[None] | None = None
+
+    async def deliver(self, event: dict[str, Any]) -> bool:
+        """Send `event` if it is the next one; False when there is a gap to fill from the database."""
+        async with self.lock:
+            seq = int(event.get("seq", 0))
+            if seq <= self.last_seq:
+                return True
+            if seq != self.last_seq + 1:
+                return False
+            await self.consumer.send_json(event)
+            self.last_seq = seq
+            self.consumer.seen[self.run_id] = seq
+            if event.get("type") in selectors.TERMINAL_EVENTS:
+                self.done = True
+            return True
+
+    async def run(self) -> None:
+        poll = tail_poll_seconds()
+        empty_polls = 0
+        while not self.done:
+            events = await database_sync_to_async(selectors.run_steps_after)(run_id=self.run_id, after_seq=self.last_seq)
+            for event in events:
+                await self.deliver(await self.consumer.enrich(event))
+            if events:
+                empty_polls = 0
+                continue
+            empty_polls += 1
+            if empty_polls % STATUS_CHECK_EVERY == 0 and not await self._still_active():
+                # Ended without a final event (e.g. a crashed worker): read the rest once more.
+                for event in await database_sync_to_async(selectors.run_steps_after)(run_id=self.run_id, after_seq=self.last_seq):
+                    await self.deliver(await self.consumer.enrich(event))
+                break
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.wake.wait(), timeout=poll)
+            self.wake.clear()
+        await self.consumer.tail_finished(self)
+
+    @database_sync_to_async
+    def _still_active(self) -> bool:
+        return AgentRun.objects.filter(pk=self.run_id, status__in=AgentRun.ACTIVE_STATUSES).exists()
+
+
+class ChatConsumer(AsyncJsonWebsocketConsumer):
+    """`/ws/helena/`: one socket per tab. Groups: the user's (new runs, draft cards without Akte),
+    one per watched run, one per watched Akte (draft cards)."""
+
+    user: Any
+    tails: dict[int, _RunTail]
+    seen: dict[int, int]
+    groups_joined: set[str]
+    recent: deque[float]
+
+    async def connect(self) -> None:
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated or not user.is_active:
+            await self.close(code=CLOSE_UNAUTHENTICATED)
+            return
+        self.user = user
+        self.tails = {}
+        self.seen = {}
+        self.groups_joined = set()
+        self.recent = deque()
+        await self._join(user_group(user.pk))
+        await self.accept()
+        await self.send_json({"type": "hello", "user": user.pk})
+
+    async def disconnect(self, code: int) -> None:
+        for tail in list(getattr(self, "tails", {}).values()):
+            if tail.task is not None:
+                tail.task.cancel()
+        for group in list(getattr(self, "groups_joined", set())):
+            await self.channel_layer.group_discard(group, self.channel_name)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs: Any) -> None:
+        if not self._within_rate():
+            await self.send_error(ERR_RATE, code="rate")
+            if len(self.recent) > 2 * RATE_MAX_MESSAGES:
+                await self.close(code=CLOSE_ABUSE)
+            return
+        if text_data is None or len(text_data.encode()) > MAX_FRAME_BYTES:
+            await self.send_error(ERR_TOO_LARGE if text_data else ERR_INVALID, code="invalid")
+            return
+        try:
+            message = incoming_adapter.validate_python(json.loads(text_data))
+        except (ValueError, PydanticValidationError):
+            await self.send_error(ERR_INVALID, code="invalid")
+            return
+        await self.dispatch_message(message)
+
+    async def dispatch_message(self, message: Any) -> None:
+        handlers: dict[str, Callable[[Any], Awaitable[None]]] = {
+            "chat.send": self.chat_send,
+            "run.cancel": self.run_cancel,
+            "run.continue_background": self.run_continue_background,
+            "run.resume": self.run_resume,
+            "akte.watch": self.akte_watch,
+        }
+        try:
+            await handlers[message.type](message)
+        except selectors.NotFound as exc:
+            await self.send_error(str(exc), code="not_found", run=getattr(message, "run", None))
+        except Exception as exc:
+            logger.exception("chat message %s failed", message.type)
+            await self.send_error(german_error(exc, ERR_ACTION_FAILED), code="failed", run=getattr(message, "run", None))
+
+    # -- client → server ---------------------------------------------------------------------
+
+    async def chat_send(self, message: ChatSend) -> None:
+        from . import services
+
+        conversation, akte = await self._access_conversation_and_akte(message)
+        try:
+            run = await database_sync_to_async(services.run_create)(
+                user=self.user, text=message.text, conversation=conversation, akte=akte, mode=message.mode
+            )
+        except Exception as exc:
+            logger.info("run_create refused: %s", type(exc).__name__)
+            await self.send_error(german_error(exc, ERR_START_FAILED), code="refused")
+            return
+        await self.send_json(
+            {
+                "type": "run.accepted",
+                "run": run.pk,
+                "conversation": run.conversation_id,
+                "mode": run.mode,
+                "status": run.status,
+            }
+        )
+        await self.watch_run(run.pk, after_seq=0)
+        if run.status in AgentRun.ACTIVE_STATUSES:
+            await self.execute(run)
+        await user_notify_run(user_id=self.user.pk, run_id=run.pk)
+
+    async def run_cancel(self, message: RunCancel) -> None:
+        from . import services
+
+        run = await database_sync_to_async(selectors.run_get)(user=self.user, pk=message.run)
+        if not run.is_active:
+            await self.send_error(ERR_NOT_ACTIVE, code="not_active", run=run.pk)
+            return
+        await database_sync_to_async(services.run_request_cancel)(run_id=run.pk, by=self.user)
+        await self.send_json({"type": "run.cancel_requested", "run": run.pk})
+
+    async def run_continue_background(self, message: RunContinueBackground) -> None:
+        from . import services
+
+        run = await database_sync_to_async(selectors.run_get)(user=self.user, pk=message.run)
+        continued = await database_sync_to_async(services.run_continue_background)(run_id=run.pk, by=self.user)
+        await self.send_json(
+            {"type": "run.accepted", "run": continued.pk, "conversation": continued.conversation_id, "mode": continued.mode}
+        )
+        await self.watch_run(continued.pk, after_seq=0)
+        await self.execute(continued)
+        await user_notify_run(user_id=self.user.pk, run_id=continued.pk)
+
+    async def run_resume(self, message: RunResume) -> None:
+        run = await database_sync_to_async(selectors.run_get)(user=self.user, pk=message.run)
+        await self.watch_run(run.pk, after_seq=message.after_seq, restart=True)
+
+    async def akte_watch(self, message: AkteWatch) -> None:
+        akte: Akte = await database_sync_to_async(selectors.akte_for_chat)(user=self.user, pk=message.akte)
+        await self._join(akte_group(akte.pk))
+
+    # -- running -----------------------------------------------------------------------------
+
+    async def execute(self, run: AgentRun) -> None:
+        """Background runs go to the task queue; inline runs execute in this process."""
+        from . import services, tasks
+
+        if run.mode == AgentRun.Mode.BACKGROUND:
+            await database_sync_to_async(tasks.run_enqueue)(run_id=run.pk)
+            return
+        task = asyncio.create_task(services.run_execute(run.pk, publish=event_publish))
+        _inline_runs.add(task)
+        task.add_done_callback(_inline_run_done)
+
+    async def watch_run(self, run_id: int, *, after_seq: int, restart: bool = False) -> None:
+        existing = self.tails.get(run_id)
+        if existing is not None and not existing.done:
+            if not restart:
+                return
+            # A resume re-sends from the client's position; the client ignores what it already has.
+            async with existing.lock:
+                existing.last_seq = min(existing.last_seq, after_seq)
+            existing.wake.set()
+            return
+        if not restart:
+            after_seq = max(after_seq, self.seen.get(run_id, 0))
+        tail = _RunTail(self, run_id, after_seq)
+        self.tails[run_id] = tail
+        await self._join(run_group(run_id))
+        tail.task = asyncio.create_task(tail.run())
+
+    async def tail_finished(self, tail: _RunTail) -> None:
+        if self.tails.get(tail.run_id) is tail:
+            del self.tails[tail.run_id]
+            group = run_group(tail.run_id)
+            self.groups_joined.discard(group)
+            await self.channel_layer.group_discard(group, self.channel_name)
+
+    # -- channel-layer handlers --------------------------------------------------------------
+
+    async def run_event(self, message: dict[str, Any]) -> None:
+        event = message["event"]
+        tail = self.tails.get(int(event.get("run", 0)))
+        if tail is None:
+            return
+        if event.get("type") in ENRICHED_EVENTS:
+            event = await self.enrich(event)
+        if not await tail.deliver(event):
+            tail.wake.set()
+
+    async def enrich(self, event: dict[str, Any]) -> dict[str, Any]:
+        """Add what the browser cannot compute: the sanitised answer HTML, the full draft card."""
+        if event.get("type") not in ENRICHED_EVENTS:
+            return event
+        return await database_sync_to_async(_enriched)(event, self.user)
+
+    async def run_announce(self, message: dict[str, Any]) -> None:
+        await self.watch_run(int(message["run"]), after_seq=0)
+
+    async def draft_changed(self, message: dict[str, Any]) -> None:
+        await self.send_json({"type": "draft.changed", **message["draft"]})
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    async def send_error(self, text: str, *, code: str, run: int | None = None) -> None:
+        payload: dict[str, Any] = {"type": "error", "code": code, "message": text}
+        if run is not None:
+            payload["run"] = run
+        await self.send_json(payload)
+
+    async def _join(self, group: str) -> None:
+        if group not in self.groups_joined:
+            self.groups_joined.add(group)
+            await self.channel_layer.group_add(group, self.channel_name)
+
+    def _within_rate(self) -> bool:
+        now = time.monotonic()
+        self.recent.append(now)
+        while self.recent and self.recent[0] < now - RATE_WINDOW_SECONDS:
+            self.recent.popleft()
+        return len(self.recent) <= RATE_MAX_MESSAGES
+
+    @database_sync_to_async
+    def _access_conversation_and_akte(self, message: ChatSend) -> tuple[Any, Akte | None]:
+        conversation = selectors.conversation_get(user=self.user, pk=message.conversation) if message.conversation else None
+        if message.akte:
+            akte: Akte | None = selectors.akte_for_chat(user=self.user, pk=message.akte)
+        else:
+            akte = conversation.akte if conversation is not None else None
+        return conversation, akte
+
+
+def _enriched(event: dict[str, Any], user: Any) -> dict[str, Any]:
+    event = dict(event)
+    if event["type"] == "draft.created" and isinstance(event.get("draft"), int):
+        cards = draft_cards(user=user, draft_ids=[event["draft"]])
+        if cards:
+            event["card"] = cards[0]
+    elif event.get("answer"):
+        event["answer_html"] = answer_html(str(event["answer"]), user=user)
+    return event
+
+
+def _inline_run_done(task: asyncio.Task[Any]) -> None:
+    _inline_runs.discard(task)
+    if not task.cancelled() and task.exception() is not None:
+        logger.error("inline run crashed", exc_info=task.exception())

@@ -1,0 +1,315 @@
+/* The chat page: one websocket, the live step feed, streaming answers, cancel / continue, and the
+   replay after a reconnect (`run.resume` with the last seq this page saw). */
+(function () {
+  "use strict";
+
+  var TERMINAL = { "run.finished": 1, "run.failed": 1, "run.cancelled": 1 };
+  var STATUS_LABEL = {
+    DONE: "fertig", CAP_REACHED: "Schrittlimit erreicht", TIMEOUT: "Zeitlimit erreicht", STALLED: "festgefahren",
+    CANCELLED: "abgebrochen", FAILED: "fehlgeschlagen", RATE_LIMITED: "Anfragelimit erreicht", RUNNING: "läuft", PENDING: "wartet",
+  };
+  var CONTINUE_OFFER = "Ich bin noch nicht fertig. Soll ich im Hintergrund weitermachen?";
+
+  var state, feed, socket, form, textBox, errorBox, connectionBox;
+  var lastSeq = {};
+  var runs = {};
+  var watchedAkten = {};
+  var reconnectDelay = 500;
+  var pendingSend = null;
+
+  function el(tag, attrs, children) {
+    var node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (key) {
+      if (key === "text") node.textContent = attrs[key];
+      else if (key === "className") node.className = attrs[key];
+      else node.setAttribute(key, attrs[key]);
+    });
+    (children || []).forEach(function (child) {
+      if (child) node.appendChild(typeof child === "string" ? document.createTextNode(child) : child);
+    });
+    return node;
+  }
+
+  function send(message) {
+    if (socket && socket.readyState === WebSocket.OPEN) {
+      socket.send(JSON.stringify(message));
+      return true;
+    }
+    return false;
+  }
+
+  function watchAkte(akte) {
+    if (!akte || watchedAkten[akte]) return;
+    if (send({ type: "akte.watch", akte: Number(akte) })) watchedAkten[akte] = true;
+  }
+
+  /* ---- run blocks ------------------------------------------------------------------------ */
+
+  function runBlock(runId, live) {
+    if (runs[runId]) return runs[runId];
+    var li = feed.querySelector('li.turn-helena[data-run="' + runId + '"]');
+    var block = { id: runId, calls: {}, isStatic: false };
+    if (li && li.dataset.static) {
+      block.isStatic = true;
+      block.li = li;
+      block.steps = li.querySelector("ol.steps");
+      block.cards = li.querySelector(".draft-cards");
+      runs[runId] = block;
+      return block;
+    }
+    if (!live) return null;
+    var hint = feed.querySelector(".empty-hint");
+    if (hint) hint.remove();
+    li = el("li", { className: "turn turn-helena live", "data-run": runId });
+    block.li = li;
+    block.meta = el("div", { className: "turn-meta" }, [el("span", { className: "who-label", text: "Helena" })]);
+    block.mode = el("span", { className: "badge mode-badge", text: "⚡ Inline" });
+    block.status = el("span", { className: "badge run-status", text: "Status: läuft" });
+    block.meta.appendChild(block.mode);
+    block.meta.appendChild(block.status);
+    block.steps = el("ol", { className: "steps", role: "log", "aria-label": "Schritte von Helena", "aria-live": "polite" });
+    block.answer = el("div", { className: "answer streaming", tabindex: "-1" });
+    block.actions = el("div", { className: "run-actions" });
+    block.cancel = el("button", { type: "button", className: "cancel-run", text: "Abbrechen" });
+    block.cancel.addEventListener("click", function () {
+      block.cancel.disabled = true;
+      send({ type: "run.cancel", run: runId });
+    });
+    block.actions.appendChild(block.cancel);
+    block.cards = el("div", { className: "draft-cards", "data-run": runId });
+    [block.meta, block.steps, block.answer, block.actions, block.cards].forEach(function (n) { li.appendChild(n); });
+    feed.appendChild(li);
+    runs[runId] = block;
+    return block;
+  }
+
+  function stepItem(block, className, text) {
+    var item = el("li", { className: "step " + className }, [text]);
+    block.steps.appendChild(item);
+    return item;
+  }
+
+  function details(summary, content) {
+    return el("details", { className: "observation" }, [el("summary", { text: summary }), el("pre", { text: content })]);
+  }
+
+  function onEvent(event) {
+    var runId = event.run;
+    if (event.seq !== undefined) {
+      if (event.seq <= (lastSeq[runId] || 0)) return;
+      lastSeq[runId] = event.seq;
+    }
+    var block = runBlock(runId, true);
+    if (!block) return;
+    var type = event.type;
+    if (block.isStatic && (type === "answer.delta" || type === "draft.created" || TERMINAL[type] || type === "run.cap_reached")) {
+      if (type === "draft.created" && event.card) window.HelenaCards.place(block.cards, event.card);
+      if (type !== "draft.created") return;
+      return;
+    }
+    if (type === "run.started") {
+      var background = String(event.mode).toUpperCase() === "BACKGROUND";
+      if (block.mode) block.mode.textContent = background ? "🔄 Hintergrund" : "⚡ Inline";
+      if (block.meta && event.model) block.meta.appendChild(el("span", { className: "muted model-name", text: "Modell: " + event.model }));
+      if (block.meta && event.demo) block.meta.appendChild(el("span", { className: "badge warn demo-badge", text: "Demo-Modell – keine echte KI-Auskunft" }));
+      stepItem(block, "started", "Auftrag angenommen (höchstens " + event.max_steps + " Schritte).");
+    } else if (type === "step.started") {
+      stepItem(block, "step-label", event.label || "Schritt " + event.step + "/" + event.max_steps);
+    } else if (type === "thought") {
+      if (event.text) stepItem(block, "thought", "Überlegung: " + event.text);
+    } else if (type === "tool.call") {
+      var call = stepItem(block, "tool-call", (event.label || "Werkzeug") + " (" + event.tool + ")");
+      call.appendChild(details("Argumente", JSON.stringify(event.args || {}, null, 2)));
+      block.calls[event.call_id] = call;
+    } else if (type === "tool.result") {
+      var target = block.calls[event.call_id] || stepItem(block, "tool-call", event.tool);
+      var line = el("div", { className: "tool-result " + (event.ok ? "ok" : "fail") }, [
+        (event.ok ? "✓ Ergebnis: " : "✗ Fehler: ") + (event.summary || ""),
+      ]);
+      if (event.cached) line.appendChild(el("span", { className: "badge", text: "aus Zwischenspeicher" }));
+      if (event.untrusted) line.appendChild(el("span", { className: "badge warn", text: "ungeprüfter Text" }));
+      target.appendChild(line);
+      if (event.source && event.source.length) target.appendChild(details("Quellen (" + event.source.length + ")", JSON.stringify(event.source, null, 2)));
+    } else if (type === "guard.repair") {
+      stepItem(block, "repair", "Reparatur: " + (event.what || ""));
+    } else if (type === "escalation") {
+      stepItem(block, "escalation", "Eskalation von Stufe " + event.from_tier + " zu Stufe " + event.to_tier + ": " + (event.reason || ""));
+    } else if (type === "stall") {
+      stepItem(block, "stall", "Helena tritt auf der Stelle: " + (event.reason || ""));
+    } else if (type === "budget.truncated") {
+      stepItem(block, "budget", "Kontext gekürzt, damit er ins Modell passt.");
+    } else if (type === "answer.delta") {
+      block.answer.appendChild(document.createTextNode(event.text || ""));
+    } else if (type === "draft.created") {
+      if (event.card && event.card.id) {
+        window.HelenaCards.place(block.cards, event.card);
+        watchAkte(event.card.akte);
+      }
+    } else if (type === "run.cap_reached") {
+      offerContinuation(block, event.message || CONTINUE_OFFER);
+    } else if (TERMINAL[type]) {
+      finish(block, event);
+    }
+  }
+
+  function offerContinuation(block, text) {
+    if (block.offer) return;
+    var button = el("button", { type: "button", className: "primary continue-run", text: "Im Hintergrund weitermachen" });
+    block.offer = el("div", { className: "continue-offer", role: "group", "aria-label": "Weitermachen?" }, [el("p", { text: text }), button]);
+    button.addEventListener("click", function () {
+      button.disabled = true;
+      send({ type: "run.continue_background", run: block.id });
+    });
+    block.actions.appendChild(block.offer);
+  }
+
+  function finish(block, event) {
+    block.status.textContent = "Status: " + (STATUS_LABEL[event.status] || event.status || "beendet");
+    block.li.classList.remove("live");
+    block.li.classList.add("finished");
+    if (block.cancel) block.cancel.remove();
+    block.answer.classList.remove("streaming");
+    if (event.answer_html) block.answer.innerHTML = event.answer_html; // sanitised on the server (nh3)
+    else if (event.answer) block.answer.textContent = event.answer;
+    if (event.error) block.answer.appendChild(el("p", { className: "error", text: event.error }));
+    if (event.continuable) offerContinuation(block, CONTINUE_OFFER);
+    announce("Helena hat geantwortet (" + (STATUS_LABEL[event.status] || "beendet") + ").");
+    var active = document.activeElement;
+    if (block.mine && (!active || active === document.body || active.id === "chat-send" || active.classList.contains("cancel-run"))) {
+      block.answer.focus();
+    }
+  }
+
+  function announce(text) {
+    connectionBox.textContent = text;
+  }
+
+  /* ---- the socket ------------------------------------------------------------------------ */
+
+  function onMessage(raw) {
+    var message = JSON.parse(raw.data);
+    if (message.type === "hello") return;
+    if (message.type === "error") {
+      showError(message.message, message.run);
+      return;
+    }
+    if (message.type === "run.accepted") {
+      var block = runBlock(message.run, true);
+      block.mine = true;
+      if (message.mode === "BACKGROUND" && block.mode) block.mode.textContent = "🔄 Hintergrund";
+      if (message.conversation && message.conversation !== state.conversation) {
+        state.conversation = message.conversation;
+        window.history.replaceState(null, "", "/helena/gespraeche/" + message.conversation + "/");
+      }
+      return;
+    }
+    if (message.type === "run.cancel_requested") {
+      var b = runs[message.run];
+      if (b && b.status) b.status.textContent = "Status: Abbruch angefordert …";
+      return;
+    }
+    if (message.type === "draft.changed") {
+      window.HelenaCards.update(message);
+      return;
+    }
+    if (message.run !== undefined) onEvent(message);
+  }
+
+  function showError(text, runId) {
+    var block = runId && runs[runId];
+    if (block && block.steps) {
+      stepItem(block, "error", text);
+      if (block.cancel) block.cancel.disabled = false;
+    } else {
+      errorBox.textContent = text;
+    }
+  }
+
+  function connect() {
+    var proto = window.location.protocol === "https:" ? "wss://" : "ws://";
+    socket = new WebSocket(proto + window.location.host + state.ws_path);
+    socket.addEventListener("open", function () {
+      reconnectDelay = 500;
+      connectionBox.textContent = "Verbunden.";
+      document.body.dataset.ws = "open";
+      watchedAkten = {};
+      if (state.akte) watchAkte(state.akte);
+      Object.keys(window.HelenaCards.all).forEach(function (id) { watchAkte(window.HelenaCards.all[id].akte); });
+      state.open_runs.forEach(function (r) {
+        send({ type: "run.resume", run: r.run, after_seq: lastSeq[r.run] || 0 });
+      });
+      Object.keys(runs).forEach(function (id) {
+        if (runs[id].li && runs[id].li.classList.contains("live")) send({ type: "run.resume", run: Number(id), after_seq: lastSeq[id] || 0 });
+      });
+      if (pendingSend) {
+        send(pendingSend);
+        pendingSend = null;
+      }
+    });
+    socket.addEventListener("message", onMessage);
+    socket.addEventListener("close", function (event) {
+      document.body.dataset.ws = "closed";
+      if (event.code === 4401) {
+        connectionBox.textContent = "Sie sind nicht mehr angemeldet. Bitte laden Sie die Seite neu.";
+        return;
+      }
+      connectionBox.textContent = "Verbindung unterbrochen – neuer Versuch …";
+      window.setTimeout(connect, reconnectDelay);
+      reconnectDelay = Math.min(reconnectDelay * 2, 10000);
+    });
+  }
+
+  /* ---- the form -------------------------------------------------------------------------- */
+
+  function submit(event) {
+    event.preventDefault();
+    errorBox.textContent = "";
+    var text = textBox.value.trim();
+    if (!text) {
+      errorBox.textContent = "Bitte geben Sie eine Nachricht ein.";
+      textBox.focus();
+      return;
+    }
+    var akte = document.getElementById("chat-akte").value;
+    var message = { type: "chat.send", text: text };
+    if (state.conversation) message.conversation = state.conversation;
+    if (akte) message.akte = Number(akte);
+    if (document.getElementById("chat-background").checked) message.mode = "BACKGROUND";
+    var hint = feed.querySelector(".empty-hint");
+    if (hint) hint.remove();
+    feed.appendChild(el("li", { className: "turn turn-user" }, [el("span", { className: "who-label", text: "Sie:" }), " " + text]));
+    if (!send(message)) {
+      pendingSend = message;
+      connectionBox.textContent = "Nachricht wird gesendet, sobald die Verbindung steht …";
+    }
+    textBox.value = "";
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    feed = document.getElementById("chat-feed");
+    form = document.getElementById("chat-form");
+    if (!feed || !form) return;
+    state = JSON.parse(document.getElementById("chat-state").textContent);
+    textBox = document.getElementById("chat-text");
+    errorBox = document.getElementById("chat-error");
+    connectionBox = document.getElementById("connection");
+    var cardsByRun = JSON.parse(document.getElementById("chat-cards").textContent || "{}");
+    Object.keys(cardsByRun).forEach(function (runId) {
+      var container = feed.querySelector('.draft-cards[data-run="' + runId + '"]');
+      if (container) cardsByRun[runId].forEach(function (card) { window.HelenaCards.place(container, card); });
+    });
+    Array.prototype.forEach.call(feed.querySelectorAll("details.steps-details"), function (d) {
+      d.addEventListener("toggle", function () {
+        if (d.open && !d.dataset.loaded) {
+          d.dataset.loaded = "1";
+          send({ type: "run.resume", run: Number(d.dataset.run), after_seq: 0 });
+        }
+      });
+    });
+    form.addEventListener("submit", submit);
+    textBox.addEventListener("keydown", function (event) {
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) submit(event);
+    });
+    connect();
+  });
+})();
