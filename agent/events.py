@@ -1,0 +1,121 @@
+"""Where the engine's events go.
+
+The engine core only knows the `EventSink` protocol (`await sink.emit(type, **payload)`). Tests and
+benchmarks use `ListSink` / `NullSink`; a real run uses `RunEventSink`, which numbers the events of
+one run (`seq`), stamps them (`at`), persists each one as an `AgentStep` row and only then calls the
+optional `publish(event)` callback (see agent/delivery.py): a browser that misses a publish replays
+the rows, so the row must exist before anyone can be told about it.
+
+Wire shape of every event: `{"type", "run", "seq", "at", **payload}` (../shared/ARCHITECTURE.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Protocol
+
+from asgiref.sync import sync_to_async
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db.models import Max
+from django.utils import timezone
+
+if TYPE_CHECKING:
+    from agent.models import AgentRun
+
+logger = logging.getLogger(__name__)
+
+Event = dict[str, Any]
+Publish = Callable[[Event], Awaitable[None]]
+
+TERMINAL_EVENT_TYPES = frozenset({"run.finished", "run.failed", "run.cancelled"})
+
+
+class EventSink(Protocol):
+    async def emit(self, type: str, **payload: Any) -> None: ...
+
+
+class NullSink:
+    """Drops every event (benchmarks of the bare loop)."""
+
+    async def emit(self, type: str, **payload: Any) -> None:
+        return None
+
+
+class ListSink:
+    """Keeps the events in memory, numbered like the real sink (tests)."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+
+    async def emit(self, type: str, **payload: Any) -> None:
+        self.events.append({"type": type, "seq": len(self.events) + 1, **payload})
+
+    def types(self) -> list[str]:
+        return [event["type"] for event in self.events]
+
+    def of_type(self, type: str) -> list[Event]:
+        return [event for event in self.events if event["type"] == type]
+
+
+def _jsonable(payload: dict[str, Any]) -> dict[str, Any]:
+    """The payload as it will read back from the JSONField (dates as ISO strings, Decimals as str)."""
+    result: dict[str, Any] = json.loads(json.dumps(payload, cls=DjangoJSONEncoder, ensure_ascii=False))
+    return result
+
+
+class RunEventSink:
+    """Persists every event of one run as an `AgentStep` and then publishes it.
+
+    `seq` continues after the highest existing step of the run, so events written before the engine
+    started (or by an earlier attempt) keep their place. Emits are serialised by a lock: tool calls
+    running concurrently still get gap-free, ordered numbers. A failing `publish` is logged and
+    never ends the run (the row is there for replay).
+
+    A `draft.created` event carrying `draft` (the draft's id) and `call_id` links the draft to the
+    `tool.call` step of that call (HelenaDraft.origin_step), so a draft points at its run, step and
+    tool call.
+    """
+
+    def __init__(self, run: AgentRun, publish: Publish | None = None) -> None:
+        self.run = run
+        self.publish = publish
+        self._seq: int | None = None
+        self._lock = asyncio.Lock()
+        self._call_steps: dict[str, int] = {}
+
+    async def emit(self, type: str, **payload: Any) -> None:
+        async with self._lock:
+            event = await sync_to_async(self._persist)(type, payload)
+        if self.publish is not None:
+            try:
+                await self.publish(event)
+            except Exception:
+                logger.exception("Ereignis %s von Lauf %s konnte nicht zugestellt werden", type, self.run.pk)
+
+    def _persist(self, type: str, payload: dict[str, Any]) -> Event:
+        from agent.models import AgentStep
+
+        if self._seq is None:
+            self._seq = AgentStep.objects.filter(run_id=self.run.pk).aggregate(m=Max("seq"))["m"] or 0
+        self._seq += 1
+        body = _jsonable({**payload, "at": timezone.now().isoformat()})
+        step = AgentStep.objects.create(run_id=self.run.pk, seq=self._seq, type=type, payload=body)
+        if type == "tool.call" and body.get("call_id"):
+            self._call_steps[str(body["call_id"])] = step.pk
+        elif type == "draft.created":
+            self._link_draft(body)
+        return {"type": type, "run": self.run.pk, "seq": self._seq, **body}
+
+    def _link_draft(self, body: dict[str, Any]) -> None:
+        from drafts.models import HelenaDraft
+
+        step_id = self._call_steps.get(str(body.get("call_id") or ""))
+        draft_id = body.get("draft")
+        if step_id is None or not isinstance(draft_id, int):
+            return
+        HelenaDraft.objects.filter(pk=draft_id, origin_run_id=self.run.pk, origin_step__isnull=True).update(
+            origin_step_id=step_id
+        )

@@ -1,0 +1,541 @@
+"""Helena's runs, Django side: create, execute, cancel, continue, clean up.
+
+The websocket consumer, the background task and `helena_run` call these; the loop itself is
+agent/runtime.py and knows nothing of the database. `run_execute` wires it up: the user's ToolBox
+(registry), the tier router (classifier result, TierConfig rows, cloud rules, PII layer, demo
+fallback), the persona prompt, the earlier turns of the conversation, and a `RunEventSink` that
+persists every event before publishing it.
+
+Cancellation reaches a running run two ways: in the same process at once (a registry of the
+cancel tokens of the runs executing here), across processes through `AgentRun.cancel_requested`,
+which the run polls every `CANCEL_POLL_SECONDS`. The same poll writes `heartbeat_at`, so
+`runs_fail_orphaned` can tell a run whose worker died from one that is still working.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import logging
+import os
+from collections.abc import Callable
+from typing import Any
+
+from asgiref.sync import async_to_sync, sync_to_async
+from django.core.exceptions import ValidationError
+from django.db import close_old_connections, transaction
+from django.utils import timezone
+
+from akten.models import Akte, Kontakt
+
+from .budget import estimate_tokens
+from .events import Publish, RunEventSink
+from .llm.base import LLMClient, Message
+from .models import AgentRun, AgentStep, Conversation, EngineConfig, TierConfig
+from .models import Message as ChatMessage
+from .persona import build_system_prompt, persona_context_load, with_intro
+from .pii import Pseudonymizer, PseudonymizingClient, person_values
+from .ratelimit import counter_available, ratelimit_hit
+from .runtime import Limits, Route, RunOutcome, RunStatus, run_agent
+from .selectors import ERR_AKTE_NOT_FOUND, ERR_CONVERSATION_NOT_FOUND, ERR_RUN_NOT_FOUND, NotFound
+from .tiers import BACKGROUND, INLINE, TaskType, TierRouter, apply_user_choice, classify_rules, classify_with_llm
+from .tools.base import CancelToken, ToolBox, ToolContext
+
+logger = logging.getLogger(__name__)
+
+ERR_TEXT_EMPTY = "Bitte gib einen Auftrag ein."
+ERR_MODE_INVALID = "Unbekannter Modus: {mode}."
+ERR_TIER_INVALID = "Unbekannte Modellstufe: {tier}."
+ERR_NOT_CONTINUABLE = "Dieser Auftrag kann nicht im Hintergrund fortgesetzt werden."
+ERR_ORPHANED = "Der Auftrag wurde unterbrochen: der ausführende Prozess antwortet nicht mehr."
+CONTINUE_INSTRUCTION = (
+    "Setze die Bearbeitung jetzt im Hintergrund fort: Nutze weitere Werkzeuge, wo nötig, und gib dann eine vollständige Antwort."
+)
+
+CANCEL_POLL_SECONDS = 0.2
+HEARTBEAT_EVERY_POLLS = 5
+# earlier turns of the conversation may fill at most this share of the model's window
+HISTORY_SHARE = 0.25
+HISTORY_MAX_MESSAGES = 20
+PII_MAX_KONTAKTE = 500
+
+# cancel tokens of the runs executing in this process (run id → token)
+_local_cancels: dict[int, CancelToken] = {}
+
+
+# -- create --------------------------------------------------------------------------------------
+
+
+def _akte_access(*, user: Any, akte: Akte | int | None) -> Akte | None:
+    if akte is None:
+        return None
+    pk = akte.pk if isinstance(akte, Akte) else int(akte)
+    try:
+        return Akte.objects.visible_to(user).get(pk=pk)
+    except Akte.DoesNotExist:
+        raise NotFound(ERR_AKTE_NOT_FOUND) from None
+
+
+def _conversation_access(*, user: Any, conversation: Conversation | int) -> Conversation:
+    pk = conversation.pk if isinstance(conversation, Conversation) else int(conversation)
+    try:
+        return Conversation.objects.get(pk=pk, user=user)
+    except Conversation.DoesNotExist:
+        raise NotFound(ERR_CONVERSATION_NOT_FOUND) from None
+
+
+def _classify(text: str, config: EngineConfig) -> Any:
+    if not config.llm_classifier:
+        return classify_rules(text)
+    tier1 = TierConfig.objects.filter(tier=1, enabled=True, is_cloud=False).first()
+    if tier1 is None:
+        return classify_rules(text)
+    return async_to_sync(classify_with_llm)(text, client_for_tier(tier1))
+
+
+def _limits_for(mode: str, config: EngineConfig) -> tuple[int, int]:
+    if mode == BACKGROUND:
+        return config.background_max_steps, config.background_timeout_seconds
+    return config.inline_max_steps, config.inline_timeout_seconds
+
+
+def _event_row(run: AgentRun, type: str, **payload: Any) -> None:
+    """An event written outside the engine (rate limit, orphan clean-up), numbered after the rest."""
+    last = AgentStep.objects.filter(run=run).order_by("-seq").values_list("seq", flat=True).first() or 0
+    AgentStep.objects.create(run=run, seq=last + 1, type=type, payload={**payload, "at": timezone.now().isoformat()})
+
+
+@transaction.atomic
+def run_create(
+    *,
+    user: Any,
+    text: str,
+    conversation: Conversation | int | None = None,
+    akte: Akte | int | None = None,
+    mode: str | None = None,
+    tier: int | None = None,
+) -> AgentRun:
+    """Create a PENDING run for `text` and store the user's message.
+
+    Checks access to `akte` and `conversation` (NotFound, the same for missing and foreign), counts
+    the run against the user's hourly limit (over it, the run is created already finished with
+    status RATE_LIMITED and a German message with the reset time), classifies the task (mode and
+    starting tier; an explicit `mode` / `tier` wins). Raises ValidationError for empty text or an
+    unknown mode/tier. The caller executes the run (inline) or enqueues it (background).
+    """
+    text = (text or "").strip()
+    if not text:
+        raise ValidationError(ERR_TEXT_EMPTY)
+    if mode is not None and str(mode).upper() not in (INLINE, BACKGROUND):
+        raise ValidationError(ERR_MODE_INVALID.format(mode=mode))
+    if tier is not None and tier not in (1, 2, 3):
+        raise ValidationError(ERR_TIER_INVALID.format(tier=tier))
+    akte_obj = _akte_access(user=user, akte=akte)
+    if conversation is not None:
+        conv = _conversation_access(user=user, conversation=conversation)
+        if akte_obj is None and conv.akte_id is not None:
+            akte_obj = Akte.objects.visible_to(user).filter(pk=conv.akte_id).first()
+    else:
+        conv = Conversation.objects.create(user=user, akte=akte_obj, title=text[:60])
+    config = EngineConfig.load()
+    classification = apply_user_choice(_classify(text, config), mode=mode, tier=tier)
+    max_steps, timeout = _limits_for(classification.mode, config)
+    run = AgentRun(
+        user=user,
+        akte=akte_obj,
+        conversation=conv,
+        task=text,
+        mode=classification.mode,
+        tier=classification.tier,
+        max_steps=max_steps,
+        timeout_seconds=timeout,
+    )
+    decision = ratelimit_hit(user=user)
+    if not decision.allowed:
+        run.status = AgentRun.Status.RATE_LIMITED
+        run.finish_reason = "Anfragelimit erreicht"
+        run.error = run.answer = decision.message
+        run.finished_at = timezone.now()
+    run.full_clean()
+    run.save()
+    ChatMessage.objects.create(conversation=conv, role=ChatMessage.Role.USER, text=text, run=run)
+    if not decision.allowed:
+        ChatMessage.objects.create(conversation=conv, role=ChatMessage.Role.ASSISTANT, text=decision.message, run=run)
+        _event_row(run, "run.failed", status=run.status, answer=decision.message, error=decision.message, usage={})
+    conv.save(update_fields=["updated_at"])
+    return run
+
+
+# -- routing -------------------------------------------------------------------------------------
+
+
+def client_for_tier(tier: TierConfig) -> LLMClient:
+    """The client of one configured tier."""
+    from .llm.ollama import OllamaClient
+    from .llm.openai_compat import OpenAICompatClient
+
+    if tier.provider == TierConfig.Provider.OLLAMA:
+        return OllamaClient(
+            model=tier.model, host=tier.base_url, context_window=tier.context_window, timeout=tier.timeout_seconds
+        )
+    return OpenAICompatClient(
+        model=tier.model,
+        base_url=tier.base_url,
+        api_key_env=tier.api_key_env,
+        context_window=tier.context_window,
+        timeout=tier.timeout_seconds,
+    )
+
+
+def demo_client() -> LLMClient:
+    """The embedded demo model (agent/llm/demo.py) for when no local tier is configured or reachable."""
+    from .llm.ollama import OllamaClient
+
+    return OllamaClient(
+        model=os.environ.get("HELENA_DEMO_MODEL", "smollm2-135m-instruct"),
+        host=os.environ.get("OLLAMA_HOST", "http://127.0.0.1:11434"),
+        context_window=2048,
+        is_demo=True,
+    )
+
+
+def cloud_usable(tier: TierConfig, *, task_type: str, counter_ok: bool) -> bool:
+    """A cloud tier only when enabled with the agreement on file, for an allowed task type, and
+    while the rate-limit counter works (fail closed)."""
+    if not (tier.is_cloud and tier.enabled and tier.cloud_agreement_on_file and counter_ok):
+        return False
+    return not tier.cloud_task_types or task_type in tier.cloud_task_types
+
+
+def known_values_for(*, user: Any, akte: Akte | None) -> list[tuple[str, str]]:
+    """What the PII layer hides for a run: the Kontakte of the Akte (or, without one, of the user's
+    visible Akten), with their addresses, e-mails, phones and external Aktenzeichen."""
+    from akten.models import Beteiligter
+
+    if akte is not None:
+        beteiligte = Beteiligter.objects.filter(akte=akte)
+    else:
+        beteiligte = Beteiligter.objects.filter(akte__in=Akte.objects.visible_to(user).values("pk"))
+    values: list[tuple[str, str]] = []
+    kontakt_ids = beteiligte.values("kontakt_id")
+    for kontakt in Kontakt.objects.filter(pk__in=kontakt_ids)[:PII_MAX_KONTAKTE]:
+        values += person_values(
+            vorname=kontakt.vorname,
+            nachname=kontakt.nachname,
+            firma=kontakt.firma,
+            strasse=kontakt.strasse,
+            plz=kontakt.plz,
+            ort=kontakt.ort,
+        )
+        if kontakt.email:
+            values.append(("EMAIL", kontakt.email))
+        if kontakt.telefon:
+            values.append(("TELEFON", kontakt.telefon))
+    for aktenzeichen in beteiligte.exclude(aktenzeichen_extern="").values_list("aktenzeichen_extern", flat=True):
+        values.append(("AKTENZEICHEN", aktenzeichen))
+    return values
+
+
+def routes_build(
+    *,
+    start_tier: int,
+    task_type: str,
+    user: Any,
+    akte: Akte | None,
+    client_factory: Callable[[TierConfig], LLMClient] | None = None,
+) -> list[Route]:
+    """The escalation chain of a run: enabled local tiers from `start_tier` up (all of them if
+    none is that high), then the usable cloud tiers (pseudonymised where configured), and the demo
+    model — first when no local tier is configured, else last and only for outages."""
+    make = client_factory or client_for_tier
+    counter_ok = counter_available()
+    enabled = list(TierConfig.objects.filter(enabled=True).order_by("tier"))
+    local = [t for t in enabled if not t.is_cloud]
+    cloud = [t for t in enabled if cloud_usable(t, task_type=task_type, counter_ok=counter_ok)]
+    chain = [t for t in local + cloud if t.tier >= start_tier] or local + cloud
+    chain.sort(key=lambda t: t.tier)
+    routes: list[Route] = []
+    pseudonymizer: Pseudonymizer | None = None
+    for tier in chain:
+        client = make(tier)
+        if tier.is_cloud and tier.pseudonymize:
+            if pseudonymizer is None:
+                pseudonymizer = Pseudonymizer()
+                pseudonymizer.add_known(known_values_for(user=user, akte=akte))
+            client = PseudonymizingClient(client, pseudonymizer)
+        routes.append(Route(client=client, tier=tier.tier, local=not tier.is_cloud))
+    if not local:
+        routes.insert(0, Route(client=demo_client(), tier=1, local=True, demo=True))
+    else:
+        routes.append(Route(client=demo_client(), tier=1, local=True, demo=True, outage_only=True))
+    return routes
+
+
+# -- execute -------------------------------------------------------------------------------------
+
+
+def toolbox_for(ctx: ToolContext) -> ToolBox:
+    from .registry import toolbox_for as registry_toolbox
+
+    return registry_toolbox(ctx)
+
+
+def _history(conversation_id: int | None, *, before_run: int, context_window: int) -> list[Message]:
+    """Earlier turns of the conversation, newest kept first, within HISTORY_SHARE of the window."""
+    if conversation_id is None:
+        return []
+    rows = (
+        ChatMessage.objects.filter(conversation_id=conversation_id)
+        .exclude(run_id=before_run)
+        .order_by("-created_at", "-pk")[:HISTORY_MAX_MESSAGES]
+    )
+    budget = int(context_window * HISTORY_SHARE)
+    kept: list[Message] = []
+    for row in rows:
+        tokens = estimate_tokens(row.text)
+        if tokens > budget:
+            break
+        budget -= tokens
+        kept.append({"role": "user" if row.role == ChatMessage.Role.USER else "assistant", "content": row.text})
+    kept.reverse()
+    return kept
+
+
+class _Prepared:
+    def __init__(self, **kwargs: Any) -> None:
+        self.__dict__.update(kwargs)
+
+    run: AgentRun
+    ctx: ToolContext
+    tools: ToolBox
+    router: TierRouter
+    transcript: list[Message]
+    limits: Limits
+    first_contact: bool
+
+
+def _run_prepare(run_id: int, cancel: CancelToken, client_factory: Callable[[TierConfig], LLMClient] | None) -> _Prepared | None:
+    """Claim a PENDING run (row lock) and build everything the loop needs; None if not PENDING."""
+    with transaction.atomic():
+        run = AgentRun.objects.select_for_update().select_related("user", "akte").filter(pk=run_id).first()
+        if run is None or run.status != AgentRun.Status.PENDING:
+            return None
+        now = timezone.now()
+        run.status = AgentRun.Status.RUNNING
+        run.started_at = run.heartbeat_at = now
+        run.worker_id = f"{os.uname().nodename}:{os.getpid()}"[:100]
+        run.save(update_fields=["status", "started_at", "heartbeat_at", "worker_id"])
+    user, akte = run.user, run.akte
+    if akte is not None and not Akte.objects.visible_to(user).filter(pk=akte.pk).exists():
+        akte = None  # access lost since the run was created: the run continues without the Akte
+    ctx = ToolContext(user=user, akte=akte, run=run, cancel=cancel)
+    tools = toolbox_for(ctx)
+    task_type = classify_rules(run.task).task_type if run.task else TaskType.FRAGE
+    router = TierRouter(
+        routes_build(start_tier=run.tier or 1, task_type=task_type, user=user, akte=akte, client_factory=client_factory)
+    )
+    akte_context, rejections, first_contact = persona_context_load(user=user, akte=akte)
+    system = build_system_prompt(
+        tools=tools.schemas(),
+        akte=akte_context,
+        rejections=rejections,
+        first_contact=first_contact,
+        user_name=user.get_full_name() or "",
+        today=timezone.localdate(),
+    )
+    if run.transcript:
+        # a continuation: the same transcript with today's system prompt
+        transcript = list(run.transcript)
+        if transcript and transcript[0].get("role") == "system":
+            transcript[0] = {"role": "system", "content": system}
+    else:
+        history = _history(run.conversation_id, before_run=run.pk, context_window=router.route.client.context_window)
+        transcript = [{"role": "system", "content": system}, *history, {"role": "user", "content": run.task}]
+    limits = Limits(
+        max_steps=run.max_steps,
+        timeout_seconds=run.timeout_seconds,
+        max_tokens=EngineConfig.load().max_tokens_per_run,
+        offer_continuation=run.mode == AgentRun.Mode.INLINE,
+        mode=run.mode.lower(),
+    )
+    return _Prepared(
+        run=run, ctx=ctx, tools=tools, router=router, transcript=transcript, limits=limits, first_contact=first_contact
+    )
+
+
+def _run_finish(run_id: int, outcome: RunOutcome) -> None:
+    with transaction.atomic():
+        run = AgentRun.objects.select_for_update().get(pk=run_id)
+        run.status = AgentRun.Status(str(outcome.status))
+        run.finish_reason = outcome.finish_reason[:200]
+        run.error = outcome.error
+        run.answer = outcome.answer
+        run.transcript = outcome.transcript
+        run.steps_used = min(outcome.steps, 32767)
+        run.model_calls = outcome.model_calls
+        run.tool_calls = outcome.tool_calls
+        run.tokens_in = outcome.tokens_in
+        run.tokens_out = outcome.tokens_out
+        run.tier = outcome.tier if outcome.tier in (1, 2, 3) else run.tier
+        run.model_name = outcome.model[:200]
+        run.finished_at = run.heartbeat_at = timezone.now()
+        run.save()
+        if outcome.answer and run.conversation_id is not None:
+            ChatMessage.objects.create(
+                conversation_id=run.conversation_id, role=ChatMessage.Role.ASSISTANT, text=outcome.answer, run=run
+            )
+            Conversation.objects.filter(pk=run.conversation_id).update(updated_at=run.finished_at)
+
+
+def _poll(run_id: int, beat: bool) -> bool:
+    """Read `cancel_requested` (and write the heartbeat) on a connection of this worker thread."""
+    try:
+        if beat:
+            AgentRun.objects.filter(pk=run_id, status=AgentRun.Status.RUNNING).update(heartbeat_at=timezone.now())
+        return bool(AgentRun.objects.filter(pk=run_id, cancel_requested=True).exists())
+    finally:
+        close_old_connections()
+
+
+async def _watch(run_id: int, cancel: CancelToken) -> None:
+    polls = 0
+    while not cancel.cancelled:
+        await asyncio.sleep(CANCEL_POLL_SECONDS)
+        polls += 1
+        try:
+            requested = await sync_to_async(_poll, thread_sensitive=False)(run_id, polls % HEARTBEAT_EVERY_POLLS == 0)
+        except Exception:
+            logger.warning("Abbruch-Abfrage für Lauf %s fehlgeschlagen", run_id, exc_info=True)
+            continue
+        if requested:
+            cancel.cancel()
+
+
+async def run_execute(
+    run_id: int,
+    *,
+    publish: Publish | None = None,
+    client_factory: Callable[[TierConfig], LLMClient] | None = None,
+) -> AgentRun:
+    """Execute a PENDING run to its end and return it with its final status.
+
+    Idempotent: a run that is not PENDING (already claimed, finished, rate-limited) is returned as
+    it is. Every event is persisted (AgentStep) before `publish(event)` is awaited. The final
+    status, answer, tokens and transcript are saved before the terminal event is emitted.
+    `client_factory` builds the client of a TierConfig (default: `client_for_tier`).
+    """
+    cancel = CancelToken()
+    prepared = await sync_to_async(_run_prepare)(run_id, cancel, client_factory)
+    if prepared is None:
+        return await sync_to_async(AgentRun.objects.get)(pk=run_id)
+    _local_cancels[run_id] = cancel
+    watcher = asyncio.create_task(_watch(run_id, cancel))
+
+    async def finish(outcome: RunOutcome) -> None:
+        if prepared.first_contact and outcome.answer and outcome.status != RunStatus.CANCELLED:
+            outcome.answer = with_intro(outcome.answer)
+        await sync_to_async(_run_finish)(run_id, outcome)
+
+    try:
+        await run_agent(
+            transcript=prepared.transcript,
+            model=prepared.router,
+            tools=prepared.tools,
+            sink=RunEventSink(prepared.run, publish),
+            limits=prepared.limits,
+            cancel=cancel,
+            on_finish=finish,
+        )
+    finally:
+        watcher.cancel()
+        _local_cancels.pop(run_id, None)
+    return await sync_to_async(AgentRun.objects.get)(pk=run_id)
+
+
+# -- cancel, continue, clean up ------------------------------------------------------------------
+
+
+def _run_of(*, run_id: int, by: Any, lock: bool = False) -> AgentRun:
+    qs = AgentRun.objects.select_for_update() if lock else AgentRun.objects.all()
+    if not getattr(by, "is_admin_role", False):
+        qs = qs.filter(user=by)
+    try:
+        return qs.get(pk=run_id)
+    except AgentRun.DoesNotExist:
+        raise NotFound(ERR_RUN_NOT_FOUND) from None
+
+
+@transaction.atomic
+def run_request_cancel(*, run_id: int, by: Any) -> AgentRun:
+    """Ask a run to stop (its owner or an admin; NotFound otherwise).
+
+    A PENDING run is cancelled right here; a RUNNING one gets `cancel_requested` and stops within a
+    second (at once when it executes in this process). A finished run is returned unchanged.
+    """
+    run = _run_of(run_id=run_id, by=by, lock=True)
+    if run.status == AgentRun.Status.PENDING:
+        run.status = AgentRun.Status.CANCELLED
+        run.cancel_requested = True
+        run.finish_reason = "vom Benutzer abgebrochen"
+        run.finished_at = timezone.now()
+        run.save(update_fields=["status", "cancel_requested", "finish_reason", "finished_at"])
+        _event_row(run, "run.cancelled", status=run.status, answer="", error="", usage={})
+    elif run.status == AgentRun.Status.RUNNING:
+        run.cancel_requested = True
+        run.save(update_fields=["cancel_requested"])
+        token = _local_cancels.get(run.pk)
+        if token is not None:
+            token.cancel()
+    return run
+
+
+@transaction.atomic
+def run_continue_background(*, run_id: int, by: Any) -> AgentRun:
+    """A new BACKGROUND run that continues a run which stopped at the inline step cap, from its
+    transcript (`continued_from` points back). The caller enqueues it. Raises NotFound for a run
+    of someone else and ValidationError for a run that cannot be continued."""
+    previous = _run_of(run_id=run_id, by=by, lock=True)
+    if previous.status != AgentRun.Status.CAP_REACHED or previous.mode != AgentRun.Mode.INLINE or not previous.transcript:
+        raise ValidationError(ERR_NOT_CONTINUABLE)
+    if previous.continuations.exists():
+        return previous.continuations.order_by("pk").first()  # type: ignore[return-value]
+    config = EngineConfig.load()
+    transcript = [*previous.transcript, {"role": "user", "content": CONTINUE_INSTRUCTION}]
+    run = AgentRun(
+        user=previous.user,
+        akte=previous.akte,
+        conversation=previous.conversation,
+        task=previous.task,
+        mode=AgentRun.Mode.BACKGROUND,
+        tier=previous.tier,
+        max_steps=config.background_max_steps,
+        timeout_seconds=config.background_timeout_seconds,
+        transcript=transcript,
+        continued_from=previous,
+    )
+    run.full_clean()
+    run.save()
+    return run
+
+
+def runs_fail_orphaned(*, stale_after_seconds: int = 60) -> int:
+    """Mark RUNNING runs whose heartbeat is older than `stale_after_seconds` as FAILED (their
+    events and transcript stay). Returns how many. Safe to call from every worker at start-up."""
+    cutoff = timezone.now() - datetime.timedelta(seconds=stale_after_seconds)
+    failed = 0
+    candidates = AgentRun.objects.filter(status=AgentRun.Status.RUNNING, heartbeat_at__lt=cutoff) | AgentRun.objects.filter(
+        status=AgentRun.Status.RUNNING, heartbeat_at__isnull=True, started_at__lt=cutoff
+    )
+    for run_id in candidates.values_list("pk", flat=True):
+        with transaction.atomic():
+            run = AgentRun.objects.select_for_update().get(pk=run_id)
+            if run.status != AgentRun.Status.RUNNING or (run.heartbeat_at and run.heartbeat_at >= cutoff):
+                continue
+            run.status = AgentRun.Status.FAILED
+            run.finish_reason = "Prozess nicht mehr erreichbar"
+            run.error = ERR_ORPHANED
+            run.finished_at = timezone.now()
+            run.save(update_fields=["status", "finish_reason", "error", "finished_at"])
+            _event_row(run, "run.failed", status=run.status, answer=run.answer, error=ERR_ORPHANED, usage={})
+            failed += 1
+    return failed
