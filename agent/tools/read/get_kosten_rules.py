@@ -1,0 +1,154 @@
+"""get_kosten_rules: RVG lawyer fees and GKG court fees with their positions (rechner.rvg, rechner.gkg)."""
+
+from __future__ import annotations
+
+import datetime
+from decimal import Decimal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from pydantic import Field
+
+from rechner import gkg, rvg
+
+from ..base import Tool, ToolContext, ToolResult
+from ..common import AKTE_FIELD_DESCRIPTION, Params, ToolError, akte_optional, akte_ref, akte_source, iso, money, ok, today
+
+ERR_WERT = (
+    "Kein Gegenstandswert angegeben und die Akte hat keinen. Gib 'gegenstandswert' an "
+    "(read_akte zeigt den Gegenstandswert einer Akte)."
+)
+
+if TYPE_CHECKING:
+    VvNummer = str
+    KvNummer = str
+else:
+    VvNummer = Literal[tuple(rvg.VV)]
+    KvNummer = Literal[tuple(gkg.KV)]
+
+
+class RvgPosition(Params):
+    vv: Annotated[VvNummer, Field(description="Number of the Vergütungsverzeichnis, e.g. '3100'.")]
+    satz: Annotated[
+        Decimal | None, Field(gt=0, le=10, description="Fee rate; omit for the usual rate (e.g. 1.3 for Nr. 2300).")
+    ] = None
+    umfangreich_oder_schwierig: Annotated[
+        bool, Field(description="Nr. 2300 above 1.3 only: the work was extensive or difficult.")
+    ] = False
+
+
+class GetKostenRulesParams(Params):
+    gegenstandswert: Annotated[
+        Decimal | None,
+        Field(gt=0, le=Decimal("1000000000"), description="Gegenstands-/Streitwert in EUR; omit to use the Akte's."),
+    ] = None
+    akte: Annotated[str | None, Field(max_length=40, description=AKTE_FIELD_DESCRIPTION)] = None
+    datum: Annotated[
+        datetime.date | None,
+        Field(description="Date of the mandate (RVG, § 60 RVG) or of filing (GKG, § 71 GKG); default today."),
+    ] = None
+    rvg_positionen: Annotated[list[RvgPosition], Field(max_length=12, description="Lawyer's fee positions (RVG).")] = []
+    gkg_nummern: Annotated[list[KvNummer], Field(max_length=6, description="Court fee numbers (KV GKG), e.g. ['1210'].")] = []
+    auftraggeber: Annotated[int, Field(ge=1, le=30, description="Number of clients (Nr. 1008 VV RVG increase).")] = 1
+    anrechnung: Annotated[bool, Field(description="Credit the Geschäftsgebühr (Vorbem. 3 Abs. 4 VV RVG).")] = True
+    pkh: Annotated[bool, Field(description="Legal aid (Prozesskostenhilfe): § 49 RVG table.")] = False
+    auslagenpauschale: Annotated[bool, Field(description="Add Nr. 7002 VV RVG (20 %, max. 20 EUR).")] = True
+    umsatzsteuer: Annotated[bool, Field(description="Add 19 % USt (Nr. 7008 VV RVG).")] = True
+
+
+def _catalog() -> dict[str, Any]:
+    return {
+        "hinweis": "Gib rvg_positionen und/oder gkg_nummern an, um zu rechnen.",
+        "rvg_nummern": [
+            {
+                "vv": n.vv,
+                "bezeichnung": n.label,
+                "satz": str(n.regelsatz) if n.satz_von == n.satz_bis else f"{n.satz_von}-{n.satz_bis} (Regel {n.regelsatz})",
+            }
+            for n in rvg.VV.values()
+        ],
+        "gkg_nummern": [{"kv": n.kv, "bezeichnung": n.label, "satz": str(n.rate)} for n in gkg.KV.values()],
+    }
+
+
+def _position(p: rvg.Position) -> dict[str, Any]:
+    return {
+        "nr": p.vv,
+        "bezeichnung": p.label,
+        "satz": str(p.rate) if p.rate is not None else None,
+        "betrag_eur": money(p.amount),
+    }
+
+
+def execute(ctx: ToolContext, params: GetKostenRulesParams) -> ToolResult:
+    if not params.rvg_positionen and not params.gkg_nummern:
+        return ok(_catalog(), sources=[{"rechner": "RVG/GKG-Rechner"}], count=0)
+    akte = akte_optional(ctx, params.akte) if params.gegenstandswert is None or params.akte else None
+    wert = params.gegenstandswert if params.gegenstandswert is not None else (akte.gegenstandswert if akte else None)
+    if not wert:
+        raise ToolError(ERR_WERT)
+    datum = params.datum or today()
+    data: dict[str, Any] = {"gegenstandswert_eur": money(wert), "datum": iso(datum)}
+    if akte is not None:
+        data["akte"] = akte_ref(akte)
+    sources: list[dict[str, Any]] = [akte_source(akte)] if akte else []
+    try:
+        if params.rvg_positionen:
+            calc = rvg.calculate(
+                gegenstandswert=wert,
+                auftragsdatum=datum,
+                positions=[
+                    rvg.PositionRequest(vv=p.vv, rate=p.satz, umfangreich_oder_schwierig=p.umfangreich_oder_schwierig)
+                    for p in params.rvg_positionen
+                ],
+                auftraggeber=params.auftraggeber,
+                anrechnung=params.anrechnung,
+                pkh=params.pkh,
+                auslagenpauschale=params.auslagenpauschale,
+                ust_rate=rvg.UST_REGELSATZ if params.umsatzsteuer else Decimal("0"),
+            )
+            data["rvg"] = {
+                "fassung": calc.version_label,
+                "tabelle": calc.table,
+                "positionen": [_position(p) for p in calc.positions],
+                "anrechnungen": [_position(p) for p in calc.anrechnungen],
+                "auslagen": [_position(p) for p in calc.auslagen],
+                "netto_eur": money(calc.net),
+                "umsatzsteuer_eur": money(calc.ust),
+                "gesamt_eur": money(calc.gross),
+                "aufstellung": rvg.describe(calc),
+            }
+            sources.append({"rechner": "RVG", "fassung": calc.version_label})
+        if params.gkg_nummern:
+            positionen = [gkg.kv_gebuehr(kv, wert, on=datum) for kv in params.gkg_nummern]
+            version = gkg.version_for(datum)
+            data["gkg"] = {
+                "fassung": version.label,
+                "positionen": [
+                    {"nr": p.kv, "bezeichnung": p.label, "satz": str(p.rate), "betrag_eur": money(p.amount)} for p in positionen
+                ],
+                "gesamt_eur": money(sum((p.amount for p in positionen), Decimal("0.00"))),
+            }
+            sources.append({"rechner": "GKG", "fassung": version.label})
+    except (rvg.RvgError, gkg.GkgError) as exc:
+        raise ToolError(str(exc)) from None
+    return ok(data, sources=sources, count=len(params.rvg_positionen) + len(params.gkg_nummern), akte=akte)
+
+
+TOOL = Tool(
+    name="get_kosten_rules",
+    description=(
+        "Calculate statutory fees: lawyer's fees under the RVG (positions of the Vergütungsverzeichnis with "
+        "Nr. 1008 increase, Anrechnung, Auslagenpauschale, USt) and court fees under the GKG (Kostenverzeichnis), "
+        "in the version that applies on 'datum'. Call it without positions to get the list of supported numbers "
+        "and their rates.\n"
+        "Use it for any fee or cost-risk question - never compute fees yourself. Not for billed hours "
+        "(read_zeiterfassung).\n"
+        "Returns {gegenstandswert_eur, datum, rvg: {positionen, anrechnungen, auslagen, netto_eur, umsatzsteuer_eur, "
+        "gesamt_eur, aufstellung}, gkg: {positionen, gesamt_eur}}; amounts as decimal strings in EUR.\n"
+        "Errors: no Gegenstandswert (give one or an Akte that has one); rate outside the frame of a VV number; "
+        "dates before 2021.\n"
+        'Example: {"gegenstandswert": 5000, "rvg_positionen": [{"vv": "3100"}, {"vv": "3104"}], "gkg_nummern": ["1210"]}'
+    ),
+    params=GetKostenRulesParams,
+    execute=execute,
+)

@@ -1,0 +1,142 @@
+"""create_draft_frist: propose a Frist, Termin or Wiedervorlage, optionally computed by the Fristenrechner."""
+
+from __future__ import annotations
+
+import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from akten.models import Akte, User
+from drafts.models import HelenaDraft
+from rechner.fristen import BUNDESLAENDER, ist_werktag
+from rechner.tabellen import format_datum, wochentag
+
+from ..base import Tool, ToolContext, ToolResult
+from ..common import AkteRef, Params, ToolError, akte_resolve, iso, person, today
+from ..drafting import propose
+from ..fristen import Bundesland, FristBerechnung, fristenrechner
+
+ERR_BERECHNUNG_TYP = "Der Fristenrechner ('berechnung') gilt nur für typ FRIST."
+ERR_FRISTABLAUF = "Eine Frist braucht 'fristablauf' oder 'berechnung' (dann rechnet der Fristenrechner ab 'datum')."
+ERR_WIDERSPRUCH = (
+    "Der angegebene Fristablauf {angegeben} widerspricht der Berechnung ({berechnet}). Lass 'fristablauf' weg "
+    "oder prüfe die Angaben mit berechne_frist."
+)
+ERR_KEIN_WERKTAG = (
+    "Der Fristablauf {datum} ist ein {grund} in {land}; nach § 193 BGB endet die Frist erst am nächsten Werktag. "
+    "Berechne die Frist mit berechne_frist oder nutze 'berechnung'."
+)
+ERR_VERGANGEN = "{was} {datum} liegt in der Vergangenheit. Prüfe das Datum (auch das Jahr)."
+ERR_VERANTWORTLICH = "Die verantwortliche Person {id} ist unbekannt oder hat keinen Zugriff auf die Akte."
+
+
+class CreateDraftFristParams(Params):
+    akte: AkteRef = None
+    typ: Annotated[
+        Literal["FRIST", "TERMIN", "WIEDERVORLAGE"],
+        Field(description="FRIST = deadline, TERMIN = appointment/hearing, WIEDERVORLAGE = follow-up date."),
+    ]
+    titel: Annotated[str, Field(min_length=1, max_length=200, description="E.g. 'Berufungsfrist', 'Mündliche Verhandlung'.")]
+    datum: Annotated[
+        datetime.date,
+        Field(description="TERMIN/WIEDERVORLAGE: its date. FRIST: the day of the triggering event (e.g. Zustellung)."),
+    ]
+    uhrzeit: Annotated[datetime.time | None, Field(description="Time of a Termin (HH:MM).")] = None
+    fristablauf: Annotated[datetime.date | None, Field(description="FRIST: the last day, if already known.")] = None
+    vorfrist: Annotated[datetime.date | None, Field(description="Pre-deadline reminder date.")] = None
+    notfrist: Annotated[bool, Field(description="FRIST only: a Notfrist (cannot be extended).")] = False
+    beschreibung: Annotated[str, Field(max_length=2000)] = ""
+    verantwortlich_id: Annotated[int | None, Field(ge=1, description="User id of the responsible person; default you.")] = None
+    bundesland: Annotated[Bundesland, Field(description="State whose holidays apply when checking the Fristablauf.")] = "NW"
+    berechnung: Annotated[
+        FristBerechnung | None,
+        Field(description="FRIST only: let the Fristenrechner compute fristablauf and vorfrist from 'datum'."),
+    ] = None
+
+
+def _werktag_pruefen(fristablauf: datetime.date, bundesland: str) -> None:
+    if not ist_werktag(fristablauf, bundesland):
+        grund = "Wochenende" if fristablauf.weekday() >= 5 else "Feiertag"
+        raise ToolError(
+            ERR_KEIN_WERKTAG.format(
+                datum=f"{wochentag(fristablauf)}, {format_datum(fristablauf)}", grund=grund, land=BUNDESLAENDER[bundesland]
+            )
+        )
+
+
+def _verantwortlich(akte: Akte, user_id: int | None) -> User | None:
+    if user_id is None:
+        return None
+    user = User.objects.filter(pk=user_id, is_active=True).first()
+    if user is None or not Akte.objects.visible_to(user).filter(pk=akte.pk).exists():
+        raise ToolError(ERR_VERANTWORTLICH.format(id=user_id))
+    return user
+
+
+def execute(ctx: ToolContext, params: CreateDraftFristParams) -> ToolResult:
+    akte = akte_resolve(ctx, params.akte)
+    fristablauf, vorfrist, notfrist = params.fristablauf, params.vorfrist, params.notfrist
+    bundesland = params.bundesland
+    berechnet: dict[str, Any] | None = None
+    if params.berechnung is not None:
+        if params.typ != "FRIST":
+            raise ToolError(ERR_BERECHNUNG_TYP)
+        ergebnis = fristenrechner(params.datum, params.berechnung)
+        if fristablauf is not None and fristablauf != ergebnis.fristablauf:
+            raise ToolError(
+                ERR_WIDERSPRUCH.format(angegeben=format_datum(fristablauf), berechnet=format_datum(ergebnis.fristablauf))
+            )
+        fristablauf, vorfrist = ergebnis.fristablauf, vorfrist or ergebnis.vorfrist
+        notfrist = notfrist or ergebnis.notfrist
+        bundesland = ergebnis.bundesland
+        berechnet = {"rechtsgrundlage": ergebnis.rechtsgrundlage, "erlaeuterung": ergebnis.erlaeuterung}
+    heute = today()
+    if params.typ == "FRIST":
+        if fristablauf is None:
+            raise ToolError(ERR_FRISTABLAUF)
+        if fristablauf < heute:
+            raise ToolError(ERR_VERGANGEN.format(was="Der Fristablauf", datum=format_datum(fristablauf)))
+        _werktag_pruefen(fristablauf, bundesland)
+    elif params.datum < heute:
+        raise ToolError(ERR_VERGANGEN.format(was="Das Datum", datum=format_datum(params.datum)))
+    verantwortlich = _verantwortlich(akte, params.verantwortlich_id)
+    payload = {
+        "typ": params.typ,
+        "titel": params.titel,
+        "datum": iso(params.datum),
+        "uhrzeit": iso(params.uhrzeit),
+        "fristablauf": iso(fristablauf),
+        "vorfrist": iso(vorfrist),
+        "notfrist": notfrist,
+        "beschreibung": params.beschreibung,
+        "verantwortlich_id": verantwortlich.pk if verantwortlich else None,
+    }
+    preview: dict[str, Any] = {
+        **{k: v for k, v in payload.items() if k != "verantwortlich_id"},
+        "verantwortlich": person(verantwortlich or ctx.user),
+    }
+    if berechnet:
+        preview["berechnung"] = berechnet
+    return propose(ctx, typ=HelenaDraft.Typ.FRIST, akte=akte, payload=payload, preview=preview)
+
+
+TOOL = Tool(
+    name="create_draft_frist",
+    description=(
+        "Propose a calendar entry for an Akte: a FRIST (deadline, with Fristablauf and Vorfrist), a TERMIN "
+        "(appointment, hearing) or a WIEDERVORLAGE (follow-up). A human reviews it before it enters the calendar. "
+        "For a FRIST either give 'fristablauf' or let the Fristenrechner compute it with 'berechnung' (preset such "
+        "as 'berufung' or dauer/einheit) from 'datum' = day of the triggering event.\n"
+        "Use it when a deadline or date should be entered. To only compute a deadline use berechne_frist; to list "
+        "existing ones read_fristen.\n"
+        "Returns {draft_id, typ, titel, status, akte, vorschau}.\n"
+        "Errors: unknown Akte or no access (same message); a FRIST without fristablauf; a Fristablauf on a weekend "
+        "or holiday (§ 193 BGB) or in the past; a Vorfrist after the Fristablauf; an unknown responsible person.\n"
+        'Example: {"akte": "12/25", "typ": "FRIST", "titel": "Berufungsfrist", "datum": "2025-03-14", '
+        '"berechnung": {"vorlage": "berufung", "bundesland": "NW"}}'
+    ),
+    params=CreateDraftFristParams,
+    execute=execute,
+    writes=True,
+)
