@@ -28,15 +28,16 @@ def _norm_links(text: str) -> dict[str, str]:
     """Citation text → norm reader URL, for the norms found in `text` that exist in the library."""
     from recherche.models import Norm
 
-    wanted: dict[tuple[str, str], list[str]] = {}
+    wanted: dict[tuple[str, str, str], list[str]] = {}
     for match in NORM_RE.finditer(text):
-        wanted.setdefault((match["gesetz"], match["nummer"]), []).append(match["cite"])
+        art = "Art." if match["kind"] == "Art." else "§"
+        wanted.setdefault((art, match["gesetz"], match["nummer"]), []).append(match["cite"])
     if not wanted:
         return {}
     links: dict[str, str] = {}
-    norms = Norm.objects.filter(gesetz__abkuerzung__in={g for g, _n in wanted}, nummer__in={n for _g, n in wanted})
+    norms = Norm.objects.filter(gesetz__abkuerzung__in={k[1] for k in wanted}, nummer__in={k[2] for k in wanted})
     for norm in norms.select_related("gesetz").order_by("position"):
-        for cite in wanted.get((norm.gesetz.abkuerzung, norm.nummer), []):
+        for cite in wanted.get((norm.art, norm.gesetz.abkuerzung, norm.nummer), []):
             links.setdefault(cite, reverse("norm-detail", args=[norm.pk]))
     return links
 

@@ -12,6 +12,7 @@ from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
 from . import conversations, selectors
@@ -53,7 +54,7 @@ def _turns(user: Any, conversation: Any) -> list[dict[str, Any]]:
     for message in items:
         turn: dict[str, Any] = {"message": message, "run": message.run}
         if message.role == Message.Role.ASSISTANT:
-            turn["html"] = answer_html(message.text, user=user)
+            turn["html"] = mark_safe(answer_html(message.text, user=user))  # noqa: S308 - sanitised by nh3
             turn["cards"] = cards.get(message.run_id or 0, [])
         turns.append(turn)
     return turns
@@ -126,8 +127,8 @@ def conversation_delete(request: HttpRequest, pk: int) -> HttpResponse:
 def run_list(request: HttpRequest) -> HttpResponse:
     runs = list(selectors.run_list(user=request.user)[:200])
     drafts: dict[int, int] = {}
-    for draft in selectors.run_drafts(user=request.user, run_ids=[r.pk for r in runs]).only("origin_run_id"):
-        drafts[draft.origin_run_id or 0] = drafts.get(draft.origin_run_id or 0, 0) + 1
+    for run_id in selectors.run_drafts(user=request.user, run_ids=[r.pk for r in runs]).values_list("origin_run_id", flat=True):
+        drafts[run_id or 0] = drafts.get(run_id or 0, 0) + 1
     rows = [{"run": r, "drafts": drafts.get(r.pk, 0), "duration": _duration(r)} for r in runs]
     return render(request, "agent/runs.html", {"rows": rows, "active_ids": [r.pk for r in runs if r.is_active]})
 

@@ -95,7 +95,7 @@ async def _ask(client: Any) -> tuple[str, int]:
 
 def tier_connection_test(tier: TierConfig) -> tuple[bool, str]:
     """Call the tier's model once; (ok, German message with the answer time)."""
-    from agent.llm.factory import client_for_tier
+    from agent.services import client_for_tier
 
     try:
         answer, ms = async_to_sync(_ask)(client_for_tier(tier))
