@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from channels.layers import get_channel_layer
 from django.core.exceptions import PermissionDenied, ValidationError
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter
 from pydantic import ValidationError as PydanticValidationError
@@ -40,6 +41,7 @@ ERR_RATE = "Zu viele Nachrichten in kurzer Zeit. Bitte warten Sie einen Moment."
 ERR_START_FAILED = "Helena konnte den Auftrag nicht annehmen. Bitte versuchen Sie es erneut."
 ERR_ACTION_FAILED = "Die Aktion ist fehlgeschlagen. Bitte versuchen Sie es erneut."
 ERR_NOT_ACTIVE = "Dieser Auftrag läuft nicht mehr."
+ERR_RUN_CRASHED = "Helena ist bei diesem Auftrag auf einen internen Fehler gestoßen. Bitte versuchen Sie es erneut."
 
 ENRICHED_EVENTS = frozenset({"draft.created", "run.finished", "run.failed", "run.cancelled", "run.cap_reached"})
 
@@ -284,12 +286,12 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
 
     async def execute(self, run: AgentRun) -> None:
         """Background runs go to the task queue; inline runs execute in this process."""
-        from . import services, tasks
+        from . import tasks
 
         if run.mode == AgentRun.Mode.BACKGROUND:
             await database_sync_to_async(tasks.run_enqueue)(run_id=run.pk)
             return
-        task = asyncio.create_task(services.run_execute(run.pk, publish=event_publish))
+        task = asyncio.create_task(_execute_inline(run.pk))
         _inline_runs.add(task)
         task.add_done_callback(_inline_run_done)
 
@@ -334,6 +336,14 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         if event.get("type") not in ENRICHED_EVENTS:
             return event
         return await database_sync_to_async(_enriched)(event, self.user)
+
+    async def run_crashed(self, message: dict[str, Any]) -> None:
+        run_id = int(message["run"])
+        tail = self.tails.get(run_id)
+        if tail is not None and tail.task is not None:
+            tail.task.cancel()
+            self.tails.pop(run_id, None)
+        await self.send_error(ERR_RUN_CRASHED, code="failed", run=run_id)
 
     async def run_announce(self, message: dict[str, Any]) -> None:
         await self.watch_run(int(message["run"]), after_seq=0)
@@ -382,7 +392,19 @@ def _enriched(event: dict[str, Any], user: Any) -> dict[str, Any]:
     return event
 
 
+async def _execute_inline(run_id: int) -> None:
+    """The engine ends every run with an honest status; should it still raise, the tabs watching
+    the run hear a German error instead of waiting forever."""
+    from . import services
+
+    try:
+        await services.run_execute(run_id, publish=event_publish)
+    except Exception:
+        logger.exception("inline run %s crashed", run_id)
+        layer = get_channel_layer()
+        if layer is not None:
+            await layer.group_send(run_group(run_id), {"type": "run.crashed", "run": run_id})
+
+
 def _inline_run_done(task: asyncio.Task[Any]) -> None:
     _inline_runs.discard(task)
-    if not task.cancelled() and task.exception() is not None:
-        logger.error("inline run crashed", exc_info=task.exception())

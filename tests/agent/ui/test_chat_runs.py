@@ -8,6 +8,7 @@ import datetime
 import pytest
 from asgiref.sync import sync_to_async
 from django.test import Client
+from django.utils import timezone
 
 from agent.models import AgentRun, AgentStep, EngineConfig, Message, RateLimit
 from akten.models import KalenderEintrag, Role
@@ -21,7 +22,7 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
 
 def next_workday(days_ahead: int = 30) -> datetime.date:
-    day = datetime.date.today() + datetime.timedelta(days=days_ahead)
+    day = timezone.localdate() + datetime.timedelta(days=days_ahead)
     while not ist_werktag(day, "NW"):
         day += datetime.timedelta(days=1)
     return day
@@ -79,7 +80,7 @@ async def test_frist_draft_card_arrives_and_its_status_updates_live_for_other_vi
                             "akte": akte.aktenzeichen,
                             "typ": "FRIST",
                             "titel": "Berufungsbegründungsfrist",
-                            "datum": datetime.date.today().isoformat(),
+                            "datum": timezone.localdate().isoformat(),
                             "fristablauf": due.isoformat(),
                         },
                     }
