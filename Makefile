@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint typecheck pytest stop-db clean
+.PHONY: run test lint typecheck pytest chromium stop-db clean
 
 $(BIN)/python:
 	@$(PYTHON) -c "import ensurepip, venv" 2>/dev/null || { \
@@ -37,8 +37,12 @@ lint: $(VENV)/.installed-dev
 typecheck: $(VENV)/.installed-dev
 	$(BIN)/mypy
 
-pytest: $(VENV)/.installed-dev
+pytest: $(VENV)/.installed-dev chromium
 	$(BIN)/python -m pytest
+
+# Browser tests drive Debian's Chromium through Playwright; no browser is ever downloaded.
+chromium:
+	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
 
 stop-db: $(VENV)/.installed
 	$(BIN)/python -c "from helena.embedded_pg.server import stop_server; print('gestoppt' if stop_server('var/pg') else 'lief nicht')"
