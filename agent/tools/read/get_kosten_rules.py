@@ -13,10 +13,8 @@ from rechner import gkg, rvg
 from ..base import Tool, ToolContext, ToolResult
 from ..common import AKTE_FIELD_DESCRIPTION, Params, ToolError, akte_optional, akte_ref, akte_source, iso, money, ok, today
 
-ERR_WERT = (
-    "Kein Gegenstandswert angegeben und die Akte hat keinen. Gib 'gegenstandswert' an "
-    "(read_akte zeigt den Gegenstandswert einer Akte)."
-)
+ERR_WERT = "Kein Gegenstandswert angegeben. Gib 'gegenstandswert' an oder eine Akte, deren Gegenstandswert gelten soll."
+ERR_WERT_AKTE = "Die Akte {aktenzeichen} hat keinen Gegenstandswert. Gib 'gegenstandswert' an."
 
 if TYPE_CHECKING:
     VvNummer = str
@@ -85,7 +83,7 @@ def execute(ctx: ToolContext, params: GetKostenRulesParams) -> ToolResult:
     akte = akte_optional(ctx, params.akte) if params.gegenstandswert is None or params.akte else None
     wert = params.gegenstandswert if params.gegenstandswert is not None else (akte.gegenstandswert if akte else None)
     if not wert:
-        raise ToolError(ERR_WERT)
+        raise ToolError(ERR_WERT_AKTE.format(aktenzeichen=akte.aktenzeichen) if akte else ERR_WERT)
     datum = params.datum or today()
     data: dict[str, Any] = {"gegenstandswert_eur": money(wert), "datum": iso(datum)}
     if akte is not None:

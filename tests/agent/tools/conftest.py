@@ -38,9 +38,10 @@ def call(db) -> Callable[..., ToolResult]:
     return _call
 
 
-@pytest.fixture
+@pytest.fixture(autouse=True)
 def embeddings_down(settings):
-    """An embedding server that does not answer: searches run on full text and say so (fast, no CPU)."""
+    """An embedding server that does not answer: searches run on full text and say so (fast, no CPU).
+    The vector path itself is tested in tests/recherche."""
     settings.HELENA_EMBEDDINGS = {
         **settings.HELENA_EMBEDDINGS,
         "BACKEND": "ollama",
@@ -52,9 +53,8 @@ def embeddings_down(settings):
 
 
 @pytest.fixture
-def knowledge(db, embeddings_down):
-    """The mini statute TestG, BGB, the demo Urteile and the Muster, full text only."""
+def knowledge(db):
+    """The mini statute TestG, the demo Urteile and the Muster, full text only."""
     call_command("ingest_gesetze", str(MINI_GESETZE), "--no-embed", verbosity=0)
-    call_command("ingest_gesetze", str(DATA / "gesetze"), "--only", "bgb", "--no-embed", verbosity=0)
     call_command("ingest_urteile", str(DATA / "urteile"), "--no-embed", verbosity=0)
     call_command("ingest_muster", str(DATA / "muster"), "--no-embed", verbosity=0)
