@@ -23,14 +23,14 @@ from typing import Any
 
 from asgiref.sync import async_to_sync, sync_to_async
 from django.core.exceptions import ValidationError
-from django.db import close_old_connections, transaction
+from django.db import connections, transaction
 from django.utils import timezone
 
 from akten.models import Akte, Kontakt
 
 from .budget import estimate_tokens
 from .events import Publish, RunEventSink
-from .llm.base import LLMClient, Message
+from .llm.base import DeltaCallback, LLMClient, LLMResponse, Message
 from .models import AgentRun, AgentStep, Conversation, EngineConfig, TierConfig
 from .models import Message as ChatMessage
 from .persona import build_system_prompt, persona_context_load, with_intro
@@ -170,33 +170,42 @@ def run_create(
 
 
 def client_for_tier(tier: TierConfig) -> LLMClient:
-    """The client of one configured tier."""
-    from .llm.ollama import OllamaClient
-    from .llm.openai_compat import OpenAICompatClient
+    """The client of one configured tier (agent/llm/factory.py)."""
+    from .llm.factory import build_client
 
-    if tier.provider == TierConfig.Provider.OLLAMA:
-        return OllamaClient(
-            model=tier.model, host=tier.base_url, context_window=tier.context_window, timeout=tier.timeout_seconds
-        )
-    return OpenAICompatClient(
-        model=tier.model,
-        base_url=tier.base_url,
-        api_key_env=tier.api_key_env,
-        context_window=tier.context_window,
-        timeout=tier.timeout_seconds,
-    )
+    return build_client(tier)
 
 
-def demo_client() -> LLMClient:
-    """The embedded demo model (agent/llm/demo.py) for when no local tier is configured or reachable."""
-    from .llm.ollama import OllamaClient
+class DemoClient:
+    """The embedded demo model (agent/llm/demo.py), started only when a run really reaches it.
 
-    return OllamaClient(
-        model=os.environ.get("HELENA_DEMO_MODEL", "smollm2-135m-instruct"),
-        host=os.environ.get("OLLAMA_HOST", "http://127.0.0.1:11434"),
-        context_window=2048,
-        is_demo=True,
-    )
+    Its server takes seconds to start, so building the routes of every run must not start it;
+    the first `chat` does. When it cannot start, `DemoModelUnavailable` (an `LLMUnavailable`)
+    reaches the loop like any outage.
+    """
+
+    is_demo = True
+
+    def __init__(self) -> None:
+        from .llm.demo import DEMO_CONTEXT_WINDOW, DEMO_MODEL
+
+        self.model = DEMO_MODEL
+        self.context_window = DEMO_CONTEXT_WINDOW
+        self._client: LLMClient | None = None
+
+    async def chat(
+        self,
+        messages: list[Message],
+        *,
+        tools: list[dict[str, Any]] | None = None,
+        on_delta: DeltaCallback | None = None,
+    ) -> LLMResponse:
+        if self._client is None:
+            from .llm.demo import demo_client
+
+            self._client = await demo_client()
+            self.context_window = self._client.context_window
+        return await self._client.chat(messages, tools=tools, on_delta=on_delta)
 
 
 def cloud_usable(tier: TierConfig, *, task_type: str, counter_ok: bool) -> bool:
@@ -243,6 +252,7 @@ def routes_build(
     user: Any,
     akte: Akte | None,
     client_factory: Callable[[TierConfig], LLMClient] | None = None,
+    demo_factory: Callable[[], LLMClient] = DemoClient,
 ) -> list[Route]:
     """The escalation chain of a run: enabled local tiers from `start_tier` up (all of them if
     none is that high), then the usable cloud tiers (pseudonymised where configured), and the demo
@@ -263,11 +273,11 @@ def routes_build(
                 pseudonymizer = Pseudonymizer()
                 pseudonymizer.add_known(known_values_for(user=user, akte=akte))
             client = PseudonymizingClient(client, pseudonymizer)
-        routes.append(Route(client=client, tier=tier.tier, local=not tier.is_cloud))
+        routes.append(Route(client=client, tier=tier.tier, local=not tier.is_cloud, demo=bool(getattr(client, "is_demo", False))))
     if not local:
-        routes.insert(0, Route(client=demo_client(), tier=1, local=True, demo=True))
+        routes.insert(0, Route(client=demo_factory(), tier=1, local=True, demo=True))
     else:
-        routes.append(Route(client=demo_client(), tier=1, local=True, demo=True, outage_only=True))
+        routes.append(Route(client=demo_factory(), tier=1, local=True, demo=True, outage_only=True))
     return routes
 
 
@@ -317,7 +327,7 @@ class _Prepared:
 def _run_prepare(run_id: int, cancel: CancelToken, client_factory: Callable[[TierConfig], LLMClient] | None) -> _Prepared | None:
     """Claim a PENDING run (row lock) and build everything the loop needs; None if not PENDING."""
     with transaction.atomic():
-        run = AgentRun.objects.select_for_update().select_related("user", "akte").filter(pk=run_id).first()
+        run = AgentRun.objects.select_for_update(of=("self",)).select_related("user", "akte").filter(pk=run_id).first()
         if run is None or run.status != AgentRun.Status.PENDING:
             return None
         now = timezone.now()
@@ -394,7 +404,8 @@ def _poll(run_id: int, beat: bool) -> bool:
             AgentRun.objects.filter(pk=run_id, status=AgentRun.Status.RUNNING).update(heartbeat_at=timezone.now())
         return bool(AgentRun.objects.filter(pk=run_id, cancel_requested=True).exists())
     finally:
-        close_old_connections()
+        # pool threads own their connections; close them like a request would
+        connections.close_all()
 
 
 async def _watch(run_id: int, cancel: CancelToken) -> None:
