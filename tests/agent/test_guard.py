@@ -307,3 +307,23 @@ def test_normalise_json_copies_double_quoted_strings_verbatim() -> None:
     text, repairs = normalise_json('{"a": "x, }", "b": \'it\\\'s\', c: None,}')
     assert text == '{"a": "x, }", "b": "it\'s", "c": null}'
     assert {r.kind for r in repairs} == {SINGLE_QUOTES, UNQUOTED_KEYS, PYTHON_LITERALS, TRAILING_COMMA}
+
+
+def _bench_module():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "bench" / "guard.py"
+    spec = importlib.util.spec_from_file_location("bench_guard", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+BENCH = _bench_module()
+
+
+@pytest.mark.parametrize("case", BENCH.load_cases(), ids=lambda case: case["id"])
+def test_recorded_failure_shapes_of_the_benchmark(case: dict) -> None:
+    assert BENCH.handled(case), case
