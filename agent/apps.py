@@ -25,3 +25,4 @@ class AgentConfig(AppConfig):
         # Import every tool module now: a broken tool stops the start-up instead of failing silently later.
         all_tools()
         post_migrate.connect(_seed_tool_matrix, sender=self, dispatch_uid="agent_seed_tool_matrix")
+        from . import signals  # noqa: F401  (live draft-card updates)
