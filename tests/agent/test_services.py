@@ -8,7 +8,7 @@ import json
 import time
 
 import pytest
-from asgiref.sync import sync_to_async
+from asgiref.sync import async_to_sync, sync_to_async
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
@@ -32,8 +32,6 @@ def tier1(db, scripted_llm):
 
 
 def execute(run: AgentRun, **kwargs) -> AgentRun:
-    from asgiref.sync import async_to_sync
-
     return async_to_sync(services.run_execute)(run.pk, **kwargs)
 
 
@@ -207,7 +205,7 @@ def test_cancel_through_the_database_stops_mid_request_and_keeps_the_trace(tier1
         finished = await task
         return finished, time.monotonic() - asked
 
-    finished, latency = asyncio.run(scenario())
+    finished, latency = async_to_sync(scenario)()
 
     assert finished.status == "CANCELLED" and latency < 1.0
     assert scripted_llm.wait_aborted(scripted_llm.chat_requests[1])

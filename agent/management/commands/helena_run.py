@@ -1,0 +1,123 @@
+"""`manage.py helena_run`: run Helena from the command line, one task or a batch.
+
+    python manage.py helena_run --user anwalt@kanzlei.example --akte 12/25 "Welche Fristen laufen?"
+    python manage.py helena_run --user anwalt@kanzlei.example --file tasks.jsonl
+
+A tasks file holds one JSON object per line: {"text": "...", "akte": "12/25", "mode": "inline",
+"user": "other@kanzlei.example"} (only "text" is required; the options are the defaults). Progress
+goes to stderr, one JSON result per task to stdout. The exit code is 1 when any task failed:
+status FAILED, TIMEOUT, CANCELLED or RATE_LIMITED, or a task that could not start (unknown user,
+Akte not found or not visible). DONE, CAP_REACHED and STALLED runs gave an answer and count as done.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from agent.models import AgentRun
+from agent.selectors import NotFound
+from agent.services import run_create, run_execute
+from akten.models import Akte, User
+
+OK_STATUSES = frozenset({AgentRun.Status.DONE, AgentRun.Status.CAP_REACHED, AgentRun.Status.STALLED})
+PROGRESS_EVENTS = {"step.started", "tool.call", "escalation", "draft.created", "run.cap_reached"}
+
+
+class Command(BaseCommand):
+    help = "Führt Helena-Aufträge aus (einzeln oder als Stapel aus einer JSONL-Datei) und gibt je Auftrag ein JSON-Ergebnis aus."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("auftrag", nargs="?", help="Der Auftrag an Helena.")
+        parser.add_argument("--user", required=True, help="E-Mail-Adresse des Benutzers, in dessen Namen Helena arbeitet.")
+        parser.add_argument("--akte", help="Aktenzeichen der Akte (optional).")
+        parser.add_argument("--mode", choices=["inline", "background"], help="Modus (sonst entscheidet der Klassifikator).")
+        parser.add_argument("--file", type=Path, help="JSONL-Datei mit Aufträgen.")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        tasks = self._tasks(options)
+        failed = 0
+        for index, task in enumerate(tasks, start=1):
+            result = self._run_one(index, len(tasks), task)
+            self.stdout.write(json.dumps(result, ensure_ascii=False))
+            if not result["ok"]:
+                failed += 1
+        if failed:
+            raise CommandError(f"{failed} von {len(tasks)} Aufträgen fehlgeschlagen.", returncode=1)
+        self.stderr.write(f"{len(tasks)} von {len(tasks)} Aufträgen erledigt.")
+
+    def _tasks(self, options: dict[str, Any]) -> list[dict[str, Any]]:
+        defaults = {"user": options["user"], "akte": options.get("akte"), "mode": options.get("mode")}
+        if options.get("file"):
+            if options.get("auftrag"):
+                raise CommandError("Entweder einen Auftrag oder --file angeben, nicht beides.")
+            tasks = []
+            for number, line in enumerate(options["file"].read_text(encoding="utf-8").splitlines(), start=1):
+                if not line.strip():
+                    continue
+                try:
+                    entry = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise CommandError(f"Zeile {number}: kein gültiges JSON ({exc.msg}).") from None
+                if not isinstance(entry, dict) or not str(entry.get("text") or "").strip():
+                    raise CommandError(f'Zeile {number}: ein Objekt mit "text" erwartet.')
+                tasks.append({**defaults, **{k: v for k, v in entry.items() if v is not None}})
+            return tasks
+        if not options.get("auftrag"):
+            raise CommandError("Bitte einen Auftrag angeben oder --file verwenden.")
+        return [{**defaults, "text": options["auftrag"]}]
+
+    def _run_one(self, index: int, total: int, task: dict[str, Any]) -> dict[str, Any]:
+        prefix = f"[{index}/{total}]"
+        self.stderr.write(f"{prefix} {task['text'][:80]}")
+        try:
+            user = User.objects.get(email__iexact=task["user"], is_active=True)
+            akte = None
+            if task.get("akte"):
+                akte = Akte.objects.visible_to(user).filter(aktenzeichen=task["akte"]).first()
+                if akte is None:
+                    raise NotFound(f"Akte {task['akte']} nicht gefunden.")
+            mode = str(task["mode"]).upper() if task.get("mode") else None
+            run = run_create(user=user, text=task["text"], akte=akte, mode=mode)
+        except User.DoesNotExist:
+            return {"task": task["text"], "ok": False, "error": f"Benutzer {task['user']} nicht gefunden."}
+        except (NotFound, ValidationError) as exc:
+            message = "; ".join(exc.messages) if isinstance(exc, ValidationError) else str(exc)
+            return {"task": task["text"], "ok": False, "error": message}
+
+        async def progress(event: dict[str, Any]) -> None:
+            if event["type"] == "step.started":
+                self.stderr.write(f"{prefix}   {event['label']}")
+            elif event["type"] == "tool.call":
+                self.stderr.write(f"{prefix}     → {event['tool']} {json.dumps(event.get('args'), ensure_ascii=False)[:100]}")
+            elif event["type"] in PROGRESS_EVENTS:
+                details = {k: v for k, v in event.items() if k not in ("type", "run", "seq", "at")}
+                self.stderr.write(f"{prefix}   {event['type']}: {json.dumps(details, ensure_ascii=False)[:160]}")
+
+        if run.is_active:
+            run = async_to_sync(run_execute)(run.pk, publish=progress)
+        self.stderr.write(f"{prefix}   {run.get_status_display()} ({run.steps_used} Schritte, {run.tool_calls} Werkzeugaufrufe)")
+        return {
+            "task": task["text"],
+            "ok": run.status in OK_STATUSES,
+            "run": run.pk,
+            "status": run.status,
+            "finish_reason": run.finish_reason,
+            "answer": run.answer,
+            "error": run.error,
+            "akte": run.akte.aktenzeichen if run.akte else None,
+            "mode": run.mode,
+            "tier": run.tier,
+            "model": run.model_name,
+            "steps": run.steps_used,
+            "model_calls": run.model_calls,
+            "tool_calls": run.tool_calls,
+            "tokens_in": run.tokens_in,
+            "tokens_out": run.tokens_out,
+            "drafts": list(run.drafts.values_list("pk", flat=True)),
+        }
