@@ -39,6 +39,8 @@ DEMO_CONTEXT_WINDOW = 8192
 DEMO_CHAT_FORMAT = "chatml-function-calling"
 START_TIMEOUT_SECONDS = 120.0
 REQUEST_TIMEOUT_SECONDS = 120.0
+# A 135M model can ramble until its window is full; its useful answers are short.
+DEMO_MAX_TOKENS = 512
 
 
 class DemoModelUnavailable(LLMUnavailable):
@@ -200,6 +202,7 @@ def client_for(server: DemoServer, *, timeout: float = REQUEST_TIMEOUT_SECONDS) 
         base_url=server.base_url,
         context_window=server.n_ctx,
         timeout=timeout,
+        max_tokens=DEMO_MAX_TOKENS,
         is_demo=True,
     )
 

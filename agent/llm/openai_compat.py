@@ -76,6 +76,8 @@ class OpenAICompatClient:
         context_window: int = 8192,
         timeout: float = 60.0,
         extra_body: dict[str, Any] | None = None,
+        max_tokens: int | None = None,
+        tool_choice: str | dict[str, Any] | None = None,
         is_demo: bool = False,
     ) -> None:
         self.model = model
@@ -83,6 +85,10 @@ class OpenAICompatClient:
         self.context_window = context_window
         self.timeout = timeout
         self.extra_body = dict(extra_body or {})
+        # A cap on the answer's length (a small model can ramble until the window is full) and
+        # the tool choice sent with tools ("auto" by default, "required" or a named function).
+        self.max_tokens = max_tokens
+        self.tool_choice = tool_choice
         self.is_demo = is_demo
         key = api_key or (os.environ.get(api_key_env, "") if api_key_env else "") or NO_KEY
         self._client = openai.AsyncOpenAI(base_url=self.base_url, api_key=key, timeout=timeout, max_retries=0)
@@ -100,6 +106,10 @@ class OpenAICompatClient:
         request: dict[str, Any] = {"model": self.model, "messages": to_openai_messages(messages)}
         if tools:
             request["tools"] = tools
+            if self.tool_choice is not None:
+                request["tool_choice"] = self.tool_choice
+        if self.max_tokens is not None:
+            request["max_tokens"] = self.max_tokens
         if self.extra_body:
             request["extra_body"] = self.extra_body
         try:

@@ -308,3 +308,21 @@ async def test_context_overflow_is_typed(provider: str, scripted_llm: ScriptedLL
 async def test_list_models(provider: str, scripted_llm: ScriptedLLMServer) -> None:
     client = make_client(provider, scripted_llm.url)
     assert await client.list_models() == ["scripted-model"]  # type: ignore[attr-defined]
+
+
+async def test_openai_sends_max_tokens_and_tool_choice_only_with_tools(scripted_llm: ScriptedLLMServer) -> None:
+    scripted_llm.script([{"text": "a"}, {"text": "b"}])
+    client = OpenAICompatClient(model="m", base_url=scripted_llm.openai_url, max_tokens=256, tool_choice="required")
+    await client.chat(QUESTION, tools=TOOLS)
+    await client.chat(QUESTION)
+    with_tools, without_tools = (r.body for r in scripted_llm.chat_requests)
+    assert (with_tools["max_tokens"], with_tools["tool_choice"]) == (256, "required")
+    assert without_tools["max_tokens"] == 256 and "tool_choice" not in without_tools and "tools" not in without_tools
+
+
+async def test_ollama_passes_options_and_sends_no_tools_when_disabled(scripted_llm: ScriptedLLMServer) -> None:
+    scripted_llm.script([{"text": "a"}])
+    client = OllamaClient(model="m", host=scripted_llm.url, context_window=2048, options={"temperature": 0.1, "num_ctx": 99})
+    await client.chat(QUESTION, tools=None)
+    assert scripted_llm.last_body["options"] == {"temperature": 0.1, "num_ctx": 2048}
+    assert not scripted_llm.last_body.get("tools")
