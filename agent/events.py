@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from asgiref.sync import sync_to_async
 from django.core.serializers.json import DjangoJSONEncoder
+from django.db import connection, transaction
 from django.db.models import Max
 from django.utils import timezone
 
@@ -102,7 +103,14 @@ class RunEventSink:
             self._seq = AgentStep.objects.filter(run_id=self.run.pk).aggregate(m=Max("seq"))["m"] or 0
         self._seq += 1
         body = _jsonable({**payload, "at": timezone.now().isoformat()})
-        step = AgentStep.objects.create(run_id=self.run.pk, seq=self._seq, type=type, payload=body)
+        with transaction.atomic():
+            if connection.vendor == "postgresql" and type not in TERMINAL_EVENT_TYPES:
+                # A progress event need not wait for its WAL flush (~10 ms on a slow disk): after a
+                # database crash the last few could be missing, never half-written. The terminal
+                # event and the run's final state are committed synchronously.
+                with connection.cursor() as cursor:
+                    cursor.execute("SET LOCAL synchronous_commit TO OFF")
+            step = AgentStep.objects.create(run_id=self.run.pk, seq=self._seq, type=type, payload=body)
         if type == "tool.call" and body.get("call_id"):
             self._call_steps[str(body["call_id"])] = step.pk
         elif type == "draft.created":

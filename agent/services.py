@@ -19,11 +19,12 @@ import datetime
 import logging
 import os
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from asgiref.sync import async_to_sync, sync_to_async
 from django.core.exceptions import ValidationError
-from django.db import connections, transaction
+from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from akten.models import Akte, Kontakt
@@ -61,6 +62,7 @@ PII_MAX_KONTAKTE = 500
 
 # cancel tokens of the runs executing in this process (run id → token)
 _local_cancels: dict[int, CancelToken] = {}
+_POLL_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="helena-cancel-poll")
 
 
 # -- create --------------------------------------------------------------------------------------
@@ -256,7 +258,8 @@ def routes_build(
 ) -> list[Route]:
     """The escalation chain of a run: enabled local tiers from `start_tier` up (all of them if
     none is that high), then the usable cloud tiers (pseudonymised where configured), and the demo
-    model — first when no local tier is configured, else last and only for outages."""
+    model: first when no local tier is in the chain (unless the run starts on the cloud tier by
+    choice), else last and only for outages."""
     make = client_factory or client_for_tier
     counter_ok = counter_available()
     enabled = list(TierConfig.objects.filter(enabled=True).order_by("tier"))
@@ -274,7 +277,7 @@ def routes_build(
                 pseudonymizer.add_known(known_values_for(user=user, akte=akte))
             client = PseudonymizingClient(client, pseudonymizer)
         routes.append(Route(client=client, tier=tier.tier, local=not tier.is_cloud, demo=bool(getattr(client, "is_demo", False))))
-    if not local:
+    if not any(route.local for route in routes) and (not routes or start_tier < 3):
         routes.insert(0, Route(client=demo_factory(), tier=1, local=True, demo=True))
     else:
         routes.append(Route(client=demo_factory(), tier=1, local=True, demo=True, outage_only=True))
@@ -398,23 +401,31 @@ def _run_finish(run_id: int, outcome: RunOutcome) -> None:
 
 
 def _poll(run_id: int, beat: bool) -> bool:
-    """Read `cancel_requested` (and write the heartbeat) on a connection of this worker thread."""
+    """Read `cancel_requested` (and write the heartbeat), on the poll thread's own connection."""
     try:
         if beat:
             AgentRun.objects.filter(pk=run_id, status=AgentRun.Status.RUNNING).update(heartbeat_at=timezone.now())
-        return bool(AgentRun.objects.filter(pk=run_id, cancel_requested=True).exists())
-    finally:
-        # pool threads own their connections; close them like a request would
-        connections.close_all()
+        return bool(AgentRun.objects.filter(pk=run_id).values_list("cancel_requested", flat=True).first())
+    except DatabaseError:
+        connection.close()  # reconnect at the next poll
+        raise
+
+
+def _poll_connection_close() -> None:
+    connection.close()
 
 
 async def _watch(run_id: int, cancel: CancelToken) -> None:
+    """Poll the database for a cancel request every CANCEL_POLL_SECONDS. The polls of all runs of
+    this process share one thread with one long-lived connection: opening a connection per poll
+    costs more than the query, and the sync thread may be busy with the run's own writes."""
+    loop = asyncio.get_running_loop()
     polls = 0
     while not cancel.cancelled:
         await asyncio.sleep(CANCEL_POLL_SECONDS)
         polls += 1
         try:
-            requested = await sync_to_async(_poll, thread_sensitive=False)(run_id, polls % HEARTBEAT_EVERY_POLLS == 0)
+            requested = await loop.run_in_executor(_POLL_THREAD, _poll, run_id, polls % HEARTBEAT_EVERY_POLLS == 0)
         except Exception:
             logger.warning("Abbruch-Abfrage für Lauf %s fehlgeschlagen", run_id, exc_info=True)
             continue
@@ -460,6 +471,9 @@ async def run_execute(
     finally:
         watcher.cancel()
         _local_cancels.pop(run_id, None)
+        if not _local_cancels:
+            # no run left to watch: give the poll connection back
+            await asyncio.get_running_loop().run_in_executor(_POLL_THREAD, _poll_connection_close)
     return await sync_to_async(AgentRun.objects.get)(pk=run_id)
 
 
