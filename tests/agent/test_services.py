@@ -369,3 +369,41 @@ def test_rejected_drafts_of_the_akte_reach_the_prompt():
     context, rejections, first = persona_context_load(user=akte.anwalt, akte=Akte.objects.get(pk=akte.pk))
     assert context.aktenzeichen == akte.aktenzeichen and first
     assert rejections[0].reason == "Zu lang, bitte knapper."
+
+
+@DB
+def test_database_cache_counts_atomically_across_threads(settings):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.core.management import call_command
+    from django.db import connections
+
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "helena_cache"}}
+    call_command("createcachetable", verbosity=0)
+    user = UserFactory(role=Role.ANWALT)
+
+    def hit(_):
+        try:
+            return ratelimit_hit(user=user).count
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        counts = sorted(pool.map(hit, range(12)))
+
+    assert counts == list(range(1, 13))
+
+
+@pytest.mark.django_db
+def test_llm_classifier_decides_when_switched_on(scripted_llm):
+    config = EngineConfig.load()
+    config.llm_classifier = True
+    config.save()
+    TierConfig.objects.create(tier=1, name="Klein", model="scripted-model", base_url=scripted_llm.url, enabled=True)
+    scripted_llm.script([{"text": '{"typ": "RECHERCHE", "komplex": true}'}])
+    user = UserFactory()
+
+    run = services.run_create(user=user, text="Was sagt der BGH dazu?")
+
+    assert (run.mode, run.tier) == ("BACKGROUND", 2)
+    assert scripted_llm.chat_requests[0].body["messages"][0]["role"] == "system"
