@@ -337,6 +337,17 @@ def _jsonable(value: Any) -> Any:
     return json.loads(canonical_json(value))
 
 
+def _without_nul(value: Any) -> Any:
+    """NUL characters cannot be stored by PostgreSQL (text or JSON); a model may still send them."""
+    if isinstance(value, str):
+        return value.replace("\x00", "")
+    if isinstance(value, list):
+        return [_without_nul(v) for v in value]
+    if isinstance(value, dict):
+        return {_without_nul(k): _without_nul(v) for k, v in value.items()}
+    return value
+
+
 def _clip_strings(value: Any) -> Any:
     """Arguments for the audit: long strings (document drafts, notes) are clipped."""
     if isinstance(value, str):
@@ -477,6 +488,7 @@ class RunToolBox:
         started = time.monotonic()
         ctx = self.ctx
         tool = self._tools.get(name)
+        arguments = _without_nul(arguments)
         audit_args: Any = arguments if isinstance(arguments, dict) else {"_raw": arguments}
         cached = False
         hints: dict[str, Any] = {}

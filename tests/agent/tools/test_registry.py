@@ -584,3 +584,12 @@ def test_result_of_a_tool_that_returns_garbage_is_an_error(call, monkeypatch):
     result = run_call(box, "berechne_frist", {"ereignis_datum": "2025-03-14", "vorlage": "berufung"})
     assert "interner Fehler" in result.error
     assert isinstance(result, ToolResult)
+
+
+def test_nul_characters_are_dropped_before_they_reach_postgresql(call):
+    user = UserFactory(role=Role.ANWALT)
+    akte = AkteFactory(anwalt=user)
+    result = call(user, "create_notiz", {"akte": akte.aktenzeichen, "titel": "Ti\x00tel", "text": "Te\x00xt"})
+    assert result.ok
+    assert HelenaDraft.objects.get().payload == {"titel": "Titel", "text": "Text"}
+    assert ToolCallAudit.objects.get().arguments["text"] == "Text"
