@@ -199,3 +199,26 @@ async def test_provider_error_without_escalation_fails_honestly(scripted_llm):
     assert outcome.status == RunStatus.FAILED
     assert "Fehler" in outcome.error or "erreichbar" in outcome.error
     assert sink.types()[-1] == "run.failed"
+
+
+async def test_cancel_during_a_tool_call_keeps_every_call_paired(scripted_llm):
+    async def slow(arguments):
+        await asyncio.sleep(5)
+        return ToolResult(data="spät")
+
+    scripted_llm.script([{"tool_calls": [call("slow", n=1), call("slow", n=2)]}])
+    cancel = CancelToken()
+
+    async def cancel_soon():
+        await asyncio.sleep(0.5)
+        cancel.cancel()
+
+    canceller = asyncio.create_task(cancel_soon())
+    started = time.monotonic()
+    outcome, _ = await run(ollama(scripted_llm), MemoryToolBox({"slow": slow}), cancel=cancel)
+    await canceller
+
+    assert outcome.status == RunStatus.CANCELLED and time.monotonic() - started < 1.5
+    assert pairs_intact(outcome.transcript)
+    assert [m["role"] for m in outcome.transcript][-3:] == ["assistant", "tool", "tool"]
+    assert "Abgebrochen" in outcome.transcript[-1]["content"]
