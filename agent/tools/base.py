@@ -42,13 +42,13 @@ class ToolContext:
     run: AgentRun | None = None
     step: int = 0
     cancel: CancelToken = field(default_factory=CancelToken)
-    # The id of the tool call being executed; the registry hands each call its own copy of the
-    # context with this set, so write tools can record it on their drafts.
-    call_id: str = ""
     cache: dict[str, ToolResult] = field(default_factory=dict)
     # Set by the registry when a read tool returned untrusted text (documents, decisions, search
     # snippets); write tools copy it onto their drafts so the card shows the flag.
     untrusted_seen: bool = False
+    # The id of the tool call being executed; the registry hands each call its own copy of the
+    # context with this set, so write tools can record it on their drafts.
+    call_id: str = ""
 
     @property
     def role(self) -> str:

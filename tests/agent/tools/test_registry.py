@@ -593,3 +593,72 @@ def test_nul_characters_are_dropped_before_they_reach_postgresql(call):
     assert result.ok
     assert HelenaDraft.objects.get().payload == {"titel": "Titel", "text": "Text"}
     assert ToolCallAudit.objects.get().arguments["text"] == "Text"
+
+
+@pytest.mark.parametrize("name", sorted(READ_TOOLS | WRITE_TOOLS))
+def test_every_tool_answers_invalid_arguments_with_a_german_fixable_error(call, name, settings):
+    settings.HELENA_WEB_SEARCH_URL = "http://127.0.0.1:9/search"
+    user = UserFactory(role=Role.ADMIN)
+    tool = all_tools()[name]
+    result = call(user, name, {"unbekannt": 1})
+    assert result.error.startswith(f"Ungültige Argumente für {name}:")
+    assert "unbekannt ist kein Argument dieses Werkzeugs" in result.error
+    for required in (n for n, f in tool.params.model_fields.items() if f.is_required()):
+        assert f"{required} fehlt (Pflichtangabe)" in result.error
+    assert result.meta["count"] == 0 and not result.meta["cached"]
+    assert ToolCallAudit.objects.get().arguments == {"unbekannt": 1}
+
+
+def test_the_matrix_is_seeded_by_migrate():
+    """post_migrate (AgentConfig.ready) created every (role, tool) row when the test database was built."""
+    rows = set(ToolPermission.objects.values_list("role", "tool", "allowed"))
+    tools = all_tools()
+    assert rows == {(role, name, default_allowed(role, tool)) for name, tool in tools.items() for role in Role.values}
+
+
+@pytest.mark.parametrize(
+    ("name", "args"),
+    [
+        ("read_fristen", {"zeitraum": "alle"}),
+        ("read_dokumente", {}),
+        ("read_zeiterfassung", {}),
+        ("read_akte_verlauf", {}),
+        ("read_akte_detail", {}),
+        ("search_alle_akten", {}),
+    ],
+)
+def test_queries_do_not_grow_with_the_number_of_rows(call, name, args):
+    from tests.factories import (
+        AktenActivityFactory,
+        BeteiligterFactory,
+        KalenderEintragFactory,
+        NotizFactory,
+        ZeiterfassungFactory,
+    )
+
+    user = UserFactory(role=Role.ANWALT)
+    akte = AkteFactory(anwalt=user)
+
+    def grow(n):
+        for _ in range(n):
+            other = AkteFactory(anwalt=user)
+            BeteiligterFactory(akte=akte)
+            BeteiligterFactory(akte=other)
+            KalenderEintragFactory(akte=akte, verantwortlich=UserFactory())
+            DokumentFactory(akte=akte, erstellt_von=UserFactory())
+            ZeiterfassungFactory(akte=akte, user=UserFactory())
+            NotizFactory(akte=akte, autor=UserFactory())
+            AktenActivityFactory(akte=akte, actor_user=UserFactory())
+
+    def queries() -> int:
+        from django.db import connection
+        from django.test.utils import CaptureQueriesContext
+
+        with CaptureQueriesContext(connection) as captured:
+            assert call(user, name, args, akte=akte).ok
+        return len(captured)
+
+    grow(2)
+    few = queries()
+    grow(8)
+    assert queries() == few
