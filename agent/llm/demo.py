@@ -40,7 +40,10 @@ DEMO_CHAT_FORMAT = "chatml-function-calling"
 START_TIMEOUT_SECONDS = 120.0
 REQUEST_TIMEOUT_SECONDS = 120.0
 # A 135M model can ramble until its window is full; its useful answers are short.
-DEMO_MAX_TOKENS = 512
+DEMO_MAX_TOKENS = 256
+# llama.cpp's worker threads spin while they wait; on a small shared machine (2 cores, the web
+# server and the database beside it) one thread is several times faster than two.
+DEMO_THREADS = int(os.environ.get("HELENA_DEMO_LLM_THREADS", "1"))
 
 
 class DemoModelUnavailable(LLMUnavailable):
@@ -95,7 +98,7 @@ class DemoServer:
         self.model_path = model_path
         self.port = port
         self.n_ctx = n_ctx
-        self.n_threads = n_threads or max(1, min(4, os.cpu_count() or 1))
+        self.n_threads = n_threads or DEMO_THREADS
         self.log_path = log_path or Path(tempfile.gettempdir()) / f"helena-demo-llm-{os.getpid()}.log"
         self._process: subprocess.Popen[bytes] | None = None
 
@@ -122,10 +125,14 @@ class DemoServer:
             str(self.n_ctx),
             "--n_threads",
             str(self.n_threads),
+            "--n_threads_batch",
+            str(self.n_threads),
             "--host",
             "127.0.0.1",
             "--port",
             str(self.port),
+            "--verbose",
+            "False",
         ]
 
     def start(self, *, timeout: float = START_TIMEOUT_SECONDS) -> DemoServer:
