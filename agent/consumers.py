@@ -10,12 +10,14 @@ import logging
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Annotated, Any, Literal
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from channels.layers import get_channel_layer
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import InterfaceError, OperationalError, connection
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter
 from pydantic import ValidationError as PydanticValidationError
 
@@ -23,7 +25,15 @@ from akten.models import Akte
 
 from . import selectors
 from .cards import answer_html, draft_cards
-from .delivery import akte_group, event_publish, run_group, tail_poll_seconds, user_group, user_notify_run
+from .delivery import (
+    POLL_SECONDS_SHARED_LAYER,
+    akte_group,
+    event_publish,
+    run_group,
+    tail_poll_seconds,
+    user_group,
+    user_notify_run,
+)
 from .models import AgentRun
 
 logger = logging.getLogger(__name__)
@@ -89,6 +99,33 @@ class AkteWatch(_Incoming):
 Incoming = Annotated[ChatSend | RunCancel | RunContinueBackground | RunResume | AkteWatch, Field(discriminator="type")]
 incoming_adapter: TypeAdapter[Any] = TypeAdapter(Incoming)
 
+# Tails read the event rows on their own threads (each keeps its connection), so that polling never
+# queues behind the engine's writes on the process-wide sync thread of database_sync_to_async.
+_tail_executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="helena-tail")
+# Runs executing inline in this process (their events all pass through the in-process layer).
+_executing_here: set[int] = set()
+
+
+def _read_steps_sync(run_id: int, after_seq: int) -> list[dict[str, Any]]:
+    try:
+        return selectors.run_steps_after(run_id=run_id, after_seq=after_seq)
+    except (OperationalError, InterfaceError):
+        connection.close()  # reconnect on the next poll
+        return []
+
+
+def _run_active_sync(run_id: int) -> bool:
+    try:
+        return AgentRun.objects.filter(pk=run_id, status__in=AgentRun.ACTIVE_STATUSES).exists()
+    except (OperationalError, InterfaceError):
+        connection.close()
+        return True
+
+
+async def _read_steps(run_id: int, after_seq: int) -> list[dict[str, Any]]:
+    return await asyncio.get_running_loop().run_in_executor(_tail_executor, _read_steps_sync, run_id, after_seq)
+
+
 # Inline runs outlive the socket that started them (a reload must not kill the answer); the set
 # keeps a reference so the tasks are not garbage-collected while they run.
 _inline_runs: set[asyncio.Task[Any]] = set()
@@ -136,10 +173,9 @@ class _RunTail:
             return True
 
     async def run(self) -> None:
-        poll = tail_poll_seconds()
         empty_polls = 0
         while not self.done:
-            events = await database_sync_to_async(selectors.run_steps_after)(run_id=self.run_id, after_seq=self.last_seq)
+            events = await _read_steps(self.run_id, self.last_seq)
             for event in events:
                 await self.deliver(await self.consumer.enrich(event))
             if events:
@@ -148,17 +184,19 @@ class _RunTail:
             empty_polls += 1
             if empty_polls % STATUS_CHECK_EVERY == 0 and not await self._still_active():
                 # Ended without a final event (e.g. a crashed worker): read the rest once more.
-                for event in await database_sync_to_async(selectors.run_steps_after)(run_id=self.run_id, after_seq=self.last_seq):
+                for event in await _read_steps(self.run_id, self.last_seq):
                     await self.deliver(await self.consumer.enrich(event))
                 break
+            # A run executing in this process publishes every event through the in-process layer;
+            # only runs elsewhere (the worker) need the short poll when the layer is in-memory.
+            poll = POLL_SECONDS_SHARED_LAYER if self.run_id in _executing_here else tail_poll_seconds()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.wake.wait(), timeout=poll)
             self.wake.clear()
         await self.consumer.tail_finished(self)
 
-    @database_sync_to_async
-    def _still_active(self) -> bool:
-        return AgentRun.objects.filter(pk=self.run_id, status__in=AgentRun.ACTIVE_STATUSES).exists()
+    async def _still_active(self) -> bool:
+        return await asyncio.get_running_loop().run_in_executor(_tail_executor, _run_active_sync, self.run_id)
 
 
 class ChatConsumer(AsyncJsonWebsocketConsumer):
@@ -397,6 +435,7 @@ async def _execute_inline(run_id: int) -> None:
     the run hear a German error instead of waiting forever."""
     from . import services
 
+    _executing_here.add(run_id)
     try:
         await services.run_execute(run_id, publish=event_publish)
     except Exception:
@@ -404,6 +443,8 @@ async def _execute_inline(run_id: int) -> None:
         layer = get_channel_layer()
         if layer is not None:
             await layer.group_send(run_group(run_id), {"type": "run.crashed", "run": run_id})
+    finally:
+        _executing_here.discard(run_id)
 
 
 def _inline_run_done(task: asyncio.Task[Any]) -> None:
