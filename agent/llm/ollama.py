@@ -1,7 +1,11 @@
 """Ollama through its native `/api/chat` (the `ollama` AsyncClient), with tools and streaming.
 
-`options.num_ctx` is always sent: Ollama's default window is small and it truncates an over-long
-prompt silently, so the window configured for the tier is the one the budget counts against.
+`options.num_ctx` is always sent: Ollama's default window is small, so the window configured for
+the tier is the one the budget counts against. `truncate: false` is sent too: by default Ollama
+shortens an over-long prompt silently (dropping the oldest messages); with it, the server answers
+with an error, which becomes `LLMContextOverflow` — a prompt over the window is ours to handle.
+The `ollama` client's `chat()` has no parameter for it, so the request is built with its own
+`ChatRequest` model and sent through the client's request path (same parsing and errors).
 Ollama's HTTP 500 "error parsing tool call" (its parser choked on the model's output) becomes
 `LLMToolParserError`, which the router retries once.
 """
@@ -15,6 +19,7 @@ from typing import Any
 
 import httpx
 import ollama
+from ollama._types import ChatRequest, ChatResponse, Tool
 
 from agent.llm.base import (
     DeltaCallback,
@@ -95,20 +100,21 @@ class OllamaClient:
         tools: list[dict[str, Any]] | None = None,
         on_delta: DeltaCallback | None = None,
     ) -> LLMResponse:
-        request: dict[str, Any] = {
-            "model": self.model,
-            "messages": to_ollama_messages(messages),
-            "tools": tools or None,
-            "options": {**self.options, "num_ctx": self.context_window},
-        }
-        if self.keep_alive is not None:
-            request["keep_alive"] = self.keep_alive
+        payload = ChatRequest(
+            model=self.model,
+            messages=to_ollama_messages(messages),
+            tools=[Tool.model_validate(tool) for tool in tools] if tools else None,
+            stream=on_delta is not None,
+            options={**self.options, "num_ctx": self.context_window},
+            keep_alive=self.keep_alive,
+        ).model_dump(exclude_none=True)
+        payload["truncate"] = False
         try:
             async with asyncio.timeout(self.timeout):
                 if on_delta is None:
-                    reply = await self._client.chat(**request, stream=False)
+                    reply = await self._client._request(ChatResponse, "POST", "/api/chat", json=payload, stream=False)
                     return self._normalise(reply.message.content or "", list(reply.message.tool_calls or []), reply)
-                return await self._stream(request, on_delta)
+                return await self._stream(payload, on_delta)
         except LLMError:
             raise
         except TimeoutError as exc:
@@ -116,11 +122,11 @@ class OllamaClient:
         except Exception as exc:
             raise map_ollama_error(exc, self.host) from exc
 
-    async def _stream(self, request: dict[str, Any], on_delta: DeltaCallback) -> LLMResponse:
+    async def _stream(self, payload: dict[str, Any], on_delta: DeltaCallback) -> LLMResponse:
         text: list[str] = []
         calls: list[Any] = []
         last: Any = None
-        async for part in await self._client.chat(**request, stream=True):
+        async for part in await self._client._request(ChatResponse, "POST", "/api/chat", json=payload, stream=True):
             content = part.message.content or ""
             if content:
                 text.append(content)

@@ -165,9 +165,10 @@ async def test_ollama_always_sends_num_ctx_and_native_message_shapes(scripted_ll
     await client.chat(transcript, on_delta=_ignore)
     for request in scripted_llm.chat_requests:
         assert request.body["options"]["num_ctx"] == 16384
-        # The ollama client leaves out an empty `content`; Ollama accepts that.
+        assert request.body["truncate"] is False
         assert request.body["messages"][2] == {
             "role": "assistant",
+            "content": "",
             "tool_calls": [{"function": {"name": "search_gesetze", "arguments": {"query": "BGB"}}}],
         }
         assert request.body["messages"][3] == {"role": "tool", "content": '{"treffer": 3}', "tool_name": "search_gesetze"}
@@ -326,3 +327,15 @@ async def test_ollama_passes_options_and_sends_no_tools_when_disabled(scripted_l
     await client.chat(QUESTION, tools=None)
     assert scripted_llm.last_body["options"] == {"temperature": 0.1, "num_ctx": 2048}
     assert not scripted_llm.last_body.get("tools")
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_ollama_prompt_over_the_window_is_an_overflow_not_a_silent_truncation(
+    stream: bool, scripted_llm: ScriptedLLMServer
+) -> None:
+    from agent.llm.base import LLMContextOverflow
+
+    scripted_llm.script([{"status": 400, "error": {"error": "the input length exceeds the context length (8192 tokens)"}}])
+    with pytest.raises(LLMContextOverflow):
+        await make_client("ollama", scripted_llm.url).chat(QUESTION, on_delta=_ignore if stream else None)
+    assert scripted_llm.last_body["truncate"] is False
