@@ -146,3 +146,19 @@ def is_context_overflow(message: str) -> bool:
     """Whether a server's error text says the prompt did not fit (OpenAI, vLLM, llama.cpp, Ollama)."""
     text = message.lower()
     return any(marker in text for marker in _OVERFLOW_MARKERS) and ("exceed" in text or "too" in text or "maximum" in text)
+
+
+class DeltaCallbackFailed(Exception):  # noqa: N818 - a carrier, never seen outside the providers
+    """Carries an exception raised by the caller's `on_delta` through a provider's error mapping,
+    so the provider re-raises it unchanged instead of reporting it as a server error."""
+
+    def __init__(self, original: Exception) -> None:
+        super().__init__(repr(original))
+        self.original = original
+
+
+async def call_on_delta(on_delta: DeltaCallback, fragment: str) -> None:
+    try:
+        await on_delta(fragment)
+    except Exception as exc:
+        raise DeltaCallbackFailed(exc) from exc

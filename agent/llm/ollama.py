@@ -23,6 +23,7 @@ from ollama._types import ChatRequest, ChatResponse, Tool
 
 from agent.llm.base import (
     DeltaCallback,
+    DeltaCallbackFailed,
     LLMContextOverflow,
     LLMError,
     LLMHTTPError,
@@ -33,6 +34,7 @@ from agent.llm.base import (
     Message,
     ToolCall,
     Usage,
+    call_on_delta,
     is_context_overflow,
     message_arguments,
     parse_arguments,
@@ -117,6 +119,8 @@ class OllamaClient:
                 return await self._stream(payload, on_delta)
         except LLMError:
             raise
+        except DeltaCallbackFailed as exc:
+            raise exc.original from None
         except TimeoutError as exc:
             raise LLMTimeout(f"Ollama ({self.model}) antwortete nicht innerhalb von {self.timeout:g} s") from exc
         except Exception as exc:
@@ -130,7 +134,7 @@ class OllamaClient:
             content = part.message.content or ""
             if content:
                 text.append(content)
-                await on_delta(content)
+                await call_on_delta(on_delta, content)
             calls.extend(part.message.tool_calls or [])
             last = part
         return self._normalise("".join(text), calls, last)
@@ -168,11 +172,13 @@ class OllamaClient:
 
 
 def map_ollama_error(exc: BaseException, host: str) -> LLMError:
+    if TOOL_PARSER_MARKER in str(exc).lower():
+        # Also when a streamed error line arrives under the wrong key and fails validation.
+        status = exc.status_code if isinstance(exc, ollama.ResponseError) and exc.status_code > 0 else 500
+        return LLMToolParserError(status, str(getattr(exc, "error", exc)))
     if isinstance(exc, ollama.ResponseError):
         status = exc.status_code if exc.status_code > 0 else 500
         message = str(exc.error)
-        if TOOL_PARSER_MARKER in message.lower():
-            return LLMToolParserError(status, message)
         if is_context_overflow(message):
             return LLMContextOverflow(message)
         return LLMHTTPError(status, message)

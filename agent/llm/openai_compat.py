@@ -19,6 +19,7 @@ import openai
 
 from agent.llm.base import (
     DeltaCallback,
+    DeltaCallbackFailed,
     LLMContextOverflow,
     LLMError,
     LLMHTTPError,
@@ -28,6 +29,7 @@ from agent.llm.base import (
     Message,
     ToolCall,
     Usage,
+    call_on_delta,
     is_context_overflow,
     message_arguments,
     parse_arguments,
@@ -119,6 +121,8 @@ class OpenAICompatClient:
                 return await self._stream(request, on_delta)
         except LLMError:
             raise
+        except DeltaCallbackFailed as exc:
+            raise exc.original from None
         except TimeoutError as exc:
             raise LLMTimeout(f"{self.base_url} ({self.model}) antwortete nicht innerhalb von {self.timeout:g} s") from exc
         except Exception as exc:
@@ -161,7 +165,7 @@ class OpenAICompatClient:
                     delta = choice.delta
                     if delta.content:
                         text.append(delta.content)
-                        await on_delta(delta.content)
+                        await call_on_delta(on_delta, delta.content)
                     for position, piece in enumerate(delta.tool_calls or []):
                         index = piece.index if piece.index is not None else len(calls) + position
                         call = calls.setdefault(index, {"id": "", "name": "", "arguments": ""})

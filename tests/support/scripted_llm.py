@@ -18,6 +18,8 @@ that decides from what was sent. Keys, all optional:
                          `OLLAMA_TOOL_PARSER_ERROR` for Ollama's tool-parser 500
     stream_error  str    Ollama only: after the text fragments, a streamed `{"error": ...}` line
                          (what Ollama sends when its tool parser fails mid-stream)
+    stream_error_key str the key of that line ("error"; some Ollama versions used
+                         "error parsing tool call")
     delay         float  seconds to wait before answering (timeouts, cancel mid-request)
     chunk_delay   float  seconds between streamed fragments
     chunks        list   the streamed text fragments (default: `text` split after each space)
@@ -69,6 +71,7 @@ class Step:
     status: int = 200
     error: dict[str, Any] | str | None = None
     stream_error: str = ""
+    stream_error_key: str = "error"
     delay: float = 0.0
     chunk_delay: float = 0.0
     chunks: list[str] | None = None
@@ -367,7 +370,7 @@ def _handler_for(server: ScriptedLLMServer) -> type[BaseHTTPRequestHandler]:
                 }
                 self._chunk(json.dumps(part) + "\n")
             if step.stream_error:
-                self._chunk(json.dumps({"error": step.stream_error}) + "\n")
+                self._chunk(json.dumps({step.stream_error_key: step.stream_error}) + "\n")
                 self._end_stream()
                 return
             if step.tool_calls:

@@ -225,10 +225,33 @@ async def test_ollama_tool_parser_500_is_repairable(stream: bool, scripted_llm: 
     assert "error parsing tool call" in caught.value.message
 
 
-async def test_ollama_tool_parser_error_mid_stream(scripted_llm: ScriptedLLMServer) -> None:
-    scripted_llm.script([{"text": "Ich rufe", "stream_error": OLLAMA_TOOL_PARSER_ERROR["error"]}])
-    with pytest.raises(LLMToolParserError):
+@pytest.mark.parametrize("key", ["error", "error parsing tool call"])
+async def test_ollama_tool_parser_error_mid_stream(key: str, scripted_llm: ScriptedLLMServer) -> None:
+    message = OLLAMA_TOOL_PARSER_ERROR["error"] if key == "error" else "invalid character 'c' looking for beginning of value"
+    scripted_llm.script([{"text": "Ich rufe", "stream_error": message, "stream_error_key": key}])
+    with pytest.raises(LLMToolParserError) as caught:
         await make_client("ollama", scripted_llm.url).chat(QUESTION, tools=TOOLS, on_delta=_ignore)
+    assert caught.value.status == 500
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+async def test_errors_of_the_delta_callback_are_not_reported_as_server_errors(
+    provider: str, scripted_llm: ScriptedLLMServer
+) -> None:
+    scripted_llm.script([{"text": "Die Frist endet."}, {"text": "Die Frist endet."}])
+
+    async def broken_sink(fragment: str) -> None:
+        raise KeyError("sink")
+
+    async def slow_sink(fragment: str) -> None:
+        raise TimeoutError("sink")
+
+    client = make_client(provider, scripted_llm.url)
+    with pytest.raises(KeyError):
+        await client.chat(QUESTION, on_delta=broken_sink)
+    with pytest.raises(TimeoutError) as caught:
+        await client.chat(QUESTION, on_delta=slow_sink)
+    assert not isinstance(caught.value, LLMTimeout)
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
