@@ -430,7 +430,20 @@ class Engine:
                 if await self._escalate(f"Modellfehler: {exc}", outage=True):
                     continue
                 raise _Finish(RunStatus.FAILED, "Modellfehler", ERR_MODEL.format(error=exc)) from exc
+            except (_Cancelled, _TimedOut):
+                raise
+            except Exception as exc:  # a client that breaks its contract is treated like an outage
+                error = f"{type(exc).__name__}: {exc}"
+                if await self._escalate(f"Fehler im Modell-Client: {error}", outage=True):
+                    continue
+                raise _Finish(RunStatus.FAILED, "Modellfehler", ERR_MODEL.format(error=error)) from exc
             self.outcome.model_calls += 1
+            if not response.usage.prompt_tokens:
+                # some servers (llama.cpp streaming) report no usage: count it ourselves
+                response.usage.prompt_tokens = budget.total(self.transcript, tools)
+                response.usage.completion_tokens = budget.count_text(
+                    response.text + "".join(c.raw_arguments or json.dumps(c.arguments) for c in response.tool_calls)
+                )
             self.outcome.tokens_in += response.usage.prompt_tokens
             self.outcome.tokens_out += response.usage.completion_tokens
             self.outcome.model = response.model or client.model

@@ -195,3 +195,21 @@ async def test_cloud_responses_skip_the_local_guard(scripted_llm):
     router = TierRouter([Route(client=openai(scripted_llm), tier=3, local=False)])
     outcome, _ = await run(router, MemoryToolBox({"search": echo}))
     assert outcome.status == RunStatus.DONE and outcome.tool_calls == 0
+
+
+class _Broken:
+    model, context_window = "kaputt", 8192
+
+    async def chat(self, messages, *, tools=None, on_delta=None):
+        raise AttributeError("module 'x' has no attribute 'y'")
+
+
+@pytest.mark.asyncio
+async def test_a_client_breaking_its_contract_is_escalated_like_an_outage(scripted_llm):
+    scripted_llm.script([{"text": "Stufe 2 antwortet.", "usage": (0, 0)}])
+    router = TierRouter([Route(client=_Broken(), tier=1), Route(client=ollama(scripted_llm), tier=2)])
+    outcome, sink = await run(router, MemoryToolBox({"search": echo}))
+    assert outcome.status == RunStatus.DONE and outcome.tier == 2
+    assert "AttributeError" in sink.of_type("escalation")[0]["reason"]
+    # the server reported no usage: the engine counted it
+    assert outcome.tokens_in > 0 and outcome.tokens_out > 0
