@@ -77,6 +77,21 @@ def demo_available() -> bool:
     return llama_server_installed()
 
 
+# The server runs under a small launcher that exits when its parent is gone, so a killed web
+# server or test run never leaves a model server behind.
+_LAUNCHER = (
+    "import os, runpy, sys, threading, time\n"
+    "parent = os.getppid()\n"
+    "def watch():\n"
+    "    while os.getppid() == parent:\n"
+    "        time.sleep(1)\n"
+    "    os._exit(0)\n"
+    "threading.Thread(target=watch, daemon=True).start()\n"
+    "sys.argv = ['llama_cpp.server', *sys.argv[1:]]\n"
+    "runpy.run_module('llama_cpp.server', run_name='__main__', alter_sys=True)\n"
+)
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -113,8 +128,8 @@ class DemoServer:
     def command(self) -> list[str]:
         return [
             sys.executable,
-            "-m",
-            "llama_cpp.server",
+            "-c",
+            _LAUNCHER,
             "--model",
             str(self.model_path),
             "--model_alias",

@@ -4,7 +4,13 @@ the demo-model fallback and the response guard. `make test` installs both, so th
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
+import subprocess
+import sys
+import time
+import urllib.request
 from collections.abc import Iterator
 
 import pytest
@@ -14,7 +20,15 @@ pytest.importorskip("llama_cpp", reason="llama-cpp-python[server] ist nicht inst
 from agent.guard import guard_response  # noqa: E402
 from agent.llm import demo  # noqa: E402
 from agent.llm.base import LLMResponse, ToolCall, assistant_message  # noqa: E402
-from agent.llm.demo import DEMO_MODEL, DemoServer, client_for, demo_client, ensure_demo_server, stop_demo_server  # noqa: E402
+from agent.llm.demo import (  # noqa: E402
+    DEMO_MODEL,
+    DemoServer,
+    client_for,
+    demo_client,
+    demo_model_path,
+    ensure_demo_server,
+    stop_demo_server,
+)
 from agent.llm.factory import resolve_client  # noqa: E402
 from agent.llm.openai_compat import OpenAICompatClient  # noqa: E402
 from agent.models import TierConfig  # noqa: E402
@@ -116,3 +130,34 @@ async def test_local_tier_without_ollama_falls_back_to_the_demo_model(server: De
     assert client.is_demo and client.model == DEMO_MODEL
     response = await client.chat([{"role": "user", "content": "Sag Hallo."}])
     assert response.text.strip()
+
+
+def test_demo_server_exits_with_its_parent() -> None:
+    # A parent process that starts the demo server and is then killed without any cleanup.
+    script = (
+        "import sys, time\n"
+        "from agent.llm.demo import DemoServer\n"
+        "from pathlib import Path\n"
+        f"server = DemoServer(Path({str(demo_model_path())!r})).start()\n"
+        "print(server.port, server._process.pid, flush=True)\n"
+        "time.sleep(600)\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)  # noqa: S603
+    port, child_pid = (int(v) for v in parent.stdout.readline().split())
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=5) as answer:
+        assert answer.status == 200
+    parent.send_signal(signal.SIGKILL)
+    parent.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and _alive(child_pid):
+        time.sleep(0.2)
+    assert not _alive(child_pid)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as stat:
+        return stat.read().split()[2] != "Z"
