@@ -17,6 +17,7 @@ Public API for the engine:
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import dataclasses
 import importlib
@@ -450,6 +451,8 @@ class RunToolBox:
         self.ctx = ctx
         self._tools = tools
         self._thread_sensitive = thread_sensitive
+        self._reads_in_flight = 0
+        self._reads_idle: asyncio.Event | None = None
 
     def names(self) -> set[str]:
         return set(self._tools)
@@ -461,17 +464,38 @@ class RunToolBox:
         return [ollama_tool_schema(tool) for _, tool in sorted(self._tools.items())]
 
     async def execute(self, name: str, arguments: dict[str, Any], *, call_id: str = "") -> ToolResult:
-        """Run one tool call; never raises. Every call writes one ToolCallAudit row."""
-        run_sync = sync_to_async(self._execute_sync, thread_sensitive=self._thread_sensitive)
+        """Run one tool call; never raises. Every call writes one ToolCallAudit row.
+
+        Calls of one step may run concurrently. A write waits for the reads running next to it, so
+        that a draft proposed in the same step as an untrusted read carries the untrusted flag.
+        """
+        tool = self._tools.get(name)
+        writes = tool is not None and tool.writes
+        if writes:
+            await asyncio.sleep(0)  # let the sibling calls of the same step start and register
+            if self._reads_in_flight and self._reads_idle is not None:
+                await self._reads_idle.wait()
+        else:
+            if not self._reads_in_flight:
+                # A new Event per batch of reads: it belongs to the event loop that runs this step.
+                self._reads_idle = asyncio.Event()
+            self._reads_in_flight += 1
         try:
-            result = await run_sync(name, arguments, call_id)
-        except Exception as exc:  # the sync part catches everything; this guards the thread hand-off
-            _log_exception(name, call_id, self.ctx, exc)
-            result = ToolResult(
-                error=ERR_INTERNAL.format(name=name), meta={"tool": name, "duration_ms": 0, "count": 0, "cached": False}
-            )
-        if result.ok and result.untrusted:
-            self.ctx.untrusted_seen = True
+            run_sync = sync_to_async(self._execute_sync, thread_sensitive=self._thread_sensitive)
+            try:
+                result = await run_sync(name, arguments, call_id)
+            except Exception as exc:  # the sync part catches everything; this guards the thread hand-off
+                _log_exception(name, call_id, self.ctx, exc)
+                result = ToolResult(
+                    error=ERR_INTERNAL.format(name=name), meta={"tool": name, "duration_ms": 0, "count": 0, "cached": False}
+                )
+            if result.ok and result.untrusted:
+                self.ctx.untrusted_seen = True
+        finally:
+            if not writes:
+                self._reads_in_flight -= 1
+                if not self._reads_in_flight and self._reads_idle is not None:
+                    self._reads_idle.set()
         return result
 
     def _execute_sync(self, name: str, arguments: Any, call_id: str) -> ToolResult:
