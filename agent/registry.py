@@ -11,8 +11,15 @@ a `cross_akte` tool, whatever the matrix says.
 Public API for the engine:
 - `toolbox_for(ctx)` (sync) / `await atoolbox_for(ctx)`: the RunToolBox of one run.
 - `RunToolBox.schemas()` (OpenAI format), `.ollama_schemas()`, `.names()`,
-  `await .execute(name, arguments, call_id=...) -> ToolResult` (never raises).
+  `await .execute(name, arguments, call_id=...) -> ToolResult` (never raises; fills
+  `meta` = {tool, duration_ms, count, cached, summary}; sets `ctx.untrusted_seen`).
 - `result_summary(result)`: the ≤ 200-character summary used for audit rows and events.
+For admin and seeding: `tool_matrix()`, `tool_matrix_update(by=..., allowed=...)`,
+`tool_matrix_ensure_defaults()` (also run after `migrate`).
+
+Tools run in a worker thread (`sync_to_async(thread_sensitive=False)`), each call with its own
+database connection that is closed afterwards. settings.HELENA_TOOLS_THREAD_SENSITIVE = True runs
+them in the main sync thread instead (tests that keep their data in the test transaction).
 """
 
 from __future__ import annotations
