@@ -78,9 +78,15 @@ def demo_available() -> bool:
 
 
 # The server runs under a small launcher that exits when its parent is gone, so a killed web
-# server or test run never leaves a model server behind.
+# server or test run never leaves a model server behind. The launcher also turns off HTML
+# autoescaping for the server's prompt templates: llama-cpp-python renders the
+# chatml-function-calling prompt with `select_autoescape`, which writes every quote of a message
+# or tool result as `&#34;` (five tokens instead of one, and the model copies it into its calls).
+# The child process renders no HTML, so the switch is safe there.
 _LAUNCHER = (
     "import os, runpy, sys, threading, time\n"
+    "import jinja2\n"
+    "jinja2.select_autoescape = lambda *args, **kwargs: (lambda template_name: False)\n"
     "parent = os.getppid()\n"
     "def watch():\n"
     "    while os.getppid() == parent:\n"

@@ -113,6 +113,15 @@ async def test_transcript_with_tool_call_and_result_is_accepted_and_streamed(ser
 
 
 @pytest.mark.asyncio
+async def test_quotes_reach_the_model_as_quotes_not_html_entities(server: DemoServer) -> None:
+    client = OpenAICompatClient(model=DEMO_MODEL, base_url=server.base_url, max_tokens=1)
+    quoted = await client.chat([{"role": "user", "content": 'Akte "A" ' * 20}], tools=[SEARCH_TOOL])
+    plain = await client.chat([{"role": "user", "content": "Akte A " * 20}], tools=[SEARCH_TOOL])
+    # 40 quotes cost about one token each as written; as `&#34;` they would cost about five.
+    assert quoted.usage.prompt_tokens - plain.usage.prompt_tokens <= 60
+
+
+@pytest.mark.asyncio
 async def test_demo_client_reuses_the_server_and_is_marked(server: DemoServer) -> None:
     client = await demo_client()
     assert client.is_demo and client.model == DEMO_MODEL
