@@ -10,7 +10,8 @@ Pure functions, no I/O. `guard_response(response, known_tools)` returns a `Guard
 - No structured call, but the *whole* reply is call-shaped JSON naming known tools (a bare
   object, a list, several concatenated objects, a ```json fence, `<tool_call>…</tool_call>` tags,
   OpenAI-style nested `{"function": {...}}`, missing arguments): the calls are recovered as real
-  tool calls and the text is dropped. Prose that merely contains JSON is left alone.
+  tool calls and the text is dropped (a leading `<think>…</think>` block is kept as the text).
+  Prose that merely contains JSON is left alone.
 - A call naming an unknown tool becomes a `GuardError` listing the valid tools.
 
 Every repair and recovery is a `Repair(kind, detail, tool, call_id)`, so the loop can emit
@@ -58,6 +59,7 @@ _CALL_KEYS = {*_NAME_KEYS, *_ARGUMENT_KEYS, "id", "type"}
 _FENCE = re.compile(r"^```[A-Za-z]*[ \t]*\n?(.*?)\n?[ \t]*```$", re.DOTALL)
 _TAG = re.compile(r"<tool_call>(.*?)</tool_call>", re.DOTALL)
 _LEADING_MARKERS = ("<|python_tag|>",)
+_THINK = re.compile(r"\s*<think>(.*?)</think>", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -111,15 +113,26 @@ def guard_response(response: LLMResponse, known_tools: ToolSpecs) -> GuardOutcom
     parameter of that name)."""
     if response.tool_calls:
         return _guard_structured(response, known_tools)
-    recovered = recover_tool_calls(response.text, known_tools)
+    thinking, rest = split_thinking(response.text)
+    recovered = recover_tool_calls(rest, known_tools)
     if recovered is None:
         return GuardOutcome(response)
     calls, repairs, errors = recovered
+    # The reasoning of a thinking model stays as the text beside the calls (the loop's `thought`).
     return GuardOutcome(
-        replace(response, text="", tool_calls=calls, finish_reason="tool_calls" if calls else response.finish_reason),
+        replace(response, text=thinking, tool_calls=calls, finish_reason="tool_calls" if calls else response.finish_reason),
         repairs,
         errors,
     )
+
+
+def split_thinking(text: str) -> tuple[str, str]:
+    """A leading `<think>…</think>` block (Qwen3, DeepSeek-R1 and others write their reasoning
+    there) is not part of the reply's shape: returns (reasoning, rest)."""
+    match = _THINK.match(text)
+    if not match:
+        return "", text
+    return match.group(1).strip(), text[match.end() :]
 
 
 def _guard_structured(response: LLMResponse, known_tools: ToolSpecs) -> GuardOutcome:

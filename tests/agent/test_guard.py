@@ -235,6 +235,18 @@ def test_tool_calls_written_as_text_are_recovered(text: str, expected: list, sha
     assert len({c.id for c in outcome.response.tool_calls}) == len(expected)
 
 
+def test_reasoning_before_a_text_call_is_kept_as_the_thought() -> None:
+    text = '<think>\nIch brauche die Fristen der Akte 4.\n</think>\n\n{"name": "list_fristen", "arguments": {"akte_id": 4}}'
+    outcome, calls = recovered(text)
+    assert calls == [("list_fristen", {"akte_id": 4})]
+    assert outcome.response.text == "Ich brauche die Fristen der Akte 4."
+
+
+def test_reasoning_before_prose_is_left_alone() -> None:
+    response = LLMResponse(text='<think>Kurz.</think>Die Frist endet am Montag: {"a": 1}', finish_reason="stop")
+    assert guard_response(response, TOOLS).response == response
+
+
 def test_missing_arguments_are_recorded() -> None:
     outcome, calls = recovered('{"name": "list_fristen"}')
     assert calls == [("list_fristen", {})]
