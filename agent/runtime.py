@@ -427,14 +427,15 @@ class Engine:
                     continue
                 raise _Finish(RunStatus.FAILED, "Kontextfenster überschritten", ERR_MODEL.format(error=exc)) from exc
             except LLMError as exc:
-                if await self._escalate(f"Modellfehler: {exc}", outage=True):
+                # an HTTP error is an answer: a stronger tier may help, the demo model would not
+                if await self._escalate(f"Modellfehler: {exc}", outage=False):
                     continue
                 raise _Finish(RunStatus.FAILED, "Modellfehler", ERR_MODEL.format(error=exc)) from exc
             except (_Cancelled, _TimedOut):
                 raise
-            except Exception as exc:  # a client that breaks its contract is treated like an outage
+            except Exception as exc:  # a client that breaks its contract is treated like a provider error
                 error = f"{type(exc).__name__}: {exc}"
-                if await self._escalate(f"Fehler im Modell-Client: {error}", outage=True):
+                if await self._escalate(f"Fehler im Modell-Client: {error}", outage=False):
                     continue
                 raise _Finish(RunStatus.FAILED, "Modellfehler", ERR_MODEL.format(error=error)) from exc
             self.outcome.model_calls += 1
@@ -694,12 +695,23 @@ async def run_agent(
     try:
         outcome = await engine.run()
     except asyncio.CancelledError:
+        # the task itself was cancelled (process shutting down): record the stop, then let it go
+        outcome = engine.outcome
+        outcome.status = RunStatus.CANCELLED
+        outcome.finish_reason = "Ausführung beendet (Prozess)"
+        await _settle(outcome, sink, on_finish)
         raise
     except Exception as exc:  # the loop must end with an honest status even on our own bugs
         outcome = engine.outcome
         outcome.status = RunStatus.FAILED
         outcome.finish_reason = "interner Fehler"
         outcome.error = ERR_INTERNAL.format(error=f"{type(exc).__name__}: {exc}")
+    await _settle(outcome, sink, on_finish)
+    return outcome
+
+
+async def _settle(outcome: RunOutcome, sink: Any, on_finish: Callable[[RunOutcome], Awaitable[None]] | None) -> None:
+    """Persist (on_finish), then announce the end (the terminal event)."""
     if on_finish is not None:
         await on_finish(outcome)
     await sink.emit(
@@ -712,4 +724,3 @@ async def run_agent(
         continuable=outcome.continuable,
         demo=outcome.demo,
     )
-    return outcome

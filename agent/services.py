@@ -48,6 +48,7 @@ ERR_TEXT_EMPTY = "Bitte gib einen Auftrag ein."
 ERR_MODE_INVALID = "Unbekannter Modus: {mode}."
 ERR_TIER_INVALID = "Unbekannte Modellstufe: {tier}."
 ERR_NOT_CONTINUABLE = "Dieser Auftrag kann nicht im Hintergrund fortgesetzt werden."
+ERR_START = "Der Auftrag konnte nicht starten: {error}"
 ERR_ORPHANED = "Der Auftrag wurde unterbrochen: der ausführende Prozess antwortet nicht mehr."
 CONTINUE_INSTRUCTION = (
     "Setze die Bearbeitung jetzt im Hintergrund fort: Nutze weitere Werkzeuge, wo nötig, und gib dann eine vollständige Antwort."
@@ -327,17 +328,32 @@ class _Prepared:
     first_contact: bool
 
 
-def _run_prepare(run_id: int, cancel: CancelToken, client_factory: Callable[[TierConfig], LLMClient] | None) -> _Prepared | None:
-    """Claim a PENDING run (row lock) and build everything the loop needs; None if not PENDING."""
-    with transaction.atomic():
-        run = AgentRun.objects.select_for_update(of=("self",)).select_related("user", "akte").filter(pk=run_id).first()
-        if run is None or run.status != AgentRun.Status.PENDING:
-            return None
-        now = timezone.now()
-        run.status = AgentRun.Status.RUNNING
-        run.started_at = run.heartbeat_at = now
-        run.worker_id = f"{os.uname().nodename}:{os.getpid()}"[:100]
-        run.save(update_fields=["status", "started_at", "heartbeat_at", "worker_id"])
+@transaction.atomic
+def _run_claim(run_id: int) -> AgentRun | None:
+    """Mark a PENDING run RUNNING under a row lock; None if it is not PENDING (someone else has it)."""
+    run = AgentRun.objects.select_for_update(of=("self",)).select_related("user", "akte").filter(pk=run_id).first()
+    if run is None or run.status != AgentRun.Status.PENDING:
+        return None
+    run.status = AgentRun.Status.RUNNING
+    run.started_at = run.heartbeat_at = timezone.now()
+    run.worker_id = f"{os.uname().nodename}:{os.getpid()}"[:100]
+    run.save(update_fields=["status", "started_at", "heartbeat_at", "worker_id"])
+    return run
+
+
+@transaction.atomic
+def _run_fail_start(run_id: int, error: str) -> None:
+    run = AgentRun.objects.select_for_update().get(pk=run_id)
+    run.status = AgentRun.Status.FAILED
+    run.finish_reason = "Start fehlgeschlagen"
+    run.error = ERR_START.format(error=error)
+    run.finished_at = timezone.now()
+    run.save(update_fields=["status", "finish_reason", "error", "finished_at"])
+    _event_row(run, "run.failed", status=run.status, answer="", error=run.error, usage={})
+
+
+def _run_prepare(run: AgentRun, cancel: CancelToken, client_factory: Callable[[TierConfig], LLMClient] | None) -> _Prepared:
+    """Everything the loop needs for a claimed run: tools, routes, prompt, transcript, limits."""
     user, akte = run.user, run.akte
     if akte is not None and not Akte.objects.visible_to(user).filter(pk=akte.pk).exists():
         akte = None  # access lost since the run was created: the run continues without the Akte
@@ -447,8 +463,14 @@ async def run_execute(
     `client_factory` builds the client of a TierConfig (default: `client_for_tier`).
     """
     cancel = CancelToken()
-    prepared = await sync_to_async(_run_prepare)(run_id, cancel, client_factory)
-    if prepared is None:
+    claimed = await sync_to_async(_run_claim)(run_id)
+    if claimed is None:
+        return await sync_to_async(AgentRun.objects.get)(pk=run_id)
+    try:
+        prepared = await sync_to_async(_run_prepare)(claimed, cancel, client_factory)
+    except Exception as exc:
+        logger.exception("Lauf %s konnte nicht starten", run_id)
+        await sync_to_async(_run_fail_start)(run_id, f"{type(exc).__name__}: {exc}")
         return await sync_to_async(AgentRun.objects.get)(pk=run_id)
     _local_cancels[run_id] = cancel
     watcher = asyncio.create_task(_watch(run_id, cancel))

@@ -407,3 +407,37 @@ def test_llm_classifier_decides_when_switched_on(scripted_llm):
 
     assert (run.mode, run.tier) == ("BACKGROUND", 2)
     assert scripted_llm.chat_requests[0].body["messages"][0]["role"] == "system"
+
+
+@DB
+def test_a_run_that_cannot_start_fails_with_its_reason_instead_of_hanging(tier1):
+    user = UserFactory()
+    run = services.run_create(user=user, text="Hallo", mode="INLINE")
+
+    def no_client(tier):
+        raise RuntimeError("Konfiguration kaputt")
+
+    failed = execute(run, client_factory=no_client)
+
+    assert failed.status == "FAILED" and "Konfiguration kaputt" in failed.error and failed.finished_at
+    assert list(AgentStep.objects.filter(run=run).values_list("type", flat=True)) == ["run.failed"]
+
+
+@DB
+def test_a_cancelled_execution_task_records_the_stop(tier1, scripted_llm):
+    user = UserFactory()
+    scripted_llm.script([{"text": "nie", "delay": 10}])
+    run = services.run_create(user=user, text="Hallo", mode="INLINE")
+
+    async def scenario():
+        task = asyncio.create_task(services.run_execute(run.pk))
+        await asyncio.to_thread(scripted_llm.wait_for_requests, 1)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    async_to_sync(scenario)()
+
+    run.refresh_from_db()
+    assert run.status == "CANCELLED" and run.finished_at is not None
+    assert AgentStep.objects.filter(run=run).order_by("-seq").values_list("type", flat=True)[0] == "run.cancelled"

@@ -205,7 +205,7 @@ class _Broken:
 
 
 @pytest.mark.asyncio
-async def test_a_client_breaking_its_contract_is_escalated_like_an_outage(scripted_llm):
+async def test_a_client_breaking_its_contract_is_escalated_like_a_provider_error(scripted_llm):
     scripted_llm.script([{"text": "Stufe 2 antwortet.", "usage": (0, 0)}])
     router = TierRouter([Route(client=_Broken(), tier=1), Route(client=ollama(scripted_llm), tier=2)])
     outcome, sink = await run(router, MemoryToolBox({"search": echo}))
