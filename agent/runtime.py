@@ -346,6 +346,7 @@ class Engine:
         self.outcome = RunOutcome(status=RunStatus.FAILED, transcript=transcript)
         self.deadline = clock() + limits.timeout_seconds
         self.validation_rounds = 0
+        self.untrusted_seen = False
         self._budgets: dict[int, Budget] = {}
 
     # -- helpers -------------------------------------------------------------------------------
@@ -636,8 +637,12 @@ class Engine:
             cached=bool(result.meta.get("cached", False)),
             untrusted=result.untrusted,
         )
+        if result.untrusted:
+            self.untrusted_seen = True
         card = draft_card(result)
         if card is not None:
+            # the card is flagged when the run had read untrusted text before this draft
+            card["untrusted"] = bool(card.get("untrusted")) or self.untrusted_seen
             self.outcome.draft_ids.append(card["id"])
             await self.sink.emit("draft.created", step=step, call_id=call.id, draft=card["id"], card=card)
 
