@@ -23,6 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from asgiref.sync import async_to_sync, sync_to_async
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
@@ -219,6 +220,13 @@ def cloud_usable(tier: TierConfig, *, task_type: str, counter_ok: bool) -> bool:
     return not tier.cloud_task_types or task_type in tier.cloud_task_types
 
 
+def pseudonymize_tier(tier: TierConfig) -> bool:
+    """Whether client data is pseudonymised for this tier: as configured, and always for a cloud
+    tier unless settings.HELENA_PII_CLOUD_ALWAYS is False. (`TierConfig.pseudonymize` defaults to
+    False for every tier, so the model alone cannot express "on by default for cloud".)"""
+    return tier.pseudonymize or (tier.is_cloud and bool(getattr(settings, "HELENA_PII_CLOUD_ALWAYS", True)))
+
+
 def known_values_for(*, user: Any, akte: Akte | None) -> list[tuple[str, str]]:
     """What the PII layer hides for a run: the Kontakte of the Akte (or, without one, of the user's
     visible Akten), with their addresses, e-mails, phones and external Aktenzeichen."""
@@ -272,7 +280,7 @@ def routes_build(
     pseudonymizer: Pseudonymizer | None = None
     for tier in chain:
         client = make(tier)
-        if tier.is_cloud and tier.pseudonymize:
+        if pseudonymize_tier(tier):
             if pseudonymizer is None:
                 pseudonymizer = Pseudonymizer()
                 pseudonymizer.add_known(known_values_for(user=user, akte=akte))

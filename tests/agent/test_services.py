@@ -135,6 +135,17 @@ def test_routes_respect_cloud_task_types_and_pseudonymise_and_fall_back_to_demo(
     schriftsatz = services.routes_build(start_tier=1, task_type="SCHRIFTSATZ", user=user, akte=None)
     assert [(r.tier, r.demo) for r in schriftsatz] == [(1, False), (3, False), (1, True)]
     assert type(schriftsatz[1].client).__name__ == "PseudonymizingClient" and not schriftsatz[1].local
+    assert type(schriftsatz[0].client).__name__ != "PseudonymizingClient"
+
+
+@pytest.mark.django_db
+def test_pseudonymisation_defaults_on_for_cloud_and_is_configurable_per_tier(settings):
+    cloud = TierConfig(tier=3, name="c", model="c", base_url="x", is_cloud=True, pseudonymize=False)
+    local = TierConfig(tier=1, name="l", model="l", base_url="x", pseudonymize=True)
+    assert services.pseudonymize_tier(cloud) and services.pseudonymize_tier(local)
+    assert not services.pseudonymize_tier(TierConfig(tier=2, name="g", model="g", base_url="x"))
+    settings.HELENA_PII_CLOUD_ALWAYS = False
+    assert not services.pseudonymize_tier(cloud)
 
 
 # -- run_execute ---------------------------------------------------------------------------------
