@@ -75,6 +75,27 @@ async def test_forced_tool_call_is_a_real_normalised_tool_call(server: DemoServe
 
 
 @pytest.mark.asyncio
+async def test_streamed_tool_call_is_assembled(server: DemoServer) -> None:
+    # The engine streams every model call, tools or not.
+    client = OpenAICompatClient(
+        model=DEMO_MODEL,
+        base_url=server.base_url,
+        max_tokens=128,
+        tool_choice={"type": "function", "function": {"name": "search_gesetze"}},
+    )
+    fragments: list[str] = []
+
+    async def on_delta(fragment: str) -> None:
+        fragments.append(fragment)
+
+    response = await client.chat(QUESTION, tools=[SEARCH_TOOL], on_delta=on_delta)
+    assert [c.name for c in response.tool_calls] == ["search_gesetze"]
+    assert isinstance(response.tool_calls[0].arguments, dict) and "query" in response.tool_calls[0].arguments
+    assert response.finish_reason == "tool_calls"
+    assert "".join(fragments) == response.text
+
+
+@pytest.mark.asyncio
 async def test_auto_tool_choice_gives_a_usable_response(server: DemoServer) -> None:
     response = await client_for(server).chat(QUESTION, tools=[SEARCH_TOOL])
     outcome = guard_response(response, {"search_gesetze"})
