@@ -237,3 +237,12 @@ async def test_cancel_during_a_tool_call_keeps_every_call_paired(scripted_llm):
     assert pairs_intact(outcome.transcript)
     assert [m["role"] for m in outcome.transcript][-3:] == ["assistant", "tool", "tool"]
     assert "Abgebrochen" in outcome.transcript[-1]["content"]
+
+
+async def test_streamed_answer_is_coalesced_into_few_events_and_complete(scripted_llm):
+    text = "Die Berufungsfrist beträgt einen Monat ab Zustellung des vollständigen Urteils (§ 517 ZPO)."
+    scripted_llm.script([{"text": text, "chunks": list(text)}])
+    outcome, sink = await run(ollama(scripted_llm), MemoryToolBox({"search": echo}))
+    deltas = sink.of_type("answer.delta")
+    assert "".join(e["text"] for e in deltas) == text == outcome.answer
+    assert 1 < len(deltas) <= len(text) // 40 + 1
