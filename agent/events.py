@@ -1,6 +1,7 @@
 """Where the engine's events go.
 
-The engine core only knows the `EventSink` protocol (`await sink.emit(type, **payload)`). Tests and
+The engine core only knows the `EventSink` protocol (`await sink.emit(type, **payload)`, defined
+with the loop in agent/runtime.py, which imports nothing from Django, and re-exported here). Tests and
 benchmarks use `ListSink` / `NullSink`; a real run uses `RunEventSink`, which numbers the events of
 one run (`seq`), stamps them (`at`), persists each one as an `AgentStep` row and only then calls the
 optional `publish(event)` callback (see agent/delivery.py): a browser that misses a publish replays
@@ -15,13 +16,17 @@ import asyncio
 import json
 import logging
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from asgiref.sync import sync_to_async
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
 from django.db.models import Max
 from django.utils import timezone
+
+from agent.runtime import EventSink
+
+__all__ = ["EventSink", "ListSink", "NullSink", "Publish", "RunEventSink", "TERMINAL_EVENT_TYPES"]
 
 if TYPE_CHECKING:
     from agent.models import AgentRun
@@ -32,10 +37,6 @@ Event = dict[str, Any]
 Publish = Callable[[Event], Awaitable[None]]
 
 TERMINAL_EVENT_TYPES = frozenset({"run.finished", "run.failed", "run.cancelled"})
-
-
-class EventSink(Protocol):
-    async def emit(self, type: str, **payload: Any) -> None: ...
 
 
 class NullSink:

@@ -69,6 +69,12 @@ DELTA_MIN_CHARS = 40
 DELTA_MAX_SECONDS = 0.1
 
 
+class EventSink(Protocol):
+    """Where the loop's events go (agent/events.py: ListSink, NullSink, RunEventSink)."""
+
+    async def emit(self, type: str, **payload: Any) -> None: ...
+
+
 class RunStatus(StrEnum):
     """Same codes as AgentRun.Status."""
 
@@ -298,7 +304,7 @@ class _DeltaGate:
     Fragments are coalesced (at least DELTA_MIN_CHARS or DELTA_MAX_SECONDS apart): every event is
     a database row, and a token per row would cost more than the model's own streaming."""
 
-    def __init__(self, sink: Any, step: int, clock: Callable[[], float]) -> None:
+    def __init__(self, sink: EventSink, step: int, clock: Callable[[], float]) -> None:
         self.sink, self.step, self.clock = sink, step, clock
         self.buffer = ""
         self.open: bool | None = None
@@ -335,7 +341,7 @@ class Engine:
         transcript: list[Message],
         router: Router,
         tools: ToolBox,
-        sink: Any,
+        sink: EventSink,
         limits: Limits,
         cancel: CancelToken,
         clock: Callable[[], float],
@@ -686,7 +692,7 @@ async def run_agent(
     transcript: list[Message],
     model: Router | LLMClient,
     tools: ToolBox,
-    sink: Any,
+    sink: EventSink,
     limits: Limits,
     cancel: CancelToken | None = None,
     clock: Callable[[], float] = time.monotonic,
@@ -732,7 +738,7 @@ async def run_agent(
     return outcome
 
 
-async def _settle(outcome: RunOutcome, sink: Any, on_finish: Callable[[RunOutcome], Awaitable[None]] | None) -> None:
+async def _settle(outcome: RunOutcome, sink: EventSink, on_finish: Callable[[RunOutcome], Awaitable[None]] | None) -> None:
     """Persist (on_finish), then announce the end (the terminal event)."""
     if on_finish is not None:
         await on_finish(outcome)
