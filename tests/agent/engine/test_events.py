@@ -1,0 +1,66 @@
+"""RunEventSink: numbering, persistence before publish, draft linking, publish failures."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from asgiref.sync import async_to_sync
+
+from agent.events import RunEventSink
+from agent.models import AgentRun, AgentStep
+from drafts.models import HelenaDraft
+from tests.factories import AkteFactory
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_concurrent_emits_get_gap_free_numbers_after_existing_rows():
+    akte = AkteFactory()
+    run = AgentRun.objects.create(user=akte.anwalt, akte=akte)
+    AgentStep.objects.create(run=run, seq=1, type="run.failed", payload={})
+    published: list[dict] = []
+
+    async def publish(event):
+        published.append(event)
+
+    async def scenario():
+        sink = RunEventSink(run, publish)
+        await asyncio.gather(*(sink.emit("tool.result", call_id=f"c{i}", n=i) for i in range(8)))
+
+    async_to_sync(scenario)()
+
+    rows = list(AgentStep.objects.filter(run=run).order_by("seq").values_list("seq", "type"))
+    assert [seq for seq, _ in rows] == list(range(1, 10))
+    assert sorted(e["seq"] for e in published) == list(range(2, 10))
+    assert all(e["run"] == run.pk and e["at"] for e in published)
+
+
+def test_a_failing_publish_never_ends_the_run_and_the_row_stays():
+    akte = AkteFactory()
+    run = AgentRun.objects.create(user=akte.anwalt, akte=akte)
+
+    async def broken(event):
+        raise ConnectionError("Kanal weg")
+
+    async_to_sync(RunEventSink(run, broken).emit)("step.started", step=1, label="Schritt 1/5")
+    assert AgentStep.objects.get(run=run).payload["label"] == "Schritt 1/5"
+
+
+def test_draft_created_links_the_draft_to_its_tool_call_step():
+    akte = AkteFactory()
+    run = AgentRun.objects.create(user=akte.anwalt, akte=akte)
+    draft = HelenaDraft.objects.create(
+        typ="NOTIZ", akte=akte, titel="Notiz", payload={"text": "x"}, requested_by=akte.anwalt, origin_run=run,
+        origin_tool_call_id="call_1",
+    )  # fmt: skip
+
+    async def scenario():
+        sink = RunEventSink(run)
+        await sink.emit("tool.call", call_id="call_1", tool="create_notiz", args={})
+        await sink.emit("draft.created", call_id="call_1", draft=draft.pk, card={"id": draft.pk})
+
+    async_to_sync(scenario)()
+
+    draft.refresh_from_db()
+    assert draft.origin_step == AgentStep.objects.get(run=run, type="tool.call")
