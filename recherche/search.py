@@ -13,8 +13,11 @@ limited to the Dokumente the user may see (`Dokument.objects.visible_to`).
 from __future__ import annotations
 
 import datetime
+import functools
+import math
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from django.db import connection
@@ -24,7 +27,8 @@ from akten.models import Dokument
 from .embeddings import EmbeddingBackend, EmbeddingUnavailable, get_backend
 from .models import Chunk, Gesetz, Muster, Norm, Urteil
 
-RRF_K = 60
+# A small k rewards sections that both rankings put near the top (measured in bench/retrieval.py).
+RRF_K = 5
 CANDIDATES = 50
 SNIPPET_CHARS = 300
 FALLBACK_HINWEIS = "Semantische Suche gerade nicht verfügbar; Ergebnisse nur aus der Volltextsuche."
@@ -87,18 +91,87 @@ def _snippet(text: str, query: str) -> str:
     return ("…" if start else "") + snippet + ("…" if start + SNIPPET_CHARS < len(text) else "")
 
 
+THESAURUS_PATH = Path(__file__).parent / "data" / "thesaurus.txt"
+# Lexemes in more than this share of a kind's chunks carry no signal ("Absatz", "kann").
+COMMON_LEXEM_SHARE = 0.1
+EXPANSION_WEIGHT = 0.6
+TITLE_BONUS = 1.0
+
+
+@functools.cache
+def _thesaurus() -> list[tuple[re.Pattern[str], str]]:
+    """Practitioners' terms → the statute's own wording (recherche/data/thesaurus.txt)."""
+    entries = []
+    for line in THESAURUS_PATH.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#") or "=" not in line:
+            continue
+        keys, expansion = line.split("=", 1)
+        for key in (k.strip().lower() for k in keys.split(",")):
+            if key:
+                entries.append((re.compile(r"(?<![a-zäöüß])" + re.escape(key)), expansion.strip()))
+    return entries
+
+
+def expand_query(query: str) -> str:
+    """The statute wording for the practitioners' terms in `query` (empty if none)."""
+    lower = query.lower()
+    return " ".join(dict.fromkeys(expansion for pattern, expansion in _thesaurus() if pattern.search(lower)))
+
+
+def _lexemes(cursor: Any, text: str) -> list[str]:
+    if not text.strip():
+        return []
+    cursor.execute("SELECT DISTINCT unnest(tsvector_to_array(to_tsvector('german', %s)))", [text])
+    return [row[0] for row in cursor.fetchall()]
+
+
+def _term_weights(cursor: Any, kind: str, query: str) -> dict[str, float]:
+    """IDF weight per query lexeme (from LexemStatistik); expansion lexemes count less.
+
+    Without statistics for the kind (nothing ingested yet) every lexeme weighs 1.
+    """
+    own = _lexemes(cursor, query)
+    expanded = [lex for lex in _lexemes(cursor, expand_query(query)) if lex not in own]
+    lexemes = own + expanded
+    if not lexemes:
+        return {}
+    cursor.execute("SELECT lexem, ndoc FROM recherche_lexemstatistik WHERE kind = %s AND lexem = ANY(%s)", [kind, [*lexemes, ""]])
+    df = dict(cursor.fetchall())
+    total = df.pop("", 0)
+    weights: dict[str, float] = {}
+    for lexem in lexemes:
+        factor = 1.0 if lexem in own else EXPANSION_WEIGHT
+        if not total:
+            weights[lexem] = factor
+            continue
+        # A lexeme missing from the statistics is rare (or newer than them, e.g. a fresh upload).
+        ndoc = max(df.get(lexem, 0), 1)
+        if ndoc > COMMON_LEXEM_SHARE * total:
+            continue  # too common to tell sections apart
+        weights[lexem] = factor * math.log(1 + (total - ndoc + 0.5) / (ndoc + 0.5))
+    return weights
+
+
 def _fulltext(kind: str, query: str, where: str, params: list[Any], limit: int) -> list[tuple[int, str]]:
-    """Chunk ids ranked by full-text relevance; the query's terms are OR-ed so a question in
-    natural language still finds sections that contain only some of its words."""
-    sql = f"""
-        WITH q AS (SELECT NULLIF(replace(plainto_tsquery('german', %s)::text, '&', '|'), '')::tsquery AS query)
-        SELECT c.id, c.text FROM recherche_chunk c, q
-        WHERE q.query IS NOT NULL AND c.kind = %s AND c.search_vector @@ q.query {where}
-        ORDER BY ts_rank_cd(c.search_vector, q.query, 1) DESC, c.id
-        LIMIT %s
-    """  # noqa: S608 - `where` is built from constants in this module
+    """Chunk ids ranked by a BM25-like full-text score: the sum of the IDF weights of the query's
+    lexemes a chunk contains, doubled where the lexeme stands in the chunk's heading. The query is
+    widened by the thesaurus, so "Kündigung Eigenbedarf" also looks for the statute's own words."""
     with connection.cursor() as cursor:
-        cursor.execute(sql, [query, kind, *params, limit])
+        weights = _term_weights(cursor, kind, query)
+        if not weights:
+            return []
+        terms = ["'" + lex.replace("'", "''") + "'" for lex in weights]
+        sql = f"""
+            WITH t(q, qa, w) AS (SELECT * FROM unnest(%s::text[], %s::text[], %s::float8[]))
+            SELECT c.id, c.text, SUM(t.w * (1 + %s * (c.search_vector @@ t.qa::tsquery)::int)) AS score
+            FROM recherche_chunk c JOIN t ON c.search_vector @@ t.q::tsquery
+            WHERE c.kind = %s {where}
+            GROUP BY c.id, c.text
+            ORDER BY score DESC, c.id
+            LIMIT %s
+        """  # noqa: S608 - `where` is built from constants in this module
+        title_terms = [f"{term}:A" for term in terms]
+        cursor.execute(sql, [terms, title_terms, list(weights.values()), TITLE_BONUS, kind, *params, limit])
         return [(row[0], row[1]) for row in cursor.fetchall()]
 
 

@@ -27,6 +27,9 @@ class VectorCache:
     def __len__(self) -> int:
         return len(self._vectors)
 
+    def items(self) -> dict[str, list[float]]:
+        return {key: vector.astype(np.float32).tolist() for key, vector in self._vectors.items()}
+
     def get(self, key: str) -> list[float] | None:
         vector = self._vectors.get(key)
         return None if vector is None else vector.astype(np.float32).tolist()

@@ -2,7 +2,7 @@ import pytest
 
 from akten.models import Role
 from recherche.models import Chunk
-from recherche.search import parse_citations, search_dokumente, search_muster, search_normen, search_urteile
+from recherche.search import expand_query, parse_citations, search_dokumente, search_muster, search_normen, search_urteile
 from tests.factories import AkteFactory, BeteiligterFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -63,6 +63,20 @@ def test_eigenbedarf_question_and_citation_both_find_573(shipped_gesetze):
     assert not natural.fallback
     assert "§ 573 BGB" in [r["zitat"] for r in natural.results]
     assert search_normen(query="§ 573 BGB", limit=1).results[0]["zitat"] == "§ 573 BGB"
+
+
+def test_thesaurus_maps_practitioners_terms_to_statute_wording():
+    assert "Familienangehörige" in expand_query("Kündigung Eigenbedarf")
+    assert "Familienangehörige" in expand_query("Ist die Eigenbedarfskündigung wirksam?")
+    assert "Mietsicherheit" in expand_query("Wie hoch darf die Kaution sein?")
+    # a term matches at the start of a word only: "bewerben" is no "Erbe"
+    assert expand_query("Sie will sich bewerben") == ""
+
+
+def test_fulltext_finds_the_norm_whose_wording_differs_from_the_question(shipped_gesetze):
+    # § 573 BGB never says "Eigenbedarf"; the thesaurus and IDF weighting bring it to the top.
+    result = search_normen(query="Kündigung Eigenbedarf", limit=3, mode="fulltext")
+    assert result.results[0]["zitat"] == "§ 573 BGB"
 
 
 def test_repealed_norms_are_never_returned(shipped_gesetze):

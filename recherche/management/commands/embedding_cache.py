@@ -21,6 +21,9 @@ class Command(BaseCommand):
             .order_by("content_hash")
             .values_list("content_hash", "embedding")
         )
-        items = list({h: list(map(float, v)) for h, v in rows}.items())
+        # Merged with the shipped file, so an export from a partial database loses nothing.
+        merged = VectorCache.load(model).items()
+        merged.update({h: list(map(float, v)) for h, v in rows})
+        items = sorted(merged.items())
         path = VectorCache.save(model, items)
         self.stdout.write(f"{len(items)} Vektoren nach {path} geschrieben.")

@@ -5,7 +5,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from recherche.embeddings import EmbeddingUnavailable, get_backend
 from recherche.models import Chunk
-from recherche.services import chunks_embed_pending, gesetz_ingest_file, vector_indexes_ensure
+from recherche.services import chunks_embed_pending, gesetz_ingest_file, lexem_statistik_refresh, vector_indexes_ensure
 from recherche.vector_cache import VectorCache
 
 from ._progress import progress_bar
@@ -35,6 +35,7 @@ class Command(BaseCommand):
                     self.stdout.write(f"{file.name}: unverändert")
                 else:
                     self.stdout.write(f"{parsed.abkuerzung}: {len(parsed.normen)} Normen; Abschnitte {stats}")
+        lexem_statistik_refresh(kind=Chunk.Kind.NORM)
         if not options["no_embed"]:
             embed(self, kinds=[Chunk.Kind.NORM])
 

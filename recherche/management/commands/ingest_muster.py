@@ -4,7 +4,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from recherche.models import Chunk
-from recherche.services import muster_ingest
+from recherche.services import lexem_statistik_refresh, muster_ingest
 
 from ._progress import progress_bar
 from .ingest_gesetze import embed
@@ -27,5 +27,6 @@ class Command(BaseCommand):
                 muster_ingest(file)
                 bar.update(1)
         self.stdout.write(f"{len(files)} Muster eingelesen.")
+        lexem_statistik_refresh(kind=Chunk.Kind.MUSTER)
         if not options["no_embed"]:
             embed(self, kinds=[Chunk.Kind.MUSTER])

@@ -5,7 +5,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from recherche.models import Chunk
-from recherche.services import urteil_ingest
+from recherche.services import lexem_statistik_refresh, urteil_ingest
 
 from ._progress import progress_bar
 from .ingest_gesetze import embed
@@ -36,6 +36,7 @@ class Command(BaseCommand):
                     self.stderr.write(f"{file.name}:{number}: übersprungen ({type(exc).__name__}: {exc})")
                 bar.update(1)
         self.stdout.write(f"{len(lines) - errors} Entscheidungen eingelesen, {errors} übersprungen.")
+        lexem_statistik_refresh(kind=Chunk.Kind.URTEIL)
         if not options["no_embed"]:
             embed(self, kinds=[Chunk.Kind.URTEIL])
         if errors:
