@@ -231,6 +231,12 @@ def client_for(server: DemoServer, *, timeout: float = REQUEST_TIMEOUT_SECONDS) 
         context_window=server.n_ctx,
         timeout=timeout,
         max_tokens=DEMO_MAX_TOKENS,
+        # Greedy: a 135M model sampled at the server's default 0.8 wanders off within a sentence.
+        temperature=0.0,
+        # llama-cpp-python's server ignores `tools` unless tool_choice is given (its default is
+        # None, which it reads as "none"); "auto" lets the model choose between answer and call.
+        tool_choice="auto",
+        stream_with_tools=False,
         is_demo=True,
     )
 

@@ -79,7 +79,9 @@ class OpenAICompatClient:
         timeout: float = 60.0,
         extra_body: dict[str, Any] | None = None,
         max_tokens: int | None = None,
+        temperature: float | None = None,
         tool_choice: str | dict[str, Any] | None = None,
+        stream_with_tools: bool = True,
         is_demo: bool = False,
     ) -> None:
         self.model = model
@@ -90,7 +92,12 @@ class OpenAICompatClient:
         # A cap on the answer's length (a small model can ramble until the window is full) and
         # the tool choice sent with tools ("auto" by default, "required" or a named function).
         self.max_tokens = max_tokens
+        self.temperature = temperature
         self.tool_choice = tool_choice
+        # Some servers cannot stream while the model may call a tool (llama-cpp-python's
+        # chatml-function-calling: "Automatic streaming tool choice is not supported"). Then a call
+        # with tools is made without streaming and its text handed to `on_delta` in one piece.
+        self.stream_with_tools = stream_with_tools
         self.is_demo = is_demo
         key = api_key or (os.environ.get(api_key_env, "") if api_key_env else "") or NO_KEY
         self._client = openai.AsyncOpenAI(base_url=self.base_url, api_key=key, timeout=timeout, max_retries=0)
@@ -112,13 +119,18 @@ class OpenAICompatClient:
                 request["tool_choice"] = self.tool_choice
         if self.max_tokens is not None:
             request["max_tokens"] = self.max_tokens
+        if self.temperature is not None:
+            request["temperature"] = self.temperature
         if self.extra_body:
             request["extra_body"] = self.extra_body
         try:
             async with asyncio.timeout(self.timeout):
-                if on_delta is None:
-                    return self._normalise(await self._client.chat.completions.create(**request))
-                return await self._stream(request, on_delta)
+                if on_delta is not None and (self.stream_with_tools or not tools):
+                    return await self._stream(request, on_delta)
+                response = self._normalise(await self._client.chat.completions.create(**request))
+            if on_delta is not None and response.text:
+                await call_on_delta(on_delta, response.text)
+            return response
         except LLMError:
             raise
         except DeltaCallbackFailed as exc:

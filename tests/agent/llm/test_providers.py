@@ -336,11 +336,13 @@ async def test_list_models(provider: str, scripted_llm: ScriptedLLMServer) -> No
 
 async def test_openai_sends_max_tokens_and_tool_choice_only_with_tools(scripted_llm: ScriptedLLMServer) -> None:
     scripted_llm.script([{"text": "a"}, {"text": "b"}])
-    client = OpenAICompatClient(model="m", base_url=scripted_llm.openai_url, max_tokens=256, tool_choice="required")
+    client = OpenAICompatClient(
+        model="m", base_url=scripted_llm.openai_url, max_tokens=256, temperature=0.0, tool_choice="required"
+    )
     await client.chat(QUESTION, tools=TOOLS)
     await client.chat(QUESTION)
     with_tools, without_tools = (r.body for r in scripted_llm.chat_requests)
-    assert (with_tools["max_tokens"], with_tools["tool_choice"]) == (256, "required")
+    assert (with_tools["max_tokens"], with_tools["temperature"], with_tools["tool_choice"]) == (256, 0.0, "required")
     assert without_tools["max_tokens"] == 256 and "tool_choice" not in without_tools and "tools" not in without_tools
 
 
@@ -362,3 +364,24 @@ async def test_ollama_prompt_over_the_window_is_an_overflow_not_a_silent_truncat
     with pytest.raises(LLMContextOverflow):
         await make_client("ollama", scripted_llm.url).chat(QUESTION, on_delta=_ignore if stream else None)
     assert scripted_llm.last_body["truncate"] is False
+
+
+async def test_openai_without_streaming_tools_still_delivers_the_text(scripted_llm: ScriptedLLMServer) -> None:
+    scripted_llm.script(
+        [
+            {"text": "Ich suche.", "tool_calls": [{"name": "search_gesetze", "arguments": {"query": "BGB"}}]},
+            {"text": "Die Frist endet am Montag."},
+        ]
+    )
+    client = OpenAICompatClient(model="m", base_url=scripted_llm.openai_url, stream_with_tools=False)
+    fragments: list[str] = []
+
+    async def on_delta(fragment: str) -> None:
+        fragments.append(fragment)
+
+    with_tools = await client.chat(QUESTION, tools=TOOLS, on_delta=on_delta)
+    assert [c.name for c in with_tools.tool_calls] == ["search_gesetze"]
+    assert fragments == ["Ich suche."]
+    answer = await client.chat(QUESTION, on_delta=on_delta)
+    assert fragments[1:] == ["Die ", "Frist ", "endet ", "am ", "Montag."] and answer.text == "Die Frist endet am Montag."
+    assert [r.stream for r in scripted_llm.chat_requests] == [False, True]
