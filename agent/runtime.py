@@ -66,6 +66,8 @@ UNTRUSTED_CLOSE = "<<<ENDE FREMDTEXT>>>"
 
 CALL_SHAPED_STARTS = ("{", "[", "`", "<")
 DELTA_MIN_CHARS = 40
+# tool schemas taking more than this share of the budget are offered in their compact form
+TOOLS_MAX_SHARE = 0.5
 DELTA_MAX_SECONDS = 0.1
 
 
@@ -233,6 +235,33 @@ def tool_label(name: str) -> str:
     return f"{verb} {obj} …" if verb else f"Nutze {obj} …"
 
 
+def _strip_texts(node: Any) -> Any:
+    """A JSON schema without its prose; property names (keys of `properties`) are kept."""
+    if isinstance(node, list):
+        return [_strip_texts(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    stripped: dict[str, Any] = {}
+    for key, value in node.items():
+        if key in ("description", "title", "examples"):
+            continue
+        if key in ("properties", "$defs", "definitions") and isinstance(value, dict):
+            stripped[key] = {name: _strip_texts(sub) for name, sub in value.items()}
+        else:
+            stripped[key] = _strip_texts(value)
+    return stripped
+
+
+def compact_schema(spec: dict[str, Any]) -> dict[str, Any]:
+    """A tool spec for a small window: the description's first sentence, parameters without texts."""
+    function = dict(spec.get("function") or {})
+    description = " ".join(str(function.get("description") or "").split())
+    function["description"] = description.split(". ")[0][:200]
+    if "parameters" in function:
+        function["parameters"] = _strip_texts(function["parameters"])
+    return {**spec, "function": function}
+
+
 def observation_text(result: ToolResult) -> str:
     """The tool message content: the observation as JSON, untrusted text fenced and labelled."""
     body = json.dumps(result.as_observation(), ensure_ascii=False, default=str)
@@ -369,6 +398,7 @@ class Engine:
         self.deadline = clock() + limits.timeout_seconds
         self.validation_rounds = 0
         self.untrusted_seen = False
+        self.compact = False
         self._budgets: dict[int, Budget] = {}
 
     # -- helpers -------------------------------------------------------------------------------
@@ -405,6 +435,12 @@ class Engine:
                 task.cancel()
                 await asyncio.wait({task}, timeout=CANCEL_GRACE_SECONDS)
 
+    async def _compact_tools(self, step: int, reason: str) -> None:
+        """Offer the same tools with short descriptions (first sentence, no parameter texts)."""
+        self.compact = True
+        self.schemas = [compact_schema(spec) for spec in self.schemas]
+        await self.sink.emit("budget.tools_compacted", step=step, reason=reason)
+
     async def _escalate(self, reason: str, *, outage: bool) -> bool:
         before = self.route
         after = self.router.escalate(outage=outage)
@@ -422,6 +458,8 @@ class Engine:
         parser_retry_used = False
         while True:
             budget = self.budget()
+            if with_tools and not self.compact and budget.count_tools(self.schemas) > budget.limit * TOOLS_MAX_SHARE:
+                await self._compact_tools(step, "Werkzeugbeschreibungen zu lang für das Kontextfenster")
             tools = self.schemas if with_tools and self.schemas else None
             shortened = budget.fit(self.transcript, tools)
             if shortened:
@@ -447,6 +485,9 @@ class Engine:
                     continue
                 raise _Finish(RunStatus.FAILED, "kein Modell erreichbar", ERR_NO_MODEL.format(error=exc)) from exc
             except LLMContextOverflow as exc:
+                if tools and not self.compact:
+                    await self._compact_tools(step, f"Kontextfenster überschritten: {exc}")
+                    continue
                 if await self._escalate(f"Kontextfenster überschritten: {exc}", outage=False):
                     continue
                 raise _Finish(RunStatus.FAILED, "Kontextfenster überschritten", ERR_MODEL.format(error=exc)) from exc

@@ -10,7 +10,7 @@ from agent.budget import KEEP_RECENT_RESULTS, Budget, cap_observation, estimate_
 from agent.runtime import RunStatus
 from agent.tools.base import ToolResult
 
-from .support import MemoryToolBox, call, ollama, pairs_intact, run
+from .support import MemoryToolBox, call, ollama, openai, pairs_intact, run
 
 
 def transcript_with_results(sizes: list[int]) -> list[dict]:
@@ -95,3 +95,47 @@ async def test_the_loop_sends_truncated_results_with_every_pair_intact(scripted_
     assert pairs_intact(outcome.transcript)
     assert sink.of_type("budget.truncated")
     assert scripted_llm.chat_requests[-1].body["options"]["num_ctx"] == 2400
+
+
+def test_compact_schema_keeps_parameter_names_and_drops_prose():
+    from agent.runtime import compact_schema
+
+    spec = {
+        "type": "function",
+        "function": {
+            "name": "create_notiz",
+            "description": "Legt eine Notiz als Entwurf an. Nutze es, wenn der Benutzer etwas festhalten will. Beispiel: ...",
+            "parameters": {
+                "type": "object",
+                "title": "CreateNotizParams",
+                "properties": {
+                    "title": {"type": "string", "description": "Kurzer Titel."},
+                    "text": {"type": "string", "description": "Die Notiz.", "examples": ["Rückruf"]},
+                },
+                "required": ["text"],
+            },
+        },
+    }
+    compact = compact_schema(spec)["function"]
+    assert compact["description"] == "Legt eine Notiz als Entwurf an"
+    assert compact["parameters"] == {
+        "type": "object",
+        "properties": {"title": {"type": "string"}, "text": {"type": "string"}},
+        "required": ["text"],
+    }
+
+
+@pytest.mark.asyncio
+async def test_a_context_overflow_is_retried_once_with_compact_tool_schemas(scripted_llm):
+    overflow = {
+        "status": 400,
+        "error": {"error": {"message": "This model's maximum context length is 8192 tokens. However, you requested 9882 tokens"}},
+    }
+    scripted_llm.script([overflow, {"text": "Passt jetzt."}])
+
+    outcome, sink = await run(openai(scripted_llm), MemoryToolBox({"search": lambda a: ToolResult(data=[])}))
+
+    assert outcome.status == RunStatus.DONE and outcome.answer == "Passt jetzt."
+    assert sink.of_type("budget.tools_compacted")
+    retried = scripted_llm.chat_requests[1].body["tools"][0]["function"]
+    assert retried["description"] == "Testwerkzeug search"
