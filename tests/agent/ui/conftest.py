@@ -4,7 +4,7 @@ origin check of the production ASGI application (helena.asgi)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -62,6 +62,17 @@ async def receive_until(communicator: WebsocketCommunicator, stop: Any, *, withi
 
 def is_terminal(message: dict[str, Any]) -> bool:
     return message.get("type") in {"run.finished", "run.failed", "run.cancelled"}
+
+
+@pytest.fixture(autouse=True)
+def _fresh_channel_layer() -> Iterator[None]:
+    """Each test gets its own channel-layer instance: a Redis layer keeps connections and locks
+    bound to the event loop that first used it, and every async test runs on a new loop."""
+    from channels.layers import channel_layers
+
+    channel_layers.backends.clear()
+    yield
+    channel_layers.backends.clear()
 
 
 @pytest.fixture

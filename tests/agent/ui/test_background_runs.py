@@ -29,6 +29,9 @@ ROOT = Path(__file__).resolve().parents[3]
 
 
 def start_worker() -> subprocess.Popen:
+    """The worker's output goes to test-artifacts/worker.log (git-ignored) for diagnosis."""
+    (ROOT / "test-artifacts").mkdir(exist_ok=True)
+    log = (ROOT / "test-artifacts" / "worker.log").open("ab")
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "tests.agent.ui.worker_settings",
@@ -38,8 +41,8 @@ def start_worker() -> subprocess.Popen:
         [sys.executable, "manage.py", "db_worker", "--no-reload", "--interval", "0.1", "--no-startup-delay"],
         cwd=ROOT,
         env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stdout=log,
+        stderr=log,
     )
 
 
