@@ -19,7 +19,6 @@ from django.utils.translation import gettext_lazy as _
 
 from akten.models import Akte, Role
 
-
 CLOUD_NEEDS_AGREEMENT = _("Ein Cloud-Modell darf nur mit Vereinbarung (§ 43e BRAO / Art. 28 DSGVO) aktiv sein.")
 
 
@@ -97,6 +96,7 @@ class AgentRun(models.Model):
         Conversation, verbose_name=_("Gespräch"), on_delete=models.SET_NULL, null=True, blank=True, related_name="runs"
     )
     task = models.TextField(_("Auftrag"), blank=True)
+    task_type = models.CharField(_("Aufgabentyp"), max_length=20, blank=True)
     mode = models.CharField(_("Modus"), max_length=10, choices=Mode.choices, default=Mode.INLINE)
     status = models.CharField(_("Status"), max_length=12, choices=Status.choices, default=Status.PENDING)
     finish_reason = models.CharField(_("Grund des Endes"), max_length=200, blank=True)
@@ -223,7 +223,9 @@ class TierConfig(models.Model):
     name = models.CharField(_("Bezeichnung"), max_length=100)
     provider = models.CharField(_("Anbieter"), max_length=10, choices=Provider.choices, default=Provider.OLLAMA)
     model = models.CharField(_("Modell"), max_length=200)
-    base_url = models.CharField(_("Basis-URL"), max_length=300)
+    base_url = models.CharField(
+        _("Basis-URL"), max_length=300, blank=True, help_text=_("Leer bei Ollama: die Adresse aus OLLAMA_HOST.")
+    )
     api_key_env = models.CharField(
         _("Umgebungsvariable des API-Schlüssels"),
         max_length=100,
@@ -241,7 +243,13 @@ class TierConfig(models.Model):
         blank=True,
         help_text=_('Leer: alle Aufgaben. Sonst z. B. ["SCHRIFTSATZ"].'),
     )
-    pseudonymize = models.BooleanField(_("Mandantendaten pseudonymisieren"), default=False)
+    pseudonymize = models.BooleanField(
+        _("Mandantendaten pseudonymisieren"),
+        null=True,
+        blank=True,
+        default=None,
+        help_text=_("Leer: an für Cloud-Modelle, aus für lokale."),
+    )
     updated_at = models.DateTimeField(_("geändert"), auto_now=True)
 
     class Meta:

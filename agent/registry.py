@@ -17,8 +17,9 @@ Public API for the engine:
 For admin and seeding: `tool_matrix()`, `tool_matrix_update(by=..., allowed=...)`,
 `tool_matrix_ensure_defaults()` (also run after `migrate`).
 
-Tools run in a worker thread (`sync_to_async(thread_sensitive=False)`), each call with its own
-database connection that is closed afterwards. settings.HELENA_TOOLS_THREAD_SENSITIVE = True runs
+Tools run in a worker thread (`sync_to_async(thread_sensitive=False)`); each pool thread keeps its
+database connection for CONN_MAX_AGE like a request would (opening one per call costs more than most
+tools). settings.HELENA_TOOLS_THREAD_SENSITIVE = True runs
 them in the main sync thread instead (tests that keep their data in the test transaction).
 """
 
@@ -41,7 +42,7 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured, PermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db import close_old_connections, connections, transaction
+from django.db import close_old_connections, transaction
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
@@ -512,8 +513,8 @@ class RunToolBox:
             return self._call(name, arguments, call_id)
         finally:
             if not self._thread_sensitive:
-                # Pool threads own their connections; close them like a request would.
-                connections.close_all()
+                # Pool threads own their connections; end the "request" like Django does.
+                close_old_connections()
 
     def _call(self, name: str, arguments: Any, call_id: str) -> ToolResult:
         started = time.monotonic()

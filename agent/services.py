@@ -23,7 +23,6 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from asgiref.sync import async_to_sync, sync_to_async
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
@@ -149,6 +148,7 @@ def run_create(
         akte=akte_obj,
         conversation=conv,
         task=text,
+        task_type=classification.task_type,
         mode=classification.mode,
         tier=classification.tier,
         max_steps=max_steps,
@@ -221,10 +221,9 @@ def cloud_usable(tier: TierConfig, *, task_type: str, counter_ok: bool) -> bool:
 
 
 def pseudonymize_tier(tier: TierConfig) -> bool:
-    """Whether client data is pseudonymised for this tier: as configured, and always for a cloud
-    tier unless settings.HELENA_PII_CLOUD_ALWAYS is False. (`TierConfig.pseudonymize` defaults to
-    False for every tier, so the model alone cannot express "on by default for cloud".)"""
-    return tier.pseudonymize or (tier.is_cloud and bool(getattr(settings, "HELENA_PII_CLOUD_ALWAYS", True)))
+    """Whether client data is pseudonymised for this tier: as configured, and where the tier leaves
+    it open (None), on for a cloud tier and off for a local one."""
+    return tier.is_cloud if tier.pseudonymize is None else tier.pseudonymize
 
 
 def known_values_for(*, user: Any, akte: Akte | None) -> list[tuple[str, str]]:
@@ -367,7 +366,7 @@ def _run_prepare(run: AgentRun, cancel: CancelToken, client_factory: Callable[[T
         akte = None  # access lost since the run was created: the run continues without the Akte
     ctx = ToolContext(user=user, akte=akte, run=run, cancel=cancel)
     tools = toolbox_for(ctx)
-    task_type = classify_rules(run.task).task_type if run.task else TaskType.FRAGE
+    task_type = run.task_type or TaskType.FRAGE
     router = TierRouter(
         routes_build(start_tier=run.tier or 1, task_type=task_type, user=user, akte=akte, client_factory=client_factory)
     )
@@ -561,6 +560,7 @@ def run_continue_background(*, run_id: int, by: Any) -> AgentRun:
         akte=previous.akte,
         conversation=previous.conversation,
         task=previous.task,
+        task_type=previous.task_type,
         mode=AgentRun.Mode.BACKGROUND,
         tier=previous.tier,
         max_steps=config.background_max_steps,
@@ -594,3 +594,32 @@ def runs_fail_orphaned(*, stale_after_seconds: int = 60) -> int:
             _event_row(run, "run.failed", status=run.status, answer=run.answer, error=ERR_ORPHANED, usage={})
             failed += 1
     return failed
+
+
+DEFAULT_TIERS: tuple[dict[str, Any], ...] = (
+    {"tier": 1, "name": "Klein (lokal)", "model": "qwen2.5:7b-instruct", "context_window": 32768, "enabled": True},
+    {"tier": 2, "name": "Groß (lokal)", "model": "qwen2.5:32b-instruct", "context_window": 32768, "enabled": True},
+    {
+        "tier": 3,
+        "name": "Cloud (nur nach Freigabe)",
+        "provider": TierConfig.Provider.OPENAI,
+        "model": "gpt-4.1",
+        "base_url": "https://api.openai.com/v1",
+        "api_key_env": "OPENAI_API_KEY",
+        "context_window": 128000,
+        "is_cloud": True,
+        "enabled": False,
+    },
+)
+
+
+def tiers_ensure_defaults() -> int:
+    """Create the tiers an installation starts with, where none exists yet: two local Ollama tiers
+    at OLLAMA_HOST (empty base URL; without an answering Ollama the demo model stands in) and a
+    disabled cloud tier that an admin can enable only with the agreement on file. Returns how many
+    were created; existing rows are never changed."""
+    created = 0
+    for defaults in DEFAULT_TIERS:
+        _tier, made = TierConfig.objects.get_or_create(tier=defaults["tier"], defaults=defaults)
+        created += made
+    return created

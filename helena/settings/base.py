@@ -93,6 +93,8 @@ else:
             "ENGINE": "helena.embedded_pg",
             "NAME": os.environ.get("HELENA_EMBEDDED_DB_NAME", "helena"),
             "DATA_DIR": str(DATA_DIR / "pg"),
+            "CONN_MAX_AGE": 60,
+            "CONN_HEALTH_CHECKS": True,
         }
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

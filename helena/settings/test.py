@@ -4,6 +4,9 @@ from .base import *  # noqa: F403
 
 DEBUG = False
 SECRET_KEY = "test-only-secret-key-not-used-anywhere-else-0123456789abcdef"  # noqa: S105
+# Threads (tool pool, workers) must not keep connections to the test database past a test: the
+# test runner drops it at the end.
+DATABASES["default"]["CONN_MAX_AGE"] = 0  # noqa: F405
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 WHITENOISE_USE_FINDERS = True
 STORAGES = {

@@ -139,13 +139,12 @@ def test_routes_respect_cloud_task_types_and_pseudonymise_and_fall_back_to_demo(
 
 
 @pytest.mark.django_db
-def test_pseudonymisation_defaults_on_for_cloud_and_is_configurable_per_tier(settings):
-    cloud = TierConfig(tier=3, name="c", model="c", base_url="x", is_cloud=True, pseudonymize=False)
-    local = TierConfig(tier=1, name="l", model="l", base_url="x", pseudonymize=True)
-    assert services.pseudonymize_tier(cloud) and services.pseudonymize_tier(local)
+def test_pseudonymisation_defaults_on_for_cloud_and_is_configurable_per_tier():
+    assert services.pseudonymize_tier(TierConfig(tier=3, name="c", model="c", base_url="x", is_cloud=True))
     assert not services.pseudonymize_tier(TierConfig(tier=2, name="g", model="g", base_url="x"))
-    settings.HELENA_PII_CLOUD_ALWAYS = False
-    assert not services.pseudonymize_tier(cloud)
+    opted_out = TierConfig(tier=3, name="c", model="c", base_url="x", is_cloud=True, pseudonymize=False)
+    opted_in = TierConfig(tier=1, name="l", model="l", base_url="x", pseudonymize=True)
+    assert not services.pseudonymize_tier(opted_out) and services.pseudonymize_tier(opted_in)
 
 
 # -- run_execute ---------------------------------------------------------------------------------
@@ -452,3 +451,14 @@ def test_a_cancelled_execution_task_records_the_stop(tier1, scripted_llm):
     run.refresh_from_db()
     assert run.status == "CANCELLED" and run.finished_at is not None
     assert AgentStep.objects.filter(run=run).order_by("-seq").values_list("type", flat=True)[0] == "run.cancelled"
+
+
+@pytest.mark.django_db
+def test_default_tiers_are_created_once_and_the_cloud_tier_stays_off():
+    assert services.tiers_ensure_defaults() == 3
+    TierConfig.objects.filter(tier=1).update(model="eigenes-modell")
+    assert services.tiers_ensure_defaults() == 0
+    tiers = {t.tier: t for t in TierConfig.objects.all()}
+    assert tiers[1].model == "eigenes-modell"  # an admin's change is never overwritten
+    assert tiers[1].enabled and tiers[2].enabled and tiers[1].base_url == ""
+    assert tiers[3].is_cloud and not tiers[3].enabled and services.pseudonymize_tier(tiers[3])

@@ -4,6 +4,8 @@ from typing import Any
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
+from agent.services import tiers_ensure_defaults
+
 DATA = Path(__file__).resolve().parents[3] / "recherche" / "data"
 
 
@@ -18,6 +20,7 @@ class Command(BaseCommand):
         call_command("ingest_muster", str(DATA / "muster"), verbosity=0, stdout=_Quiet())
         call_command("ingest_urteile", str(DATA / "urteile"), verbosity=0, stdout=_Quiet())
         call_command("seed_demo")
+        tiers_ensure_defaults()
 
 
 class _Quiet:
