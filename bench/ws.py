@@ -109,12 +109,13 @@ def free_port() -> int:
 
 def start_servers(port: int) -> list[subprocess.Popen]:
     env = {**os.environ}
+    log = (ROOT / "bench" / "results" / "daphne.log.tmp").open("wb")
     daphne = subprocess.Popen(  # noqa: S603
         [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "helena.asgi:application"],
         cwd=ROOT,
         env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stdout=log,
+        stderr=log,
     )
     worker = subprocess.Popen(  # noqa: S603
         [sys.executable, "manage.py", "db_worker", "--no-reload", "--no-startup-delay"],

@@ -135,7 +135,9 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL]},
+            # redis-py's default socket timeout (5 s) equals the layer's blocking-pop timeout (5 s):
+            # under load a consumer's receive then fails with "Timeout reading". Give reads room.
+            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 30, "socket_connect_timeout": 5}]},
         }
     }
 else:
