@@ -137,7 +137,10 @@ if REDIS_URL:
             "BACKEND": "channels_redis.core.RedisChannelLayer",
             # redis-py's default socket timeout (5 s) equals the layer's blocking-pop timeout (5 s):
             # under load a consumer's receive then fails with "Timeout reading". Give reads room.
-            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 30, "socket_connect_timeout": 5}]},
+            # Every open websocket holds a connection for its blocking pop: size the pool for them.
+            "CONFIG": {
+                "hosts": [{"address": REDIS_URL, "socket_timeout": 30, "socket_connect_timeout": 5, "max_connections": 2000}]
+            },
         }
     }
 else:
