@@ -102,9 +102,8 @@
     var block = runBlock(runId, true);
     if (!block) return;
     var type = event.type;
+    // A run rendered by the server (reopened conversation) only fills its step list on demand.
     if (block.isStatic && (type === "answer.delta" || type === "draft.created" || TERMINAL[type] || type === "run.cap_reached")) {
-      if (type === "draft.created" && event.card) window.HelenaCards.place(block.cards, event.card);
-      if (type !== "draft.created") return;
       return;
     }
     if (type === "run.started") {
@@ -199,7 +198,15 @@
       if (message.mode === "BACKGROUND" && block.mode) block.mode.textContent = "🔄 Hintergrund";
       if (message.conversation && message.conversation !== state.conversation) {
         state.conversation = message.conversation;
-        window.history.replaceState(null, "", "/helena/gespraeche/" + message.conversation + "/");
+        var url = "/helena/gespraeche/" + message.conversation + "/";
+        window.history.replaceState(null, "", url);
+        var list = document.querySelector(".conv-list ul");
+        if (list) {
+          var empty = list.querySelector(".muted");
+          if (empty) empty.remove();
+          var link = el("a", { href: url, "aria-current": "page", text: textBox.dataset.lastSent || "Neues Gespräch" });
+          list.insertBefore(el("li", {}, [link]), list.firstChild);
+        }
       }
       return;
     }
@@ -282,6 +289,7 @@
       pendingSend = message;
       connectionBox.textContent = "Nachricht wird gesendet, sobald die Verbindung steht …";
     }
+    textBox.dataset.lastSent = text.slice(0, 60);
     textBox.value = "";
   }
 
