@@ -116,6 +116,8 @@ class Route:
     demo: bool = False
     # only reached when everything before it is unreachable (the demo model)
     outage_only: bool = False
+    # the tools this model is offered (None: all of the run's tools); a very small model gets a few
+    offer_tools: frozenset[str] | None = None
 
 
 class Router(Protocol):
@@ -435,6 +437,12 @@ class Engine:
                 task.cancel()
                 await asyncio.wait({task}, timeout=CANCEL_GRACE_SECONDS)
 
+    def _offered_schemas(self) -> list[dict[str, Any]]:
+        allowed = self.route.offer_tools
+        if allowed is None:
+            return self.schemas
+        return [spec for spec in self.schemas if spec.get("function", {}).get("name") in allowed]
+
     async def _compact_tools(self, step: int, reason: str) -> None:
         """Offer the same tools with short descriptions (first sentence, no parameter texts)."""
         self.compact = True
@@ -458,9 +466,11 @@ class Engine:
         parser_retry_used = False
         while True:
             budget = self.budget()
-            if with_tools and not self.compact and budget.count_tools(self.schemas) > budget.limit * TOOLS_MAX_SHARE:
+            offered = self._offered_schemas()
+            if with_tools and not self.compact and budget.count_tools(offered) > budget.limit * TOOLS_MAX_SHARE:
                 await self._compact_tools(step, "Werkzeugbeschreibungen zu lang für das Kontextfenster")
-            tools = self.schemas if with_tools and self.schemas else None
+                offered = self._offered_schemas()
+            tools = offered if with_tools and offered else None
             shortened = budget.fit(self.transcript, tools)
             if shortened:
                 await self.sink.emit("budget.truncated", step=step, tools=shortened, limit=budget.limit)

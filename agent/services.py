@@ -255,6 +255,11 @@ def known_values_for(*, user: Any, akte: Akte | None) -> list[tuple[str, str]]:
     return values
 
 
+# The demo model (135 M parameters, 8 k context) is offered the few tools it can use for a question
+# about an Akte or a statute; the full set would not even fit into its window.
+DEMO_TOOLS = frozenset({"read_akte", "read_fristen", "read_dokumente", "search_alle_akten", "search_gesetze", "berechne_frist"})
+
+
 def routes_build(
     *,
     start_tier: int,
@@ -286,9 +291,9 @@ def routes_build(
             client = PseudonymizingClient(client, pseudonymizer)
         routes.append(Route(client=client, tier=tier.tier, local=not tier.is_cloud, demo=bool(getattr(client, "is_demo", False))))
     if not any(route.local for route in routes) and (not routes or start_tier < 3):
-        routes.insert(0, Route(client=demo_factory(), tier=1, local=True, demo=True))
+        routes.insert(0, Route(client=demo_factory(), tier=1, local=True, demo=True, offer_tools=DEMO_TOOLS))
     else:
-        routes.append(Route(client=demo_factory(), tier=1, local=True, demo=True, outage_only=True))
+        routes.append(Route(client=demo_factory(), tier=1, local=True, demo=True, outage_only=True, offer_tools=DEMO_TOOLS))
     return routes
 
 
