@@ -34,6 +34,7 @@ from django.db import connection, transaction  # noqa: E402
 from recherche.embeddings import LocalE5Backend  # noqa: E402
 from recherche.models import Chunk, Gesetz, Norm  # noqa: E402
 from recherche.search import search_normen  # noqa: E402
+from recherche.services import lexem_statistik_refresh  # noqa: E402
 
 DATA = ROOT / "recherche" / "data"
 
@@ -143,6 +144,8 @@ def add_synthetic(count: int, model: str) -> None:
             ]
         )
         print(f"  synthetische Abschnitte: {existing + start + size}/{count}", flush=True)
+    # As after any ingestion: the full-text statistics include the new chunks.
+    lexem_statistik_refresh(kind="NORM")
     with connection.cursor() as cursor:
         cursor.execute("VACUUM ANALYZE recherche_chunk")
 
@@ -153,6 +156,8 @@ def main() -> None:
     args = parser.parse_args()
 
     call_command("migrate", verbosity=0)
+    # Every run starts from the shipped corpus alone; synthetic chunks of an earlier run would skew it.
+    Gesetz.objects.filter(abkuerzung="SYNTH").delete()
     call_command("ingest_gesetze", str(DATA / "gesetze"), verbosity=0)
     questions = [json.loads(line) for line in (ROOT / "bench" / "data" / "fragen.jsonl").read_text().splitlines() if line.strip()]
 

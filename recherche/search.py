@@ -96,6 +96,8 @@ THESAURUS_PATH = Path(__file__).parent / "data" / "thesaurus.txt"
 COMMON_LEXEM_SHARE = 0.1
 EXPANSION_WEIGHT = 0.6
 TITLE_BONUS = 1.0
+# Full text scores at most this many candidate chunks (those with the query's rarest words).
+FULLTEXT_CANDIDATES = 1000
 
 
 @functools.cache
@@ -125,11 +127,9 @@ def _lexemes(cursor: Any, text: str) -> list[str]:
     return [row[0] for row in cursor.fetchall()]
 
 
-def _term_weights(cursor: Any, kind: str, query: str) -> dict[str, float]:
-    """IDF weight per query lexeme (from LexemStatistik); expansion lexemes count less.
-
-    Without statistics for the kind (nothing ingested yet) every lexeme weighs 1.
-    """
+def _term_weights(cursor: Any, kind: str, query: str) -> dict[str, tuple[float, int]]:
+    """IDF weight and document frequency per query lexeme (from LexemStatistik); expansion lexemes
+    count less. Without statistics for the kind (nothing ingested yet) every lexeme weighs 1."""
     own = _lexemes(cursor, query)
     expanded = [lex for lex in _lexemes(cursor, expand_query(query)) if lex not in own]
     lexemes = own + expanded
@@ -138,18 +138,34 @@ def _term_weights(cursor: Any, kind: str, query: str) -> dict[str, float]:
     cursor.execute("SELECT lexem, ndoc FROM recherche_lexemstatistik WHERE kind = %s AND lexem = ANY(%s)", [kind, [*lexemes, ""]])
     df = dict(cursor.fetchall())
     total = df.pop("", 0)
-    weights: dict[str, float] = {}
+    weights: dict[str, tuple[float, int]] = {}
     for lexem in lexemes:
         factor = 1.0 if lexem in own else EXPANSION_WEIGHT
         if not total:
-            weights[lexem] = factor
+            weights[lexem] = (factor, 0)
             continue
         # A lexeme missing from the statistics is rare (or newer than them, e.g. a fresh upload).
         ndoc = max(df.get(lexem, 0), 1)
         if ndoc > COMMON_LEXEM_SHARE * total:
             continue  # too common to tell sections apart
-        weights[lexem] = factor * math.log(1 + (total - ndoc + 0.5) / (ndoc + 0.5))
+        weights[lexem] = (factor * math.log(1 + (total - ndoc + 0.5) / (ndoc + 0.5)), ndoc)
     return weights
+
+
+def _candidate_terms(weights: dict[str, tuple[float, int]]) -> list[str]:
+    """The rarest lexemes whose chunks together stay within FULLTEXT_CANDIDATES (at least one)."""
+    chosen: list[str] = []
+    postings = 0
+    for lexem in sorted(weights, key=lambda lex: weights[lex][1]):
+        postings += weights[lexem][1]
+        if chosen and postings > FULLTEXT_CANDIDATES:
+            break
+        chosen.append(lexem)
+    return chosen
+
+
+def _tsquery_term(lexem: str) -> str:
+    return "'" + lexem.replace("'", "''") + "'"
 
 
 def _fulltext(kind: str, query: str, where: str, params: list[Any], limit: int) -> list[tuple[int, str]]:
@@ -160,18 +176,29 @@ def _fulltext(kind: str, query: str, where: str, params: list[Any], limit: int) 
         weights = _term_weights(cursor, kind, query)
         if not weights:
             return []
-        terms = ["'" + lex.replace("'", "''") + "'" for lex in weights]
+        terms = [_tsquery_term(lex) for lex in weights]
+        # Candidates: chunks with one of the rarest terms (a GIN lookup over short posting lists);
+        # only they are scored with every term, so common words cannot make the query scan the corpus.
+        rarest = [_tsquery_term(lex) for lex in _candidate_terms(weights)]
         sql = f"""
-            WITH t(q, qa, w) AS (SELECT * FROM unnest(%s::text[], %s::text[], %s::float8[]))
+            WITH t(q, qa, w) AS (SELECT * FROM unnest(%s::text[], %s::text[], %s::float8[])),
+            cand AS MATERIALIZED (
+                SELECT c.id FROM recherche_chunk c
+                WHERE c.kind = %s AND c.search_vector @@ %s::tsquery {where}
+                LIMIT %s
+            )
             SELECT c.id, c.text, SUM(t.w * (1 + %s * (c.search_vector @@ t.qa::tsquery)::int)) AS score
-            FROM recherche_chunk c JOIN t ON c.search_vector @@ t.q::tsquery
-            WHERE c.kind = %s {where}
+            FROM cand JOIN recherche_chunk c ON c.id = cand.id JOIN t ON c.search_vector @@ t.q::tsquery
             GROUP BY c.id, c.text
             ORDER BY score DESC, c.id
             LIMIT %s
         """  # noqa: S608 - `where` is built from constants in this module
         title_terms = [f"{term}:A" for term in terms]
-        cursor.execute(sql, [terms, title_terms, list(weights.values()), TITLE_BONUS, kind, *params, limit])
+        cursor.execute(
+            sql,
+            [terms, title_terms, [w for w, _ndoc in weights.values()], kind, " | ".join(rarest), *params, FULLTEXT_CANDIDATES]
+            + [TITLE_BONUS, limit],
+        )
         return [(row[0], row[1]) for row in cursor.fetchall()]
 
 
