@@ -8,6 +8,7 @@ from akten.urls import page_urlpatterns as akten_pages
 from drafts.urls import api_urlpatterns as drafts_api
 from recherche.urls import api_urlpatterns as recherche_api
 from recherche.urls import page_urlpatterns as recherche_pages
+from rechner.urls import page_urlpatterns as rechner_pages
 
 from .views import login_view
 
@@ -25,5 +26,6 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     *akten_pages,
     *recherche_pages,
+    *rechner_pages,
     path("", include("agent.urls")),
 ]

@@ -1,0 +1,10 @@
+from django.urls import path
+
+from . import views
+
+page_urlpatterns = [
+    path("rechner/", views.rechner_start, name="rechner"),
+    path("rechner/rvg/", views.rvg_rechner, name="rechner-rvg"),
+    path("rechner/gkg/", views.gkg_rechner, name="rechner-gkg"),
+    path("rechner/fristen/", views.fristenrechner, name="rechner-fristen"),
+]

@@ -1,0 +1,84 @@
+"""Fee calculator and Fristenrechner pages (German UI, GET forms, login required).
+
+Each view validates its form, calls one calculator function and renders the result; a calculator
+error (RvgError, GkgError, FristError) carries a German message and becomes a form error.
+"""
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from . import fristen, gkg, rvg
+from .forms import FristForm, GkgForm, RvgForm
+
+
+@login_required
+def rechner_start(request: HttpRequest) -> HttpResponse:
+    return render(request, "rechner/start.html")
+
+
+@login_required
+def rvg_rechner(request: HttpRequest) -> HttpResponse:
+    form = RvgForm(request.GET or None)
+    ergebnis = None
+    if form.is_bound and form.is_valid():
+        daten = form.cleaned_data
+        try:
+            ergebnis = rvg.calculate(
+                gegenstandswert=daten["gegenstandswert"],
+                auftragsdatum=daten["auftragsdatum"],
+                positions=form.positionen(),
+                auftraggeber=daten["auftraggeber"],
+                anrechnung=daten["anrechnung"],
+                pkh=daten["pkh"],
+                auslagenpauschale=daten["auslagenpauschale"],
+                km=daten["km"],
+            )
+        except rvg.RvgError as fehler:
+            form.add_error(None, str(fehler))
+    return render(request, "rechner/rvg.html", {"form": form, "ergebnis": ergebnis})
+
+
+@login_required
+def gkg_rechner(request: HttpRequest) -> HttpResponse:
+    form = GkgForm(request.GET or None, prefix="gkg")
+    ergebnis = None
+    fassung = None
+    if form.is_bound and form.is_valid():
+        daten = form.cleaned_data
+        try:
+            ergebnis = gkg.kv_gebuehr(daten["kv"], daten["streitwert"], on=daten["anhaengig_seit"])
+            fassung = gkg.version_for(daten["anhaengig_seit"])
+        except gkg.GkgError as fehler:
+            form.add_error(None, str(fehler))
+    return render(request, "rechner/gkg.html", {"form": form, "ergebnis": ergebnis, "fassung": fassung})
+
+
+@login_required
+def fristenrechner(request: HttpRequest) -> HttpResponse:
+    form = FristForm(request.GET or None)
+    ergebnis = None
+    if form.is_bound and form.is_valid():
+        daten = form.cleaned_data
+        try:
+            if daten["vorlage"]:
+                ergebnis = fristen.berechne_preset(
+                    daten["vorlage"],
+                    daten["ereignisdatum"],
+                    daten["bundesland"],
+                    vorfrist_tage=daten["vorfrist"],
+                    vorfrist_arbeitstage=daten["vorfrist_arbeitstage"],
+                )
+            else:
+                ergebnis = fristen.berechne_frist(
+                    ereignis_datum=daten["ereignisdatum"],
+                    dauer=daten["dauer"],
+                    einheit=daten["einheit"],
+                    bundesland=daten["bundesland"],
+                    fristbeginn=daten["fristbeginn"],
+                    vorfrist_tage=daten["vorfrist"],
+                    vorfrist_arbeitstage=daten["vorfrist_arbeitstage"],
+                )
+        except fristen.FristError as fehler:
+            form.add_error(None, str(fehler))
+    return render(request, "rechner/fristen.html", {"form": form, "ergebnis": ergebnis})
