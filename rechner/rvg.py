@@ -49,8 +49,8 @@ FEHLER_RAHMEN = (
 )
 FEHLER_SCHWELLE = (
     "Eine Geschäftsgebühr von mehr als {schwelle} kann nur gefordert werden, wenn die Tätigkeit umfangreich oder "
-    "schwierig war (Anm. Abs. 1 zu Nr. 2300 VV RVG). Bitte Umfang oder Schwierigkeit bestätigen "
-    "(umfangreich_oder_schwierig=True) oder einen Satz bis {schwelle} wählen."
+    "schwierig war (Anm. Abs. 1 zu Nr. 2300 VV RVG). Bitte bestätige, dass sie umfangreich oder "
+    "schwierig war, oder wähle einen Satz bis {schwelle}."
 )
 FEHLER_KEINE_POSITIONEN = "Bitte mindestens eine Gebührenposition angeben."
 FEHLER_AUFTRAGGEBER = "Die Zahl der Auftraggeber muss mindestens 1 sein (angegeben: {anzahl})."
