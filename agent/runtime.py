@@ -215,6 +215,16 @@ class _Finish(Exception):  # noqa: N818 - control flow, not an error
         self.status, self.reason, self.error = status, reason, error
 
 
+# Tools whose names do not read as German labels word by word.
+TOOL_LABELS = {
+    "berechne_frist": "Berechne Frist …",
+    "get_kosten_rules": "Berechne Kosten …",
+    "update_akte": "Entwerfe Änderung der Akte …",
+    "create_alert": "Lege Hinweis an …",
+    "search_web": "Durchsuche das Web …",
+}
+
+
 def tool_label(name: str) -> str:
     """A German progress label from a tool's name: search_gesetze → "Durchsuche Gesetze …"."""
     verbs = {
@@ -230,9 +240,11 @@ def tool_label(name: str) -> str:
         "update": "Entwerfe Änderung:",
         "find": "Suche",
     }
+    if name in TOOL_LABELS:
+        return TOOL_LABELS[name]
     head, _, rest = name.partition("_")
     verb = verbs.get(head)
-    words = (rest if verb else name).replace("_", " ").strip()
+    words = " ".join(w for w in (rest if verb else name).split("_") if w and w not in ("draft", "detail"))
     obj = " ".join(word[:1].upper() + word[1:] for word in words.split())
     return f"{verb} {obj} …" if verb else f"Nutze {obj} …"
 
