@@ -47,11 +47,11 @@ STATUS_CHECK_EVERY = 20
 
 ERR_TOO_LARGE = "Die Nachricht ist zu groß."
 ERR_INVALID = "Die Nachricht ist ungültig."
-ERR_RATE = "Zu viele Nachrichten in kurzer Zeit. Bitte warten Sie einen Moment."
-ERR_START_FAILED = "Helena konnte den Auftrag nicht annehmen. Bitte versuchen Sie es erneut."
-ERR_ACTION_FAILED = "Die Aktion ist fehlgeschlagen. Bitte versuchen Sie es erneut."
+ERR_RATE = "Zu viele Nachrichten in kurzer Zeit. Bitte warte einen Moment."
+ERR_START_FAILED = "Helena konnte den Auftrag nicht annehmen. Bitte versuche es erneut."
+ERR_ACTION_FAILED = "Die Aktion ist fehlgeschlagen. Bitte versuche es erneut."
 ERR_NOT_ACTIVE = "Dieser Auftrag läuft nicht mehr."
-ERR_RUN_CRASHED = "Helena ist bei diesem Auftrag auf einen internen Fehler gestoßen. Bitte versuchen Sie es erneut."
+ERR_RUN_CRASHED = "Helena ist bei diesem Auftrag auf einen internen Fehler gestoßen. Bitte versuche es erneut."
 
 ENRICHED_EVENTS = frozenset({"draft.created", "run.finished", "run.failed", "run.cancelled", "run.cap_reached"})
 

@@ -13,7 +13,7 @@ from akten.models import Akte, Notiz
 
 from .models import AgentRun, Conversation
 
-ERR_TITLE_EMPTY = "Bitte geben Sie einen Titel ein."
+ERR_TITLE_EMPTY = "Bitte gib einen Titel ein."
 DEFAULT_TITLE = "Neues Gespräch"
 # "@Helena <Auftrag>" at the start of a note (case-insensitive, optional colon)
 HELENA_MENTION_RE = re.compile(r"^\s*@helena\b[:,]?\s*(?P<auftrag>.+)", re.IGNORECASE | re.DOTALL)

@@ -174,7 +174,7 @@
 
   function rejectForm(card, root) {
     var form = el("form", { className: "reject-form", hidden: "" });
-    var fieldset = el("fieldset", {}, [el("legend", { text: "Warum lehnen Sie ab?" })]);
+    var fieldset = el("fieldset", {}, [el("legend", { text: "Warum lehnst du ab?" })]);
     REJECT_CATEGORIES.forEach(function (cat) {
       var id = "rej-" + card.id + "-" + cat[0];
       fieldset.appendChild(el("label", { className: "inline-choice", for: id }, [
@@ -192,7 +192,7 @@
       var categories = Array.prototype.map.call(form.querySelectorAll("input[name=categories]:checked"), function (i) { return i.value; });
       var reason = form.querySelector("textarea").value.trim();
       if (!categories.length && !reason) {
-        message(root, "Bitte wählen Sie einen Grund oder schreiben Sie eine Begründung.", true);
+        message(root, "Bitte wähle einen Grund oder schreib eine Begründung.", true);
         return;
       }
       act(root, "POST", "/api/drafts/" + card.id + "/reject/", { categories: categories, reason: reason }, "Der Entwurf ist abgelehnt.");

@@ -257,7 +257,7 @@
     socket.addEventListener("close", function (event) {
       document.body.dataset.ws = "closed";
       if (event.code === 4401) {
-        connectionBox.textContent = "Sie sind nicht mehr angemeldet. Bitte laden Sie die Seite neu.";
+        connectionBox.textContent = "Du bist nicht mehr angemeldet. Bitte lade die Seite neu.";
         return;
       }
       connectionBox.textContent = "Verbindung unterbrochen – neuer Versuch …";
@@ -273,7 +273,7 @@
     errorBox.textContent = "";
     var text = textBox.value.trim();
     if (!text) {
-      errorBox.textContent = "Bitte geben Sie eine Nachricht ein.";
+      errorBox.textContent = "Bitte gib eine Nachricht ein.";
       textBox.focus();
       return;
     }
@@ -284,7 +284,7 @@
     if (document.getElementById("chat-background").checked) message.mode = "BACKGROUND";
     var hint = feed.querySelector(".empty-hint");
     if (hint) hint.remove();
-    feed.appendChild(el("li", { className: "turn turn-user" }, [el("span", { className: "who-label", text: "Sie:" }), " " + text]));
+    feed.appendChild(el("li", { className: "turn turn-user" }, [el("span", { className: "who-label", text: "Du:" }), " " + text]));
     if (!send(message)) {
       pendingSend = message;
       connectionBox.textContent = "Nachricht wird gesendet, sobald die Verbindung steht …";

@@ -81,7 +81,7 @@ def test_new_rename_delete_conversation(client):
     conversation.refresh_from_db()
     assert conversation.title == "Berufung Müller"
     response = client.post(f"/helena/gespraeche/{conversation.pk}/umbenennen/", {"title": "  "}, follow=True)
-    assert "Bitte geben Sie einen Titel ein." in response.content.decode()
+    assert "Bitte gib einen Titel ein." in response.content.decode()
     client.post(f"/helena/gespraeche/{conversation.pk}/loeschen/")
     assert not Conversation.objects.filter(pk=conversation.pk).exists()
 
