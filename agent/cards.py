@@ -10,7 +10,7 @@ from django.conf import settings
 from django.urls import reverse
 from django.utils.html import escape
 
-from akten.models import Akte
+from akten.models import Akte, Dokument
 from drafts.models import HelenaDraft
 from helena.markdown import render_markdown
 
@@ -20,6 +20,8 @@ NORM_RE = re.compile(
 )
 # Aktenzeichen as Helena writes them: "Akte 12/25"
 AKTE_RE = re.compile(r"\bAkte\s+(?P<az>\d{1,6}/\d{2,4})\b")
+# Document titles as Helena quotes them: „Klageschrift vom 03.05.2026“
+DOKUMENT_RE = re.compile(r"„(?P<name>[^„“\n]{3,200})“")
 TAG_RE = re.compile(r"(<[^>]+>)")
 AKTE_FIELDS = {f.name: str(f.verbose_name) for f in Akte._meta.concrete_fields}
 
@@ -50,6 +52,18 @@ def _akte_links(text: str, user: Any) -> dict[str, str]:
     return {f"Akte {az}": reverse("akte-detail", args=[pk]) for az, pk in visible}
 
 
+def _dokument_links(text: str, user: Any) -> dict[str, str]:
+    """Quoted titles of Dokumente the user may see → their download (the same rule as the API)."""
+    names = {m["name"].strip() for m in DOKUMENT_RE.finditer(text)}
+    if not names:
+        return {}
+    visible = Dokument.objects.visible_to(user).filter(name__in=names).order_by("-pk").values_list("name", "pk")
+    links: dict[str, str] = {}
+    for name, pk in visible:
+        links.setdefault(f"„{name}“", reverse("api-dokument-download", args=[pk]))
+    return links
+
+
 def _link_text_nodes(html: str, links: dict[str, str]) -> str:
     """Wrap citations in links, only in text outside existing links (the HTML is already sanitised)."""
     if not links:
@@ -73,9 +87,10 @@ def _link_text_nodes(html: str, links: dict[str, str]) -> str:
 
 
 def answer_html(text: str, *, user: Any) -> str:
-    """Helena's answer as sanitised HTML; norms link to the norm reader, Akten to their page."""
+    """Helena's answer as sanitised HTML; norms link to the norm reader, Akten to their page and
+    quoted document titles to the document, each only where the user may see it."""
     html = render_markdown(text)
-    return _link_text_nodes(html, {**_norm_links(text), **_akte_links(text, user)})
+    return _link_text_nodes(html, {**_norm_links(text), **_akte_links(text, user), **_dokument_links(text, user)})
 
 
 def _result_url(draft: HelenaDraft) -> str:

@@ -10,7 +10,7 @@ from django.utils import timezone
 from agent.models import AgentRun, AgentStep, Conversation, Message
 from akten.models import Notiz, Role
 from drafts.models import HelenaDraft
-from tests.factories import AkteFactory, HelenaDraftFactory, UserFactory
+from tests.factories import AkteFactory, DokumentFactory, HelenaDraftFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -173,6 +173,16 @@ def test_answer_html_links_norms_and_visible_akten_only():
     assert f'<a href="/recherche/normen/{norm.pk}/">§ 823 Abs. 1 BGB</a>' in html
     assert f'<a href="/akten/{mine.pk}/">Akte {mine.aktenzeichen}</a>' in html
     assert f"/akten/{foreign.pk}/" not in html
+
+
+def test_answer_html_links_quoted_documents_only_where_the_user_may_see_them():
+    from agent.cards import answer_html
+
+    mine = DokumentFactory(name="Klageschrift Müller")
+    foreign = DokumentFactory(name="Vertrauliche Notiz")
+    html = answer_html("Siehe „Klageschrift Müller“ und „Vertrauliche Notiz“.", user=mine.akte.anwalt)
+    assert f'<a href="/api/dokumente/{mine.pk}/download/">„Klageschrift Müller“</a>' in html
+    assert f"/api/dokumente/{foreign.pk}/" not in html
 
 
 def test_run_steps_are_replayable_in_order_for_the_steps_view():
