@@ -4,7 +4,6 @@ downloaded browser). Screenshots go to test-artifacts/ (git-ignored)."""
 
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
 import sys
@@ -15,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.db import connection
+
+from tests.support.subprocess_env import env_on_test_database
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
@@ -36,11 +36,7 @@ def free_port() -> int:
 
 
 def _env() -> dict[str, str]:
-    return {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "tests.browser.settings",
-        "HELENA_EMBEDDED_DB_NAME": connection.settings_dict["NAME"],
-    }
+    return env_on_test_database("tests.browser.settings")
 
 
 def _stop(process: subprocess.Popen) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import datetime
-import os
 import subprocess
 import sys
 import time
@@ -15,11 +14,11 @@ from pathlib import Path
 
 import pytest
 from asgiref.sync import sync_to_async
-from django.db import connection
 from django.utils import timezone
 
 from agent.models import AgentRun, AgentStep
 from tests.factories import AkteFactory, UserFactory
+from tests.support.subprocess_env import env_on_test_database
 
 from .conftest import is_terminal, receive_until, ws_connect
 
@@ -32,11 +31,7 @@ def start_worker() -> subprocess.Popen:
     """The worker's output goes to test-artifacts/worker.log (git-ignored) for diagnosis."""
     (ROOT / "test-artifacts").mkdir(exist_ok=True)
     log = (ROOT / "test-artifacts" / "worker.log").open("ab")
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "tests.agent.ui.worker_settings",
-        "HELENA_EMBEDDED_DB_NAME": connection.settings_dict["NAME"],
-    }
+    env = env_on_test_database("tests.agent.ui.worker_settings")
     return subprocess.Popen(  # noqa: S603
         [sys.executable, "manage.py", "db_worker", "--no-reload", "--interval", "0.1", "--no-startup-delay"],
         cwd=ROOT,
