@@ -4,7 +4,8 @@ with N synthetic chunks added. Runs in its own database (helena_bench) on the em
 
     .venv/bin/python bench/retrieval.py [--synthetic 100000]
 
-Prints the figures and saves them to bench/results/retrieval.json.
+Prints the figures and saves them to bench/results/retrieval.json (without synthetic chunks) or
+bench/results/retrieval_synthetic_N.json.
 """
 
 from __future__ import annotations
@@ -158,7 +159,8 @@ def main() -> None:
     call_command("migrate", verbosity=0)
     # Every run starts from the shipped corpus alone; synthetic chunks of an earlier run would skew it.
     if Gesetz.objects.filter(abkuerzung="SYNTH").delete()[0]:
-        with connection.cursor() as cursor:
+        with connection.cursor() as cursor:  # the indexes would keep the deleted rows' entries
+            cursor.execute("REINDEX TABLE recherche_chunk")
             cursor.execute("VACUUM ANALYZE recherche_chunk")
     call_command("ingest_gesetze", str(DATA / "gesetze"), verbosity=0)
     questions = [json.loads(line) for line in (ROOT / "bench" / "data" / "fragen.jsonl").read_text().splitlines() if line.strip()]
@@ -185,7 +187,8 @@ def main() -> None:
         results["quality_with_synthetic"] = quality(questions, backend)["hybrid"]
 
     print(json.dumps(results, indent=2, ensure_ascii=False))
-    out = ROOT / "bench" / "results" / "retrieval.json"
+    name = f"retrieval_synthetic_{args.synthetic}.json" if args.synthetic else "retrieval.json"
+    out = ROOT / "bench" / "results" / name
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"gespeichert: {out.relative_to(ROOT)}")
