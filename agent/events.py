@@ -20,11 +20,12 @@ from typing import TYPE_CHECKING, Any
 
 from asgiref.sync import sync_to_async
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
 from agent.runtime import EventSink
+from helena.db import trace_write
 
 __all__ = ["EventSink", "ListSink", "NullSink", "Publish", "RunEventSink", "TERMINAL_EVENT_TYPES"]
 
@@ -37,6 +38,7 @@ Event = dict[str, Any]
 Publish = Callable[[Event], Awaitable[None]]
 
 TERMINAL_EVENT_TYPES = frozenset({"run.finished", "run.failed", "run.cancelled"})
+HELD_EVENT_TYPES = frozenset({"model.response"})  # written together with the event that follows
 
 
 class NullSink:
@@ -76,6 +78,11 @@ class RunEventSink:
     running concurrently still get gap-free, ordered numbers. A failing `publish` is logged and
     never ends the run (the row is there for replay).
 
+    A `model.response` event (token figures of a model call) is held until the event that always
+    follows it (thought, tool call, answer, ...) and written in the same transaction: one database
+    round of the step less. It is still persisted before it is published; `flush()` writes a held
+    event when a run ends without another event.
+
     A `draft.created` event carrying `draft` (the draft's id) and `call_id` links the draft to the
     `tool.call` step of that call (HelenaDraft.origin_step), so a draft points at its run, step and
     tool call.
@@ -87,36 +94,54 @@ class RunEventSink:
         self._seq: int | None = None
         self._lock = asyncio.Lock()
         self._call_steps: dict[str, int] = {}
+        self._held: list[tuple[str, dict[str, Any]]] = []
 
     async def emit(self, type: str, **payload: Any) -> None:
+        stamped = {**payload, "at": timezone.now().isoformat()}
         async with self._lock:
-            event = await sync_to_async(self._persist)(type, payload)
-        if self.publish is not None:
+            if type in HELD_EVENT_TYPES:
+                self._held.append((type, stamped))
+                return
+            batch, self._held = [*self._held, (type, stamped)], []
+            events = await sync_to_async(self._persist)(batch)
+        await self._publish(events)
+
+    async def flush(self) -> None:
+        """Persist and publish a held event (the run ended right after a model call)."""
+        async with self._lock:
+            batch, self._held = self._held, []
+            events = await sync_to_async(self._persist)(batch) if batch else []
+        await self._publish(events)
+
+    async def _publish(self, events: list[Event]) -> None:
+        if self.publish is None:
+            return
+        for event in events:
             try:
                 await self.publish(event)
             except Exception:
-                logger.exception("Ereignis %s von Lauf %s konnte nicht zugestellt werden", type, self.run.pk)
+                logger.exception("Ereignis %s von Lauf %s konnte nicht zugestellt werden", event["type"], self.run.pk)
 
-    def _persist(self, type: str, payload: dict[str, Any]) -> Event:
+    def _persist(self, batch: list[tuple[str, dict[str, Any]]]) -> list[Event]:
         from agent.models import AgentStep
 
         if self._seq is None:
             self._seq = AgentStep.objects.filter(run_id=self.run.pk).aggregate(m=Max("seq"))["m"] or 0
-        self._seq += 1
-        body = _jsonable({**payload, "at": timezone.now().isoformat()})
-        with transaction.atomic():
-            if connection.vendor == "postgresql" and type not in TERMINAL_EVENT_TYPES:
-                # A progress event need not wait for its WAL flush (~10 ms on a slow disk): after a
-                # database crash the last few could be missing, never half-written. The terminal
-                # event and the run's final state are committed synchronously.
-                with connection.cursor() as cursor:
-                    cursor.execute("SET LOCAL synchronous_commit TO OFF")
-            step = AgentStep.objects.create(run_id=self.run.pk, seq=self._seq, type=type, payload=body)
-        if type == "tool.call" and body.get("call_id"):
-            self._call_steps[str(body["call_id"])] = step.pk
-        elif type == "draft.created":
-            self._link_draft(body)
-        return {"type": type, "run": self.run.pk, "seq": self._seq, **body}
+        events = []
+        # Progress events need not wait for their WAL flush (helena.db.trace_write); a terminal
+        # event, like the run's final state, is committed synchronously.
+        terminal = any(type in TERMINAL_EVENT_TYPES for type, _ in batch)
+        with transaction.atomic() if terminal else trace_write():
+            for type, payload in batch:
+                self._seq += 1
+                body = _jsonable(payload)
+                step = AgentStep.objects.create(run_id=self.run.pk, seq=self._seq, type=type, payload=body)
+                if type == "tool.call" and body.get("call_id"):
+                    self._call_steps[str(body["call_id"])] = step.pk
+                elif type == "draft.created":
+                    self._link_draft(body)
+                events.append({"type": type, "run": self.run.pk, "seq": self._seq, **body})
+        return events
 
     def _link_draft(self, body: dict[str, Any]) -> None:
         from drafts.models import HelenaDraft

@@ -12,7 +12,7 @@ Public API for the engine:
 - `toolbox_for(ctx)` (sync) / `await atoolbox_for(ctx)`: the RunToolBox of one run.
 - `RunToolBox.schemas()` (OpenAI format), `.ollama_schemas()`, `.names()`,
   `await .execute(name, arguments, call_id=...) -> ToolResult` (never raises; fills
-  `meta` = {tool, duration_ms, count, cached, summary}; sets `ctx.untrusted_seen`).
+  `meta` = {tool, duration_ms, tool_ms (the tool body alone), count, cached, summary}; sets `ctx.untrusted_seen`).
 - `result_summary(result)`: the ≤ 200-character summary used for audit rows and events.
 For admin and seeding: `tool_matrix()`, `tool_matrix_update(by=..., allowed=...)`,
 `tool_matrix_ensure_defaults()` (also run after `migrate`).
@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import dataclasses
+import functools
 import importlib
 import json
 import logging
@@ -46,7 +47,8 @@ from django.db import close_old_connections, transaction
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
-from akten.models import Role, User
+from akten.models import Role, User, access_scope_reused
+from helena.db import trace_write
 
 from .models import ConfigChange, ToolCallAudit, ToolPermission
 from .tools.base import Tool, ToolContext, ToolResult
@@ -259,8 +261,14 @@ def _resolve(node: Any, defs: dict[str, Any]) -> Any:
 
 
 def parameters_schema(tool: Tool) -> dict[str, Any]:
-    """The self-contained JSON schema (no $ref) of a tool's parameters, generated from its pydantic model."""
-    raw = tool.params.model_json_schema()
+    """The self-contained JSON schema (no $ref) of a tool's parameters, generated from its pydantic
+    model (once per model; callers get their own copy)."""
+    return copy.deepcopy(_parameters_schema(tool.params))
+
+
+@functools.cache
+def _parameters_schema(params: type[BaseModel]) -> dict[str, Any]:
+    raw = params.model_json_schema()
     schema = _resolve(raw, raw.get("$defs", {}))
     schema.setdefault("properties", {})
     schema["type"] = "object"
@@ -517,6 +525,10 @@ class RunToolBox:
                 close_old_connections()
 
     def _call(self, name: str, arguments: Any, call_id: str) -> ToolResult:
+        with access_scope_reused():  # one resolution of the user's access per call, re-checked per call
+            return self._call_scoped(name, arguments, call_id)
+
+    def _call_scoped(self, name: str, arguments: Any, call_id: str) -> ToolResult:
         started = time.monotonic()
         ctx = self.ctx
         tool = self._tools.get(name)
@@ -524,6 +536,7 @@ class RunToolBox:
         audit_args: Any = arguments if isinstance(arguments, dict) else {"_raw": arguments}
         cached = False
         hints: dict[str, Any] = {}
+        body_seconds = 0.0  # inside the tool itself, without the registry's checks and audit
         if ctx.cancel.cancelled:
             result = ToolResult(error=ERR_CANCELLED)
         elif tool is None or not tool_permitted(ctx.user, tool):
@@ -543,14 +556,22 @@ class RunToolBox:
                     result, cached = copy.deepcopy(hit), True
                     hints = {"count": hit.meta.get("count"), "akte_id": hit.meta.get("akte_id")}
                 else:
+                    body_started = time.perf_counter()
                     result = self._run_tool(tool, params, call_id)
+                    body_seconds = time.perf_counter() - body_started
                     hints = {k: result.meta.get(k) for k in ("count", "akte_id")}
                     if result.ok and not tool.writes:
                         stored = copy.deepcopy(result)
                         stored.meta = {k: v for k, v in hints.items() if v is not None}
                         ctx.cache[key] = stored
         duration_ms = int((time.monotonic() - started) * 1000)
-        result.meta = {"tool": name, "duration_ms": duration_ms, "count": _count(result, hints.get("count")), "cached": cached}
+        result.meta = {
+            "tool": name,
+            "duration_ms": duration_ms,
+            "tool_ms": round(body_seconds * 1000, 3),
+            "count": _count(result, hints.get("count")),
+            "cached": cached,
+        }
         result.meta["summary"] = result_summary(result)
         self._audit(name, call_id, audit_args, result, hints.get("akte_id"))
         return result
@@ -573,18 +594,19 @@ class RunToolBox:
     def _audit(self, name: str, call_id: str, arguments: Any, result: ToolResult, akte_id: Any) -> None:
         ctx = self.ctx
         try:
-            ToolCallAudit.objects.create(
-                run=ctx.run,
-                user=ctx.user,
-                akte_id=akte_id if isinstance(akte_id, int) else (ctx.akte.pk if ctx.akte else None),
-                tool=name[:60],
-                call_id=call_id[:100],
-                arguments=_clip_strings(_jsonable(arguments)),
-                summary=result.meta.get("summary") or result_summary(result),
-                ok=result.ok,
-                cached=bool(result.meta.get("cached")),
-                duration_ms=max(0, int(result.meta.get("duration_ms", 0))),
-            )
+            with trace_write():
+                ToolCallAudit.objects.create(
+                    run=ctx.run,
+                    user=ctx.user,
+                    akte_id=akte_id if isinstance(akte_id, int) else (ctx.akte.pk if ctx.akte else None),
+                    tool=name[:60],
+                    call_id=call_id[:100],
+                    arguments=_clip_strings(_jsonable(arguments)),
+                    summary=result.meta.get("summary") or result_summary(result),
+                    ok=result.ok,
+                    cached=bool(result.meta.get("cached")),
+                    duration_ms=max(0, int(result.meta.get("duration_ms", 0))),
+                )
         except Exception as exc:  # the audit must never break the run; its failure is logged
             _log_exception(f"{name} (audit)", call_id, ctx, exc)
 

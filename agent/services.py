@@ -492,17 +492,22 @@ async def run_execute(
             outcome.answer = with_intro(outcome.answer)
         await sync_to_async(_run_finish)(run_id, outcome)
 
+    sink = RunEventSink(prepared.run, publish)
     try:
         await run_agent(
             transcript=prepared.transcript,
             model=prepared.router,
             tools=prepared.tools,
-            sink=RunEventSink(prepared.run, publish),
+            sink=sink,
             limits=prepared.limits,
             cancel=cancel,
             on_finish=finish,
         )
     finally:
+        try:
+            await sink.flush()
+        except Exception:
+            logger.exception("Lauf %s: letztes Ereignis nicht gespeichert", run_id)
         watcher.cancel()
         _local_cancels.pop(run_id, None)
         if not _local_cancels:

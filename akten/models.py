@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import datetime
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -194,6 +198,88 @@ class Sachgebiet(models.TextChoices):
     SONSTIGES = "SONSTIGES", _("Sonstiges")
 
 
+@dataclass(frozen=True)
+class AccessScope:
+    """Whose Akten a user may see, resolved to ids: the input of every `visible_to` filter.
+
+    `everything` for ADMIN; else `akte_ids` (a MANDANT's Akten) or, for staff, `principal_ids` (the
+    user and, during an active Vertretung, the colleagues they stand in for) and `dezernat_ids`
+    (the Dezernate of those principals). An empty scope sees nothing.
+    """
+
+    everything: bool = False
+    akte_ids: tuple[int, ...] | None = None
+    principal_ids: tuple[int, ...] = ()
+    dezernat_ids: tuple[int, ...] = ()
+
+    @property
+    def nothing(self) -> bool:
+        return not self.everything and not self.akte_ids and not self.principal_ids
+
+    def akte_q(self, path: str = "") -> Q:
+        """The condition on the Akte reached by `path` ("" for Akte itself, "akte" for Akte-bound
+        rows). Call only when not `nothing`."""
+        pk = path or "pk"
+        if self.everything:
+            return Q(**{f"{path}__isnull": False}) if path else Q()
+        if self.akte_ids is not None:
+            return Q(**{f"{pk}__in": self.akte_ids})
+        prefix = f"{path}__" if path else ""
+        condition = Q(**{f"{prefix}anwalt_id__in": self.principal_ids}) | Q(
+            **{f"{prefix}sachbearbeiter_id__in": self.principal_ids}
+        )
+        if self.dezernat_ids:
+            in_dezernat = Akte.dezernate.through.objects.filter(dezernat_id__in=self.dezernat_ids).values("akte_id")
+            condition |= Q(**{f"{pk}__in": in_dezernat})
+        return condition
+
+
+NO_ACCESS = AccessScope()
+_scope_memo: ContextVar[dict[int, AccessScope] | None] = ContextVar("helena_access_scope_memo", default=None)
+
+
+@contextmanager
+def access_scope_reused() -> Iterator[None]:
+    """Within the block, a user's AccessScope is resolved once and reused (one tool call, one
+    request); outside, every `visible_to` resolves it afresh."""
+    token = _scope_memo.set({})
+    try:
+        yield
+    finally:
+        _scope_memo.reset(token)
+
+
+def access_scope(user: Any) -> AccessScope:
+    """Resolve what `user` may see (two small queries for staff, one for a MANDANT, none for ADMIN)."""
+    if user is None or not user.is_authenticated or not user.is_active:
+        return NO_ACCESS
+    if user.is_admin_role:
+        return AccessScope(everything=True)
+    memo = _scope_memo.get()
+    if memo is not None and user.pk in memo:
+        return memo[user.pk]
+    scope = _access_scope_resolve(user)
+    if memo is not None:
+        memo[user.pk] = scope
+    return scope
+
+
+def _access_scope_resolve(user: User) -> AccessScope:
+    if user.role == Role.MANDANT:
+        if user.kontakt_id is None:
+            return NO_ACCESS
+        akte_ids = Beteiligter.objects.filter(kontakt_id=user.kontakt_id, rolle=Beteiligter.Rolle.MANDANT).values_list(
+            "akte_id", flat=True
+        )
+        return AccessScope(akte_ids=tuple(sorted(set(akte_ids))))
+    if user.role not in STAFF_ROLES:
+        return NO_ACCESS
+    deputised = Vertretung.objects.active().filter(vertreter=user).values_list("vertretener_id", flat=True)
+    principals = tuple(sorted({user.pk, *deputised}))
+    dezernate = Dezernat.members.through.objects.filter(user_id__in=principals).values_list("dezernat_id", flat=True)
+    return AccessScope(principal_ids=principals, dezernat_ids=tuple(sorted(set(dezernate))))
+
+
 class AkteQuerySet(models.QuerySet["Akte"]):
     def visible_to(self, user: Any) -> AkteQuerySet:
         """The one access chokepoint: the Akten `user` may see.
@@ -201,24 +287,13 @@ class AkteQuerySet(models.QuerySet["Akte"]):
         ADMIN sees all. Staff roles see Akten where they (or, during an active Vertretung, the
         colleague they stand in for) are Anwalt or Sachbearbeiter or belong to one of the Akte's
         Dezernate. A MANDANT sees the Akten where their Kontakt is Beteiligter with role MANDANT.
-        Everyone else (anonymous, inactive) sees nothing.
+        Everyone else (anonymous, inactive) sees nothing. The scope is resolved to ids when called
+        (see AccessScope), so the SQL stays flat.
         """
-        if user is None or not user.is_authenticated or not user.is_active:
+        scope = access_scope(user)
+        if scope.nothing:
             return self.none()
-        if user.is_admin_role:
-            return self.all()
-        if user.role == Role.MANDANT:
-            if user.kontakt_id is None:
-                return self.none()
-            return self.filter(
-                pk__in=Beteiligter.objects.filter(kontakt_id=user.kontakt_id, rolle=Beteiligter.Rolle.MANDANT).values("akte_id")
-            )
-        if user.role not in STAFF_ROLES:
-            return self.none()
-        principals = Q(pk=user.pk) | Q(pk__in=Vertretung.objects.active().filter(vertreter=user).values("vertretener_id"))
-        principal_ids = User.objects.filter(principals).values("pk")
-        dezernat_akten = Akte.dezernate.through.objects.filter(dezernat__members__in=principal_ids).values("akte_id")
-        return self.filter(Q(anwalt__in=principal_ids) | Q(sachbearbeiter__in=principal_ids) | Q(pk__in=dezernat_akten))
+        return self.filter(scope.akte_q())
 
 
 class Akte(models.Model):
@@ -294,8 +369,10 @@ class AkteBoundQuerySet(models.QuerySet[Any]):
     mandant_filter: Q | None = None
 
     def visible_to(self, user: Any) -> Any:
-        akten = Akte.objects.visible_to(user).values("pk")
-        qs = self.filter(**{f"{self.akte_path}__in": akten})
+        scope = access_scope(user)
+        if scope.nothing:
+            return self.none()
+        qs = self.filter(scope.akte_q(self.akte_path))
         if getattr(user, "role", None) == Role.MANDANT and not user.is_admin_role:
             return qs.filter(self.mandant_filter) if self.mandant_filter is not None else qs.none()
         return qs

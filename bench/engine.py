@@ -6,7 +6,11 @@
    helena_bench_engine) with a zero-latency in-process model that calls `read_akte` on another Akte
    at every step (10 tool steps, then the answer): the real registry (role matrix, validation,
    audit row per call), the real `RunEventSink` (an AgentStep row per event) and the persona and
-   history building. Per step: the time between two `step.started` events minus the model's time.
+   history building. Per step: the time between two `step.started` events minus the model's time
+   (`per_step`); the engine's overhead (`per_step_overhead`, the target's figure) is that minus the
+   tool body's own work (read_akte's queries, timed by the registry as `tool_ms`), so it keeps
+   everything the engine and registry add: events, thread hand-off, matrix check, validation, audit
+   row. `per_step_without_tool_call` leaves out the whole tool call (loop and events only).
 2. The bare loop: `run_agent` with the same kind of script, an in-memory trivial tool and a null
    sink, for 10- and 20-step scripts: wall time per step (the model returns at once), to compare
    with other agent frameworks on an identical script, and to check that it stays flat as the
@@ -15,8 +19,8 @@
    through the database flag (as from another process) at a random moment; measured until
    `run_execute` has returned with status CANCELLED.
 
-Prints the figures and saves them to bench/results/engine.json. Targets: ≤ 5 ms median per step
-(database), ≤ 1 ms per step and flat (bare loop), cancel p95 ≤ 500 ms.
+Prints the figures and saves them to bench/results/engine.json. Targets: ≤ 5 ms median engine
+overhead per step (database), ≤ 1 ms per step and flat (bare loop), cancel p95 ≤ 500 ms.
 """
 
 from __future__ import annotations
@@ -48,7 +52,7 @@ from django.core.management import call_command  # noqa: E402
 from agent import services  # noqa: E402
 from agent.events import NullSink  # noqa: E402
 from agent.llm.base import LLMResponse, ToolCall, Usage  # noqa: E402
-from agent.models import AgentRun, EngineConfig, TierConfig  # noqa: E402
+from agent.models import AgentRun, EngineConfig, RateLimit, TierConfig  # noqa: E402
 from agent.runtime import Limits, run_agent  # noqa: E402
 from agent.tools.base import CancelToken, ToolResult  # noqa: E402
 from akten.models import Akte, Role, User  # noqa: E402
@@ -129,6 +133,8 @@ def setup_database() -> tuple[User, list[Akte]]:
         tier=1, defaults={"name": "Bench", "model": "zero-latency", "base_url": "http://127.0.0.1:9", "enabled": True}
     )
     TierConfig.objects.exclude(tier=1).update(enabled=False)
+    # the bench starts hundreds of runs an hour; its own database lifts the per-hour limit
+    RateLimit.objects.update_or_create(role=Role.ANWALT, defaults={"runs_per_hour": 1_000_000})
     config = EngineConfig.load()
     config.background_max_steps, config.background_timeout_seconds = 20, 180
     config.save()
@@ -136,10 +142,11 @@ def setup_database() -> tuple[User, list[Akte]]:
 
 
 class TimedToolBox:
-    """Delegates to the registry's ToolBox and records the time spent in each tool call."""
+    """Delegates to the registry's ToolBox and records, per tool call, the whole call (thread hand-off,
+    matrix check, validation, tool, audit row) and the tool body alone (the registry's `tool_ms`)."""
 
-    def __init__(self, inner: Any, seconds: list[float]) -> None:
-        self.inner, self.seconds = inner, seconds
+    def __init__(self, inner: Any, seconds: list[float], body_seconds: list[float]) -> None:
+        self.inner, self.seconds, self.body_seconds = inner, seconds, body_seconds
 
     def schemas(self) -> list[dict[str, Any]]:
         return self.inner.schemas()
@@ -149,18 +156,20 @@ class TimedToolBox:
 
     async def execute(self, name: str, arguments: dict[str, Any], *, call_id: str = "") -> ToolResult:
         started = time.perf_counter()
-        try:
-            return await self.inner.execute(name, arguments, call_id=call_id)
-        finally:
-            self.seconds.append(time.perf_counter() - started)
+        result: ToolResult = await self.inner.execute(name, arguments, call_id=call_id)
+        self.seconds.append(time.perf_counter() - started)
+        self.body_seconds.append(result.meta["tool_ms"] / 1000)
+        return result
 
 
 def bench_database(runs: int) -> dict[str, Any]:
     user, akten = setup_database()
     tool_seconds: list[float] = []
+    body_seconds: list[float] = []
     registry_toolbox = services.toolbox_for
-    services.toolbox_for = lambda ctx: TimedToolBox(registry_toolbox(ctx), tool_seconds)  # type: ignore[assignment]
+    services.toolbox_for = lambda ctx: TimedToolBox(registry_toolbox(ctx), tool_seconds, body_seconds)  # type: ignore[assignment]
     per_step: list[float] = []
+    per_step_overhead: list[float] = []
     per_step_without_tools: list[float] = []
     per_run: list[float] = []
     for _ in range(runs):
@@ -186,16 +195,20 @@ def bench_database(runs: int) -> dict[str, Any]:
         per_run.append((time.perf_counter() - started) * 1000)
         if done.status != AgentRun.Status.DONE or done.tool_calls != TOOL_STEPS:
             raise SystemExit(f"Bench-Lauf nicht wie erwartet: {done.status} {done.finish_reason} {done.error}")
-        tools_of_run = tool_seconds[-TOOL_STEPS:]
+        tools_of_run, bodies_of_run = tool_seconds[-TOOL_STEPS:], body_seconds[-TOOL_STEPS:]
         for index in range(len(step_times) - 1):
             step_ms = (step_times[index + 1] - step_times[index] - model.seconds_inside[index]) * 1000
+            has_tool = index < TOOL_STEPS
             per_step.append(step_ms)
-            per_step_without_tools.append(step_ms - (tools_of_run[index] * 1000 if index < TOOL_STEPS else 0))
+            per_step_overhead.append(step_ms - (bodies_of_run[index] * 1000 if has_tool else 0))
+            per_step_without_tools.append(step_ms - (tools_of_run[index] * 1000 if has_tool else 0))
     services.toolbox_for = registry_toolbox  # type: ignore[assignment]
     return {
         "per_step": summary(per_step),
-        "per_step_engine_only": summary(per_step_without_tools),
+        "per_step_overhead": summary(per_step_overhead),
+        "per_step_without_tool_call": summary(per_step_without_tools),
         "tool_call": summary([s * 1000 for s in tool_seconds]),
+        "tool_body": summary([s * 1000 for s in body_seconds]),
         "per_run_ms": summary(per_run),
         "steps_per_run": TOOL_STEPS + 1,
         "tool": "read_akte (registry: matrix, validation, audit row)",

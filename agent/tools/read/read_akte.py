@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db.models import Count, Window
+
 from akten import selectors
 from akten.models import Akte, Beteiligter
 
@@ -20,8 +22,9 @@ class ReadAkteParams(Params):
 def akte_overview(ctx: ToolContext, akte: Akte) -> dict[str, Any]:
     """The compact view of an Akte the user may see (the caller resolved it through visible_to)."""
     beteiligte = Beteiligter.objects.visible_to(ctx.user).filter(akte=akte).select_related("kontakt")
-    offen = selectors.kalender_list(user=ctx.user, akte_id=akte.pk, offen=True).order_by("fristablauf", "datum")
-    naechste = offen.first()
+    # the next open entry and (as a window count over all open ones) how many there are, in one query
+    offen = selectors.kalender_list(user=ctx.user, akte_id=akte.pk, offen=True).order_by("fristablauf", "datum", "pk")
+    naechste = offen.annotate(offen_gesamt=Window(Count("pk"))).first()
     zusammenfassung, _ = cut(akte.zusammenfassung, limit=SUMMARY_CHARS)
     return {
         **akte_ref(akte),
@@ -32,7 +35,7 @@ def akte_overview(ctx: ToolContext, akte: Akte) -> dict[str, Any]:
         "anwalt": person(akte.anwalt),
         "sachbearbeitung": person(akte.sachbearbeiter),
         "beteiligte": [{"rolle": b.get_rolle_display(), "name": b.kontakt.display_name} for b in beteiligte],
-        "offene_kalendereintraege": offen.count(),
+        "offene_kalendereintraege": naechste.offen_gesamt if naechste is not None else 0,
         "naechster_eintrag": None
         if naechste is None
         else {

@@ -64,3 +64,48 @@ def test_draft_created_links_the_draft_to_its_tool_call_step():
 
     draft.refresh_from_db()
     assert draft.origin_step == AgentStep.objects.get(run=run, type="tool.call")
+
+
+def test_a_model_response_is_written_with_the_event_that_follows_it_and_published_after_its_row():
+    akte = AkteFactory()
+    run = AgentRun.objects.create(user=akte.anwalt, akte=akte)
+    seen: list[tuple[str, bool]] = []
+
+    async def publish(event):
+        exists = await AgentStep.objects.filter(run=run, seq=event["seq"]).aexists()
+        seen.append((event["type"], exists))
+
+    async def scenario():
+        sink = RunEventSink(run, publish)
+        await sink.emit("step.started", step=1)
+        await sink.emit("model.response", step=1, usage={"prompt_tokens": 10, "completion_tokens": 2})
+        held_rows = await AgentStep.objects.filter(run=run).acount()
+        await sink.emit("tool.call", step=1, call_id="c1", tool="read_akte", args={})
+        return held_rows
+
+    assert async_to_sync(scenario)() == 1  # the model response waited for the tool call
+    assert list(AgentStep.objects.filter(run=run).order_by("seq").values_list("type", flat=True)) == [
+        "step.started",
+        "model.response",
+        "tool.call",
+    ]
+    assert seen == [("step.started", True), ("model.response", True), ("tool.call", True)]
+
+
+def test_flush_writes_a_held_model_response_when_nothing_follows():
+    akte = AkteFactory()
+    run = AgentRun.objects.create(user=akte.anwalt, akte=akte)
+    published: list[str] = []
+
+    async def publish(event):
+        published.append(event["type"])
+
+    async def scenario():
+        sink = RunEventSink(run, publish)
+        await sink.emit("model.response", step=1, usage={"prompt_tokens": 10, "completion_tokens": 2})
+        await sink.flush()
+        await sink.flush()  # nothing left: no second row
+
+    async_to_sync(scenario)()
+    assert list(AgentStep.objects.filter(run=run).values_list("type", flat=True)) == ["model.response"]
+    assert published == ["model.response"]

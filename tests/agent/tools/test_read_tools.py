@@ -56,6 +56,15 @@ def test_read_akte_overview_names_things(call, anwalt, akte):
     assert result.source == [{"table": "akten_akte", "id": akte.pk, "label": "Akte 12/25 Müller ./. Schmidt"}]
 
 
+def test_read_akte_counts_all_open_entries_and_names_the_earliest(call, anwalt, akte):
+    for days, titel in ((30, "Klageerwiderung"), (3, "Stellungnahme"), (12, "Termin")):
+        KalenderEintragFactory(akte=akte, titel=titel, fristablauf=TODAY() + datetime.timedelta(days=days))
+    KalenderEintragFactory(akte=akte, titel="Erledigt", erledigt=True, erledigt_at=timezone.now())
+    data = call(anwalt, "read_akte", {"akte": "12/25"}).data
+    assert data["offene_kalendereintraege"] == 3 and data["naechster_eintrag"]["titel"] == "Stellungnahme"
+    assert call(anwalt, "read_akte", {"akte": str(AkteFactory(anwalt=anwalt).pk)}).data["offene_kalendereintraege"] == 0
+
+
 def test_read_akte_uses_the_runs_akte_and_asks_for_one_without(call, anwalt, akte):
     assert call(anwalt, "read_akte", {}, akte=akte).data["aktenzeichen"] == "12/25"
     error = call(anwalt, "read_akte", {}).error
