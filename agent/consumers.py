@@ -15,7 +15,6 @@ from typing import Annotated, Any, Literal
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
-from channels.layers import get_channel_layer
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import InterfaceError, OperationalError, connection
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter
@@ -23,12 +22,11 @@ from pydantic import ValidationError as PydanticValidationError
 
 from akten.models import Akte
 
-from . import selectors
+from . import inline, selectors
 from .cards import answer_html, draft_cards
 from .delivery import (
     POLL_SECONDS_SHARED_LAYER,
     akte_group,
-    event_publish,
     run_group,
     tail_poll_seconds,
     user_group,
@@ -102,8 +100,6 @@ incoming_adapter: TypeAdapter[Any] = TypeAdapter(Incoming)
 # Tails read the event rows on their own threads (each keeps its connection), so that polling never
 # queues behind the engine's writes on the process-wide sync thread of database_sync_to_async.
 _tail_executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="helena-tail")
-# Runs executing inline in this process (their events all pass through the in-process layer).
-_executing_here: set[int] = set()
 
 
 def _read_steps_sync(run_id: int, after_seq: int) -> list[dict[str, Any]]:
@@ -124,11 +120,6 @@ def _run_active_sync(run_id: int) -> bool:
 
 async def _read_steps(run_id: int, after_seq: int) -> list[dict[str, Any]]:
     return await asyncio.get_running_loop().run_in_executor(_tail_executor, _read_steps_sync, run_id, after_seq)
-
-
-# Inline runs outlive the socket that started them (a reload must not kill the answer); the set
-# keeps a reference so the tasks are not garbage-collected while they run.
-_inline_runs: set[asyncio.Task[Any]] = set()
 
 
 def german_error(exc: BaseException, default: str) -> str:
@@ -172,8 +163,29 @@ class _RunTail:
                 self.done = True
             return True
 
+    async def on_event(self, event: dict[str, Any]) -> None:
+        """A published event (from the channel layer or, for a run executing in this process,
+        straight from its relay): forward it if it is the next one, else let the tail read the gap."""
+        if int(event.get("seq", 0)) <= self.last_seq:
+            return
+        if event.get("type") in ENRICHED_EVENTS:
+            event = await self.consumer.enrich(event)
+        if not await self.deliver(event):
+            self.wake.set()
+
+    async def on_crash(self) -> None:
+        await self.consumer.run_crashed({"run": self.run_id})
+
+    def unwatch(self) -> None:
+        local = inline.watchers.get(self.run_id)
+        if local is not None:
+            local.discard(self)
+            if not local:
+                del inline.watchers[self.run_id]
+
     async def run(self) -> None:
         empty_polls = 0
+        ended_without_final_event = False
         while not self.done:
             events = await _read_steps(self.run_id, self.last_seq)
             for event in events:
@@ -183,13 +195,15 @@ class _RunTail:
                 continue
             empty_polls += 1
             if empty_polls % STATUS_CHECK_EVERY == 0 and not await self._still_active():
-                # Ended without a final event (e.g. a crashed worker): read the rest once more.
-                for event in await _read_steps(self.run_id, self.last_seq):
-                    await self.deliver(await self.consumer.enrich(event))
-                break
+                # The run's final state is saved just before its terminal event is written, so an
+                # ended run may still be writing its last events: give up only when it is still
+                # without a terminal event at the next status check (e.g. a crashed worker).
+                if ended_without_final_event:
+                    break
+                ended_without_final_event = True
             # A run executing in this process publishes every event through the in-process layer;
             # only runs elsewhere (the worker) need the short poll when the layer is in-memory.
-            poll = POLL_SECONDS_SHARED_LAYER if self.run_id in _executing_here else tail_poll_seconds()
+            poll = POLL_SECONDS_SHARED_LAYER if self.run_id in inline.executing_here else tail_poll_seconds()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.wake.wait(), timeout=poll)
             self.wake.clear()
@@ -225,6 +239,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
 
     async def disconnect(self, code: int) -> None:
         for tail in list(getattr(self, "tails", {}).values()):
+            tail.unwatch()
             if tail.task is not None:
                 tail.task.cancel()
         for group in list(getattr(self, "groups_joined", set())):
@@ -285,9 +300,9 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
                 "status": run.status,
             }
         )
-        await self.watch_run(run.pk, after_seq=0)
         if run.status in AgentRun.ACTIVE_STATUSES:
-            await self.execute(run)
+            await self.execute(run)  # first: an inline run is then watched directly (agent/inline.py)
+        await self.watch_run(run.pk, after_seq=0)
         await user_notify_run(user_id=self.user.pk, run_id=run.pk)
 
     async def run_cancel(self, message: RunCancel) -> None:
@@ -308,8 +323,8 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         await self.send_json(
             {"type": "run.accepted", "run": continued.pk, "conversation": continued.conversation_id, "mode": continued.mode}
         )
-        await self.watch_run(continued.pk, after_seq=0)
         await self.execute(continued)
+        await self.watch_run(continued.pk, after_seq=0)
         await user_notify_run(user_id=self.user.pk, run_id=continued.pk)
 
     async def run_resume(self, message: RunResume) -> None:
@@ -323,15 +338,14 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
     # -- running -----------------------------------------------------------------------------
 
     async def execute(self, run: AgentRun) -> None:
-        """Background runs go to the task queue; inline runs execute in this process."""
+        """Background runs go to the task queue; inline runs execute in this process, on its
+        engine loop (agent/inline.py)."""
         from . import tasks
 
         if run.mode == AgentRun.Mode.BACKGROUND:
             await database_sync_to_async(tasks.run_enqueue)(run_id=run.pk)
             return
-        task = asyncio.create_task(_execute_inline(run.pk))
-        _inline_runs.add(task)
-        task.add_done_callback(_inline_run_done)
+        inline.execute_inline(run.pk)
 
     async def watch_run(self, run_id: int, *, after_seq: int, restart: bool = False) -> None:
         existing = self.tails.get(run_id)
@@ -347,38 +361,40 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             after_seq = max(after_seq, self.seen.get(run_id, 0))
         tail = _RunTail(self, run_id, after_seq)
         self.tails[run_id] = tail
-        await self._join(run_group(run_id))
+        if run_id in inline.executing_here:
+            inline.watchers.setdefault(run_id, set()).add(tail)
+        else:
+            await self._join(run_group(run_id))
         tail.task = asyncio.create_task(tail.run())
 
     async def tail_finished(self, tail: _RunTail) -> None:
+        tail.unwatch()
         if self.tails.get(tail.run_id) is tail:
             del self.tails[tail.run_id]
             group = run_group(tail.run_id)
-            self.groups_joined.discard(group)
-            await self.channel_layer.group_discard(group, self.channel_name)
+            if group in self.groups_joined:
+                self.groups_joined.discard(group)
+                await self.channel_layer.group_discard(group, self.channel_name)
 
     # -- channel-layer handlers --------------------------------------------------------------
 
     async def run_event(self, message: dict[str, Any]) -> None:
-        event = message["event"]
-        tail = self.tails.get(int(event.get("run", 0)))
-        if tail is None:
-            return
-        if event.get("type") in ENRICHED_EVENTS:
-            event = await self.enrich(event)
-        if not await tail.deliver(event):
-            tail.wake.set()
+        tail = self.tails.get(int(message["event"].get("run", 0)))
+        if tail is not None:
+            await tail.on_event(message["event"])
 
     async def enrich(self, event: dict[str, Any]) -> dict[str, Any]:
         """Add what the browser cannot compute: the sanitised answer HTML, the full draft card."""
         if event.get("type") not in ENRICHED_EVENTS:
             return event
-        return await database_sync_to_async(_enriched)(event, self.user)
+        # on the tail threads, like the reads: never behind the engine's writes on the sync thread
+        return await asyncio.get_running_loop().run_in_executor(_tail_executor, _enriched_sync, event, self.user)
 
     async def run_crashed(self, message: dict[str, Any]) -> None:
         run_id = int(message["run"])
         tail = self.tails.get(run_id)
         if tail is not None and tail.task is not None:
+            tail.unwatch()
             tail.task.cancel()
             self.tails.pop(run_id, None)
         await self.send_error(ERR_RUN_CRASHED, code="failed", run=run_id)
@@ -419,6 +435,14 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         return conversation, akte
 
 
+def _enriched_sync(event: dict[str, Any], user: Any) -> dict[str, Any]:
+    try:
+        return _enriched(event, user)
+    except (OperationalError, InterfaceError):
+        connection.close()  # a dropped connection: reconnect once
+        return _enriched(event, user)
+
+
 def _enriched(event: dict[str, Any], user: Any) -> dict[str, Any]:
     event = dict(event)
     if event["type"] == "draft.created" and isinstance(event.get("draft"), int):
@@ -428,24 +452,3 @@ def _enriched(event: dict[str, Any], user: Any) -> dict[str, Any]:
     elif event.get("answer"):
         event["answer_html"] = answer_html(str(event["answer"]), user=user)
     return event
-
-
-async def _execute_inline(run_id: int) -> None:
-    """The engine ends every run with an honest status; should it still raise, the tabs watching
-    the run hear a German error instead of waiting forever."""
-    from . import services
-
-    _executing_here.add(run_id)
-    try:
-        await services.run_execute(run_id, publish=event_publish)
-    except Exception:
-        logger.exception("inline run %s crashed", run_id)
-        layer = get_channel_layer()
-        if layer is not None:
-            await layer.group_send(run_group(run_id), {"type": "run.crashed", "run": run_id})
-    finally:
-        _executing_here.discard(run_id)
-
-
-def _inline_run_done(task: asyncio.Task[Any]) -> None:
-    _inline_runs.discard(task)

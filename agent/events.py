@@ -27,7 +27,7 @@ from django.utils import timezone
 from agent.runtime import EventSink
 from helena.db import trace_write
 
-__all__ = ["EventSink", "ListSink", "NullSink", "Publish", "RunEventSink", "TERMINAL_EVENT_TYPES"]
+__all__ = ["EventSink", "ListSink", "NullSink", "Publish", "Relay", "RunEventSink", "TERMINAL_EVENT_TYPES"]
 
 if TYPE_CHECKING:
     from agent.models import AgentRun
@@ -36,6 +36,8 @@ logger = logging.getLogger(__name__)
 
 Event = dict[str, Any]
 Publish = Callable[[Event], Awaitable[None]]
+# Called with each event in the thread that has just committed its row (agent/inline.py).
+Relay = Callable[[Event], None]
 
 TERMINAL_EVENT_TYPES = frozenset({"run.finished", "run.failed", "run.cancelled"})
 HELD_EVENT_TYPES = frozenset({"model.response"})  # written together with the event that follows
@@ -71,7 +73,8 @@ def _jsonable(payload: dict[str, Any]) -> dict[str, Any]:
 
 
 class RunEventSink:
-    """Persists every event of one run as an `AgentStep` and then publishes it.
+    """Persists every event of one run as an `AgentStep` and then publishes it: through `relay`
+    right after the commit, in the persisting thread, and/or by awaiting `publish`.
 
     `seq` continues after the highest existing step of the run, so events written before the engine
     started (or by an earlier attempt) keep their place. Emits are serialised by a lock: tool calls
@@ -88,21 +91,21 @@ class RunEventSink:
     tool call.
     """
 
-    def __init__(self, run: AgentRun, publish: Publish | None = None) -> None:
+    def __init__(self, run: AgentRun, publish: Publish | None = None, *, relay: Relay | None = None) -> None:
         self.run = run
         self.publish = publish
+        self.relay = relay
         self._seq: int | None = None
         self._lock = asyncio.Lock()
         self._call_steps: dict[str, int] = {}
         self._held: list[tuple[str, dict[str, Any]]] = []
 
     async def emit(self, type: str, **payload: Any) -> None:
-        stamped = {**payload, "at": timezone.now().isoformat()}
         async with self._lock:
             if type in HELD_EVENT_TYPES:
-                self._held.append((type, stamped))
+                self._held.append((type, payload))
                 return
-            batch, self._held = [*self._held, (type, stamped)], []
+            batch, self._held = [*self._held, (type, payload)], []
             events = await sync_to_async(self._persist)(batch)
         await self._publish(events)
 
@@ -134,13 +137,16 @@ class RunEventSink:
         with transaction.atomic() if terminal else trace_write():
             for type, payload in batch:
                 self._seq += 1
-                body = _jsonable(payload)
+                body = _jsonable({**payload, "at": timezone.now().isoformat()})
                 step = AgentStep.objects.create(run_id=self.run.pk, seq=self._seq, type=type, payload=body)
                 if type == "tool.call" and body.get("call_id"):
                     self._call_steps[str(body["call_id"])] = step.pk
                 elif type == "draft.created":
                     self._link_draft(body)
                 events.append({"type": type, "run": self.run.pk, "seq": self._seq, **body})
+        if self.relay is not None:
+            for event in events:
+                self.relay(event)
         return events
 
     def _link_draft(self, body: dict[str, Any]) -> None:

@@ -30,7 +30,7 @@ from django.utils import timezone
 from akten.models import Akte, Kontakt
 
 from .budget import estimate_tokens
-from .events import Publish, RunEventSink
+from .events import Publish, Relay, RunEventSink
 from .llm.base import DeltaCallback, LLMClient, LLMResponse, Message
 from .models import AgentRun, AgentStep, Conversation, EngineConfig, TierConfig
 from .models import Message as ChatMessage
@@ -465,13 +465,15 @@ async def run_execute(
     run_id: int,
     *,
     publish: Publish | None = None,
+    relay: Relay | None = None,
     client_factory: Callable[[TierConfig], LLMClient] | None = None,
 ) -> AgentRun:
     """Execute a PENDING run to its end and return it with its final status.
 
     Idempotent: a run that is not PENDING (already claimed, finished, rate-limited) is returned as
-    it is. Every event is persisted (AgentStep) before `publish(event)` is awaited. The final
-    status, answer, tokens and transcript are saved before the terminal event is emitted.
+    it is. Every event is persisted (AgentStep) before `relay(event)` is called (in the thread that
+    wrote it) and `publish(event)` is awaited. The final status, answer, tokens and transcript are
+    saved before the terminal event is emitted.
     `client_factory` builds the client of a TierConfig (default: `client_for_tier`).
     """
     cancel = CancelToken()
@@ -492,7 +494,7 @@ async def run_execute(
             outcome.answer = with_intro(outcome.answer)
         await sync_to_async(_run_finish)(run_id, outcome)
 
-    sink = RunEventSink(prepared.run, publish)
+    sink = RunEventSink(prepared.run, publish, relay=relay)
     try:
         await run_agent(
             transcript=prepared.transcript,

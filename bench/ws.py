@@ -6,8 +6,10 @@ scripted run, against a real daphne process (and a db_worker, as in `make run`).
 
 Every client logs in (a real session cookie), connects to /ws/helena/ with the site's origin, sends
 `chat.send` (inline, about its own Akte) and reads events until the run ends. The model is the
-scripted LLM server (real HTTP, Ollama protocol) answering at once: four tool steps (read_akte,
-read_fristen, read_dokumente, read_zeiterfassung) and a final answer.
+scripted LLM server (real HTTP, Ollama protocol, in its own process so that its threads do not
+delay the clients) answering at once: four tool steps (read_akte, read_fristen, read_dokumente,
+read_zeiterfassung) and a final answer. The clients' own event-loop lag is printed alongside: a
+receipt timestamp can be late by that much.
 
 Measured per event: client receipt time minus the event's `at` (stamped by the engine's sink when
 it writes the AgentStep row; same machine clock), and events lost = persisted AgentStep rows of
@@ -171,17 +173,31 @@ async def client(port: int, akte_id: int, session_key: str, start: asyncio.Event
     return {"run": run_id, "latencies": latencies, "seqs": seqs, "outcome": outcome}
 
 
+async def loop_lag(samples: list[float], stop: asyncio.Event) -> None:
+    """How late this process's own loop wakes up (10 ms sleeps): a receipt timestamp can be late by
+    as much, so the figure is printed next to the latencies."""
+    while not stop.is_set():
+        before = time.monotonic()
+        await asyncio.sleep(0.01)
+        samples.append((time.monotonic() - before - 0.01) * 1000)
+
+
 async def round_of(port: int, accounts: list[tuple[int, int, str]], within: float) -> dict[str, Any]:
     start = asyncio.Event()
     tasks = [asyncio.create_task(client(port, akte, key, start, within)) for _user, akte, key in accounts]
     await asyncio.sleep(1.0 + len(accounts) * 0.01)  # let every socket connect first
+    lag: list[float] = []
+    stop = asyncio.Event()
+    monitor = asyncio.create_task(loop_lag(lag, stop))
     started = time.monotonic()
     start.set()
     results = await asyncio.gather(*tasks, return_exceptions=True)
     wall = time.monotonic() - started
+    stop.set()
+    await monitor
     failures = [repr(r) for r in results if isinstance(r, BaseException)]
     good = [r for r in results if isinstance(r, dict)]
-    return {"results": good, "failures": failures, "wall_seconds": wall}
+    return {"results": good, "failures": failures, "wall_seconds": wall, "client_loop_lag_ms": lag}
 
 
 def lost_events(results: list[dict[str, Any]]) -> tuple[int, int, int]:
@@ -200,21 +216,43 @@ def lost_events(results: list[dict[str, Any]]) -> tuple[int, int, int]:
     return lost, persisted, after_end
 
 
+def serve_llm(steps: int) -> None:
+    """`--serve-llm`: the scripted model in its own process, so that its threads do not delay the
+    clients' receipt timestamps; prints its URL and serves until stdin closes."""
+    llm = ScriptedLLMServer().start()
+    llm.script([scripted_step] * steps)
+    print(llm.url, flush=True)
+    sys.stdin.read()
+    llm.stop()
+
+
+def start_llm(steps: int) -> tuple[subprocess.Popen, str]:
+    process = subprocess.Popen(  # noqa: S603
+        [sys.executable, __file__, "--serve-llm", str(steps)], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert process.stdout is not None
+    return process, process.stdout.readline().strip()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--clients", type=int, nargs="+", default=[50, 200])
     parser.add_argument("--timeout", type=float, default=180.0)
+    parser.add_argument("--serve-llm", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.serve_llm:
+        serve_llm(args.serve_llm)
+        return
 
-    llm = ScriptedLLMServer().start()
-    llm.script([scripted_step] * (sum(args.clients) * 6 + 10))
-    accounts = setup(max(args.clients), llm.url)
+    llm, llm_url = start_llm(sum(args.clients) * 6 + 10)
+    accounts = setup(max(args.clients), llm_url)
     port = free_port()
     processes = start_servers(port)
     shape = "daphne + Redis + db_worker" if os.environ.get("REDIS_URL") else "daphne + in-memory layer + db_worker"
     figures: dict[str, Any] = {
         "shape": shape,
-        "runs": "inline (executed in the daphne process), 4 tool steps + answer, scripted model without delay",
+        "runs": "inline (executed on the daphne process's engine loop), 4 tool steps + answer, scripted model "
+        "without delay (its own process)",
         "load_average_at_start": os.getloadavg(),
         "channel_layer": settings.CHANNEL_LAYERS["default"]["BACKEND"],
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
@@ -238,19 +276,21 @@ def main() -> None:
                 "p95_ms": round(percentile(latencies, 0.95), 1) if latencies else None,
                 "max_ms": round(max(latencies), 1) if latencies else None,
                 "wall_seconds": round(outcome["wall_seconds"], 2),
+                "client_loop_lag_p95_ms": round(percentile(outcome["client_loop_lag_ms"], 0.95), 1),
                 "run_outcomes": statuses,
                 "client_failures": outcome["failures"][:5],
             }
             figures["rounds"].append(row)
             print(
                 f"N={n:4d}: p50 {row['p50_ms']} ms, p95 {row['p95_ms']} ms, max {row['max_ms']} ms, "
-                f"lost {lost}/{persisted} (+{after_end} after the end), {row['wall_seconds']} s, {statuses}"
+                f"lost {lost}/{persisted} (+{after_end} after the end), {row['wall_seconds']} s, {statuses}, "
+                f"client loop lag p95 {row['client_loop_lag_p95_ms']} ms"
             )
     finally:
         for process in processes:
             process.terminate()
             process.wait(timeout=15)
-        llm.stop()
+        llm.communicate(timeout=15)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(figures, indent=2, ensure_ascii=False) + "\n")
     print(f"gespeichert: {RESULTS.relative_to(ROOT)}")

@@ -171,3 +171,26 @@ async def test_inline_cap_offers_background_continuation_as_a_new_run(scripted_t
     assert rest[-1]["status"] == "DONE"
     run = await sync_to_async(AgentRun.objects.get)(pk=continued["run"])
     assert run.continued_from_id == accepted["run"] and run.mode == "BACKGROUND"
+
+
+async def test_an_inline_run_reaches_the_tab_straight_from_its_relay(scripted_tier, scripted_llm, monkeypatch):
+    """An inline run executes on the process's engine loop; its events go from the thread that wrote
+    them straight to the sockets of this process watching the run, without the channel layer and
+    without waiting for the tail's poll (both switched off here)."""
+    import agent.consumers as consumers
+    import agent.inline as inline
+
+    async def layer_down(event):
+        raise ConnectionError("Kanal-Layer nicht erreichbar")
+
+    monkeypatch.setattr(inline, "event_publish", layer_down)
+    monkeypatch.setattr(consumers, "POLL_SECONDS_SHARED_LAYER", 60.0)
+    akte = await sync_to_async(AkteFactory)()
+    scripted_llm.script([{"tool_calls": [{"name": "read_akte", "arguments": {"akte": akte.aktenzeichen}}]}, {"text": "Gelesen."}])
+    async with ws_connect(akte.anwalt) as (comm, _c, _code):
+        await comm.send_json_to({"type": "chat.send", "text": "Lies die Akte.", "akte": akte.pk, "mode": "INLINE"})
+        accepted = await comm.receive_json_from(timeout=10)
+        events = await receive_until(comm, is_terminal, within=15)
+    assert events[-1]["type"] == "run.finished" and events[-1]["status"] == "DONE"
+    assert [e["seq"] for e in events] == [r["seq"] for r in await _persisted(accepted["run"])]
+    assert accepted["run"] not in inline.executing_here and accepted["run"] not in inline.watchers

@@ -196,3 +196,39 @@ async def test_every_tab_of_the_user_gets_a_new_run_announced():
         for tab in (tab_a, tab_b):
             event = await tab.receive_json_from(timeout=5)
             assert event["type"] == "run.started" and event["run"] == run.pk and event["seq"] == 1
+
+
+async def test_a_run_whose_status_ended_before_its_last_events_were_written_still_delivers_them(monkeypatch):
+    """The engine saves a run's final status just before it writes the terminal event (and the
+    model response held with it). A tab whose status check falls between the two must keep reading
+    and deliver them, not stop at the last event it had."""
+    import agent.consumers as consumers
+    import agent.delivery as delivery
+
+    monkeypatch.setattr(consumers, "STATUS_CHECK_EVERY", 10)
+    monkeypatch.setattr(delivery, "POLL_SECONDS_LOCAL", 0.05)
+    user = await sync_to_async(UserFactory)()
+    run = await sync_to_async(AgentRun.objects.create)(
+        user=user, task="Frage", status=AgentRun.Status.DONE, finished_at=timezone.now()
+    )
+    for seq in (1, 2):
+        await sync_to_async(AgentStep.objects.create)(run=run, seq=seq, type="step.started", payload={"step": seq})
+    late_rows: list[asyncio.Task] = []
+
+    async def write_last_events() -> None:
+        await asyncio.sleep(0.1)
+        await sync_to_async(AgentStep.objects.create)(run=run, seq=3, type="model.response", payload={"step": 2})
+        await sync_to_async(AgentStep.objects.create)(
+            run=run, seq=4, type="run.finished", payload={"status": "DONE", "answer": "Ok."}
+        )
+
+    async def status_says_ended(self) -> bool:
+        if not late_rows:
+            late_rows.append(asyncio.create_task(write_last_events()))
+        return False
+
+    monkeypatch.setattr(consumers._RunTail, "_still_active", status_says_ended)
+    async with ws_connect(user) as (comm, _connected, _code):
+        await comm.send_json_to({"type": "run.resume", "run": run.pk, "after_seq": 0})
+        received = await receive_until(comm, is_terminal)
+    assert [e["seq"] for e in received] == [1, 2, 3, 4]
