@@ -354,8 +354,16 @@ class _DeltaGate:
         self.streamed = False
         self.pending = ""
         self.last = clock()
+        self.closed = False
+
+    def close(self) -> None:
+        """The model call is over (answered, cancelled, timed out): a request that goes on
+        streaming in the background must not add text after the run has moved on or ended."""
+        self.closed = True
 
     async def __call__(self, fragment: str) -> None:
+        if self.closed:
+            return
         if self.open is None:
             self.buffer += fragment
             head = self.buffer.lstrip()
@@ -490,8 +498,11 @@ class Engine:
             client = self.route.client
             started = self.clock()
             try:
-                response = await self._bounded(client.chat(list(self.transcript), tools=tools, on_delta=gate))
-                await gate.flush()
+                try:
+                    response = await self._bounded(client.chat(list(self.transcript), tools=tools, on_delta=gate))
+                    await gate.flush()
+                finally:
+                    gate.close()
             except LLMToolParserError as exc:
                 if not parser_retry_used:
                     parser_retry_used = True

@@ -246,3 +246,28 @@ async def test_streamed_answer_is_coalesced_into_few_events_and_complete(scripte
     deltas = sink.of_type("answer.delta")
     assert "".join(e["text"] for e in deltas) == text == outcome.answer
     assert 1 < len(deltas) <= len(text) // 40 + 1
+
+
+class _StubbornStreamer:
+    """A model client that streams, ignores the first cancellation and keeps streaming a while."""
+
+    model = "stubborn"
+    context_window = 8192
+
+    async def chat(self, messages, *, tools=None, on_delta=None):
+        await on_delta("Ich beginne mit der Antwort und schreibe weiter ")
+        for _ in range(8):
+            try:
+                await asyncio.sleep(0.1)
+            except asyncio.CancelledError:
+                pass  # a client that does not stop at once
+            await on_delta("und weiter " * 4)
+        raise asyncio.CancelledError  # gives up in the end
+
+
+async def test_no_answer_text_is_emitted_after_the_run_has_ended():
+    outcome, sink = await run(_StubbornStreamer(), MemoryToolBox({}), run_seconds=0.5)
+    await asyncio.sleep(1.0)  # the stubborn request goes on in the background for a while
+    assert outcome.status == RunStatus.TIMEOUT
+    terminal = next(i for i, event in enumerate(sink.events) if event["type"] == "run.finished")
+    assert terminal == len(sink.events) - 1, sink.types()[terminal:]
