@@ -40,7 +40,8 @@ Publish = Callable[[Event], Awaitable[None]]
 Relay = Callable[[Event], None]
 
 TERMINAL_EVENT_TYPES = frozenset({"run.finished", "run.failed", "run.cancelled"})
-HELD_EVENT_TYPES = frozenset({"model.response"})  # written together with the event that follows
+# Written together with the event that follows them at once (see RunEventSink).
+HELD_EVENT_TYPES = frozenset({"model.response", "tool.result"})
 
 
 class NullSink:
@@ -81,10 +82,13 @@ class RunEventSink:
     running concurrently still get gap-free, ordered numbers. A failing `publish` is logged and
     never ends the run (the row is there for replay).
 
-    A `model.response` event (token figures of a model call) is held until the event that always
-    follows it (thought, tool call, answer, ...) and written in the same transaction: one database
-    round of the step less. It is still persisted before it is published; `flush()` writes a held
-    event when a run ends without another event.
+    Events the engine emits immediately before another one are held until that one and written in
+    the same transaction: `model.response` (token figures; the thought, tool call or answer follows)
+    and `tool.result` (the results of a step are reported together, then the next step starts or
+    the run ends). Two database rounds of a step less, and no event waits for anything slower than
+    the engine's own bookkeeping; nothing that precedes a model call or a tool call is held. A held
+    event is still persisted before it is published; `flush()` writes held events when a run ends
+    without another event.
 
     A `draft.created` event carrying `draft` (the draft's id) and `call_id` links the draft to the
     `tool.call` step of that call (HelenaDraft.origin_step), so a draft points at its run, step and
@@ -110,7 +114,7 @@ class RunEventSink:
         await self._publish(events)
 
     async def flush(self) -> None:
-        """Persist and publish a held event (the run ended right after a model call)."""
+        """Persist and publish held events (the run ended without another event)."""
         async with self._lock:
             batch, self._held = self._held, []
             events = await sync_to_async(self._persist)(batch) if batch else []
@@ -134,16 +138,20 @@ class RunEventSink:
         # Progress events need not wait for their WAL flush (helena.db.trace_write); a terminal
         # event, like the run's final state, is committed synchronously.
         terminal = any(type in TERMINAL_EVENT_TYPES for type, _ in batch)
+        at = timezone.now().isoformat()
+        steps = []
+        for type, payload in batch:
+            self._seq += 1
+            steps.append(AgentStep(run_id=self.run.pk, seq=self._seq, type=type, payload=_jsonable({**payload, "at": at})))
         with transaction.atomic() if terminal else trace_write():
-            for type, payload in batch:
-                self._seq += 1
-                body = _jsonable({**payload, "at": timezone.now().isoformat()})
-                step = AgentStep.objects.create(run_id=self.run.pk, seq=self._seq, type=type, payload=body)
-                if type == "tool.call" and body.get("call_id"):
+            AgentStep.objects.bulk_create(steps)  # one INSERT for the batch; the ids come back
+            for step in steps:
+                body = step.payload
+                if step.type == "tool.call" and body.get("call_id"):
                     self._call_steps[str(body["call_id"])] = step.pk
-                elif type == "draft.created":
+                elif step.type == "draft.created":
                     self._link_draft(body)
-                events.append({"type": type, "run": self.run.pk, "seq": self._seq, **body})
+                events.append({"type": step.type, "run": self.run.pk, "seq": step.seq, **body})
         if self.relay is not None:
             for event in events:
                 self.relay(event)

@@ -26,7 +26,7 @@ def test_concurrent_emits_get_gap_free_numbers_after_existing_rows():
 
     async def scenario():
         sink = RunEventSink(run, publish)
-        await asyncio.gather(*(sink.emit("tool.result", call_id=f"c{i}", n=i) for i in range(8)))
+        await asyncio.gather(*(sink.emit("tool.call", call_id=f"c{i}", n=i) for i in range(8)))
 
     async_to_sync(scenario)()
 
@@ -66,7 +66,7 @@ def test_draft_created_links_the_draft_to_its_tool_call_step():
     assert draft.origin_step == AgentStep.objects.get(run=run, type="tool.call")
 
 
-def test_a_model_response_is_written_with_the_event_that_follows_it_and_published_after_its_row():
+def test_held_events_are_written_with_the_event_that_follows_and_published_after_their_rows():
     akte = AkteFactory()
     run = AgentRun.objects.create(user=akte.anwalt, akte=akte)
     seen: list[tuple[str, bool]] = []
@@ -81,15 +81,21 @@ def test_a_model_response_is_written_with_the_event_that_follows_it_and_publishe
         await sink.emit("model.response", step=1, usage={"prompt_tokens": 10, "completion_tokens": 2})
         held_rows = await AgentStep.objects.filter(run=run).acount()
         await sink.emit("tool.call", step=1, call_id="c1", tool="read_akte", args={})
+        await sink.emit("tool.result", step=1, call_id="c1", tool="read_akte", ok=True)
+        held_rows = [held_rows, await AgentStep.objects.filter(run=run).acount()]
+        await sink.emit("step.started", step=2)
         return held_rows
 
-    assert async_to_sync(scenario)() == 1  # the model response waited for the tool call
+    # the model response waited for the tool call, the tool result for the next step
+    assert async_to_sync(scenario)() == [1, 3]
     assert list(AgentStep.objects.filter(run=run).order_by("seq").values_list("type", flat=True)) == [
         "step.started",
         "model.response",
         "tool.call",
+        "tool.result",
+        "step.started",
     ]
-    assert seen == [("step.started", True), ("model.response", True), ("tool.call", True)]
+    assert seen == [(t, True) for t in ("step.started", "model.response", "tool.call", "tool.result", "step.started")]
 
 
 def test_flush_writes_a_held_model_response_when_nothing_follows():
