@@ -42,7 +42,8 @@ class ParsedGesetz:
 
 def _clean(lines: list[str]) -> str:
     """Join wrapped lines into paragraphs, keep paragraph breaks."""
-    paragraphs, current = [], []
+    paragraphs: list[str] = []
+    current: list[str] = []
     for line in lines:
         stripped = line.strip()
         if not stripped:

@@ -2,8 +2,9 @@
 
 Norms: citations in the query ("§ 573c BGB", "§§ 187, 188 BGB", "Art. 1 GG", "573c BGB") are
 resolved exactly and come first. Otherwise (and after them) full-text search (PostgreSQL `german`
-configuration, terms OR-ed and ranked) and vector search (cosine distance on the configured
-model's embeddings, HNSW) are fused with reciprocal rank fusion. If the embedding backend is down,
+configuration, terms OR-ed and ranked; the question's framing words dropped, rare compounds also
+searched by their parts, practitioners' terms widened by the thesaurus) and vector search (cosine
+distance on the configured model's embeddings, HNSW) are fused with reciprocal rank fusion. If the embedding backend is down,
 the search runs on full text alone and says so (`fallback`, `hinweis`).
 
 Decisions, templates and the firm's documents use the same hybrid core; document chunks are
@@ -98,6 +99,23 @@ EXPANSION_WEIGHT = 0.6
 TITLE_BONUS = 1.0
 # Full text scores at most this many candidate chunks (those with the query's rarest words).
 FULLTEXT_CANDIDATES = 1000
+# Words that frame a question rather than name its subject ("Wann muss ich …?", "Geht das?", "Wie
+# lange …?"). Statutes rarely use them, so their IDF would be high and chance matches would rank.
+QUERY_STOPWORDS = frozenset(
+    "wann wer wie was welche welcher welches welchem welchen wo wohin woher warum weshalb wieso "
+    "wieviel wieviele ob geht passiert tun braucht brauchen gibt einfach eigentlich überhaupt schon "
+    "darf dürfen muss müssen kann können soll sollen will wollen ab bis seit beim lange lang hoch "
+    "viel viele schnell".split()
+)
+# A compound the corpus (almost) never uses ("Räumungsklage", "Wohnungsmieter") is searched by its
+# parts as well, when both occur in the corpus ("Räumung" + "Klage"); the parts count less.
+COMPOUND_MAX_NDOC = 3
+COMPOUND_PART_WEIGHT = 0.6
+COMPOUND_MIN_CHARS = 8
+# Linking elements between the parts of a German compound ("Räumung-s-klage", "Familie-n-sache").
+COMPOUND_LINKS = ("", "s", "es", "n", "en")
+# Endings that make a word, not a compound ("restlich", "automatisch", "Zahlung").
+COMPOUND_NOT_HEADS = ("lich", "isch", "ung", "heit", "keit", "schaft", "bar", "sam", "haft", "los")
 
 
 @functools.cache
@@ -115,9 +133,17 @@ def _thesaurus() -> list[tuple[re.Pattern[str], str]]:
 
 
 def expand_query(query: str) -> str:
-    """The statute wording for the practitioners' terms in `query` (empty if none)."""
+    """The statute wording for the practitioners' terms in `query` (empty if none). Where terms
+    overlap, the longest one counts: "Scheidungsverfahren" is about the procedure, not about
+    the grounds for a "Scheidung"."""
     lower = query.lower()
-    return " ".join(dict.fromkeys(expansion for pattern, expansion in _thesaurus() if pattern.search(lower)))
+    matches = [(m.start(), m.end(), expansion) for pattern, expansion in _thesaurus() for m in pattern.finditer(lower)]
+    kept = [
+        (start, end, expansion)
+        for start, end, expansion in matches
+        if not any(s <= start and end <= e and e - s > end - start for s, e, _ in matches)
+    ]
+    return " ".join(dict.fromkeys(expansion for _start, _end, expansion in kept))
 
 
 def _lexemes(cursor: Any, text: str) -> list[str]:
@@ -127,12 +153,64 @@ def _lexemes(cursor: Any, text: str) -> list[str]:
     return [row[0] for row in cursor.fetchall()]
 
 
+def query_words(query: str) -> list[str]:
+    """The words of `query` that name its subject (without QUERY_STOPWORDS)."""
+    return [word for word in re.findall(r"\w+", query) if word.lower() not in QUERY_STOPWORDS]
+
+
+def _compound_splits(word: str) -> list[tuple[str, str]]:
+    """Every (modifier, head) reading of `word` as a two-part compound, linking elements removed."""
+    lower = word.lower()
+    splits = []
+    for cut in range(4, len(lower) - 3):  # both parts at least four letters
+        left, head = lower[:cut], lower[cut:]
+        if head.startswith(COMPOUND_NOT_HEADS):
+            continue
+        for link in COMPOUND_LINKS:
+            if left.endswith(link) and len(left) - len(link) >= 3:
+                splits.append((left[: len(left) - len(link)], head))
+    return splits
+
+
+def _compound_parts(cursor: Any, kind: str, words: list[str]) -> list[str]:
+    """Lexemes of the parts of the query's rare compounds: for each long word the corpus (almost)
+    never uses, the split whose two parts are both in the corpus and most common there (the
+    geometric mean of their document frequencies, after Koehn and Knight 2003)."""
+    long_words = [word for word in dict.fromkeys(words) if len(word) >= COMPOUND_MIN_CHARS and word.isalpha()]
+    if not long_words:
+        return []
+    pieces = {piece for word in long_words for split in _compound_splits(word) for piece in split}
+    cursor.execute(
+        "SELECT w.piece, l.lexem, COALESCE(s.ndoc, 0) FROM unnest(%s::text[]) AS w(piece) "
+        "CROSS JOIN LATERAL unnest(tsvector_to_array(to_tsvector('german', w.piece))) AS l(lexem) "
+        "LEFT JOIN recherche_lexemstatistik s ON s.kind = %s AND s.lexem = l.lexem",
+        [sorted(pieces | {word.lower() for word in long_words}), kind],
+    )
+    found = {piece: (lexem, ndoc) for piece, lexem, ndoc in cursor.fetchall()}
+    parts: list[str] = []
+    for word in long_words:
+        if found.get(word.lower(), ("", 0))[1] > COMPOUND_MAX_NDOC:
+            continue  # the corpus uses the compound itself
+        readings = []
+        for left, head in _compound_splits(word):
+            (left_lexem, left_ndoc), (head_lexem, head_ndoc) = found.get(left, ("", 0)), found.get(head, ("", 0))
+            if left_ndoc and head_ndoc:
+                readings.append((math.sqrt(left_ndoc * head_ndoc), left_lexem, head_lexem))
+        if readings:
+            _score, left_lexem, head_lexem = max(readings)
+            parts += [left_lexem, head_lexem]
+    return list(dict.fromkeys(parts))
+
+
 def _term_weights(cursor: Any, kind: str, query: str) -> dict[str, tuple[float, int]]:
-    """IDF weight and document frequency per query lexeme (from LexemStatistik); expansion lexemes
-    count less. Without statistics for the kind (nothing ingested yet) every lexeme weighs 1."""
-    own = _lexemes(cursor, query)
-    expanded = [lex for lex in _lexemes(cursor, expand_query(query)) if lex not in own]
-    lexemes = own + expanded
+    """IDF weight and document frequency per query lexeme (from LexemStatistik); the parts of rare
+    compounds and thesaurus expansions count less. Without statistics for the kind (nothing
+    ingested yet) every lexeme weighs 1."""
+    words = query_words(query)
+    own = _lexemes(cursor, " ".join(words))
+    parts = [lex for lex in _compound_parts(cursor, kind, words) if lex not in own]
+    expanded = [lex for lex in _lexemes(cursor, expand_query(query)) if lex not in own and lex not in parts]
+    lexemes = own + parts + expanded
     if not lexemes:
         return {}
     cursor.execute("SELECT lexem, ndoc FROM recherche_lexemstatistik WHERE kind = %s AND lexem = ANY(%s)", [kind, [*lexemes, ""]])
@@ -140,7 +218,7 @@ def _term_weights(cursor: Any, kind: str, query: str) -> dict[str, tuple[float, 
     total = df.pop("", 0)
     weights: dict[str, tuple[float, int]] = {}
     for lexem in lexemes:
-        factor = 1.0 if lexem in own else EXPANSION_WEIGHT
+        factor = 1.0 if lexem in own else COMPOUND_PART_WEIGHT if lexem in parts else EXPANSION_WEIGHT
         if not total:
             weights[lexem] = (factor, 0)
             continue

@@ -23,11 +23,19 @@ from .vector_cache import VectorCache
 
 logger = logging.getLogger(__name__)
 
-# The embedding model sees a section's heading and the start of its text; e5-small reads at most
-# 512 tokens anyway, and full-text search covers the whole text.
+# Of decisions, templates and documents the embedding model sees a chunk's title and the start of
+# its text; e5-small reads at most 512 tokens anyway, and full-text search covers the whole text.
 EMBED_CHARS = 700
 CHUNK_CHARS = 1500
 CHUNK_OVERLAP = 200
+# A norm chunk's title is "<citation> <heading> – <statute> › <outline>". Full text searches all of
+# it; the embedding sees the citation, the heading and the whole chunk (at most CHUNK_CHARS, within
+# the model's 512 tokens), not the outline: shared by every section of a chapter, it made their
+# vectors alike, and text past EMBED_CHARS went unseen (both measured in bench/retrieval.py).
+NORM_OUTLINE_SEPARATOR = " – "
+# Part of each statute file's hash: raise it when chunking or the embedding input of norms changes,
+# so that the next ingestion re-indexes every statute (vectors come from the shipped cache).
+NORM_INDEX_VERSION = "2"
 
 
 @dataclass
@@ -42,6 +50,9 @@ class IngestStats:
 
 
 def embed_input(chunk: Chunk) -> str:
+    """The text the embedding model sees for `chunk` (its content hash keys the vector cache)."""
+    if chunk.kind == Chunk.Kind.NORM:
+        return f"{chunk.titel.split(NORM_OUTLINE_SEPARATOR, 1)[0]}\n{chunk.text}".strip()
     return f"{chunk.titel}\n{chunk.text[:EMBED_CHARS]}".strip()
 
 
@@ -90,7 +101,7 @@ def split_text(text: str, size: int = CHUNK_CHARS, overlap: int = CHUNK_OVERLAP)
 
 def gesetz_ingest_file(path: Path) -> tuple[ParsedGesetz | None, IngestStats]:
     """Ingest one statute file; a file already ingested unchanged is skipped without parsing."""
-    source_hash = content_hash(path.read_text(encoding="utf-8"))
+    source_hash = content_hash(NORM_INDEX_VERSION + path.read_text(encoding="utf-8"))
     if Gesetz.objects.filter(quelle_hash=source_hash).exists():
         return None, IngestStats()
     parsed = parse_file(path)
@@ -125,7 +136,8 @@ def gesetz_ingest(parsed: ParsedGesetz, *, source_hash: str = "") -> IngestStats
             for key, value in fields.items():
                 setattr(norm, key, value)
             norm.save()
-        titel = f"{item.art} {item.nummer} {gesetz.abkuerzung} {item.titel} – {gesetz.titel} › {item.gliederung}"[:800]
+        heading = f"{item.art} {item.nummer} {gesetz.abkuerzung} {item.titel}"
+        titel = f"{heading}{NORM_OUTLINE_SEPARATOR}{gesetz.titel} › {item.gliederung}"[:800]
         pieces = [] if norm.aufgehoben else (split_text(item.text) or [item.titel])
         wanted = [Chunk(kind=Chunk.Kind.NORM, norm=norm, position=i, titel=titel, text=piece) for i, piece in enumerate(pieces)]
         _sync_chunks(chunks.get(norm.pk, []), wanted, stats)

@@ -66,6 +66,28 @@ def test_embedding_uses_the_vector_cache_instead_of_the_model(tmp_path):
     assert embed_input(chunk).startswith("§ 1 TestG")
 
 
+def test_norm_embedding_sees_citation_and_heading_but_not_the_outline():
+    from recherche.services import embed_input
+
+    call_command("ingest_gesetze", str(MINI), "--no-embed", verbosity=0)
+    chunk = Chunk.objects.get(kind="NORM", norm__gesetz__abkuerzung="TestG", norm__art="§", norm__nummer="1")
+    assert "›" in chunk.titel  # full text still searches the outline
+    heading, text = embed_input(chunk).split("\n", 1)
+    assert heading == f"§ 1 TestG {chunk.norm.titel}"
+    assert text == chunk.text  # the whole chunk, not only its start
+
+
+def test_a_new_index_version_reindexes_unchanged_statutes(monkeypatch):
+    from recherche import services
+
+    call_command("ingest_gesetze", str(MINI), "--no-embed", verbosity=0)
+    monkeypatch.setattr(services, "NORM_INDEX_VERSION", "test")
+    out = StringIO()
+    call_command("ingest_gesetze", str(MINI), "--no-embed", stdout=out)
+    assert "testg.md: unverändert" not in out.getvalue()  # parsed again, not skipped
+    assert "0 neu, 0 geändert, 4 unverändert, 0 entfernt" in out.getvalue()
+
+
 def test_ingest_muster_ships_at_least_twenty_with_placeholders():
     call_command("ingest_muster", str(DATA / "muster"), "--no-embed", verbosity=0)
     assert Muster.objects.count() >= 20

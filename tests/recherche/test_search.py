@@ -2,7 +2,16 @@ import pytest
 
 from akten.models import Role
 from recherche.models import Chunk
-from recherche.search import expand_query, parse_citations, search_dokumente, search_muster, search_normen, search_urteile
+from recherche.search import (
+    _compound_parts,
+    expand_query,
+    parse_citations,
+    query_words,
+    search_dokumente,
+    search_muster,
+    search_normen,
+    search_urteile,
+)
 from tests.factories import AkteFactory, BeteiligterFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -69,8 +78,42 @@ def test_thesaurus_maps_practitioners_terms_to_statute_wording():
     assert "Familienangehörige" in expand_query("Kündigung Eigenbedarf")
     assert "Familienangehörige" in expand_query("Ist die Eigenbedarfskündigung wirksam?")
     assert "Mietsicherheit" in expand_query("Wie hoch darf die Kaution sein?")
+    assert "Mangel" in expand_query("Die Heizung ist kaputt")
+    assert "Wiedereinsetzung" in expand_query("Wir haben die Frist versäumt")
+    # the longest of overlapping terms counts: a "Scheidungsverfahren" is no question of the grounds
+    assert "Ehesache" in expand_query("Braucht man im Scheidungsverfahren einen Anwalt?")
+    assert "Trennungsjahr" not in expand_query("Braucht man im Scheidungsverfahren einen Anwalt?")
+    assert "Trennungsjahr" in expand_query("Wann ist eine Scheidung möglich?")
     # a term matches at the start of a word only: "bewerben" is no "Erbe"
     assert expand_query("Sie will sich bewerben") == ""
+
+
+def test_question_framing_words_are_not_searched():
+    assert query_words("Wie lange darf der Vermieter warten, bis er kündigt?") == ["der", "Vermieter", "warten", "er", "kündigt"]
+
+
+def test_rare_compounds_are_searched_by_their_parts(shipped_gesetze):
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        # "Wohnungsmieter" is not in the statutes, "Wohnung" and "Mieter" are.
+        assert _compound_parts(cursor, Chunk.Kind.NORM, ["Wohnungsmieter"]) == ["wohnung", "miet"]
+        # a compound the statutes use is searched as it is; derived words are no compounds
+        assert _compound_parts(cursor, Chunk.Kind.NORM, ["Kündigungsfrist", "automatisch", "restlichen"]) == []
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("Die Mieterin will die Miete kürzen, weil die Dusche defekt ist", "§ 536 BGB"),
+        ("Die Frist ist durch ein Büroversehen versäumt worden", "§ 233 ZPO"),
+        ("Ist die Kündigung zugegangen, wenn sie am Sonntag im Briefkasten lag?", "§ 130 BGB"),
+        ("Welche Kosten trägt der Kläger, wenn er den Prozess verloren hat?", "§ 91 ZPO"),
+    ],
+)
+def test_fulltext_finds_the_statute_for_colloquial_questions(shipped_gesetze, query, expected):
+    # the statutes say "Minderung", "Wiedereinsetzung", "zugeht", "unterliegende Partei"
+    assert expected in [r["zitat"] for r in search_normen(query=query, limit=5, mode="fulltext").results]
 
 
 def test_fulltext_finds_the_norm_whose_wording_differs_from_the_question(shipped_gesetze):
