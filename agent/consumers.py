@@ -201,7 +201,7 @@ class _RunTail:
                 if ended_without_final_event:
                     break
                 ended_without_final_event = True
-            # A run executing in this process publishes every event through the in-process layer;
+            # A run executing in this process hands every event to this tail directly (agent/inline.py);
             # only runs elsewhere (the worker) need the short poll when the layer is in-memory.
             poll = POLL_SECONDS_SHARED_LAYER if self.run_id in inline.executing_here else tail_poll_seconds()
             with contextlib.suppress(TimeoutError):

@@ -42,6 +42,9 @@ Relay = Callable[[Event], None]
 TERMINAL_EVENT_TYPES = frozenset({"run.finished", "run.failed", "run.cancelled"})
 # Written together with the event that follows them at once (see RunEventSink).
 HELD_EVENT_TYPES = frozenset({"model.response", "tool.result"})
+# Written while the engine goes on: a model call or the tools follow, and the next awaited emit
+# waits for them (see RunEventSink).
+UNAWAITED_EVENT_TYPES = frozenset({"step.started", "tool.call"})
 
 
 class NullSink:
@@ -78,7 +81,7 @@ class RunEventSink:
     right after the commit, in the persisting thread, and/or by awaiting `publish`.
 
     `seq` continues after the highest existing step of the run, so events written before the engine
-    started (or by an earlier attempt) keep their place. Emits are serialised by a lock: tool calls
+    started (or by an earlier attempt) keep their place. Writes are chained in emit order: tool calls
     running concurrently still get gap-free, ordered numbers. A failing `publish` is logged and
     never ends the run (the row is there for replay).
 
@@ -90,6 +93,11 @@ class RunEventSink:
     event is still persisted before it is published; `flush()` writes held events when a run ends
     without another event.
 
+    `step.started` and `tool.call` are not waited for: the model call or the tools of the step
+    start while their rows are written (the database round overlaps with the model or the tools).
+    They are still written and published before anything emitted after them, and the engine
+    waits for them at its next awaited emit and at the end of the run (`flush()`).
+
     A `draft.created` event carrying `draft` (the draft's id) and `call_id` links the draft to the
     `tool.call` step of that call (HelenaDraft.origin_step), so a draft points at its run, step and
     tool call.
@@ -100,24 +108,38 @@ class RunEventSink:
         self.publish = publish
         self.relay = relay
         self._seq: int | None = None
-        self._lock = asyncio.Lock()
         self._call_steps: dict[str, int] = {}
         self._held: list[tuple[str, dict[str, Any]]] = []
+        self._last_write: asyncio.Future[None] | None = None
 
     async def emit(self, type: str, **payload: Any) -> None:
-        async with self._lock:
-            if type in HELD_EVENT_TYPES:
-                self._held.append((type, payload))
-                return
-            batch, self._held = [*self._held, (type, payload)], []
-            events = await sync_to_async(self._persist)(batch)
-        await self._publish(events)
+        if type in HELD_EVENT_TYPES:
+            self._held.append((type, payload))
+            return
+        batch, self._held = [*self._held, (type, payload)], []
+        write = self._chain(batch)
+        if type not in UNAWAITED_EVENT_TYPES:
+            await asyncio.shield(write)  # a cancelled run still gets its rows written
 
     async def flush(self) -> None:
-        """Persist and publish held events (the run ended without another event)."""
-        async with self._lock:
+        """Persist and publish what is held or still being written (at the end of a run)."""
+        if self._held:
             batch, self._held = self._held, []
-            events = await sync_to_async(self._persist)(batch) if batch else []
+            self._chain(batch)
+        if self._last_write is not None:
+            await asyncio.shield(self._last_write)
+
+    def _chain(self, batch: list[tuple[str, dict[str, Any]]]) -> asyncio.Future[None]:
+        """Queue the write of `batch` after the writes before it: rows and publishes stay in emit
+        order, and a failed write fails the ones after it (the next awaited emit raises)."""
+        write = asyncio.ensure_future(self._write(self._last_write, batch))
+        self._last_write = write
+        return write
+
+    async def _write(self, previous: asyncio.Future[None] | None, batch: list[tuple[str, dict[str, Any]]]) -> None:
+        if previous is not None:
+            await previous
+        events = await sync_to_async(self._persist)(batch)
         await self._publish(events)
 
     async def _publish(self, events: list[Event]) -> None:

@@ -5,7 +5,8 @@ import os
 from .base import *  # noqa: F403
 from .base import DATA_DIR, SECRET_KEY
 
-DEBUG = os.environ.get("DEBUG", "1") == "1"
+# Off unless asked for (DEBUG=1): a Kanzlei running `make run` must never see a stack trace.
+DEBUG = os.environ.get("DEBUG", "0") == "1"
 if not SECRET_KEY:
     # A per-installation key kept next to the embedded database, never committed.
     _key_file = DATA_DIR / "secret_key"

@@ -42,3 +42,20 @@ def test_base_settings_are_german_and_berlin():
     assert settings.LANGUAGE_CODE == "de"
     assert settings.TIME_ZONE == "Europe/Berlin"
     assert settings.USE_TZ
+
+
+def test_the_embedded_default_shows_no_debug_pages_unless_asked_for():
+    """`make run` is what a Kanzlei runs: an error must never show Django's debug page."""
+    code = "from django.conf import settings; print(settings.DEBUG)"
+    env = {k: v for k, v in os.environ.items() if k != "DEBUG"} | {"DJANGO_SETTINGS_MODULE": "helena.settings.dev"}
+    for extra, expected in (({}, "False"), ({"DEBUG": "1"}, "True")):
+        result = subprocess.run(  # noqa: S603
+            [sys.executable, "manage.py", "shell", "-c", code],
+            cwd=ROOT,
+            env=env | extra,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert result.stdout.strip().splitlines()[-1] == expected, result.stderr

@@ -27,6 +27,7 @@ def test_concurrent_emits_get_gap_free_numbers_after_existing_rows():
     async def scenario():
         sink = RunEventSink(run, publish)
         await asyncio.gather(*(sink.emit("tool.call", call_id=f"c{i}", n=i) for i in range(8)))
+        await sink.flush()  # tool calls are written while the tools run; the end of a run waits for them
 
     async_to_sync(scenario)()
 
@@ -43,8 +44,15 @@ def test_a_failing_publish_never_ends_the_run_and_the_row_stays():
     async def broken(event):
         raise ConnectionError("Kanal weg")
 
-    async_to_sync(RunEventSink(run, broken).emit)("step.started", step=1, label="Schritt 1/5")
-    assert AgentStep.objects.get(run=run).payload["label"] == "Schritt 1/5"
+    async def scenario():
+        sink = RunEventSink(run, broken)
+        await sink.emit("step.started", step=1, label="Schritt 1/5")
+        await sink.emit("thought", step=1, text="Ich lese die Akte.")  # awaited: the run goes on
+        await sink.flush()
+
+    async_to_sync(scenario)()
+    assert list(AgentStep.objects.filter(run=run).order_by("seq").values_list("type", flat=True)) == ["step.started", "thought"]
+    assert AgentStep.objects.get(run=run, seq=1).payload["label"] == "Schritt 1/5"
 
 
 def test_draft_created_links_the_draft_to_its_tool_call_step():
@@ -75,16 +83,28 @@ def test_held_events_are_written_with_the_event_that_follows_and_published_after
         exists = await AgentStep.objects.filter(run=run, seq=event["seq"]).aexists()
         seen.append((event["type"], exists))
 
+    async def rows() -> int:
+        return await AgentStep.objects.filter(run=run).acount()
+
+    async def rows_settled(expected: int) -> int:
+        for _ in range(50):  # unawaited rows (step.started, tool.call) are written in the background
+            if await rows() >= expected:
+                break
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0.1)
+        return await rows()
+
     async def scenario():
         sink = RunEventSink(run, publish)
         await sink.emit("step.started", step=1)
         await sink.emit("model.response", step=1, usage={"prompt_tokens": 10, "completion_tokens": 2})
-        held_rows = await AgentStep.objects.filter(run=run).acount()
+        counts = [await rows_settled(1)]
         await sink.emit("tool.call", step=1, call_id="c1", tool="read_akte", args={})
         await sink.emit("tool.result", step=1, call_id="c1", tool="read_akte", ok=True)
-        held_rows = [held_rows, await AgentStep.objects.filter(run=run).acount()]
+        counts.append(await rows_settled(3))
         await sink.emit("step.started", step=2)
-        return held_rows
+        await sink.flush()
+        return counts
 
     # the model response waited for the tool call, the tool result for the next step
     assert async_to_sync(scenario)() == [1, 3]
