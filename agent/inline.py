@@ -72,12 +72,14 @@ def run_on_engine_loop(coro: Coroutine[Any, Any, None]) -> concurrent.futures.Fu
 
 
 class Relay:
-    """Called with each event in the thread that committed its row; publishes it from `loop` (the
-    web loop), one event after the other per run so that tabs receive them in order."""
+    """Called with each event in the thread that committed its row; from `loop` (the web loop) it
+    hands the event to this process's tabs watching the run and publishes it to the run's group.
+    Each of the two goes one event after the other per run, so tabs receive them in order; the
+    local hand-over never waits for the channel layer's round trips."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
-        self._last: dict[int, asyncio.Future[None]] = {}
+        self._last: dict[tuple[str, int], asyncio.Future[None]] = {}
 
     def __call__(self, event: dict[str, Any]) -> None:
         try:
@@ -87,26 +89,35 @@ class Relay:
 
     def _schedule(self, event: dict[str, Any]) -> None:
         run = int(event["run"])
-        task = self.loop.create_task(self._publish(self._last.get(run), event))
-        self._last[run] = task
-        task.add_done_callback(functools.partial(self._forget, run))
+        self._after_last(("local", run), self._hand_over(event))
+        self._after_last(("layer", run), self._publish(event))
 
-    async def _publish(self, previous: asyncio.Future[None] | None, event: dict[str, Any]) -> None:
+    def _after_last(self, key: tuple[str, int], work: Coroutine[Any, Any, None]) -> None:
+        task = self.loop.create_task(self._in_turn(self._last.get(key), work))
+        self._last[key] = task
+        task.add_done_callback(functools.partial(self._forget, key))
+
+    async def _in_turn(self, previous: asyncio.Future[None] | None, work: Coroutine[Any, Any, None]) -> None:
         if previous is not None:
             await asyncio.wait([previous])
+        await work
+
+    async def _hand_over(self, event: dict[str, Any]) -> None:
         for watcher in list(watchers.get(int(event["run"]), ())):
             try:
                 await watcher.on_event(event)
             except Exception:
                 logger.exception("Ereignis %s von Lauf %s: Zustellung fehlgeschlagen", event.get("type"), event.get("run"))
+
+    async def _publish(self, event: dict[str, Any]) -> None:
         try:
             await event_publish(event)
         except Exception:
             logger.exception("Ereignis %s von Lauf %s konnte nicht zugestellt werden", event.get("type"), event.get("run"))
 
-    def _forget(self, run: int, task: asyncio.Future[None]) -> None:
-        if self._last.get(run) is task:
-            del self._last[run]
+    def _forget(self, key: tuple[str, int], task: asyncio.Future[None]) -> None:
+        if self._last.get(key) is task:
+            del self._last[key]
 
 
 def execute_inline(run_id: int) -> concurrent.futures.Future[None]:
