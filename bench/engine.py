@@ -10,7 +10,9 @@
    (`per_step`); the engine's overhead (`per_step_overhead`, the target's figure) is that minus the
    tool body's own work (read_akte's queries, timed by the registry as `tool_ms`), so it keeps
    everything the engine and registry add: events, thread hand-off, matrix check, validation, audit
-   row. `per_step_without_tool_call` leaves out the whole tool call (loop and events only).
+   row. `per_step_without_tool_call` leaves out the whole tool call; as the rows of step.started
+   and tool.call are written while the tool works, it understates what the events cost (read
+   `per_step_overhead`).
 2. The bare loop: `run_agent` with the same kind of script, an in-memory trivial tool and a null
    sink, for 10- and 20-step scripts: wall time per step (the model returns at once), to compare
    with other agent frameworks on an identical script, and to check that it stays flat as the
