@@ -5,6 +5,7 @@ import re
 
 import pytest
 from django.contrib.auth.models import Permission
+from django.utils import timezone
 
 from agent.models import ConfigChange, ToolCallAudit, ToolPermission
 from agent.registry import all_tools, tool_matrix_ensure_defaults
@@ -117,7 +118,7 @@ def test_audit_list_is_read_only_and_filterable(client, admin_user):
     assert f"/{mine.pk}/change/" in by_user and f"/{other.pk}/change/" not in by_user
     by_akte = client.get(AUDIT_URL, {"akte__id__exact": akte.pk}).content.decode()
     assert f"/{mine.pk}/change/" in by_akte and f"/{other.pk}/change/" not in by_akte
-    day = mine.created_at
+    day = timezone.localtime(mine.created_at)  # the admin's date filter uses the Kanzlei's day (Europe/Berlin)
     by_date = client.get(AUDIT_URL, {"created_at__year": day.year, "created_at__month": day.month, "created_at__day": day.day})
     assert by_date.status_code == 200 and f"/{mine.pk}/change/" in by_date.content.decode()
     detail = client.get(f"{AUDIT_URL}{mine.pk}/change/")
