@@ -40,7 +40,11 @@ $(VENV)/.installed-dev: requirements.txt requirements-dev.txt $(VENV)/.installed
 run: $(VENV)/.installed
 	$(BIN)/python manage.py setup_demo
 	@echo "Helena läuft auf http://$(HOST):$(PORT)/ (Beenden mit Strg+C)"
-	@$(BIN)/python manage.py db_worker --no-reload & worker=$$!; \
+	@( trap 'kill $$child 2>/dev/null; wait $$child 2>/dev/null; exit 0' INT TERM; \
+	  while true; do \
+	    $(BIN)/python manage.py db_worker --no-reload & child=$$!; wait $$child; \
+	    echo "Worker beendet (Code $$?), Neustart in 2 s" >&2; sleep 2; \
+	  done ) & worker=$$!; \
 	trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
 	$(BIN)/daphne -b $(HOST) -p $(PORT) helena.asgi:application
 

@@ -256,7 +256,8 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             return
         try:
             message = incoming_adapter.validate_python(json.loads(text_data))
-        except (ValueError, PydanticValidationError):
+        except (ValueError, RecursionError, PydanticValidationError):
+            # RecursionError: deeply nested JSON ("[[[[…") that still fits under the size limit
             await self.send_error(ERR_INVALID, code="invalid")
             return
         await self.dispatch_message(message)
@@ -403,7 +404,11 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         await self.watch_run(int(message["run"]), after_seq=0)
 
     async def draft_changed(self, message: dict[str, Any]) -> None:
-        await self.send_json({"type": "draft.changed", **message["draft"]})
+        """Checked against this socket's user now, not when it subscribed: a MANDANT watching her
+        Akte, or a deputy whose Vertretung has ended, gets nothing."""
+        cards = await database_sync_to_async(draft_cards)(user=self.user, draft_ids=[int(message["draft"])])
+        if cards:
+            await self.send_json({"type": "draft.changed", **cards[0]})
 
     # -- helpers -----------------------------------------------------------------------------
 

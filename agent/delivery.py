@@ -62,10 +62,11 @@ async def user_notify_run(*, user_id: int, run_id: int) -> None:
         await layer.group_send(user_group(user_id), {"type": "run.announce", "run": run_id})
 
 
-async def draft_changed(*, akte_id: int | None, user_id: int, draft: dict[str, Any]) -> None:
-    """A draft's status changed: update its card for everyone looking at the Akte (or the owner)."""
+async def draft_changed(*, akte_id: int | None, user_id: int, draft_id: int) -> None:
+    """A draft's status changed: tell everyone looking at the Akte (or the owner). Only the id
+    travels; each recipient's socket loads the card with its own user's access at delivery time."""
     layer = get_channel_layer()
     if layer is None:
         return
-    message = {"type": "draft.changed", "draft": draft}
+    message = {"type": "draft.changed", "draft": draft_id}
     await layer.group_send(akte_group(akte_id) if akte_id else user_group(user_id), message)

@@ -51,6 +51,7 @@ INVALID_ARGUMENTS = (
     'Rufe das Werkzeug erneut auf, mit den Argumenten als JSON-Objekt, z. B. {{"feld": "wert"}}.'
 )
 UNKNOWN_TOOL = "Das Werkzeug „{tool}“ gibt es nicht. Verfügbare Werkzeuge: {valid}."
+WITHHELD_TOOL = "Das Werkzeug „{tool}“ ist für deine Rolle nicht erlaubt. Erlaubte Werkzeuge: {valid}."
 NO_TOOLS = "keine (beantworte die Frage ohne Werkzeuge)"
 
 _NAME_KEYS = ("name", "tool", "tool_name")
@@ -105,12 +106,24 @@ class GuardOutcome:
 ToolSpecs = Collection[str] | Mapping[str, Mapping[str, Any]]
 
 
-def guard_response(response: LLMResponse, known_tools: ToolSpecs) -> GuardOutcome:
+def guard_response(response: LLMResponse, known_tools: ToolSpecs, withheld: frozenset[str] = frozenset()) -> GuardOutcome:
     """Repair the structured tool calls of `response`, or recover calls from its text.
 
     `known_tools` are the names of the offered tools, or a mapping name → JSON schema of the
     parameters (then a `parameters`/`arguments` wrapper is only unwrapped when the tool has no
-    parameter of that name)."""
+    parameter of that name). `withheld` are tools that exist but are not offered to this user's
+    role: a call of one is answered with "nicht erlaubt", not "gibt es nicht"."""
+    outcome = _guard(response, known_tools)
+    if withheld:
+        valid = ", ".join(sorted(known_tools)) or NO_TOOLS
+        outcome.errors = [
+            replace(e, message=WITHHELD_TOOL.format(tool=e.tool, valid=valid)) if e.tool.rsplit(".", 1)[-1] in withheld else e
+            for e in outcome.errors
+        ]
+    return outcome
+
+
+def _guard(response: LLMResponse, known_tools: ToolSpecs) -> GuardOutcome:
     if response.tool_calls:
         return _guard_structured(response, known_tools)
     thinking, rest = split_thinking(response.text)

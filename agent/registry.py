@@ -47,7 +47,7 @@ from django.db import close_old_connections, transaction
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
-from akten.models import Role, User, access_scope_reused
+from akten.models import Akte, Role, User, access_scope, access_scope_reused
 from helena.db import trace_write
 
 from .models import ConfigChange, ToolCallAudit, ToolPermission
@@ -550,8 +550,13 @@ class RunToolBox:
                 result = ToolResult(error=format_validation_error(name, exc))
             else:
                 audit_args = params.model_dump(mode="json")
-                key = f"{name}:{canonical_json(audit_args)}"
+                # The user's resolved access is part of the key, and an Akte-bound hit is checked
+                # again: an ended Vertretung or a changed Dezernat never answers from the cache.
+                key = f"{name}:{access_scope(ctx.user)!r}:{canonical_json(audit_args)}"
                 hit = None if tool.writes else ctx.cache.get(key)
+                if hit is not None and not _still_visible(ctx.user, hit.meta.get("akte_id")):
+                    del ctx.cache[key]
+                    hit = None
                 if hit is not None:
                     result, cached = copy.deepcopy(hit), True
                     hints = {"count": hit.meta.get("count"), "akte_id": hit.meta.get("akte_id")}
@@ -609,6 +614,11 @@ class RunToolBox:
                 )
         except Exception as exc:  # the audit must never break the run; its failure is logged
             _log_exception(f"{name} (audit)", call_id, ctx, exc)
+
+
+def _still_visible(user: User, akte_id: Any) -> bool:
+    """May `user` still see the Akte a cached result came from (True for results of no one Akte)?"""
+    return akte_id is None or Akte.objects.visible_to(user).filter(pk=akte_id).exists()
 
 
 def _log_exception(name: str, call_id: str, ctx: ToolContext, exc: BaseException) -> None:

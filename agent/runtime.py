@@ -160,9 +160,12 @@ class GuardVerdict:
 Guard = Callable[[LLMResponse, dict[str, dict[str, Any]]], GuardVerdict]
 
 
-def response_guard(response: LLMResponse, tools: dict[str, dict[str, Any]]) -> GuardVerdict:
-    """The response guard of agent/guard.py, in the loop's terms."""
-    outcome = guard_response(response, tools)
+def response_guard(
+    response: LLMResponse, tools: dict[str, dict[str, Any]], withheld: frozenset[str] = frozenset()
+) -> GuardVerdict:
+    """The response guard of agent/guard.py, in the loop's terms. `withheld`: tools that exist but
+    this run's role may not use (answered as "nicht erlaubt" instead of "gibt es nicht")."""
+    outcome = guard_response(response, tools, withheld)
     return GuardVerdict(
         response=outcome.response,
         repairs=[{"kind": r.kind, "detail": r.detail, "tool": r.tool, "call_id": r.call_id} for r in outcome.repairs],

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import functools
 import logging
 import os
 from collections.abc import Callable
@@ -37,7 +38,8 @@ from .models import Message as ChatMessage
 from .persona import build_system_prompt, persona_context_load, with_intro
 from .pii import Pseudonymizer, PseudonymizingClient, person_values
 from .ratelimit import counter_available, ratelimit_hit
-from .runtime import Limits, Route, RunOutcome, RunStatus, run_agent
+from .registry import all_tools
+from .runtime import Limits, Route, RunOutcome, RunStatus, response_guard, run_agent
 from .selectors import ERR_AKTE_NOT_FOUND, ERR_CONVERSATION_NOT_FOUND, ERR_RUN_NOT_FOUND, NotFound
 from .tiers import BACKGROUND, INLINE, TaskType, TierRouter, apply_user_choice, classify_rules, classify_with_llm
 from .tools.base import CancelToken, ToolBox, ToolContext
@@ -45,6 +47,7 @@ from .tools.base import CancelToken, ToolBox, ToolContext
 logger = logging.getLogger(__name__)
 
 ERR_TEXT_EMPTY = "Bitte gib einen Auftrag ein."
+ERR_HELENA_UNAVAILABLE = "Helena steht dir nicht zur Verfügung. Schreib deiner Anwältin oder deinem Anwalt eine Nachricht."
 ERR_MODE_INVALID = "Unbekannter Modus: {mode}."
 ERR_TIER_INVALID = "Unbekannte Modellstufe: {tier}."
 ERR_NOT_CONTINUABLE = "Dieser Auftrag kann nicht im Hintergrund fortgesetzt werden."
@@ -109,6 +112,16 @@ def _event_row(run: AgentRun, type: str, **payload: Any) -> None:
 
 
 @transaction.atomic
+def helena_available(user: Any) -> bool:
+    """May `user` start Helena runs at all? Staff always; a MANDANT only when the role × tool
+    matrix grants her role at least one tool (`akten.policy`)."""
+    from akten.policy import is_mandant
+
+    from .registry import tools_for_user
+
+    return not is_mandant(user) or bool(tools_for_user(user))
+
+
 def run_create(
     *,
     user: Any,
@@ -129,6 +142,8 @@ def run_create(
     text = (text or "").strip()
     if not text:
         raise ValidationError(ERR_TEXT_EMPTY)
+    if not helena_available(user):
+        raise ValidationError(ERR_HELENA_UNAVAILABLE)
     if mode is not None and str(mode).upper() not in (INLINE, BACKGROUND):
         raise ValidationError(ERR_MODE_INVALID.format(mode=mode))
     if tier is not None and tier not in (1, 2, 3):
@@ -495,6 +510,7 @@ async def run_execute(
         await sync_to_async(_run_finish)(run_id, outcome)
 
     sink = RunEventSink(prepared.run, publish, relay=relay)
+    withheld = frozenset(all_tools()) - set(prepared.tools.names())
     try:
         await run_agent(
             transcript=prepared.transcript,
@@ -503,6 +519,7 @@ async def run_execute(
             sink=sink,
             limits=prepared.limits,
             cancel=cancel,
+            guard=functools.partial(response_guard, withheld=withheld),
             on_finish=finish,
         )
     finally:

@@ -1,5 +1,7 @@
 """Live draft cards: when a draft's status changes (accepted, rejected, undone, edited), every tab
-looking at its Akte gets the new card through the channel layer."""
+looking at its Akte is told through the channel layer. The notice carries only the draft's id: each
+tab loads the card for its own user at delivery time (`ChatConsumer.draft_changed`), so nobody
+receives a card they may not see now."""
 
 from __future__ import annotations
 
@@ -25,14 +27,13 @@ def draft_saved(sender: type[HelenaDraft], instance: HelenaDraft, created: bool,
 
 
 def _announce(draft_id: int) -> None:
-    from .cards import draft_card
     from .delivery import draft_changed
 
-    draft = HelenaDraft.objects.select_related("akte", "result_content_type").filter(pk=draft_id).first()
+    draft = HelenaDraft.objects.filter(pk=draft_id).values("akte_id", "requested_by_id").first()
     if draft is None:
         return
     try:
-        async_to_sync(draft_changed)(akte_id=draft.akte_id, user_id=draft.requested_by_id, draft=draft_card(draft))
+        async_to_sync(draft_changed)(akte_id=draft["akte_id"], user_id=draft["requested_by_id"], draft_id=draft_id)
     except Exception:
         # The card still shows the right status after a reload; a lost notice must not fail the approval.
         logger.exception("Entwurf %s: Statusänderung nicht zugestellt", draft_id)

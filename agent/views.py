@@ -15,7 +15,9 @@ from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
-from . import conversations, selectors
+from akten.policy import sees_internal
+
+from . import conversations, selectors, services
 from .cards import answer_html, draft_card
 from .consumers import german_error
 from .models import AgentRun, Message
@@ -86,6 +88,7 @@ def chat(request: HttpRequest, pk: int | None = None) -> HttpResponse:
         },
         "preselected_akte": conversation.akte_id if conversation else _int(request.GET.get("akte")),
         "cards_by_run": {str(t["run"].pk): t["cards"] for t in turns if t.get("cards")},
+        "helena_available": services.helena_available(user),
     }
     return render(request, "agent/chat.html", context)
 
@@ -146,7 +149,6 @@ def _duration(run: AgentRun) -> str:
 @login_required
 @require_POST
 def run_cancel(request: HttpRequest, pk: int) -> HttpResponse:
-    from . import services
 
     try:
         run = selectors.run_get(user=request.user, pk=pk)
@@ -161,7 +163,10 @@ def run_cancel(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_POST
 def akte_note_create(request: HttpRequest, pk: int) -> HttpResponse:
-    """A note on the Akte page; `@Helena <Auftrag>` also starts a background run for the Akte."""
+    """A note on the Akte page; `@Helena <Auftrag>` also starts a background run for the Akte.
+    Notes are internal: a MANDANT has no notes section (404, like a foreign Akte)."""
+    if not sees_internal(request.user):
+        raise Http404(selectors.ERR_AKTE_NOT_FOUND)
     akte = _akte_or_404(request.user, pk)
     target = reverse("akte-detail", args=[akte.pk]) + "#not-h"
     text = request.POST.get("text", "").strip()

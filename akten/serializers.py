@@ -1,15 +1,41 @@
+"""Output serializers of the Kanzlei API. What a role receives of each object is decided by the
+field policy (`akten.policy`), applied in `PolicyFieldsMixin.get_fields`; relations are read-only
+(inputs are validated by the input serializers and resolved through `visible_to`)."""
+
+from typing import Any
+
 from rest_framework import serializers
 
 from .models import Akte, Beteiligter, Dokument, KalenderEintrag, Notiz, Zeiterfassung
+from .policy import allowed_fields
 
 
-class UserRefSerializer(serializers.Serializer):
+class PolicyFieldsMixin:
+    """Drops the fields the requesting user may not receive (`policy_kind` names the object kind
+    in `akten.policy`). Without a request in the context (schema generation) all fields stay."""
+
+    policy_kind = ""
+    context: dict[str, Any]
+
+    def get_fields(self) -> dict[str, Any]:
+        fields: dict[str, Any] = super().get_fields()  # type: ignore[misc]
+        request = self.context.get("request")
+        allowed = allowed_fields(getattr(request, "user", None), self.policy_kind) if request is not None else None
+        if allowed is None:
+            return fields
+        return {name: field for name, field in fields.items() if name in allowed}
+
+
+class UserRefSerializer(PolicyFieldsMixin, serializers.Serializer):
+    policy_kind = "user"
+
     id = serializers.IntegerField()
     name = serializers.CharField(source="get_full_name")
     email = serializers.EmailField()
 
 
-class BeteiligterSerializer(serializers.ModelSerializer):
+class BeteiligterSerializer(PolicyFieldsMixin, serializers.ModelSerializer):
+    policy_kind = "beteiligter"
     name = serializers.CharField(source="kontakt.display_name")
     anschrift = serializers.CharField(source="kontakt.anschrift")
     rolle_label = serializers.CharField(source="get_rolle_display")
@@ -19,7 +45,8 @@ class BeteiligterSerializer(serializers.ModelSerializer):
         fields = ["id", "rolle", "rolle_label", "name", "anschrift", "aktenzeichen_extern"]
 
 
-class AkteSerializer(serializers.ModelSerializer):
+class AkteSerializer(PolicyFieldsMixin, serializers.ModelSerializer):
+    policy_kind = "akte"
     anwalt = UserRefSerializer(allow_null=True)
     sachbearbeiter = UserRefSerializer(allow_null=True)
     sachgebiet_label = serializers.CharField(source="get_sachgebiet_display")
@@ -53,7 +80,8 @@ class AkteDetailSerializer(AkteSerializer):
         fields = [*AkteSerializer.Meta.fields, "beteiligte", "dezernate", "notizen", "zusammenfassung"]
 
 
-class DokumentSerializer(serializers.ModelSerializer):
+class DokumentSerializer(PolicyFieldsMixin, serializers.ModelSerializer):
+    policy_kind = "dokument"
     aktenzeichen = serializers.CharField(source="akte.aktenzeichen")
     download_url = serializers.SerializerMethodField()
 
@@ -74,6 +102,7 @@ class DokumentSerializer(serializers.ModelSerializer):
             "created_at",
             "download_url",
         ]
+        read_only_fields = fields
 
     def get_download_url(self, obj: Dokument) -> str:
         return f"/api/dokumente/{obj.pk}/download/"
@@ -116,6 +145,7 @@ class KalenderEintragSerializer(serializers.ModelSerializer):
             "verantwortlich",
             "created_at",
         ]
+        read_only_fields = fields
 
 
 class ZeiterfassungSerializer(serializers.ModelSerializer):
@@ -136,6 +166,7 @@ class ZeiterfassungSerializer(serializers.ModelSerializer):
             "stundensatz",
             "created_at",
         ]
+        read_only_fields = fields
 
 
 class NotizSerializer(serializers.ModelSerializer):
@@ -145,3 +176,4 @@ class NotizSerializer(serializers.ModelSerializer):
     class Meta:
         model = Notiz
         fields = ["id", "akte", "aktenzeichen", "autor", "titel", "text", "created_at"]
+        read_only_fields = fields

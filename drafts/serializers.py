@@ -43,6 +43,7 @@ class DraftSerializer(serializers.ModelSerializer):
             "created_at",
             "updated_at",
         ]
+        read_only_fields = fields
 
     def get_result(self, obj: HelenaDraft) -> dict[str, Any] | None:
         if obj.result_content_type is None:
@@ -89,3 +90,4 @@ class AlertSerializer(serializers.ModelSerializer):
             "dismissed_at",
             "created_at",
         ]
+        read_only_fields = fields

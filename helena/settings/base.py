@@ -178,6 +178,9 @@ CONTENT_SECURITY_POLICY = {
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.SessionAuthentication"],
+    # JSON only: no browsable API with its HTML forms (their related-field drop-downs would list
+    # records past the access rule). The documentation lives at /api/docs/.
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
@@ -215,6 +218,8 @@ HELENA_RATELIMIT_WRITE = os.environ.get("HELENA_RATELIMIT_WRITE", "120/m")
 # Drafts: who may approve (Endkontrolle) and how long an approval can be undone.
 HELENA_APPROVER_ROLES = env_list("HELENA_APPROVER_ROLES", "ADMIN,ANWALT,SACHBEARBEITER")
 HELENA_DRAFT_UNDO_SECONDS = int(os.environ.get("HELENA_DRAFT_UNDO_SECONDS", "120"))
+# Every worker and web process marks runs of dead processes FAILED this often (agent/orphans.py).
+HELENA_ORPHAN_SWEEP_SECONDS = float(os.environ.get("HELENA_ORPHAN_SWEEP_SECONDS", "5"))
 
 # Background work (document indexing now, agent runs later) goes through the Django Tasks API.
 # Embedded default and production: the database-backed queue of django-tasks-db, processed by

@@ -1,5 +1,7 @@
 """Test settings: the embedded PostgreSQL unless DATABASE_URL is set (CI runs both)."""
 
+import os
+
 from .base import *  # noqa: F403
 
 DEBUG = False
@@ -17,3 +19,6 @@ if not REDIS_URL:  # noqa: F405
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 SILENCED_SYSTEM_CHECKS = ["django_ratelimit.W001"]
 TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
+# No sweeper thread in the test process (it would hold connections to the test database); the
+# server subprocesses of the tests set their own value.
+HELENA_ORPHAN_SWEEP_SECONDS = float(os.environ.get("HELENA_ORPHAN_SWEEP_SECONDS", "0"))

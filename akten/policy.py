@@ -1,0 +1,95 @@
+"""What a user may see *of* an Akte they can reach: the one written field-level policy.
+
+`Akte.objects.visible_to(user)` decides *which* Akten (and Akte-bound rows, through
+`AkteBoundQuerySet.mandant_filter`) a user reaches. This module decides which *parts* of them a
+role sees. Every output channel asks it: API serializers, pages, draft cards and websocket frames,
+agent tools, prompt context and the admin.
+
+The policy, in words (the README's "Zugriffsregel" repeats it):
+
+- Staff (ANWALT, SACHBEARBEITER, SEKRETARIAT, PRAKTIKANT) and ADMIN see every field of the Akten
+  they reach. A deputy sees the Akten of the person they stand in for only while the Vertretung is
+  active; every check is made at the time of output, so an ended Vertretung ends access at once.
+- A MANDANT sees of her own Akten only the client-facing facts: Aktenzeichen, Kurzrubrum, wegen,
+  Sachgebiet, Status, Gegenstandswert, the responsible lawyer (name and e-mail) and the parties
+  (name and role, no addresses); the documents released to her (`Dokument.mandant_sichtbar`) and
+  her Termine. Never: internal notes (the Akte's `notizen`, `Notiz` rows), the Sachstand
+  (`zusammenfassung`), Schlagworte, Dezernate, Fristen, Wiedervorlagen, Zeiten, Helena's drafts and
+  their rejection reasons, alerts, the Aktenverlauf, Helena runs unless the role × tool matrix
+  grants tools to MANDANT, and never anything of other clients.
+- Nobody sees a row they may not reach: "missing" and "forbidden" both answer 404.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .models import Role
+
+# Akte fields (serializer / template / prompt names) a MANDANT may receive.
+MANDANT_AKTE_FIELDS = frozenset(
+    {
+        "id",
+        "aktenzeichen",
+        "kurzrubrum",
+        "wegen",
+        "sachgebiet",
+        "sachgebiet_label",
+        "status",
+        "status_label",
+        "gegenstandswert",
+        "anwalt",
+        "beteiligte",
+        "created_at",
+        "changed_at",
+    }
+)
+# Fields of a Beteiligter a MANDANT may receive (no addresses, no external file numbers).
+MANDANT_BETEILIGTER_FIELDS = frozenset({"id", "rolle", "rolle_label", "name"})
+# Fields of a user reference (anwalt) a MANDANT may receive.
+MANDANT_USER_FIELDS = frozenset({"id", "name", "email"})
+# Fields of a Dokument a MANDANT may receive (not the extraction errors or internal flags).
+MANDANT_DOKUMENT_FIELDS = frozenset(
+    {"id", "akte", "aktenzeichen", "name", "mime_type", "groesse", "created_at", "download_url", "text"}
+)
+
+
+def is_mandant(user: Any) -> bool:
+    """True for a client login (never for ADMIN or a superuser)."""
+    return (
+        user is not None
+        and getattr(user, "is_authenticated", False)
+        and getattr(user, "role", None) == Role.MANDANT
+        and not getattr(user, "is_superuser", False)
+    )
+
+
+def sees_internal(user: Any) -> bool:
+    """May `user` see the internal side of the Akten they reach (notes, drafts, Fristen, Zeiten …)?"""
+    return (
+        user is not None
+        and getattr(user, "is_authenticated", False)
+        and getattr(user, "is_active", False)
+        and not is_mandant(user)
+    )
+
+
+def allowed_fields(user: Any, kind: str) -> frozenset[str] | None:
+    """The fields of `kind` ("akte", "beteiligter", "user", "dokument") that `user` may receive;
+    None means all of them."""
+    if not is_mandant(user):
+        return None
+    return {
+        "akte": MANDANT_AKTE_FIELDS,
+        "beteiligter": MANDANT_BETEILIGTER_FIELDS,
+        "user": MANDANT_USER_FIELDS,
+        "dokument": MANDANT_DOKUMENT_FIELDS,
+    }[kind]
+
+
+def filter_fields(user: Any, kind: str, data: dict[str, Any]) -> dict[str, Any]:
+    """`data` without the keys `user` may not receive."""
+    allowed = allowed_fields(user, kind)
+    if allowed is None:
+        return data
+    return {key: value for key, value in data.items() if key in allowed}
