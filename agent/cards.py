@@ -12,6 +12,7 @@ from django.utils.html import escape
 
 from akten.models import Akte, Dokument
 from drafts.models import HelenaDraft
+from drafts.services import user_may_approve
 from helena.markdown import render_markdown
 
 # "§ 823 BGB", "§§ 187 ff. BGB", "Art. 28 DSGVO", "§ 222 Abs. 2 ZPO"
@@ -105,9 +106,11 @@ def _result_url(draft: HelenaDraft) -> str:
     return reverse("akte-detail", args=[draft.akte_id]) + anchors.get(kind, "")
 
 
-def draft_card(draft: HelenaDraft) -> dict[str, Any]:
-    """Everything a draft card shows. The payload is data, never HTML; only `preview_html` is HTML
-    (sanitised Markdown of a document draft)."""
+def draft_card(draft: HelenaDraft, *, viewer: Any) -> dict[str, Any]:
+    """Everything a draft card shows to `viewer` (who must be allowed to see the draft). The
+    payload is data, never HTML; only `preview_html` is HTML (sanitised Markdown of a document
+    draft). `can_review` says whether the viewer may accept, edit, reject or undo: other roles see
+    the card without buttons."""
     payload = draft.payload if isinstance(draft.payload, dict) else {}
     card: dict[str, Any] = {
         "id": draft.pk,
@@ -126,6 +129,7 @@ def draft_card(draft: HelenaDraft) -> dict[str, Any]:
         "reviewed_at": draft.reviewed_at.isoformat() if draft.reviewed_at else "",
         "undo_seconds": settings.HELENA_DRAFT_UNDO_SECONDS,
         "rejection_reason": draft.rejection_reason,
+        "can_review": user_may_approve(viewer),
     }
     if draft.typ == HelenaDraft.Typ.DOKUMENT:
         card["preview_html"] = render_markdown(str(payload.get("inhalt_markdown", "")))
@@ -154,4 +158,4 @@ def _plain(value: Any) -> str:
 
 def draft_cards(*, user: Any, draft_ids: list[int]) -> list[dict[str, Any]]:
     drafts = HelenaDraft.objects.visible_to(user).filter(pk__in=draft_ids).select_related("akte", "result_content_type")
-    return [draft_card(d) for d in drafts]
+    return [draft_card(d, viewer=user) for d in drafts]

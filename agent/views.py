@@ -51,7 +51,7 @@ def _turns(user: Any, conversation: Any) -> list[dict[str, Any]]:
     run_ids = [m.run_id for m in items if m.run_id]
     cards: dict[int, list[dict[str, Any]]] = {}
     for draft in selectors.run_drafts(user=user, run_ids=run_ids).select_related("result_content_type"):
-        cards.setdefault(draft.origin_run_id or 0, []).append(draft_card(draft))
+        cards.setdefault(draft.origin_run_id or 0, []).append(draft_card(draft, viewer=user))
     turns = []
     for message in items:
         turn: dict[str, Any] = {"message": message, "run": message.run}

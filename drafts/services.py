@@ -39,6 +39,8 @@ from .schemas import (
 ERR_NOT_FOUND = "Entwurf nicht gefunden."
 ERR_NOT_PENDING = "Der Entwurf ist bereits {status} und kann nicht mehr {action} werden."
 ERR_NOT_APPROVER = "Du darfst Entwürfe nicht übernehmen. Bitte wende dich an eine Anwältin oder einen Anwalt."
+ERR_NOT_EDITOR = "Du darfst Entwürfe nicht bearbeiten. Bitte wende dich an eine Anwältin oder einen Anwalt."
+ERR_NOT_REJECTER = "Du darfst Entwürfe nicht ablehnen. Bitte wende dich an eine Anwältin oder einen Anwalt."
 ERR_UNDO_NOT_ACCEPTED = "Nur übernommene Entwürfe können rückgängig gemacht werden."
 ERR_UNDO_EXPIRED = "Die Übernahme liegt mehr als {seconds} Sekunden zurück und kann nicht mehr rückgängig gemacht werden."
 ERR_UNDO_NOT_REVIEWER = "Nur wer den Entwurf übernommen hat, kann die Übernahme rückgängig machen."
@@ -271,7 +273,7 @@ def draft_edit(*, draft_id: int, by: User, payload: dict[str, Any]) -> HelenaDra
     """Replace the payload of a PENDING draft, keeping the previous version as a revision."""
     draft = _lock_draft(draft_id=draft_id, user=by)
     if not user_may_approve(by):
-        raise DraftPermissionDenied(ERR_NOT_APPROVER)
+        raise DraftPermissionDenied(ERR_NOT_EDITOR)
     _require_pending(draft, "bearbeitet")
     model = _validated(draft.typ, payload)
     number = draft.revisions.count() + 1
@@ -302,7 +304,7 @@ def draft_reject(*, draft_id: int, by: User, reason: str = "", categories: list[
         raise DraftInvalid(ERR_REJECT_NEEDS_REASON)
     draft = _lock_draft(draft_id=draft_id, user=by)
     if not user_may_approve(by):
-        raise DraftPermissionDenied(ERR_NOT_APPROVER)
+        raise DraftPermissionDenied(ERR_NOT_REJECTER)
     _require_pending(draft, "abgelehnt")
     draft.status = HelenaDraft.Status.REJECTED
     draft.reviewer = by

@@ -241,7 +241,9 @@
     }
     root.appendChild(head);
     root.appendChild(body(card));
-    if (card.status === "PENDING") {
+    if (card.status === "PENDING" && !card.can_review) {
+      root.appendChild(el("p", { className: "draft-result muted", text: "Wartet auf Prüfung durch eine Anwältin, einen Anwalt oder die Sachbearbeitung." }));
+    } else if (card.status === "PENDING") {
       var actions = el("div", { className: "draft-actions" }, [
         el("button", { type: "button", className: "primary act-accept", text: "Übernehmen" }),
         el("button", { type: "button", className: "act-edit", text: "Bearbeiten" }),
@@ -273,7 +275,7 @@
       root.appendChild(done);
       var reviewed = card.reviewed_at ? Date.parse(card.reviewed_at) : 0;
       var left = reviewed ? reviewed + (card.undo_seconds || 0) * 1000 - Date.now() : 0;
-      if (left > 0) {
+      if (left > 0 && card.can_review) {
         var undo = el("button", { type: "button", className: "act-undo", text: "Rückgängig" });
         undo.addEventListener("click", function () {
           act(root, "POST", "/api/drafts/" + card.id + "/undo/", undefined, "Rückgängig gemacht – der Entwurf ist wieder offen.");
