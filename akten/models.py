@@ -618,6 +618,7 @@ class AktenActivity(models.Model):
         ENTWURF_BEARBEITET = "ENTWURF_BEARBEITET", _("Entwurf bearbeitet")
         ENTWURF_ABGELEHNT = "ENTWURF_ABGELEHNT", _("Entwurf abgelehnt")
         ENTWURF_RUECKGAENGIG = "ENTWURF_RUECKGAENGIG", _("Übernahme rückgängig gemacht")
+        NACHRICHT_EINGEGANGEN = "NACHRICHT_EINGEGANGEN", _("Nachricht der Mandantschaft eingegangen")
 
     akte = models.ForeignKey(Akte, verbose_name=_("Akte"), on_delete=models.CASCADE, related_name="activities")
     typ = models.CharField(_("Typ"), max_length=30, choices=Typ.choices)

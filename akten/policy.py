@@ -52,6 +52,8 @@ MANDANT_USER_FIELDS = frozenset({"id", "name", "email"})
 MANDANT_DOKUMENT_FIELDS = frozenset(
     {"id", "akte", "aktenzeichen", "name", "mime_type", "groesse", "created_at", "download_url", "text"}
 )
+# A MANDANT's message to the responsible lawyer (drafts.services.mandant_message_send).
+MANDANT_MESSAGE_MAX_CHARS = 5000
 
 
 def is_mandant(user: Any) -> bool:

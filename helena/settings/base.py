@@ -77,6 +77,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "csp.context_processors.nonce",
+                "akten.context_processors.access",
             ],
             "libraries": {"helena_tags": "helena.templatetags.helena_tags"},
         },
