@@ -134,7 +134,8 @@ def test_mandant_message_reaches_the_lawyer_and_todays_deputy_as_an_alert():
     world = build_world()
     client = Client()
     client.force_login(world.mandantin)
-    response = client.post(reverse("mandant-message-send", args=[world.akte.pk]), {"text": "Ich habe einen neuen Brief bekommen."})
+    url = reverse("mandant-message-send", args=[world.akte.pk])
+    response = client.post(url, {"text": "Ich habe einen neuen Brief bekommen."})
     assert response.status_code == 302
     alerts = HelenaAlert.objects.filter(akte=world.akte, typ=HelenaAlert.Typ.MANDANT_NACHRICHT)
     assert {a.recipient_id for a in alerts} == {world.lawyer.pk, world.deputy.pk}
