@@ -106,7 +106,9 @@ def _granted_tools(user: Any) -> list[str]:
 
 
 async def _run_as(user: Any, world: World, scripted_llm: Any, tool_names: list[str]) -> list[dict[str, Any]]:
-    calls = [{"name": name, "arguments": args} for name in tool_names for args in await sync_to_async(_arguments_for)(name, world)]
+    calls = []
+    for name in tool_names:
+        calls += [{"name": name, "arguments": args} for args in await sync_to_async(_arguments_for)(name, world)]
     scripted_llm.script([{"tool_calls": calls}, {"text": "Hier ist die Übersicht."}])
     async with ws_connect(user) as (socket, ok, _code):
         assert ok
