@@ -17,7 +17,7 @@ from django.db.models import Model
 from django.utils import timezone
 from pydantic import BaseModel, ConfigDict, Field
 
-from akten.models import Akte, Role, User
+from akten.models import Akte, User
 
 from .base import ToolContext, ToolResult
 
@@ -96,10 +96,6 @@ def person(user: User | None) -> str | None:
     if user is None:
         return None
     return user.get_full_name() or user.email
-
-
-def is_mandant(ctx: ToolContext) -> bool:
-    return ctx.role == Role.MANDANT and not ctx.user.is_admin_role
 
 
 def source(obj: Model, label: str) -> dict[str, Any]:

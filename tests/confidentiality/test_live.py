@@ -106,6 +106,11 @@ def _granted_tools(user: Any) -> list[str]:
 
 
 async def _run_as(user: Any, world: World, scripted_llm: Any, tool_names: list[str]) -> list[dict[str, Any]]:
+    """One run of `user` on the world's Akte calling every tool in `tool_names`. The tier's context
+    window is made large enough that no tool result is shortened before it goes back to the model."""
+    from agent.models import TierConfig
+
+    await sync_to_async(TierConfig.objects.filter(tier=1).update)(context_window=1_000_000)
     calls = []
     for name in tool_names:
         calls += [{"name": name, "arguments": args} for args in await sync_to_async(_arguments_for)(name, world)]
@@ -126,6 +131,7 @@ async def test_mandant_run_prompt_tool_results_and_frames_carry_no_internal_data
     assert frames[-1]["type"] == "run.finished", frames[-1]
     sent_to_model = json.dumps([r.body for r in scripted_llm.chat_requests], ensure_ascii=False)
     assert len(scripted_llm.chat_requests) == 2, "the tool results went back to the model"
+    assert "gekürzt" not in sent_to_model and "Freigegebenes Schreiben" in sent_to_model
     assert world.akte.aktenzeichen in sent_to_model
     assert world.leaked(sent_to_model) == []
     assert world.leaked(json.dumps(frames, ensure_ascii=False)) == []
