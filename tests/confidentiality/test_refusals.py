@@ -50,3 +50,26 @@ def test_praktikant_rejecting_gets_the_reject_refusal_not_the_accept_one():
     assert response.json()["detail"].startswith("Du darfst Entwürfe nicht übernehmen.")
     draft.refresh_from_db()
     assert draft.status == HelenaDraft.Status.PENDING
+
+
+@pytest.mark.django_db
+def test_mandant_without_granted_tools_gets_no_helena_run_and_a_german_notice():
+    from django.core.exceptions import ValidationError
+
+    from agent.models import AgentRun, ToolPermission
+    from agent.registry import tool_matrix_ensure_defaults
+    from agent.services import ERR_HELENA_UNAVAILABLE, run_create
+
+    tool_matrix_ensure_defaults()
+    ToolPermission.objects.filter(role=Role.MANDANT).update(allowed=False)
+    mandantin = UserFactory(role=Role.MANDANT)
+    with pytest.raises(ValidationError) as refused:
+        run_create(user=mandantin, text="Wie steht mein Verfahren?")
+    assert refused.value.messages == [ERR_HELENA_UNAVAILABLE]
+    assert not AgentRun.objects.filter(user=mandantin).exists()
+    client = Client()
+    client.force_login(mandantin)
+    page = client.get("/helena/").content.decode()
+    assert "Helena steht dir nicht zur Verfügung" in page and 'id="chat-form"' not in page
+    ToolPermission.objects.filter(role=Role.MANDANT, tool="read_akte").update(allowed=True)
+    assert 'id="chat-form"' in client.get("/helena/").content.decode()
