@@ -3,15 +3,20 @@ the field policy of akten/policy.py, never the internal Akte page with parts lef
 
 from typing import Any
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.db.models import Case, When
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.utils import timezone
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_POST
 
 from drafts.models import HelenaDraft
 
-from . import selectors
-from .models import AktenActivity, Beteiligter, KalenderEintrag
+from . import selectors, services
+from .models import STAFF_ROLES, Akte, AktenActivity, Beteiligter, Dezernat, KalenderEintrag, User
 from .policy import MANDANT_MESSAGE_MAX_CHARS, is_mandant
 
 
@@ -19,11 +24,44 @@ from .policy import MANDANT_MESSAGE_MAX_CHARS, is_mandant
 def start(request: HttpRequest) -> HttpResponse:
     if is_mandant(request.user):
         return _mandant_start(request)
+    user = request.user
     q = request.GET.get("q", "").strip()
-    akten = selectors.akte_list(user=request.user, q=q)
-    fristen = selectors.kalender_list(user=request.user, typ="FRIST", offen=True).order_by("fristablauf")[:10]
-    pending = HelenaDraft.objects.visible_to(request.user).pending().select_related("akte")[:10]
-    return render(request, "akten/start.html", {"akten": akten, "q": q, "fristen": fristen, "drafts": pending})
+    inactive = [Akte.Status.ARCHIVIERT, Akte.Status.GESCHLOSSEN]
+    akten = selectors.akte_list(user=user, q=q).order_by(
+        Case(When(status__in=inactive, then=1), default=0), "-changed_at", "aktenzeichen"
+    )
+    person_id, dezernat_id = _int_param(request, "person"), _int_param(request, "dezernat")
+    pending = HelenaDraft.objects.visible_to(user).pending().select_related("akte")[:10]
+    context = {
+        "akten": akten,
+        "q": q,
+        "kontrolle": selectors.fristenkontrolle(user=user, person_id=person_id, dezernat_id=dezernat_id),
+        "kontrolle_personen": User.objects.filter(is_active=True, role__in=STAFF_ROLES).order_by("last_name", "first_name"),
+        "kontrolle_dezernate": Dezernat.objects.order_by("name"),
+        "person_id": person_id,
+        "dezernat_id": dezernat_id,
+        "drafts": pending,
+    }
+    return render(request, "akten/start.html", context)
+
+
+def _int_param(request: HttpRequest, name: str) -> int | None:
+    raw = request.GET.get(name, "")
+    return int(raw) if raw.isdigit() and len(raw) < 10 else None
+
+
+@login_required
+@require_POST
+def kalender_erledigen(request: HttpRequest, pk: int) -> HttpResponse:
+    """ "erledigt" from the Fristenkontrolle: the service records who and when."""
+    try:
+        eintrag = services.kalender_eintrag_erledigen(eintrag_id=pk, by=request.user)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    else:
+        messages.success(request, f"„{eintrag.titel}“ ist als erledigt vermerkt.")
+    target = request.POST.get("next", "")
+    return redirect(target if url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}) else "start")
 
 
 @login_required
