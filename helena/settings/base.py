@@ -177,6 +177,8 @@ CONTENT_SECURITY_POLICY = {
     }
 }
 
+CSRF_FAILURE_VIEW = "helena.errors.csrf_failure"
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.SessionAuthentication"],
     # JSON only: no browsable API with its HTML forms (their related-field drop-downs would list
