@@ -29,3 +29,8 @@ urlpatterns = [
     *rechner_pages,
     path("", include("agent.urls")),
 ]
+
+handler400 = "helena.views.error_400"
+handler403 = "helena.views.error_403"
+handler404 = "helena.views.error_404"
+handler500 = "helena.views.error_500"
