@@ -2,7 +2,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import views as auth_views
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
 from django.shortcuts import render
 from django.template import loader
 from django.utils.decorators import method_decorator
@@ -77,3 +77,13 @@ class LoginView(auth_views.LoginView):
 
 
 login_view = LoginView.as_view()
+
+ADMIN_ONLY_STAFF_MESSAGE = "Die Verwaltung ist nur für Mitarbeitende mit Verwaltungszugang."
+
+
+def admin_login(request: HttpRequest) -> HttpResponseBase:
+    """/admin/login/: our login page; a logged-in user without admin access gets a German 403
+    instead (the admin would send them back to its login page, which sends them on: a loop)."""
+    if request.user.is_authenticated and not (request.user.is_active and request.user.is_staff):
+        return render(request, "403.html", {"message": ADMIN_ONLY_STAFF_MESSAGE}, status=403)
+    return login_view(request)
