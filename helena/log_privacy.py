@@ -19,8 +19,28 @@ _QUERY = re.compile(r"((?:https?://[^\s/\"'?]+)?/[^\s\"'?]*)\?[^\s\"']*")
 SQL_LOGGERS = ("django.db.backends",)
 
 
+TRACEBACK_HEADERS = (
+    "Traceback (most recent call last):",
+    "During handling of the above exception, another exception occurred:",
+    "The above exception was the direct cause of the following exception:",
+)
+
+
 def scrub_query_strings(text: str) -> str:
     return _QUERY.sub(r"\1?…", text)
+
+
+def scrub_traceback_text(text: str) -> str:
+    """A traceback already formatted into a message (daphne logs `traceback.format_exc()`): every
+    exception line keeps its type, loses its message; the indented frame lines stay."""
+    if "Traceback" not in text:
+        return text
+    lines = []
+    for line in text.split("\n"):
+        if line and not line[0].isspace() and line not in TRACEBACK_HEADERS and ": " in line:
+            line = line.split(": ", 1)[0] + " (Meldung nicht protokolliert)"
+        lines.append(line)
+    return "\n".join(lines)
 
 
 def format_exception_without_messages(
@@ -69,7 +89,7 @@ class PrivacyFilter(logging.Filter):
                 message = record.getMessage()
             except Exception:  # a broken format string must not break logging
                 message = str(record.msg)
-            record.msg = scrub_query_strings(message)
+            record.msg = scrub_traceback_text(scrub_query_strings(message))
             record.args = None
         if record.exc_info and record.exc_info != (None, None, None):
             exc_type, exc, tb = record.exc_info

@@ -12,6 +12,7 @@ import re
 import subprocess
 import sys
 import time
+import traceback
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -153,6 +154,12 @@ def test_the_filter_scrubs_query_strings_sql_and_exception_messages():
     formatted = logging.Formatter().format(failed)
     assert PARTY not in formatted and "builtins.KeyError" in formatted and "builtins.ValueError" in formatted
     assert scrub_query_strings("Wirklich? Ja.") == "Wirklich? Ja."
+    try:
+        raise ValueError(f"kein {PARTY}")
+    except ValueError:
+        as_text = record("daphne.http_protocol", traceback.format_exc())  # how daphne logs failures
+    PrivacyFilter().filter(as_text)
+    assert PARTY not in as_text.getMessage() and "ValueError (Meldung nicht protokolliert)" in as_text.getMessage()
 
 
 def _make_run_daphne_args(port: int) -> list[str]:
