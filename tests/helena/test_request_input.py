@@ -174,4 +174,4 @@ def test_a_page_server_error_is_the_german_page(monkeypatch, anwalt):
     client.force_login(anwalt)
     response = client.get("/")
     assert response.status_code == 500
-    assert "Es ist ein Fehler aufgetreten" in response.content.decode()
+    assert "Da ist etwas schiefgegangen" in response.content.decode()
