@@ -22,6 +22,7 @@ FEHLER_GANZZAHL = "Bitte gib eine ganze Zahl ein."
 FEHLER_DATUM = "Bitte gib ein gültiges Datum ein, z. B. 01.07.2025."
 FEHLER_AUSWAHL = "Bitte wähle einen der angebotenen Einträge aus."
 FEHLER_MANUELL = "Bitte wähle eine Fristvorlage oder gib Dauer und Einheit der Frist an."
+FEHLER_ORT_OHNE_LAND = "Bitte wähle zum Ort auch das Bundesland des Gerichts."
 
 # German input with thousands dots and a decimal comma ("5.000,00"), plain digits ("5000") or a
 # decimal point without grouping ("1.3"). Exponents are refused so a value cannot explode in size.
@@ -255,7 +256,16 @@ class FristForm(forms.Form):
     )
     ereignisdatum = _datum(label="Ereignisdatum (z. B. Zustellung)")
     bundesland = _auswahl(
-        label="Bundesland (Feiertage am Gerichtsort)", choices=list(BUNDESLAENDER.items()), initial="NW", required=False
+        label="Bundesland des Gerichts (Feiertage am Gerichtsort)",
+        choices=[("", "– Kanzleisitz verwenden –"), *BUNDESLAENDER.items()],
+        required=False,
+        help_text="Ohne Angabe gilt der in der Verwaltung hinterlegte Kanzleisitz.",
+    )
+    ort = forms.CharField(
+        label="Ort des Gerichts",
+        max_length=100,
+        required=False,
+        help_text="z. B. München; entscheidet über Feiertage, die nur in Teilen eines Landes gelten.",
     )
     vorfrist = _ganzzahl(
         label="Vorfrist in Tagen", min_value=0, max_value=365, initial=7, required=False, help_text="0 oder leer: keine Vorfrist."
@@ -264,9 +274,11 @@ class FristForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         daten = super().clean() or {}
-        daten["bundesland"] = daten.get("bundesland") or "NW"
         daten["fristbeginn"] = daten.get("fristbeginn") or "ereignis"
+        if daten.get("ort") and not daten.get("bundesland") and not self.has_error("bundesland"):
+            self.add_error("bundesland", FEHLER_ORT_OHNE_LAND)
         if not daten.get("vorlage") and not (daten.get("dauer") and daten.get("einheit")):
-            if not self.has_error("dauer"):
+            # A wrong Dauer or Einheit already carries its own message; do not add a misleading second one.
+            if not self.has_error("dauer") and not self.has_error("einheit") and not self.has_error("vorlage"):
                 raise forms.ValidationError(FEHLER_MANUELL, code="manuell")
         return daten

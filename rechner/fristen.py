@@ -7,9 +7,11 @@ Legal basis
   or number as the event day, or the day before it for § 187 Abs. 2 periods), § 188 Abs. 3 BGB
   (missing day in the last month: the period ends on that month's last day).
 - § 193 BGB, § 222 Abs. 2 ZPO: an end on a Saturday, Sunday or public holiday moves to the next
-  working day. Holidays are those of the Bundesland given (for court deadlines: the court's seat),
-  taken from the ``holidays`` package; holidays kept only in parts of a state (e.g. Mariä
-  Himmelfahrt in Bavarian municipalities, Augsburger Friedensfest) are not considered.
+  working day. Holidays are those at the court's place (Bundesland and Ort, see ``rechner.feiertage``);
+  there is no default Land. A holiday kept only in parts of the Land (Mariä Himmelfahrt in most
+  Bavarian municipalities, Augsburger Friedensfest, Fronleichnam in parts of Sachsen and Thüringen)
+  counts only where the Ort is known to keep it; otherwise the earlier date is used and the result
+  carries a warning with the later date that applies if the day is a holiday at the court.
 - § 222 Abs. 1 ZPO applies the BGB rules to procedural deadlines; §§ 224 Abs. 1, 233 ZPO (Notfrist).
 
 Versions: the BGB and ZPO counting rules are unchanged since 2002; the presets cite the period norms
@@ -24,11 +26,9 @@ import calendar
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from enum import StrEnum
-from functools import lru_cache
 from typing import Literal, NamedTuple
 
-import holidays
-
+from rechner.feiertage import Feiertagskalender
 from rechner.tabellen import format_datum, wochentag
 
 Fristbeginn = Literal["ereignis", "tagesbeginn"]
@@ -56,6 +56,15 @@ FEHLER_DATUM = "Das Ereignisdatum muss ein Datum ohne Uhrzeit sein (angegeben: {
 FEHLER_DAUER = "Die Fristdauer muss eine ganze Zahl größer als 0 sein (angegeben: {wert!r})."
 FEHLER_EINHEIT = "Unbekannte Einheit „{wert}“. Zulässig sind: tage, wochen, monate, jahre."
 FEHLER_BUNDESLAND = "Unbekanntes Bundesland „{wert}“. Zulässig sind die Kürzel: {zulaessig}."
+FEHLER_KEIN_BUNDESLAND = (
+    "Für die Feiertage fehlt das Bundesland des Gerichts. Gib das Bundesland (und möglichst den Ort) des Gerichts an, "
+    "trage das Gericht in der Akte ein oder hinterlege den Kanzleisitz in der Verwaltung."
+)
+WARNUNG_TEILFEIERTAG = (
+    "Achtung: {datum} ist {name} – ein Feiertag nur in Teilen von {land}. {ort_satz} Der Rechner hat den Tag als "
+    "Werktag behandelt und nennt das frühere, sichere Fristende {frueh}. Ist am Gerichtsort Feiertag, endet die "
+    "Frist erst am {spaet}; bitte am Gerichtsort prüfen und im Zweifel das frühere Datum notieren."
+)
 FEHLER_FRISTBEGINN = (
     "Unbekannter Fristbeginn „{wert}“. Zulässig sind „ereignis“ (§ 187 Abs. 1 BGB) und „tagesbeginn“ (§ 187 Abs. 2 BGB)."
 )
@@ -277,31 +286,44 @@ class FristErgebnis:
     bundesland: str
     erlaeuterung: str
     bezeichnung: str | None = None
+    ort: str | None = None
+    ortsquelle: str | None = None  # where the place comes from, e.g. "Gericht der Akte" or "Kanzleisitz"
+    warnungen: tuple[str, ...] = ()
+    fristablauf_bei_teilfeiertag: date | None = None  # the later end if an uncertain partial holiday applies
+
+    @property
+    def ortsangabe(self) -> str:
+        """ "München (Bayern), Gericht der Akte" – the place whose holidays were used."""
+        land = BUNDESLAENDER[self.bundesland]
+        text = f"{self.ort} ({land})" if self.ort else f"{land}, Ort nicht angegeben"
+        return f"{text}; Quelle: {self.ortsquelle}" if self.ortsquelle else text
 
 
-@lru_cache(maxsize=256)
-def _feiertage(bundesland: str, jahr: int) -> dict[date, str]:
-    return dict(holidays.country_holidays("DE", subdiv=bundesland, years=jahr, language="de"))
+def ortstext(bundesland: str, ort: str | None) -> str:
+    land = BUNDESLAENDER[bundesland]
+    return f"{ort} ({land})" if ort else land
 
 
-def feiertag(tag: date, bundesland: str) -> str | None:
-    """The German name of the public holiday on ``tag`` in ``bundesland``, or None."""
-    return _feiertage(_bundesland(bundesland), tag.year).get(tag)
+def feiertag(tag: date, bundesland: str, ort: str | None = None) -> str | None:
+    """The German name of a holiday that certainly applies on ``tag`` at the place, or None."""
+    return Feiertagskalender(_bundesland(bundesland), ort or None).feiertag(tag)
 
 
-def ist_werktag(tag: date, bundesland: str) -> bool:
-    """True unless ``tag`` is a Saturday, Sunday or public holiday in ``bundesland`` (§ 193 BGB)."""
-    return tag.weekday() < 5 and feiertag(tag, bundesland) is None
+def ist_werktag(tag: date, bundesland: str, ort: str | None = None) -> bool:
+    """True unless ``tag`` is a Saturday, Sunday or a holiday that certainly applies at the place (§ 193 BGB)."""
+    return Feiertagskalender(_bundesland(bundesland), ort or None).ist_werktag(tag)
 
 
-def _hinderungsgrund(tag: date, bundesland: str) -> str:
-    name = feiertag(tag, bundesland)
+def _hinderungsgrund(tag: date, kalender: Feiertagskalender) -> str:
+    name = kalender.feiertag(tag) or kalender.teilfeiertag(tag)
     if tag.weekday() >= 5:
         return f"{wochentag(tag)} ({name})" if name and name != wochentag(tag) else wochentag(tag)
-    return f"{name} (Feiertag in {BUNDESLAENDER[bundesland]})"
+    return f"{name} (Feiertag in {ortstext(kalender.bundesland, kalender.ort)})"
 
 
-def _bundesland(wert: str) -> str:
+def _bundesland(wert: str | None) -> str:
+    if wert is None or (isinstance(wert, str) and not wert.strip()):
+        raise FristError(FEHLER_KEIN_BUNDESLAND)
     code = wert.strip().upper() if isinstance(wert, str) else ""
     if code not in BUNDESLAENDER:
         raise FristError(FEHLER_BUNDESLAND.format(wert=wert, zulaessig=", ".join(sorted(BUNDESLAENDER))))
@@ -388,18 +410,45 @@ def _rechnerisches_ende(ereignis: date, dauer: int, einheit: Einheit, fristbegin
     )
 
 
-def _vorfrist(fristablauf: date, tage: int, *, arbeitstage: bool, bundesland: str) -> date:
+def _vorfrist(fristablauf: date, tage: int, *, arbeitstage: bool, kalender: Feiertagskalender) -> date:
+    # Uncertain partial holidays count as free here: that only moves the reminder earlier.
     if arbeitstage:
         tag, gezaehlt = fristablauf, 0
         while gezaehlt < tage:
             tag -= timedelta(days=1)
-            if ist_werktag(tag, bundesland):
+            if kalender.ist_werktag(tag, teilfeiertage_frei=True):
                 gezaehlt += 1
         return tag
     tag = fristablauf - timedelta(days=tage)
-    while not ist_werktag(tag, bundesland):
+    while not kalender.ist_werktag(tag, teilfeiertage_frei=True):
         tag -= timedelta(days=1)
     return tag
+
+
+def _naechster_werktag(tag: date, kalender: Feiertagskalender, *, teilfeiertage_frei: bool) -> date:
+    while not kalender.ist_werktag(tag, teilfeiertage_frei=teilfeiertage_frei):
+        tag += timedelta(days=1)
+    return tag
+
+
+def _teilfeiertag_warnung(kalender: Feiertagskalender, frueh: date, spaet: date) -> str:
+    tag = next(t for t in _tage(frueh, spaet) if kalender.teilfeiertag(t))
+    if kalender.ort:
+        ort_satz = f"Ob er in {kalender.ort} gilt, ist im Rechner nicht hinterlegt."
+    else:
+        ort_satz = "Der Ort des Gerichts ist nicht angegeben."
+    return WARNUNG_TEILFEIERTAG.format(
+        datum=format_datum(tag),
+        name=kalender.teilfeiertag(tag),
+        land=BUNDESLAENDER[kalender.bundesland],
+        ort_satz=ort_satz,
+        frueh=format_datum(frueh),
+        spaet=format_datum(spaet),
+    )
+
+
+def _tage(von: date, bis: date) -> list[date]:
+    return [von + timedelta(days=n) for n in range((bis - von).days + 1)]
 
 
 def berechne_frist(
@@ -407,7 +456,9 @@ def berechne_frist(
     ereignis_datum: date,
     dauer: int,
     einheit: Einheit | str,
-    bundesland: str = "NW",
+    bundesland: str | None,
+    ort: str | None = None,
+    ortsquelle: str | None = None,
     fristbeginn: Fristbeginn = "ereignis",
     vorfrist_tage: int | None = 7,
     vorfrist_arbeitstage: bool = False,
@@ -418,8 +469,10 @@ def berechne_frist(
     """Calculate the end of a period (Fristablauf) under §§ 187–193 BGB / § 222 ZPO.
 
     ``fristbeginn="ereignis"`` does not count the event day (§ 187 Abs. 1 BGB, e.g. Zustellung);
-    ``"tagesbeginn"`` counts it (§ 187 Abs. 2 BGB). An end on a Saturday, Sunday or holiday of
-    ``bundesland`` moves to the next working day. The Vorfrist lies ``vorfrist_tage`` calendar days
+    ``"tagesbeginn"`` counts it (§ 187 Abs. 2 BGB). An end on a Saturday, Sunday or holiday at the
+    court's place (``bundesland``, ``ort``; ``ortsquelle`` says where they come from) moves to the next
+    working day; a holiday kept only in parts of the Land whose application at ``ort`` is not known is
+    treated as a working day and reported in ``warnungen``. The Vorfrist lies ``vorfrist_tage`` calendar days
     (or working days with ``vorfrist_arbeitstage``) before the Fristablauf and is moved earlier off
     weekends and holidays; it is None when disabled or when it would fall before the event.
     ``rechtsgrundlage`` and ``bezeichnung`` name the period (the presets fill them).
@@ -432,6 +485,8 @@ def berechne_frist(
         raise FristError(FEHLER_DAUER.format(wert=dauer))
     einheit = _einheit(einheit)
     land = _bundesland(bundesland)
+    ort = ort.strip() if isinstance(ort, str) and ort.strip() else None
+    kalender = Feiertagskalender(land, ort)
     if fristbeginn not in ("ereignis", "tagesbeginn"):
         raise FristError(FEHLER_FRISTBEGINN.format(wert=fristbeginn))
     if vorfrist_tage is not None and (isinstance(vorfrist_tage, bool) or not isinstance(vorfrist_tage, int) or vorfrist_tage < 0):
@@ -439,13 +494,14 @@ def berechne_frist(
 
     try:
         ende, norm_ende, regel = _rechnerisches_ende(ereignis_datum, dauer, einheit, fristbeginn)
-        fristablauf = ende
-        hindernisse: list[str] = []
-        while not ist_werktag(fristablauf, land):
-            hindernisse.append(f"{fristablauf:%d.%m.%Y} {_hinderungsgrund(fristablauf, land)}")
-            fristablauf += timedelta(days=1)
+        fristablauf = _naechster_werktag(ende, kalender, teilfeiertage_frei=False)
+        spaetestens = _naechster_werktag(ende, kalender, teilfeiertage_frei=True)
+        hindernisse = [f"{tag:%d.%m.%Y} {_hinderungsgrund(tag, kalender)}" for tag in _tage(ende, fristablauf)[:-1]]
     except (OverflowError, ValueError):
         raise FristError(FEHLER_ZU_LANG) from None
+    warnungen: list[str] = []
+    if spaetestens != fristablauf:
+        warnungen.append(_teilfeiertag_warnung(kalender, fristablauf, spaetestens))
 
     if fristbeginn == "ereignis":
         beginn = ereignis_datum + timedelta(days=1)
@@ -457,17 +513,20 @@ def berechne_frist(
         beginn = ereignis_datum
         schritte = [f"Die Frist beginnt mit dem {format_datum(beginn)}; dieser Tag wird mitgerechnet (§ 187 Abs. 2 BGB)."]
     schritte.append(f"Dauer: {_dauer_text(dauer, einheit)}. {regel}")
+    ortsquelle_text = f" ({ortsquelle})" if ortsquelle else ""
+    schritte.append(f"Feiertage nach dem Gerichtsort: {ortstext(land, ort)}{ortsquelle_text}.")
 
     verschiebungsgrund: str | None = None
     if hindernisse:
         verschiebungsgrund = (
-            f"Das rechnerische Fristende ({format_datum(ende)}) ist kein Werktag in {BUNDESLAENDER[land]}: "
+            f"Das rechnerische Fristende ({format_datum(ende)}) ist kein Werktag in {ortstext(land, ort)}: "
             f"{'; '.join(hindernisse)}. Die Frist endet daher mit Ablauf des nächsten Werktags, "
             f"{format_datum(fristablauf)} ({NORM_VERSCHIEBUNG})."
         )
         schritte.append(verschiebungsgrund)
-    else:
-        schritte.append(f"Das Fristende ist ein Werktag in {BUNDESLAENDER[land]}; keine Verschiebung nach {NORM_VERSCHIEBUNG}.")
+    elif not warnungen:
+        schritte.append(f"Das Fristende ist ein Werktag in {ortstext(land, ort)}; keine Verschiebung nach {NORM_VERSCHIEBUNG}.")
+    schritte.extend(warnungen)
     schritte.append(f"Fristablauf: {format_datum(fristablauf)}, 24:00 Uhr.")
 
     if notfrist:
@@ -478,7 +537,7 @@ def berechne_frist(
 
     vorfrist: date | None = None
     if vorfrist_tage:
-        kandidat = _vorfrist(fristablauf, vorfrist_tage, arbeitstage=vorfrist_arbeitstage, bundesland=land)
+        kandidat = _vorfrist(fristablauf, vorfrist_tage, arbeitstage=vorfrist_arbeitstage, kalender=kalender)
         art = "Arbeitstage" if vorfrist_arbeitstage else "Tage"
         if kandidat < ereignis_datum:
             schritte.append(f"Vorfrist ({vorfrist_tage} {art}) entfällt, da sie vor dem Ereignistag läge.")
@@ -509,14 +568,20 @@ def berechne_frist(
         bundesland=land,
         erlaeuterung="\n".join(schritte),
         bezeichnung=bezeichnung,
+        ort=ort,
+        ortsquelle=ortsquelle,
+        warnungen=tuple(warnungen),
+        fristablauf_bei_teilfeiertag=spaetestens if spaetestens != fristablauf else None,
     )
 
 
 def berechne_preset(
     preset_key: str,
     ereignis_datum: date,
-    bundesland: str = "NW",
+    bundesland: str | None,
     *,
+    ort: str | None = None,
+    ortsquelle: str | None = None,
     vorfrist_tage: int | None = 7,
     vorfrist_arbeitstage: bool = False,
 ) -> FristErgebnis:
@@ -532,6 +597,8 @@ def berechne_preset(
         dauer=preset.dauer,
         einheit=preset.einheit,
         bundesland=bundesland,
+        ort=ort,
+        ortsquelle=ortsquelle,
         vorfrist_tage=vorfrist_tage,
         vorfrist_arbeitstage=vorfrist_arbeitstage,
         notfrist=preset.notfrist,

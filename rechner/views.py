@@ -8,6 +8,8 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from akten.fristen_rules import QUELLE_ANGABE, FristOrt, frist_ort
+
 from . import fristen, gkg, rvg
 from .forms import FristForm, GkgForm, RvgForm
 
@@ -60,12 +62,20 @@ def fristenrechner(request: HttpRequest) -> HttpResponse:
     ergebnis = None
     if form.is_bound and form.is_valid():
         daten = form.cleaned_data
+        if daten["bundesland"]:
+            ort: FristOrt | None = FristOrt(daten["bundesland"], daten["ort"] or None, QUELLE_ANGABE)
+        else:
+            ort = frist_ort(akte=None)
         try:
+            if ort is None:
+                raise fristen.FristError(fristen.FEHLER_KEIN_BUNDESLAND)
             if daten["vorlage"]:
                 ergebnis = fristen.berechne_preset(
                     daten["vorlage"],
                     daten["ereignisdatum"],
-                    daten["bundesland"],
+                    ort.bundesland,
+                    ort=ort.ort,
+                    ortsquelle=ort.quelle,
                     vorfrist_tage=daten["vorfrist"],
                     vorfrist_arbeitstage=daten["vorfrist_arbeitstage"],
                 )
@@ -74,7 +84,9 @@ def fristenrechner(request: HttpRequest) -> HttpResponse:
                     ereignis_datum=daten["ereignisdatum"],
                     dauer=daten["dauer"],
                     einheit=daten["einheit"],
-                    bundesland=daten["bundesland"],
+                    bundesland=ort.bundesland,
+                    ort=ort.ort,
+                    ortsquelle=ort.quelle,
                     fristbeginn=daten["fristbeginn"],
                     vorfrist_tage=daten["vorfrist"],
                     vorfrist_arbeitstage=daten["vorfrist_arbeitstage"],

@@ -7,12 +7,19 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
+from akten.fristen_rules import QUELLE_ANGABE, FristOrt, frist_ort
+from akten.models import Akte
 from rechner import fristen
 from rechner.tabellen import wochentag
 
 from .common import Params, ToolError, iso
 
 ERR_ART = "Gib entweder 'vorlage' oder 'dauer' und 'einheit' an (nicht beides, nicht nichts)."
+ERR_ORT_OHNE_LAND = "Zu 'ort' fehlt 'bundesland'. Gib beides an oder lass beides weg, damit das Gericht der Akte gilt."
+ERR_ANDERES_GERICHT = (
+    "Das Gericht der Akte {aktenzeichen} liegt in {gericht}; angegeben ist {angabe}. Lass 'bundesland' und 'ort' weg, "
+    "damit die Feiertage am Gerichtsort gelten, oder korrigiere das Gericht in der Akte."
+)
 
 if TYPE_CHECKING:
     Vorlage = str
@@ -31,8 +38,19 @@ class FristBerechnung(Params):
     dauer: Annotated[int | None, Field(ge=1, le=1200, description="Length of a custom period.")] = None
     einheit: Literal["tage", "wochen", "monate", "jahre"] | None = None
     bundesland: Annotated[
-        Bundesland, Field(description="State whose public holidays count (for court deadlines: the court's seat).")
-    ] = "NW"
+        Bundesland | None,
+        Field(
+            description="State of the court whose holidays count. Omit it to use the court entered in the Akte "
+            "(or, if the Akte names no court, the Kanzlei's seat); if neither is known you get an error asking for it."
+        ),
+    ] = None
+    ort: Annotated[
+        str | None,
+        Field(
+            max_length=100,
+            description="Municipality of the court (e.g. 'München'); decides holidays kept only in parts of a state.",
+        ),
+    ] = None
     fristbeginn: Annotated[
         Literal["ereignis", "tagesbeginn"],
         Field(description="'ereignis': event day not counted (§ 187 Abs. 1 BGB, e.g. Zustellung); 'tagesbeginn': counted."),
@@ -51,14 +69,41 @@ class FristBerechnung(Params):
         return self
 
 
-def fristenrechner(ereignis_datum: datetime.date, berechnung: FristBerechnung) -> fristen.FristErgebnis:
-    """Run rechner.fristen for the parameters; FristError becomes a ToolError with its German text."""
+def frist_ort_fuer(berechnung: FristBerechnung, akte: Akte | None) -> FristOrt:
+    """The place whose holidays count: the explicit bundesland/ort, else the Akte's court, else the
+    Kanzlei's seat. An explicit place that contradicts the Akte's court is refused (ToolError)."""
+    if berechnung.ort and not berechnung.bundesland:
+        raise ToolError(ERR_ORT_OHNE_LAND)
+    gespeichert = frist_ort(akte=akte)
+    if berechnung.bundesland is None:
+        if gespeichert is None:
+            raise ToolError(fristen.FEHLER_KEIN_BUNDESLAND)
+        return gespeichert
+    angabe = FristOrt(berechnung.bundesland, berechnung.ort or None, QUELLE_ANGABE)
+    if akte is not None and akte.gericht_bundesland:
+        ort_passt = not angabe.ort or not akte.gericht_ort or angabe.ort.casefold() == akte.gericht_ort.casefold()
+        if angabe.bundesland != akte.gericht_bundesland or not ort_passt:
+            raise ToolError(
+                ERR_ANDERES_GERICHT.format(
+                    aktenzeichen=akte.aktenzeichen,
+                    gericht=fristen.ortstext(akte.gericht_bundesland, akte.gericht_ort or None),
+                    angabe=fristen.ortstext(angabe.bundesland, angabe.ort),
+                )
+            )
+        return FristOrt(akte.gericht_bundesland, angabe.ort or akte.gericht_ort or None, angabe.quelle)
+    return angabe
+
+
+def fristenrechner(ereignis_datum: datetime.date, berechnung: FristBerechnung, ort: FristOrt) -> fristen.FristErgebnis:
+    """Run rechner.fristen for the parameters at ``ort``; FristError becomes a ToolError with its German text."""
     try:
         if berechnung.vorlage is not None:
             return fristen.berechne_preset(
                 berechnung.vorlage,
                 ereignis_datum,
-                berechnung.bundesland,
+                ort.bundesland,
+                ort=ort.ort,
+                ortsquelle=ort.quelle,
                 vorfrist_tage=berechnung.vorfrist_tage,
                 vorfrist_arbeitstage=berechnung.vorfrist_arbeitstage,
             )
@@ -68,7 +113,9 @@ def fristenrechner(ereignis_datum: datetime.date, berechnung: FristBerechnung) -
             ereignis_datum=ereignis_datum,
             dauer=berechnung.dauer,
             einheit=berechnung.einheit,
-            bundesland=berechnung.bundesland,
+            bundesland=ort.bundesland,
+            ort=ort.ort,
+            ortsquelle=ort.quelle,
             fristbeginn=berechnung.fristbeginn,
             vorfrist_tage=berechnung.vorfrist_tage,
             vorfrist_arbeitstage=berechnung.vorfrist_arbeitstage,
@@ -92,5 +139,9 @@ def ergebnis_data(ergebnis: fristen.FristErgebnis) -> dict[str, Any]:
         "notfrist": ergebnis.notfrist,
         "rechtsgrundlage": ergebnis.rechtsgrundlage,
         "bundesland": fristen.BUNDESLAENDER[ergebnis.bundesland],
+        "ort": ergebnis.ort,
+        "feiertage_nach": ergebnis.ortsangabe,
+        "warnungen": list(ergebnis.warnungen),
+        "fristablauf_bei_teilfeiertag": iso(ergebnis.fristablauf_bei_teilfeiertag),
         "erlaeuterung": ergebnis.erlaeuterung,
     }

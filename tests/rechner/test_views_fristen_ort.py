@@ -1,0 +1,65 @@
+"""Fristenrechner page: the court's place, no silent NW, partial holidays (issue 12, defects 1, 2, 8)."""
+
+from html import unescape
+
+import pytest
+
+from akten.models import KanzleiProfil
+from tests.factories import UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def angemeldet(client):
+    client.force_login(UserFactory())
+    return client
+
+
+def seite(client, params: dict[str, str]) -> str:
+    antwort = client.get("/rechner/fristen/", params)
+    assert antwort.status_code == 200
+    return unescape(antwort.content.decode())
+
+
+ZWEI_WOCHEN = {"dauer": "2", "einheit": "wochen", "ereignisdatum": "2025-06-05"}
+
+
+def test_ohne_bundesland_und_ohne_kanzleisitz_fragt_die_seite_nach(angemeldet) -> None:
+    html = seite(angemeldet, ZWEI_WOCHEN)
+    assert "fehlt das Bundesland des Gerichts" in html
+    assert 'id="ergebnis-h"' not in html
+
+
+def test_berlin_endet_einen_tag_frueher_als_nrw(angemeldet) -> None:
+    html = seite(angemeldet, {**ZWEI_WOCHEN, "bundesland": "BE", "ort": "Berlin"})
+    assert "Fristablauf Donnerstag, 19.06.2025" in html
+    assert "Berlin (Berlin); Quelle: Angabe" in html
+
+
+def test_ohne_angabe_gilt_der_kanzleisitz_und_wird_genannt(angemeldet) -> None:
+    KanzleiProfil(name="Kanzlei", sitz_ort="Köln", sitz_bundesland="NW").save()
+    html = seite(angemeldet, ZWEI_WOCHEN)
+    assert "Fristablauf Freitag, 20.06.2025" in html
+    assert "Köln (Nordrhein-Westfalen); Quelle: Kanzleisitz" in html
+
+
+def test_muenchen_mariae_himmelfahrt(angemeldet) -> None:
+    params = {"dauer": "2", "einheit": "wochen", "ereignisdatum": "2025-08-01", "bundesland": "BY"}
+    muenchen = seite(angemeldet, {**params, "ort": "München"})
+    assert "Fristablauf Montag, 18.08.2025" in muenchen
+    ohne_ort = seite(angemeldet, params)
+    assert "Fristablauf Freitag, 15.08.2025" in ohne_ort
+    assert "Mariä Himmelfahrt – ein Feiertag nur in Teilen von Bayern" in ohne_ort
+    assert "keine Verschiebung" not in ohne_ort and "keine – das rechnerische Fristende" not in ohne_ort
+
+
+def test_ort_ohne_bundesland(angemeldet) -> None:
+    html = seite(angemeldet, {**ZWEI_WOCHEN, "ort": "München"})
+    assert "Bitte wähle zum Ort auch das Bundesland des Gerichts." in html
+
+
+def test_ungueltige_einheit_nur_mit_passender_meldung(angemeldet) -> None:
+    html = seite(angemeldet, {**ZWEI_WOCHEN, "einheit": "quartale", "bundesland": "NW"})
+    assert "Bitte wähle einen der angebotenen Einträge aus." in html
+    assert "Bitte wähle eine Fristvorlage oder gib Dauer und Einheit der Frist an." not in html
