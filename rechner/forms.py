@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from decimal import Decimal
 from typing import Any
 
@@ -12,6 +11,7 @@ from django.utils import timezone
 from rechner import gkg
 from rechner.fristen import BUNDESLAENDER, PRESETS, Einheit, FristPreset
 from rechner.rvg import VV, PositionRequest
+from rechner.zahlen import ZahlFehler, parse_zahl
 
 FEHLER_PFLICHT = "Bitte fülle dieses Feld aus."
 FEHLER_ZAHL = "Bitte gib eine Zahl ein, z. B. 5.000,00 oder 5000."
@@ -23,27 +23,6 @@ FEHLER_DATUM = "Bitte gib ein gültiges Datum ein, z. B. 01.07.2025."
 FEHLER_AUSWAHL = "Bitte wähle einen der angebotenen Einträge aus."
 FEHLER_MANUELL = "Bitte wähle eine Fristvorlage oder gib Dauer und Einheit der Frist an."
 FEHLER_ORT_OHNE_LAND = "Bitte wähle zum Ort auch das Bundesland des Gerichts."
-
-# German input with thousands dots and a decimal comma ("5.000,00"), plain digits ("5000") or a
-# decimal point without grouping ("1.3"). Exponents are refused so a value cannot explode in size.
-_DEUTSCH = re.compile(r"-?\d{1,3}(\.\d{3})+(,\d+)?")
-_KOMMA = re.compile(r"-?\d+(,\d+)?")
-_PUNKT = re.compile(r"-?\d+(\.\d+)?")
-
-
-def parse_german_decimal(text: str) -> Decimal | None:
-    """``"5.000,00"`` → ``Decimal("5000.00")``, ``"1,3"`` / ``"1.3"`` → ``Decimal("1.3")``; None if not a number.
-
-    A dot followed by exactly three digits is a thousands separator ("5.000" is five thousand).
-    """
-    kompakt = re.sub(r"[\s\u00a0\u202f€]", "", text)
-    if _DEUTSCH.fullmatch(kompakt):
-        return Decimal(kompakt.replace(".", "").replace(",", "."))
-    if _KOMMA.fullmatch(kompakt):
-        return Decimal(kompakt.replace(",", "."))
-    if _PUNKT.fullmatch(kompakt):
-        return Decimal(kompakt)
-    return None
 
 
 def _deutsch(zahl: Decimal) -> str:
@@ -67,10 +46,11 @@ class GermanDecimalField(forms.Field):
     def to_python(self, value: Any) -> Decimal | None:
         if value in self.empty_values:
             return None
-        zahl = parse_german_decimal(str(value))
-        if zahl is None:
-            raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
-        return zahl
+        try:
+            return parse_zahl(str(value), feld=str(self.label))
+        except ZahlFehler as fehler:
+            meldung = self.error_messages["invalid"] if fehler.code == "keine_zahl" else str(fehler)
+            raise forms.ValidationError(meldung, code="invalid") from None
 
     def validate(self, value: Any) -> None:
         super().validate(value)
@@ -142,10 +122,15 @@ class RvgForm(forms.Form):
         max_value=Decimal(10),
         initial="1,3",
         required=False,
-        help_text="Rahmen 0,5 bis 2,5; ohne Angabe 1,3.",
+        help_text="Rahmen 0,5 bis 2,5; ohne Angabe 1,3 (Inkasso unbestritten: 0,9).",
     )
     umfangreich_oder_schwierig = forms.BooleanField(
         label="Tätigkeit umfangreich oder schwierig (Satz über 1,3, Anm. zu Nr. 2300 VV RVG)", required=False
+    )
+    inkasso_unbestritten = forms.BooleanField(
+        label="Inkasso einer unbestrittenen Forderung (höchstens 0,9; bis 50 € Wert 1,0-Gebühr nach § 13 Abs. 2 RVG)",
+        required=False,
+        help_text="Über 0,9 nur, wenn besonders umfangreich oder schwierig (Anm. Abs. 2 zu Nr. 2300 VV RVG).",
     )
     mahnverfahren = _auswahl(
         label="Mahnverfahren",
@@ -158,7 +143,12 @@ class RvgForm(forms.Form):
     vv_3202 = forms.BooleanField(label=_vv_label("3202"), required=False)
     einigung = _auswahl(
         label="Einigungsgebühr",
-        choices=[("", "keine Einigung"), ("1000", f"{_vv_label('1000')} (1,5)"), ("1003", f"{_vv_label('1003')} (1,0)")],
+        choices=[
+            ("", "keine Einigung"),
+            ("1000", f"{_vv_label('1000')} (1,5)"),
+            ("1003", f"{_vv_label('1003')} (1,0)"),
+            ("1004", f"{_vv_label('1004')} (1,3)"),
+        ],
         required=False,
     )
     anrechnung = forms.BooleanField(
@@ -174,6 +164,21 @@ class RvgForm(forms.Form):
     )
     pkh = forms.BooleanField(label="Prozess- oder Verfahrenskostenhilfe (§ 49 RVG)", required=False)
 
+    # Marks a submission of the page's form: without it (a bookmarked or hand-written URL) the
+    # checkboxes that are ticked by default keep their default instead of silently turning off.
+    gesendet = forms.CharField(widget=forms.HiddenInput, required=False, initial="1")
+
+    @classmethod
+    def aus_anfrage(cls, daten: Any) -> RvgForm:
+        if not daten:
+            return cls(None)
+        daten = daten.copy()
+        if not daten.get("gesendet"):
+            for name, feld in cls.base_fields.items():
+                if isinstance(feld, forms.BooleanField) and feld.initial and name not in daten:
+                    daten[name] = "on"
+        return cls(daten)
+
     def clean_auftragsdatum(self) -> Any:
         return _heute_wenn_leer(self.cleaned_data.get("auftragsdatum"))
 
@@ -187,7 +192,12 @@ class RvgForm(forms.Form):
         positionen: list[PositionRequest] = []
         if daten["vv_2300"]:
             positionen.append(
-                PositionRequest("2300", rate=daten["satz_2300"], umfangreich_oder_schwierig=daten["umfangreich_oder_schwierig"])
+                PositionRequest(
+                    "2300",
+                    rate=daten["satz_2300"],
+                    umfangreich_oder_schwierig=daten["umfangreich_oder_schwierig"],
+                    inkasso_unbestritten=daten["inkasso_unbestritten"],
+                )
             )
         if daten["mahnverfahren"]:
             positionen.append(PositionRequest(daten["mahnverfahren"]))

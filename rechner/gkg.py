@@ -26,6 +26,7 @@ FEHLER_DATUM = "Für Verfahren, die vor dem 01.01.2021 anhängig wurden, ist kei
 FEHLER_WERT = "Der Streitwert muss größer als 0 Euro sein (angegeben: {wert})."
 FEHLER_SATZ = "Der Gebührensatz muss größer als 0 sein (angegeben: {satz})."
 FEHLER_UNBEKANNT = "Nr. {kv} KV GKG ist im Rechner nicht hinterlegt. Verfügbar sind die Nrn. {verfuegbar}."
+HINWEIS_HOECHSTWERT = "Der Streitwert {wert} übersteigt den Höchstwert; gerechnet wird mit 30.000.000,00 € (§ 39 Abs. 2 GKG)."
 
 
 class GkgError(ValueError):
@@ -106,6 +107,7 @@ class KvPosition:
     value: Decimal
     amount: Decimal
     version: str
+    hinweis: str | None = None
 
 
 def version_for(anhaengig_seit: date) -> GkgVersion:
@@ -167,4 +169,7 @@ def kv_gebuehr(kv: str, streitwert: Decimal, *, on: date) -> KvPosition:
     mindestbetrag = version.mindestbetraege.get(kv)
     if mindestbetrag is not None:
         betrag = max(betrag, mindestbetrag)
-    return KvPosition(kv=kv, label=nummer.label, rate=nummer.rate, value=wert, amount=betrag, version=version.key)
+    hinweis = HINWEIS_HOECHSTWERT.format(wert=format_euro(wert)) if wert > version.tabelle.hoechstwert else None
+    return KvPosition(
+        kv=kv, label=nummer.label, rate=nummer.rate, value=wert, amount=betrag, version=version.key, hinweis=hinweis
+    )

@@ -29,6 +29,7 @@ from rechner.tabellen import (
     als_decimal,
     format_datum,
     format_euro,
+    format_satz,
     format_zahl,
     runde_cent,
     satzgebuehr,
@@ -57,6 +58,32 @@ FEHLER_AUFTRAGGEBER = "Die Zahl der Auftraggeber muss mindestens 1 sein (angegeb
 FEHLER_KM = "Die gefahrenen Kilometer dürfen nicht negativ sein (angegeben: {km})."
 FEHLER_STUNDEN = "Die Abwesenheitsdauer muss größer als 0 Stunden sein (angegeben: {stunden})."
 FEHLER_UST = "Der Umsatzsteuersatz muss zwischen 0 und 1 liegen, z. B. 0.19 (angegeben: {satz})."
+FEHLER_SCHWELLE_INKASSO = (
+    "Bei einer Inkassodienstleistung über eine unbestrittene Forderung kann eine Geschäftsgebühr von mehr als 0,9 "
+    "nur gefordert werden, wenn sie besonders umfangreich oder besonders schwierig war (Anm. Abs. 2 zu Nr. 2300 VV "
+    "RVG). Bitte bestätige das oder wähle einen Satz bis 0,9."
+)
+FEHLER_INKASSO_NUR_2300 = (
+    "Die Inkasso-Regeln (Anm. Abs. 2 zu Nr. 2300, § 13 Abs. 2 RVG) gelten nur für Nr. 2300, nicht für Nr. {vv}."
+)
+FEHLER_INKASSO_DATUM = (
+    "Die Inkasso-Regeln (Anm. Abs. 2 zu Nr. 2300, § 13 Abs. 2 RVG) gelten für Aufträge ab dem 01.10.2021 "
+    "(Auftragsdatum: {datum})."
+)
+FEHLER_EINIGUNG_BERUFUNG = (
+    "Ist über den Gegenstand ein Berufungs- oder Revisionsverfahren anhängig, beträgt die Einigungsgebühr 1,3 "
+    "(Nr. 1004 VV RVG), nicht 1,0 (Nr. 1003). Bitte wähle Nr. 1004."
+)
+FEHLER_EINIGUNG_ERSTE_INSTANZ = (
+    "Nr. 1004 VV RVG (1,3) gilt nur, wenn über den Gegenstand ein Berufungs- oder Revisionsverfahren anhängig ist; "
+    "im ersten Rechtszug und im Mahnverfahren beträgt die Einigungsgebühr 1,0 (Nr. 1003)."
+)
+HINWEIS_HOECHSTWERT = (
+    "Der Gegenstandswert {wert} übersteigt den Höchstwert; gerechnet wird mit 30.000.000,00 € (§ 22 Abs. 2 Satz 1 RVG)."
+)
+HINWEIS_INKASSO_50 = "Inkasso, unbestrittene Forderung, Wert bis 50 €: die 1,0-Gebühr beträgt {betrag} (§ 13 Abs. 2 RVG)."
+INKASSO_AB = date(2021, 10, 1)
+
 FEHLER_ANRECHNUNG_ZIEL = (
     "Die Geschäftsgebühr kann nur auf eine Verfahrensgebühr des gerichtlichen Verfahrens angerechnet werden "
     "(Nr. 3100, 3305 oder 3307 VV RVG); keine dieser Positionen ist angegeben."
@@ -88,6 +115,7 @@ _ANGELEGENHEIT_LABELS = {
 }
 # Court Angelegenheiten in procedural order: an Einigung belongs to the most advanced one.
 _GERICHTLICH = (Angelegenheit.MAHNVERFAHREN, Angelegenheit.ERSTER_RECHTSZUG, Angelegenheit.BERUFUNG)
+_RECHTSMITTEL = (Angelegenheit.BERUFUNG,)
 
 
 @dataclass(frozen=True)
@@ -109,6 +137,9 @@ class PkhTabelle:
         return self.hoechstgebuehr
 
 
+INKASSO_GRENZE = Decimal(50)  # § 13 Abs. 2 RVG
+
+
 def _pkh_zeilen(*zeilen: tuple[int, str]) -> tuple[tuple[Decimal, Decimal], ...]:
     return tuple((Decimal(bis), Decimal(gebuehr)) for bis, gebuehr in zeilen)
 
@@ -126,17 +157,20 @@ class RvgVersion:
     abwesenheitsgeld: tuple[Decimal, Decimal, Decimal]  # up to 4 h, more than 4 up to 8 h, more than 8 h
     pauschale_anteil: Decimal
     pauschale_hoechstbetrag: Decimal
+    inkasso_bis_50: Decimal  # § 13 Abs. 2 RVG: 1.0 fee of an undisputed Inkasso claim up to 50 EUR
 
-    def einfache_gebuehr(self, wert: Decimal, *, pkh: bool = False) -> Decimal:
+    def einfache_gebuehr(self, wert: Decimal, *, pkh: bool = False, inkasso: bool = False) -> Decimal:
+        if inkasso and wert <= INKASSO_GRENZE:
+            return self.inkasso_bis_50
         if pkh:
             pkh_gebuehr = self.pkh.einfache_gebuehr(wert)
             if pkh_gebuehr is not None:
                 return pkh_gebuehr
         return self.tabelle.einfache_gebuehr(wert)
 
-    def gebuehr(self, wert: Decimal, satz: Decimal, *, pkh: bool = False) -> Decimal:
+    def gebuehr(self, wert: Decimal, satz: Decimal, *, pkh: bool = False, inkasso: bool = False) -> Decimal:
         """``satz`` times the 1.0 fee, rounded to cents, at least the minimum fee of § 13 Abs. 3 RVG."""
-        return satzgebuehr(self.einfache_gebuehr(wert, pkh=pkh), satz, self.tabelle.mindestgebuehr)
+        return satzgebuehr(self.einfache_gebuehr(wert, pkh=pkh, inkasso=inkasso), satz, self.tabelle.mindestgebuehr)
 
     def tabellenname(self, wert: Decimal, *, pkh: bool) -> str:
         if pkh and wert > self.pkh.ab_wert:
@@ -182,6 +216,7 @@ RVG_2021 = RvgVersion(
     abwesenheitsgeld=(Decimal("30.00"), Decimal("50.00"), Decimal("80.00")),
     pauschale_anteil=Decimal("0.20"),
     pauschale_hoechstbetrag=Decimal("20.00"),
+    inkasso_bis_50=Decimal("30.00"),
 )
 
 RVG_2025 = RvgVersion(
@@ -224,6 +259,7 @@ RVG_2025 = RvgVersion(
     abwesenheitsgeld=(Decimal("30.00"), Decimal("50.00"), Decimal("80.00")),
     pauschale_anteil=Decimal("0.20"),
     pauschale_hoechstbetrag=Decimal("20.00"),
+    inkasso_bis_50=Decimal("31.50"),
 )
 
 VERSIONS = (RVG_2021, RVG_2025)
@@ -263,6 +299,7 @@ VV: dict[str, VvNummer] = {
     for nummer in (
         _fest("1000", "Einigungsgebühr", "1.5", None),
         _fest("1003", "Einigungsgebühr (gerichtliches Verfahren anhängig)", "1.0", None),
+        _fest("1004", "Einigungsgebühr (Berufungs- oder Revisionsverfahren anhängig)", "1.3", None),
         VvNummer(
             "2300",
             "Geschäftsgebühr",
@@ -293,6 +330,7 @@ VV: dict[str, VvNummer] = {
 ERHOEHUNG_JE_AUFTRAGGEBER = Decimal("0.3")  # Nr. 1008 VV RVG
 ERHOEHUNG_HOECHSTENS = Decimal("2.0")  # Anm. Abs. 3 zu Nr. 1008 VV RVG
 ANRECHNUNG_HOECHSTENS = Decimal("0.75")  # Vorbem. 3 Abs. 4 Satz 1 VV RVG
+INKASSO_SCHWELLE = Decimal("0.9")  # Anm. Abs. 2 zu Nr. 2300 VV RVG
 UST_REGELSATZ = Decimal("0.19")  # § 12 Abs. 1 UStG, Nr. 7008 VV RVG
 
 # Anrechnung targets in procedural order: the Geschäftsgebühr is credited against the first
@@ -314,6 +352,7 @@ class PositionRequest:
     value: Decimal | None = None
     umfangreich_oder_schwierig: bool = False
     angelegenheit: Angelegenheit | None = None
+    inkasso_unbestritten: bool = False  # Nr. 2300 only: Anm. Abs. 2 zu Nr. 2300, § 13 Abs. 2 RVG
 
 
 @dataclass(frozen=True)
@@ -361,6 +400,7 @@ class Calculation:
     ust_rate: Decimal
     ust: Decimal
     gross: Decimal
+    hinweise: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, eq=False)
@@ -411,19 +451,24 @@ def gebuehr(value: Decimal, rate: Decimal, *, on: date, pkh: bool = False) -> De
     return version_for(on).gebuehr(_wert(value), _satz(rate), pkh=pkh)
 
 
-def validate_rate(vv: str, rate: Decimal | None = None, *, umfangreich_oder_schwierig: bool = False) -> Decimal:
+def validate_rate(
+    vv: str, rate: Decimal | None = None, *, umfangreich_oder_schwierig: bool = False, inkasso_unbestritten: bool = False
+) -> Decimal:
     """The rate to use for Nr. ``vv``: the usual rate if none is given, else the checked rate.
 
     Raises RvgError for unknown numbers, out-of-frame rates and a Geschäftsgebühr above 1.3 that
-    is not marked as umfangreich oder schwierig.
+    is not marked as umfangreich oder schwierig (above 0.9 for an undisputed Inkasso claim, which
+    must then be besonders umfangreich oder schwierig).
     """
     if vv == "1008":
         raise RvgError(FEHLER_1008)
     nummer = VV.get(vv)
     if nummer is None:
         raise RvgError(FEHLER_UNBEKANNT.format(vv=vv, verfuegbar=", ".join(VV)))
+    if inkasso_unbestritten and vv != "2300":
+        raise RvgError(FEHLER_INKASSO_NUR_2300.format(vv=vv))
     if rate is None:
-        return nummer.regelsatz
+        return INKASSO_SCHWELLE if inkasso_unbestritten else nummer.regelsatz
     satz = _satz(rate)
     if nummer.satz_von == nummer.satz_bis and satz != nummer.satz_von:
         raise RvgError(
@@ -441,6 +486,8 @@ def validate_rate(vv: str, rate: Decimal | None = None, *, umfangreich_oder_schw
                 bis=format_zahl(nummer.satz_bis),
             )
         )
+    if inkasso_unbestritten and satz > INKASSO_SCHWELLE and not umfangreich_oder_schwierig:
+        raise RvgError(FEHLER_SCHWELLE_INKASSO)
     if nummer.schwelle is not None and satz > nummer.schwelle and not umfangreich_oder_schwierig:
         raise RvgError(FEHLER_SCHWELLE.format(schwelle=format_zahl(nummer.schwelle)))
     return satz
@@ -465,6 +512,14 @@ def _angelegenheit(request: PositionRequest, nummer: VvNummer, requests: Sequenc
     if gerichtlich:
         return gerichtlich[-1]
     return Angelegenheit.AUSSERGERICHTLICH if nummer.vv == "1000" else Angelegenheit.ERSTER_RECHTSZUG
+
+
+def _einigung_pruefen(vv: str, angelegenheit: Angelegenheit) -> None:
+    """Nr. 1003 (1.0) and Nr. 1004 (1.3) depend on the instance in which the matter is pending."""
+    if vv == "1003" and angelegenheit in _RECHTSMITTEL:
+        raise RvgError(FEHLER_EINIGUNG_BERUFUNG)
+    if vv == "1004" and angelegenheit not in _RECHTSMITTEL:
+        raise RvgError(FEHLER_EINIGUNG_ERSTE_INSTANZ)
 
 
 def _abwesenheitsgeld(version: RvgVersion, stunden: Decimal) -> Decimal:
@@ -515,17 +570,33 @@ def calculate(
 
     zeilen: list[Position] = []
     gebuehren: list[_Gebuehr] = []
+    hinweise: list[str] = []
     for request in positions:
-        satz = validate_rate(request.vv, request.rate, umfangreich_oder_schwierig=request.umfangreich_oder_schwierig)
+        satz = validate_rate(
+            request.vv,
+            request.rate,
+            umfangreich_oder_schwierig=request.umfangreich_oder_schwierig,
+            inkasso_unbestritten=request.inkasso_unbestritten,
+        )
         nummer = VV[request.vv]
         positionswert = wert if request.value is None else _wert(request.value)
         angelegenheit = _angelegenheit(request, nummer, positions)
-        betrag = version.gebuehr(positionswert, satz, pkh=pkh)
+        _einigung_pruefen(nummer.vv, angelegenheit)
+        inkasso = request.inkasso_unbestritten
+        if inkasso and auftragsdatum < INKASSO_AB:
+            raise RvgError(FEHLER_INKASSO_DATUM.format(datum=f"{auftragsdatum:%d.%m.%Y}"))
+        if inkasso and positionswert <= INKASSO_GRENZE:
+            hinweise.append(HINWEIS_INKASSO_50.format(betrag=format_euro(version.inkasso_bis_50)))
+        if positionswert > version.tabelle.hoechstwert:
+            hinweis = HINWEIS_HOECHSTWERT.format(wert=format_euro(positionswert))
+            if hinweis not in hinweise:
+                hinweise.append(hinweis)
+        betrag = version.gebuehr(positionswert, satz, pkh=pkh, inkasso=inkasso)
         zeilen.append(Position(nummer.vv, nummer.label, betrag, satz, positionswert, angelegenheit))
         gesamtsatz, gesamtbetrag = satz, betrag
         if nummer.erhoehungsfaehig and zuschlag > 0:
             gesamtsatz = satz + zuschlag
-            gesamtbetrag = version.gebuehr(positionswert, gesamtsatz, pkh=pkh)
+            gesamtbetrag = version.gebuehr(positionswert, gesamtsatz, pkh=pkh, inkasso=inkasso)
             weitere = auftraggeber - 1
             zeilen.append(
                 Position(
@@ -565,6 +636,7 @@ def calculate(
         ust_rate=ust_satz,
         ust=ust,
         gross=netto + ust,
+        hinweise=tuple(hinweise),
     )
 
 
@@ -668,7 +740,7 @@ def describe(calculation: Calculation) -> str:
     """A plain German fee note for display and for the assistant."""
     zeilen = [f"Kostenberechnung nach {calculation.version_label}, Tabelle: {calculation.table}"]
     for position in (*calculation.positions, *calculation.anrechnungen, *calculation.auslagen):
-        satz = f"{format_zahl(position.rate)} " if position.rate is not None else ""
+        satz = f"{format_satz(position.rate)} " if position.rate is not None else ""
         wert = f" (Wert {format_euro(position.value)})" if position.value is not None else ""
         kennung = f"Nr. {position.vv}" if position.vv[0].isdigit() else position.vv
         zeilen.append(f"{kennung}: {satz}{position.label}{wert}: {format_euro(position.amount)}")
@@ -676,4 +748,5 @@ def describe(calculation: Calculation) -> str:
     zeilen.append(f"Umsatzsteuer {format_zahl(calculation.ust_rate * 100)} % (Nr. 7008): {format_euro(calculation.ust)}")
     zeilen.append(f"Gesamtbetrag: {format_euro(calculation.gross)}")
     zeilen.append(f"Auftragsdatum: {format_datum(calculation.auftragsdatum)}")
+    zeilen.extend(f"Hinweis: {hinweis}" for hinweis in calculation.hinweise)
     return "\n".join(zeilen)

@@ -21,7 +21,7 @@ def rechner_start(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def rvg_rechner(request: HttpRequest) -> HttpResponse:
-    form = RvgForm(request.GET or None)
+    form = RvgForm.aus_anfrage(request.GET)
     ergebnis = None
     if form.is_bound and form.is_valid():
         daten = form.cleaned_data

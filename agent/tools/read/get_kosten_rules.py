@@ -6,15 +6,32 @@ import datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 
 from rechner import gkg, rvg
+from rechner.tabellen import format_satz
+from rechner.zahlen import parse_zahl
 
 from ..base import Tool, ToolContext, ToolResult
 from ..common import AKTE_FIELD_DESCRIPTION, Params, ToolError, akte_optional, akte_ref, akte_source, iso, money, ok, today
 
 ERR_WERT = "Kein Gegenstandswert angegeben. Gib 'gegenstandswert' an oder eine Akte, deren Gegenstandswert gelten soll."
 ERR_WERT_AKTE = "Die Akte {aktenzeichen} hat keinen Gegenstandswert. Gib 'gegenstandswert' an."
+
+
+def _zahl(feld: str) -> BeforeValidator:
+    """Amounts and rates from the model: German strings through the one parser ("5.000" = 5000),
+    JSON numbers as written (a float is read from its shortest repr, never its binary value)."""
+
+    def lesen(wert: Any) -> Any:
+        if isinstance(wert, float):
+            return Decimal(repr(wert))
+        if isinstance(wert, str):
+            return parse_zahl(wert, feld=feld)
+        return wert
+
+    return BeforeValidator(lesen)
+
 
 if TYPE_CHECKING:
     VvNummer = str
@@ -27,17 +44,32 @@ else:
 class RvgPosition(Params):
     vv: Annotated[VvNummer, Field(description="Number of the Vergütungsverzeichnis, e.g. '3100'.")]
     satz: Annotated[
-        Decimal | None, Field(gt=0, le=10, description="Fee rate; omit for the usual rate (e.g. 1.3 for Nr. 2300).")
+        Decimal | None,
+        _zahl("satz"),
+        Field(gt=0, le=10, description="Fee rate; omit for the usual rate (e.g. 1.3 for Nr. 2300)."),
     ] = None
     umfangreich_oder_schwierig: Annotated[
-        bool, Field(description="Nr. 2300 above 1.3 only: the work was extensive or difficult.")
+        bool,
+        Field(description="Nr. 2300 above 1.3 only (above 0.9 for undisputed Inkasso): the work was extensive or difficult."),
+    ] = False
+    inkasso_unbestritten: Annotated[
+        bool,
+        Field(
+            description="Nr. 2300 only: Inkasso of an undisputed claim (at most 0.9 unless besonders umfangreich "
+            "oder schwierig; 1.0 fee 31.50 EUR up to 50 EUR, § 13 Abs. 2 RVG)."
+        ),
     ] = False
 
 
 class GetKostenRulesParams(Params):
     gegenstandswert: Annotated[
         Decimal | None,
-        Field(gt=0, le=Decimal("1000000000"), description="Gegenstands-/Streitwert in EUR; omit to use the Akte's."),
+        _zahl("gegenstandswert"),
+        Field(
+            gt=0,
+            le=Decimal("1000000000"),
+            description="Gegenstands-/Streitwert in EUR as a number or German string ('5.000,50'); omit to use the Akte's.",
+        ),
     ] = None
     akte: Annotated[str | None, Field(max_length=40, description=AKTE_FIELD_DESCRIPTION)] = None
     datum: Annotated[
@@ -60,11 +92,13 @@ def _catalog() -> dict[str, Any]:
             {
                 "vv": n.vv,
                 "bezeichnung": n.label,
-                "satz": str(n.regelsatz) if n.satz_von == n.satz_bis else f"{n.satz_von}-{n.satz_bis} (Regel {n.regelsatz})",
+                "satz": format_satz(n.regelsatz)
+                if n.satz_von == n.satz_bis
+                else f"{format_satz(n.satz_von)} bis {format_satz(n.satz_bis)} (Regel {format_satz(n.regelsatz)})",
             }
             for n in rvg.VV.values()
         ],
-        "gkg_nummern": [{"kv": n.kv, "bezeichnung": n.label, "satz": str(n.rate)} for n in gkg.KV.values()],
+        "gkg_nummern": [{"kv": n.kv, "bezeichnung": n.label, "satz": format_satz(n.rate)} for n in gkg.KV.values()],
     }
 
 
@@ -72,7 +106,7 @@ def _position(p: rvg.Position) -> dict[str, Any]:
     return {
         "nr": p.vv,
         "bezeichnung": p.label,
-        "satz": str(p.rate) if p.rate is not None else None,
+        "satz": format_satz(p.rate) if p.rate is not None else None,
         "betrag_eur": money(p.amount),
     }
 
@@ -95,7 +129,12 @@ def execute(ctx: ToolContext, params: GetKostenRulesParams) -> ToolResult:
                 gegenstandswert=wert,
                 auftragsdatum=datum,
                 positions=[
-                    rvg.PositionRequest(vv=p.vv, rate=p.satz, umfangreich_oder_schwierig=p.umfangreich_oder_schwierig)
+                    rvg.PositionRequest(
+                        vv=p.vv,
+                        rate=p.satz,
+                        umfangreich_oder_schwierig=p.umfangreich_oder_schwierig,
+                        inkasso_unbestritten=p.inkasso_unbestritten,
+                    )
                     for p in params.rvg_positionen
                 ],
                 auftraggeber=params.auftraggeber,
@@ -113,6 +152,7 @@ def execute(ctx: ToolContext, params: GetKostenRulesParams) -> ToolResult:
                 "netto_eur": money(calc.net),
                 "umsatzsteuer_eur": money(calc.ust),
                 "gesamt_eur": money(calc.gross),
+                "hinweise": list(calc.hinweise),
                 "aufstellung": rvg.describe(calc),
             }
             sources.append({"rechner": "RVG", "fassung": calc.version_label})
@@ -122,7 +162,8 @@ def execute(ctx: ToolContext, params: GetKostenRulesParams) -> ToolResult:
             data["gkg"] = {
                 "fassung": version.label,
                 "positionen": [
-                    {"nr": p.kv, "bezeichnung": p.label, "satz": str(p.rate), "betrag_eur": money(p.amount)} for p in positionen
+                    {"nr": p.kv, "bezeichnung": p.label, "satz": format_satz(p.rate), "betrag_eur": money(p.amount)}
+                    for p in positionen
                 ],
                 "gesamt_eur": money(sum((p.amount for p in positionen), Decimal("0.00"))),
             }

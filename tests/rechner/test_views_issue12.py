@@ -1,4 +1,4 @@
-"""Fristenrechner page: the court's place, no silent NW, partial holidays (issue 12, defects 1, 2, 8)."""
+"""Calculator pages for issue 12: the court's place, partial holidays, German numbers, value cap, bookmarks."""
 
 from html import unescape
 
@@ -63,3 +63,35 @@ def test_ungueltige_einheit_nur_mit_passender_meldung(angemeldet) -> None:
     html = seite(angemeldet, {**ZWEI_WOCHEN, "einheit": "quartale", "bundesland": "NW"})
     assert "Bitte wähle einen der angebotenen Einträge aus." in html
     assert "Bitte wähle eine Fristvorlage oder gib Dauer und Einheit der Frist an." not in html
+
+
+def test_gkg_seite_hoechstwert(angemeldet) -> None:
+    antwort = angemeldet.get(
+        "/rechner/gkg/", {"gkg-streitwert": "50.000.000", "gkg-kv": "1210", "gkg-anhaengig_seit": "2025-07-01"}
+    )
+    html = unescape(antwort.content.decode())
+    assert "384.114,00 €" in html and "§ 39 Abs. 2 GKG" in html
+
+
+def test_rvg_lesezeichen_behaelt_auslagenpauschale_und_anrechnung(angemeldet) -> None:
+    # A bookmarked URL without the form's marker: Nr. 7002 (ticked by default) stays in.
+    params = {"gegenstandswert": "5.000", "auftragsdatum": "2025-07-01", "vv_3100": "on"}
+    html = unescape(angemeldet.get("/rechner/rvg/", params).content.decode())
+    assert "Pauschale für Post- und Telekommunikationsentgelte" in html
+    # Submitted through the form (marker present) an unticked box stays unticked.
+    html = unescape(angemeldet.get("/rechner/rvg/", {**params, "gesendet": "1"}).content.decode())
+    assert "Pauschale für Post- und Telekommunikationsentgelte" not in html
+
+
+def test_rvg_seite_einigung_berufung(angemeldet) -> None:
+    params = {"gegenstandswert": "10.000", "auftragsdatum": "2025-07-01", "vv_3200": "on", "vv_3202": "on"}
+    html = unescape(angemeldet.get("/rechner/rvg/", {**params, "einigung": "1004"}).content.decode())
+    assert "3.204,91 €" in html
+
+
+def test_rvg_seite_liest_tausenderpunkt_und_lehnt_mehrdeutiges_ab(angemeldet) -> None:
+    params = {"auftragsdatum": "2025-07-01", "vv_3100": "on", "auslagenpauschale": "", "gesendet": "1"}
+    html = unescape(angemeldet.get("/rechner/rvg/", {**params, "gegenstandswert": "5.000"}).content.decode())
+    assert "460,85 €" in html
+    html = unescape(angemeldet.get("/rechner/rvg/", {**params, "gegenstandswert": "1,234"}).content.decode())
+    assert "„1,234“ ist mehrdeutig" in html and 'id="ergebnis-h"' not in html
