@@ -101,6 +101,11 @@ class Angelegenheit(StrEnum):
     MAHNVERFAHREN = "mahnverfahren"
     ERSTER_RECHTSZUG = "erster_rechtszug"
     BERUFUNG = "berufung"
+    REVISION = "revision"
+    ERFOLGSAUSSICHT = "erfolgsaussicht"
+    ZWANGSVOLLSTRECKUNG = "zwangsvollstreckung"
+    PKH_VERFAHREN = "pkh_verfahren"
+    EINZELTAETIGKEIT = "einzeltaetigkeit"
 
     @property
     def label(self) -> str:
@@ -112,10 +117,15 @@ _ANGELEGENHEIT_LABELS = {
     Angelegenheit.MAHNVERFAHREN: "Mahnverfahren",
     Angelegenheit.ERSTER_RECHTSZUG: "Erster Rechtszug",
     Angelegenheit.BERUFUNG: "Berufungsverfahren",
+    Angelegenheit.REVISION: "Revisionsverfahren",
+    Angelegenheit.ERFOLGSAUSSICHT: "Prüfung der Erfolgsaussicht eines Rechtsmittels",
+    Angelegenheit.ZWANGSVOLLSTRECKUNG: "Zwangsvollstreckung",
+    Angelegenheit.PKH_VERFAHREN: "Verfahren über die Prozesskostenhilfe",
+    Angelegenheit.EINZELTAETIGKEIT: "Einzeltätigkeit",
 }
 # Court Angelegenheiten in procedural order: an Einigung belongs to the most advanced one.
-_GERICHTLICH = (Angelegenheit.MAHNVERFAHREN, Angelegenheit.ERSTER_RECHTSZUG, Angelegenheit.BERUFUNG)
-_RECHTSMITTEL = (Angelegenheit.BERUFUNG,)
+_GERICHTLICH = (Angelegenheit.MAHNVERFAHREN, Angelegenheit.ERSTER_RECHTSZUG, Angelegenheit.BERUFUNG, Angelegenheit.REVISION)
+_RECHTSMITTEL = (Angelegenheit.BERUFUNG, Angelegenheit.REVISION)
 
 
 @dataclass(frozen=True)
@@ -310,10 +320,46 @@ VV: dict[str, VvNummer] = {
             schwelle=Decimal("1.3"),
             erhoehungsfaehig=True,
         ),
+        _fest("1010", "Zusatzgebühr für besonders umfangreiche Beweisaufnahmen", "0.3", None),
+        VvNummer(
+            "2100",
+            "Prüfung der Erfolgsaussicht eines Rechtsmittels",
+            satz_von=Decimal("0.5"),
+            satz_bis=Decimal("1.0"),
+            regelsatz=Decimal("0.75"),
+            angelegenheit=Angelegenheit.ERFOLGSAUSSICHT,
+        ),
+        _fest("2101", "Prüfung der Erfolgsaussicht mit schriftlichem Gutachten", "1.3", Angelegenheit.ERFOLGSAUSSICHT),
         _fest("3100", "Verfahrensgebühr", "1.3", Angelegenheit.ERSTER_RECHTSZUG, erhoehungsfaehig=True),
+        _fest(
+            "3101",
+            "Verfahrensgebühr bei vorzeitiger Beendigung oder Protokollierung",
+            "0.8",
+            Angelegenheit.ERSTER_RECHTSZUG,
+            erhoehungsfaehig=True,
+        ),
         _fest("3104", "Terminsgebühr", "1.2", Angelegenheit.ERSTER_RECHTSZUG),
+        _fest(
+            "3105", "Terminsgebühr bei Säumnis (nur Versäumnisurteil oder Prozessleitung)", "0.5", Angelegenheit.ERSTER_RECHTSZUG
+        ),
         _fest("3200", "Verfahrensgebühr Berufung", "1.6", Angelegenheit.BERUFUNG, erhoehungsfaehig=True),
+        _fest(
+            "3201", "Verfahrensgebühr Berufung bei vorzeitiger Beendigung", "1.1", Angelegenheit.BERUFUNG, erhoehungsfaehig=True
+        ),
         _fest("3202", "Terminsgebühr Berufung", "1.2", Angelegenheit.BERUFUNG),
+        _fest("3203", "Terminsgebühr Berufung bei Säumnis", "0.5", Angelegenheit.BERUFUNG),
+        _fest("3206", "Verfahrensgebühr Revision", "1.6", Angelegenheit.REVISION, erhoehungsfaehig=True),
+        _fest(
+            "3207", "Verfahrensgebühr Revision bei vorzeitiger Beendigung", "1.1", Angelegenheit.REVISION, erhoehungsfaehig=True
+        ),
+        _fest(
+            "3208",
+            "Verfahrensgebühr Revision (nur BGH-Anwalt zugelassen)",
+            "2.3",
+            Angelegenheit.REVISION,
+            erhoehungsfaehig=True,
+        ),
+        _fest("3210", "Terminsgebühr Revision", "1.5", Angelegenheit.REVISION),
         _fest(
             "3305", "Verfahrensgebühr Mahnverfahren (Antragsteller)", "1.0", Angelegenheit.MAHNVERFAHREN, erhoehungsfaehig=True
         ),
@@ -324,6 +370,17 @@ VV: dict[str, VvNummer] = {
             Angelegenheit.MAHNVERFAHREN,
             erhoehungsfaehig=True,
         ),
+        _fest("3309", "Verfahrensgebühr Zwangsvollstreckung", "0.3", Angelegenheit.ZWANGSVOLLSTRECKUNG, erhoehungsfaehig=True),
+        _fest("3310", "Terminsgebühr Zwangsvollstreckung", "0.3", Angelegenheit.ZWANGSVOLLSTRECKUNG),
+        VvNummer(
+            "3335",
+            "Verfahrensgebühr für das Verfahren über die Prozesskostenhilfe (wie die Hauptsache, höchstens 1,0)",
+            satz_von=Decimal("0.3"),
+            satz_bis=Decimal("1.0"),
+            regelsatz=Decimal("1.0"),
+            angelegenheit=Angelegenheit.PKH_VERFAHREN,
+        ),
+        _fest("3403", "Verfahrensgebühr für sonstige Einzeltätigkeiten", "0.8", Angelegenheit.EINZELTAETIGKEIT),
     )
 }
 
@@ -335,7 +392,7 @@ UST_REGELSATZ = Decimal("0.19")  # § 12 Abs. 1 UStG, Nr. 7008 VV RVG
 
 # Anrechnung targets in procedural order: the Geschäftsgebühr is credited against the first
 # Verfahrensgebühr of the court proceedings; the Mahnverfahren fee against that of the Rechtsstreit.
-_GERICHTLICHE_VERFAHRENSGEBUEHREN = ("3305", "3307", "3100")
+_GERICHTLICHE_VERFAHRENSGEBUEHREN = ("3305", "3307", "3100", "3101")
 _MAHNVERFAHREN_ZIEL = "3100"
 
 
@@ -367,6 +424,18 @@ class AnrechnungRequest:
     rate: Decimal
     value: Decimal | None = None
     auftragsdatum: date | None = None
+
+
+@dataclass(frozen=True)
+class AuslagenRequest:
+    """Auslagen besides Nr. 7002/7003/7005: Nr. 7000 (pages in black and white / colour, files),
+    Nr. 7004 (other means of transport, in full), Nr. 7006 (other travel costs, in full)."""
+
+    seiten_sw: int = 0
+    seiten_farbe: int = 0
+    dateien: int = 0
+    fahrtkosten: Decimal | None = None
+    reiseauslagen: Decimal | None = None
 
 
 @dataclass(frozen=True)
@@ -543,6 +612,7 @@ def calculate(
     km: Decimal | None = None,
     abwesenheit_stunden: Sequence[Decimal] = (),
     ust_rate: Decimal = UST_REGELSATZ,
+    weitere_auslagen: AuslagenRequest | None = None,
 ) -> Calculation:
     """Calculate a lawyer's fee note (Kostenrechnung) under the RVG.
 
@@ -612,6 +682,7 @@ def calculate(
 
     anrechnungen = _anrechnungen(version, gebuehren, anrechnung, pkh=pkh) if anrechnung is not False else []
     auslagen = _auslagen(version, gebuehren, auslagenpauschale=auslagenpauschale, km=km, stunden=abwesenheit_stunden)
+    auslagen.extend(weitere_auslagen_positionen(weitere_auslagen or AuslagenRequest()))
 
     summe_gebuehren = sum((zeile.amount for zeile in zeilen), Decimal("0.00"))
     summe_anrechnung = sum((zeile.amount for zeile in anrechnungen), Decimal("0.00"))
@@ -733,6 +804,59 @@ def _auslagen(
                 _abwesenheitsgeld(version, dauer),
             )
         )
+    return zeilen
+
+
+# Nr. 7000 VV RVG (unchanged by the KostBRÄG 2025): per page for the first 50 pages / each further page.
+SEITE_SW = (Decimal("0.50"), Decimal("0.15"))
+SEITE_FARBE = (Decimal("1.00"), Decimal("0.30"))
+JE_DATEI = Decimal("1.50")
+DATEIEN_HOECHSTENS = Decimal("5.00")
+FEHLER_ANZAHL = "{was}: bitte eine ganze Zahl ab 0 angeben (angegeben: {wert})."
+FEHLER_BETRAG_NEGATIV = "{was} darf nicht negativ sein (angegeben: {wert})."
+
+
+def _seiten(anzahl: int, saetze: tuple[Decimal, Decimal]) -> Decimal:
+    erste, weitere = saetze
+    return min(anzahl, 50) * erste + max(anzahl - 50, 0) * weitere
+
+
+def weitere_auslagen_positionen(request: AuslagenRequest) -> list[Position]:
+    """Positions of Nrn. 7000, 7004 and 7006 VV RVG. Raises RvgError for negative input."""
+    zeilen: list[Position] = []
+    for was, anzahl in (("Seiten s/w", request.seiten_sw), ("Seiten Farbe", request.seiten_farbe), ("Dateien", request.dateien)):
+        if isinstance(anzahl, bool) or not isinstance(anzahl, int) or anzahl < 0:
+            raise RvgError(FEHLER_ANZAHL.format(was=was, wert=anzahl))
+    if request.seiten_sw or request.seiten_farbe:
+        betrag = _seiten(request.seiten_sw, SEITE_SW) + _seiten(request.seiten_farbe, SEITE_FARBE)
+        zeilen.append(
+            Position(
+                "7000",
+                f"Dokumentenpauschale: {request.seiten_sw} Seiten s/w, {request.seiten_farbe} Seiten Farbe "
+                "(je 0,50 € / 1,00 € für die ersten 50, danach 0,15 € / 0,30 €)",
+                betrag,
+            )
+        )
+    if request.dateien:
+        zeilen.append(
+            Position(
+                "7000",
+                f"Dokumentenpauschale: {request.dateien} Dateien zu je 1,50 €, höchstens 5,00 € je Arbeitsgang",
+                min(request.dateien * JE_DATEI, DATEIEN_HOECHSTENS),
+            )
+        )
+    voll: tuple[tuple[str, str, Decimal | None], ...] = (
+        ("7004", "Fahrtkosten mit anderen Verkehrsmitteln (in voller Höhe)", request.fahrtkosten),
+        ("7006", "Sonstige Auslagen der Geschäftsreise (in voller Höhe)", request.reiseauslagen),
+    )
+    for vv, was, angabe in voll:
+        if angabe is None:
+            continue
+        wert = _decimal(angabe, was)
+        if wert < 0:
+            raise RvgError(FEHLER_BETRAG_NEGATIV.format(was=was, wert=format_euro(wert)))
+        if wert > 0:
+            zeilen.append(Position(vv, was, runde_cent(wert)))
     return zeilen
 
 

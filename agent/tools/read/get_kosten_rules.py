@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field
 
-from rechner import gkg, rvg
+from rechner import gkg, rahmen, rvg
 from rechner.tabellen import format_satz
 from rechner.zahlen import parse_zahl
 
@@ -36,9 +36,11 @@ def _zahl(feld: str) -> BeforeValidator:
 if TYPE_CHECKING:
     VvNummer = str
     KvNummer = str
+    RahmenNummer = str
 else:
     VvNummer = Literal[tuple(rvg.VV)]
     KvNummer = Literal[tuple(gkg.KV)]
+    RahmenNummer = Literal[tuple(rahmen.RAHMEN)]
 
 
 class RvgPosition(Params):
@@ -61,6 +63,49 @@ class RvgPosition(Params):
     ] = False
 
 
+class RahmenPosition(Params):
+    vv: Annotated[
+        RahmenNummer,
+        Field(
+            description="Betragsrahmen- or Festgebühr: Teil 4/5 (Straf-, Bußgeldsachen), "
+            "2302/3102/3106 (Sozialrecht), 2500-2508 (Beratungshilfe)."
+        ),
+    ]
+    betrag: Annotated[
+        Decimal | None,
+        _zahl("betrag"),
+        Field(gt=0, le=100000, description="Amount within the frame (§ 14 RVG); omit for the Mittelgebühr."),
+    ] = None
+    pflichtverteidiger: Annotated[bool, Field(description="Court-appointed lawyer: the fixed fee (Teile 4, 5).")] = False
+    umfangreich_oder_schwierig: Annotated[bool, Field(description="Nr. 2302 above 391 EUR only.")] = False
+
+
+class Auslagen(Params):
+    km: Annotated[Decimal | None, _zahl("km"), Field(ge=0, le=100000, description="Nr. 7003: km by own car.")] = None
+    abwesenheit_stunden: Annotated[
+        list[Annotated[Decimal, _zahl("abwesenheit_stunden")]],
+        Field(max_length=30, description="Nr. 7005: hours away, one entry per travel day."),
+    ] = []
+    seiten_sw: Annotated[int, Field(ge=0, le=100000, description="Nr. 7000: copies/prints in black and white.")] = 0
+    seiten_farbe: Annotated[int, Field(ge=0, le=100000, description="Nr. 7000: copies/prints in colour.")] = 0
+    dateien: Annotated[int, Field(ge=0, le=1000, description="Nr. 7000 Nr. 2: electronic files handed over.")] = 0
+    fahrtkosten: Annotated[
+        Decimal | None, _zahl("fahrtkosten"), Field(ge=0, description="Nr. 7004: train/plane/taxi costs in EUR.")
+    ] = None
+    reiseauslagen: Annotated[
+        Decimal | None, _zahl("reiseauslagen"), Field(ge=0, description="Nr. 7006: other travel costs (hotel, parking).")
+    ] = None
+
+    def request(self) -> rvg.AuslagenRequest:
+        return rvg.AuslagenRequest(
+            seiten_sw=self.seiten_sw,
+            seiten_farbe=self.seiten_farbe,
+            dateien=self.dateien,
+            fahrtkosten=self.fahrtkosten,
+            reiseauslagen=self.reiseauslagen,
+        )
+
+
 class GetKostenRulesParams(Params):
     gegenstandswert: Annotated[
         Decimal | None,
@@ -78,6 +123,11 @@ class GetKostenRulesParams(Params):
     ] = None
     rvg_positionen: Annotated[list[RvgPosition], Field(max_length=12, description="Lawyer's fee positions (RVG).")] = []
     gkg_nummern: Annotated[list[KvNummer], Field(max_length=6, description="Court fee numbers (KV GKG), e.g. ['1210'].")] = []
+    rahmen_positionen: Annotated[
+        list[RahmenPosition],
+        Field(max_length=12, description="Fees that do not follow the value (Straf-, Bußgeld-, Sozialrecht, Beratungshilfe)."),
+    ] = []
+    auslagen: Annotated[Auslagen | None, Field(description="Auslagen Nrn. 7000, 7003-7006 VV RVG.")] = None
     auftraggeber: Annotated[int, Field(ge=1, le=30, description="Number of clients (Nr. 1008 VV RVG increase).")] = 1
     anrechnung: Annotated[bool, Field(description="Credit the Geschäftsgebühr (Vorbem. 3 Abs. 4 VV RVG).")] = True
     pkh: Annotated[bool, Field(description="Legal aid (Prozesskostenhilfe): § 49 RVG table.")] = False
@@ -99,6 +149,32 @@ def _catalog() -> dict[str, Any]:
             for n in rvg.VV.values()
         ],
         "gkg_nummern": [{"kv": n.kv, "bezeichnung": n.label, "satz": format_satz(n.rate)} for n in gkg.KV.values()],
+        "rahmen_nummern": [
+            {
+                "vv": g.vv,
+                "bezeichnung": g.label,
+                "betrag": money(g.von)
+                if g.festgebuehr
+                else f"{money(g.von)} bis {money(g.bis)} (Mittelgebühr {money(g.mittelgebuehr)}"
+                + (f", Pflichtverteidiger {money(g.pflicht)})" if g.pflicht else ")"),
+            }
+            for g in rahmen.RAHMEN.values()
+        ],
+    }
+
+
+def _rvg_data(calc: rvg.Calculation) -> dict[str, Any]:
+    return {
+        "fassung": calc.version_label,
+        "tabelle": calc.table,
+        "positionen": [_position(p) for p in calc.positions],
+        "anrechnungen": [_position(p) for p in calc.anrechnungen],
+        "auslagen": [_position(p) for p in calc.auslagen],
+        "netto_eur": money(calc.net),
+        "umsatzsteuer_eur": money(calc.ust),
+        "gesamt_eur": money(calc.gross),
+        "hinweise": list(calc.hinweise),
+        "aufstellung": rvg.describe(calc),
     }
 
 
@@ -111,9 +187,39 @@ def _position(p: rvg.Position) -> dict[str, Any]:
     }
 
 
+def _rahmen(params: GetKostenRulesParams, datum: datetime.date) -> dict[str, Any]:
+    calc, _ = rahmen.berechne(
+        auftragsdatum=datum,
+        positions=[
+            rahmen.RahmenRequest(
+                vv=p.vv,
+                betrag=p.betrag,
+                pflichtverteidiger=p.pflichtverteidiger,
+                umfangreich_oder_schwierig=p.umfangreich_oder_schwierig,
+            )
+            for p in params.rahmen_positionen
+        ],
+        auslagenpauschale=params.auslagenpauschale,
+        ust_rate=rvg.UST_REGELSATZ if params.umsatzsteuer else Decimal("0"),
+        auslagen=params.auslagen.request() if params.auslagen else None,
+    )
+    return _rvg_data(calc)
+
+
 def execute(ctx: ToolContext, params: GetKostenRulesParams) -> ToolResult:
-    if not params.rvg_positionen and not params.gkg_nummern:
+    if not params.rvg_positionen and not params.gkg_nummern and not params.rahmen_positionen:
         return ok(_catalog(), sources=[{"rechner": "RVG/GKG-Rechner"}], count=0)
+    if params.rahmen_positionen and not params.rvg_positionen and not params.gkg_nummern:
+        datum = params.datum or today()
+        try:
+            nur_rahmen = {"datum": iso(datum), "rahmengebuehren": _rahmen(params, datum)}
+        except rvg.RvgError as exc:
+            raise ToolError(str(exc)) from None
+        return ok(
+            nur_rahmen,
+            sources=[{"rechner": "RVG Betragsrahmen", "fassung": rvg.RVG_2025.label}],
+            count=len(params.rahmen_positionen),
+        )
     akte = akte_optional(ctx, params.akte) if params.gegenstandswert is None or params.akte else None
     wert = params.gegenstandswert if params.gegenstandswert is not None else (akte.gegenstandswert if akte else None)
     if not wert:
@@ -141,20 +247,12 @@ def execute(ctx: ToolContext, params: GetKostenRulesParams) -> ToolResult:
                 anrechnung=params.anrechnung,
                 pkh=params.pkh,
                 auslagenpauschale=params.auslagenpauschale,
+                km=params.auslagen.km if params.auslagen else None,
+                abwesenheit_stunden=params.auslagen.abwesenheit_stunden if params.auslagen else (),
                 ust_rate=rvg.UST_REGELSATZ if params.umsatzsteuer else Decimal("0"),
+                weitere_auslagen=params.auslagen.request() if params.auslagen else None,
             )
-            data["rvg"] = {
-                "fassung": calc.version_label,
-                "tabelle": calc.table,
-                "positionen": [_position(p) for p in calc.positions],
-                "anrechnungen": [_position(p) for p in calc.anrechnungen],
-                "auslagen": [_position(p) for p in calc.auslagen],
-                "netto_eur": money(calc.net),
-                "umsatzsteuer_eur": money(calc.ust),
-                "gesamt_eur": money(calc.gross),
-                "hinweise": list(calc.hinweise),
-                "aufstellung": rvg.describe(calc),
-            }
+            data["rvg"] = _rvg_data(calc)
             sources.append({"rechner": "RVG", "fassung": calc.version_label})
         if params.gkg_nummern:
             positionen = [gkg.kv_gebuehr(kv, wert, on=datum) for kv in params.gkg_nummern]
@@ -168,6 +266,8 @@ def execute(ctx: ToolContext, params: GetKostenRulesParams) -> ToolResult:
                 "gesamt_eur": money(sum((p.amount for p in positionen), Decimal("0.00"))),
             }
             sources.append({"rechner": "GKG", "fassung": version.label})
+        if params.rahmen_positionen:
+            data["rahmengebuehren"] = _rahmen(params, datum)
     except (rvg.RvgError, gkg.GkgError) as exc:
         raise ToolError(str(exc)) from None
     return ok(data, sources=sources, count=len(params.rvg_positionen) + len(params.gkg_nummern), akte=akte)
@@ -177,7 +277,8 @@ TOOL = Tool(
     name="get_kosten_rules",
     description=(
         "Calculate statutory fees: lawyer's fees under the RVG (positions of the Vergütungsverzeichnis with "
-        "Nr. 1008 increase, Anrechnung, Auslagenpauschale, USt) and court fees under the GKG (Kostenverzeichnis), "
+        "Nr. 1008 increase, Anrechnung, Auslagen 7000-7006, USt; Betragsrahmengebühren of Straf-, Bußgeld- and "
+        "Sozialrecht with Mittelgebühr and § 14 reasoning; Beratungshilfe) and court fees under the GKG (Kostenverzeichnis), "
         "in the version that applies on 'datum'. Call it without positions to get the list of supported numbers "
         "and their rates.\n"
         "Use it for any fee or cost-risk question - never compute fees yourself. Not for billed hours "

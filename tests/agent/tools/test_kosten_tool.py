@@ -82,3 +82,59 @@ def test_inkasso_unbestritten(call, anwalt):
         {"gegenstandswert": 1000, "rvg_positionen": [{"vv": "2300", "satz": 1.3, "inkasso_unbestritten": True}]},
     )
     assert not zu_hoch.ok and "mehr als 0,9" in zu_hoch.error
+
+
+def test_strafsache_mittelgebuehr_und_pflichtverteidiger(call, anwalt):
+    nummern = ["4100", "4104", "4106", "4108"]
+    wahl = kosten(call, anwalt, rahmen_positionen=[{"vv": vv} for vv in nummern])["rahmengebuehren"]
+    # Mittelgebühren 240 + 198 + 198 + 330 = 966,00 €; + 20,00 € Nr. 7002; + 19 % USt.
+    assert [p["betrag_eur"] for p in wahl["positionen"]] == ["240.00", "198.00", "198.00", "330.00"]
+    assert wahl["gesamt_eur"] == "1173.34"
+    assert any("§ 14 Abs. 1 RVG" in h for h in wahl["hinweise"])
+    pflicht = kosten(call, anwalt, rahmen_positionen=[{"vv": vv, "pflichtverteidiger": True} for vv in nummern])
+    assert pflicht["rahmengebuehren"]["gesamt_eur"] == "942.48"  # (192 + 158 + 158 + 264 + 20) × 1,19
+
+
+def test_rahmen_ausserhalb_und_sozialrecht_schwelle(call, anwalt):
+    zu_hoch = call(anwalt, "get_kosten_rules", {"datum": "2025-07-01", "rahmen_positionen": [{"vv": "4106", "betrag": "400"}]})
+    assert not zu_hoch.ok and "außerhalb des Rahmens" in zu_hoch.error
+    sozial = kosten(call, anwalt, rahmen_positionen=[{"vv": "2302"}], auslagenpauschale=False, umsatzsteuer=False)
+    assert sozial["rahmengebuehren"]["positionen"][0]["betrag_eur"] == "391.00"  # Schwellengebühr, not 451,00
+    alt = call(anwalt, "get_kosten_rules", {"datum": "2025-05-01", "rahmen_positionen": [{"vv": "4100"}]})
+    assert not alt.ok and "ab dem 01.06.2025" in alt.error
+
+
+def test_auslagen_7000_bis_7006(call, anwalt):
+    data = kosten(
+        call,
+        anwalt,
+        gegenstandswert=5000,
+        rvg_positionen=[{"vv": "3100"}],
+        auslagenpauschale=False,
+        umsatzsteuer=False,
+        auslagen={
+            "seiten_sw": 60,
+            "dateien": 5,
+            "km": "100",
+            "abwesenheit_stunden": ["5"],
+            "fahrtkosten": "45,80",
+            "reiseauslagen": "12,00",
+        },
+    )
+    auslagen = {(p["nr"], p["betrag_eur"]) for p in data["rvg"]["auslagen"]}
+    # 50 × 0,50 + 10 × 0,15 = 26,50 €; 5 Dateien höchstens 5,00 €; 100 km × 0,42 €; 5 Stunden 50,00 €.
+    assert auslagen == {
+        ("7000", "26.50"),
+        ("7000", "5.00"),
+        ("7003", "42.00"),
+        ("7005", "50.00"),
+        ("7004", "45.80"),
+        ("7006", "12.00"),
+    }
+
+
+def test_zwangsvollstreckung_mindestgebuehr(call, anwalt):
+    data = kosten(call, anwalt, gegenstandswert=300, rvg_positionen=[{"vv": "3309"}], auslagenpauschale=False, umsatzsteuer=False)
+    assert data["rvg"]["positionen"][0]["betrag_eur"] == "15.45"  # 0,3 × 51,50 €
+    klein = kosten(call, anwalt, gegenstandswert=300, rvg_positionen=[{"vv": "3310"}], datum="2021-06-01")
+    assert klein["rvg"]["positionen"][0]["betrag_eur"] == "15.00"  # 0,3 × 49,00 € = 14,70 € → Mindestgebühr
