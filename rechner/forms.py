@@ -22,6 +22,7 @@ FEHLER_GANZZAHL = "Bitte gib eine ganze Zahl ein."
 FEHLER_DATUM = "Bitte gib ein gültiges Datum ein, z. B. 01.07.2025."
 FEHLER_AUSWAHL = "Bitte wähle einen der angebotenen Einträge aus."
 FEHLER_MANUELL = "Bitte wähle eine Fristvorlage oder gib Dauer und Einheit der Frist an."
+FEHLER_VERKUENDUNG_MANUELL = "Das Verkündungsdatum gilt nur für die Berufungsvorlagen mit Fünf-Monats-Grenze."
 FEHLER_ORT_OHNE_LAND = "Bitte wähle zum Ort auch das Bundesland des Gerichts."
 
 
@@ -264,7 +265,15 @@ class FristForm(forms.Form):
         required=False,
         help_text="Fristvorlagen beginnen stets mit dem Ereignis.",
     )
-    ereignisdatum = _datum(label="Ereignisdatum (z. B. Zustellung)")
+    ereignisdatum = _datum(
+        label="Ereignisdatum (z. B. Zustellung)",
+        help_text="Bei Rückwärtsfristen (§ 132 ZPO) der Termin; bei der Verjährung ein Tag im Jahr der Entstehung.",
+    )
+    verkuendung = _datum(
+        label="Verkündung des Urteils",
+        required=False,
+        help_text="Nur Berufung und Berufungsbegründung (ZPO, ArbGG): rechnet die Fünf-Monats-Grenze mit.",
+    )
     bundesland = _auswahl(
         label="Bundesland des Gerichts (Feiertage am Gerichtsort)",
         choices=[("", "– Kanzleisitz verwenden –"), *BUNDESLAENDER.items()],
@@ -285,6 +294,8 @@ class FristForm(forms.Form):
     def clean(self) -> dict[str, Any]:
         daten = super().clean() or {}
         daten["fristbeginn"] = daten.get("fristbeginn") or "ereignis"
+        if daten.get("verkuendung") and not daten.get("vorlage"):
+            self.add_error("verkuendung", FEHLER_VERKUENDUNG_MANUELL)
         if daten.get("ort") and not daten.get("bundesland") and not self.has_error("bundesland"):
             self.add_error("bundesland", FEHLER_ORT_OHNE_LAND)
         if not daten.get("vorlage") and not (daten.get("dauer") and daten.get("einheit")):

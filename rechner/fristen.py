@@ -71,6 +71,7 @@ FEHLER_FRISTBEGINN = (
 FEHLER_VORFRIST = "Die Vorfrist muss eine ganze Zahl ab 0 Tagen sein oder entfallen (angegeben: {wert!r})."
 FEHLER_PRESET = "Unbekannte Fristvorlage „{wert}“. Verfügbar sind: {verfuegbar}."
 FEHLER_ZU_LANG = "Die Frist reicht über das Jahr 9999 hinaus und kann nicht berechnet werden."
+FEHLER_VERKUENDUNG_OHNE_REGEL = "Das Verkündungsdatum gilt nur für Fristen mit Fünf-Monats-Grenze, nicht für „{vorlage}“."
 
 NORM_VERSCHIEBUNG = "§ 193 BGB, § 222 Abs. 2 ZPO"
 
@@ -106,6 +107,8 @@ class FristPreset:
     rechtsgrundlage: str
     ereignis: str
     hinweis: str = ""
+    art: Literal["vorwaerts", "rueckwaerts", "jahresende"] = "vorwaerts"
+    fuenf_monate: bool = False  # §§ 517, 520 Abs. 2 ZPO, § 66 Abs. 1 ArbGG: starts at the latest 5 months after Verkündung
 
 
 PRESETS: dict[str, FristPreset] = {
@@ -119,7 +122,9 @@ PRESETS: dict[str, FristPreset] = {
             True,
             "§ 517 ZPO",
             "Zustellung des vollständigen Urteils",
-            "Spätestens fünf Monate nach Verkündung beginnt die Frist auch ohne Zustellung.",
+            "Spätestens fünf Monate nach Verkündung beginnt die Frist auch ohne Zustellung; mit dem Verkündungsdatum "
+            "rechnet der Rechner diese Grenze mit.",
+            fuenf_monate=True,
         ),
         FristPreset(
             "berufungsbegruendung",
@@ -129,7 +134,9 @@ PRESETS: dict[str, FristPreset] = {
             False,
             "§ 520 Abs. 2 ZPO",
             "Zustellung des vollständigen Urteils",
-            "Keine Notfrist; auf Antrag verlängerbar (§ 520 Abs. 2 Satz 2 und 3 ZPO).",
+            "Keine Notfrist; auf Antrag verlängerbar (§ 520 Abs. 2 Satz 2 und 3 ZPO). Spätestens fünf Monate nach "
+            "Verkündung beginnt die Frist auch ohne Zustellung.",
+            fuenf_monate=True,
         ),
         FristPreset(
             "revision",
@@ -263,6 +270,180 @@ PRESETS: dict[str, FristPreset] = {
             False,
             "§ 63 Abs. 1 FamFG",
             "Schriftliche Bekanntgabe des Beschlusses",
+        ),
+        FristPreset(
+            "berufung_arbgg",
+            "Berufungsfrist (Arbeitsgericht)",
+            1,
+            Einheit.MONATE,
+            True,
+            "§ 66 Abs. 1 Satz 1, 2 ArbGG",
+            "Zustellung des vollständigen Urteils",
+            "Spätestens fünf Monate nach Verkündung beginnt die Frist auch ohne Zustellung.",
+            fuenf_monate=True,
+        ),
+        FristPreset(
+            "berufungsbegruendung_arbgg",
+            "Berufungsbegründungsfrist (Arbeitsgericht)",
+            2,
+            Einheit.MONATE,
+            False,
+            "§ 66 Abs. 1 Satz 1, 2 ArbGG",
+            "Zustellung des vollständigen Urteils",
+            "Einmal verlängerbar (§ 66 Abs. 1 Satz 5 ArbGG). Spätestens fünf Monate nach Verkündung beginnt die Frist.",
+            fuenf_monate=True,
+        ),
+        FristPreset(
+            "befristungskontrollklage",
+            "Befristungskontrollklage",
+            3,
+            Einheit.WOCHEN,
+            False,
+            "§ 17 Satz 1 TzBfG",
+            "Vereinbartes Ende des befristeten Arbeitsvertrags",
+            "Die Klage kann schon vor dem Ende erhoben werden; §§ 5 bis 7 KSchG gelten entsprechend.",
+        ),
+        FristPreset(
+            "anfechtungsklage_vwgo",
+            "Anfechtungs-/Verpflichtungsklage (VwGO)",
+            1,
+            Einheit.MONATE,
+            False,
+            "§ 74 Abs. 1 VwGO",
+            "Zustellung des Widerspruchsbescheids (ohne Vorverfahren: Bekanntgabe des Verwaltungsakts)",
+            "Ohne ordnungsgemäße Rechtsbehelfsbelehrung gilt die Jahresfrist des § 58 Abs. 2 VwGO.",
+        ),
+        FristPreset(
+            "zulassung_berufung_vwgo",
+            "Antrag auf Zulassung der Berufung (VwGO)",
+            1,
+            Einheit.MONATE,
+            False,
+            "§ 124a Abs. 4 Satz 1 VwGO",
+            "Zustellung des vollständigen Urteils",
+            "Begründung binnen zwei Monaten nach Zustellung (§ 124a Abs. 4 Satz 4 VwGO).",
+        ),
+        FristPreset(
+            "zulassung_berufung_begruendung_vwgo",
+            "Begründung des Antrags auf Zulassung der Berufung (VwGO)",
+            2,
+            Einheit.MONATE,
+            False,
+            "§ 124a Abs. 4 Satz 4 VwGO",
+            "Zustellung des vollständigen Urteils",
+        ),
+        FristPreset(
+            "klage_sgg",
+            "Klagefrist (Sozialgericht)",
+            1,
+            Einheit.MONATE,
+            False,
+            "§ 87 Abs. 1 Satz 1, Abs. 2 SGG",
+            "Bekanntgabe des Widerspruchsbescheids",
+            "Ohne ordnungsgemäße Rechtsbehelfsbelehrung gilt die Jahresfrist des § 66 Abs. 2 SGG.",
+        ),
+        FristPreset(
+            "berufung_sgg",
+            "Berufungsfrist (Sozialgericht)",
+            1,
+            Einheit.MONATE,
+            False,
+            "§ 151 Abs. 1 SGG",
+            "Zustellung des Urteils",
+        ),
+        FristPreset(
+            "berufung_stpo",
+            "Berufung (Strafsachen)",
+            1,
+            Einheit.WOCHEN,
+            False,
+            "§ 314 Abs. 1 StPO",
+            "Verkündung des Urteils (in Abwesenheit des Angeklagten: Zustellung, § 314 Abs. 2 StPO)",
+            "Fristberechnung nach § 43 StPO; Wiedereinsetzung nach §§ 44 ff. StPO.",
+        ),
+        FristPreset(
+            "revision_stpo",
+            "Revisionseinlegung (Strafsachen)",
+            1,
+            Einheit.WOCHEN,
+            False,
+            "§ 341 Abs. 1 StPO",
+            "Verkündung des Urteils (in Abwesenheit des Angeklagten: Zustellung, § 341 Abs. 2 StPO)",
+            "Fristberechnung nach § 43 StPO.",
+        ),
+        FristPreset(
+            "revisionsbegruendung_stpo",
+            "Revisionsbegründung (Strafsachen)",
+            1,
+            Einheit.MONATE,
+            False,
+            "§ 345 Abs. 1 StPO",
+            "Ablauf der Einlegungsfrist, bei späterer Zustellung des Urteils diese Zustellung",
+            "Bei Urteilen von mehr als 100 Seiten verlängert sich die Frist (§ 345 Abs. 1 Satz 2 StPO).",
+        ),
+        FristPreset(
+            "einspruch_strafbefehl",
+            "Einspruch gegen Strafbefehl",
+            2,
+            Einheit.WOCHEN,
+            False,
+            "§ 410 Abs. 1 StPO",
+            "Zustellung des Strafbefehls",
+            "Fristberechnung nach § 43 StPO.",
+        ),
+        FristPreset(
+            "einspruch_bussgeldbescheid",
+            "Einspruch gegen Bußgeldbescheid",
+            2,
+            Einheit.WOCHEN,
+            False,
+            "§ 67 Abs. 1 OWiG",
+            "Zustellung des Bußgeldbescheids",
+            "Fristberechnung nach § 46 OWiG i. V. m. § 43 StPO.",
+        ),
+        FristPreset(
+            "verjaehrung_regel",
+            "Regelmäßige Verjährung",
+            3,
+            Einheit.JAHRE,
+            False,
+            "§§ 195, 199 Abs. 1 BGB",
+            "Entstehung des Anspruchs und Kenntnis des Gläubigers (in diesem Jahr)",
+            "Die Frist beginnt mit dem Schluss des Jahres (§ 199 Abs. 1 BGB); Höchstfristen des § 199 Abs. 2 bis 4 BGB "
+            "und Hemmungen (§§ 203 ff. BGB) sind gesondert zu prüfen.",
+            art="jahresende",
+        ),
+        FristPreset(
+            "verjaehrung_mietsache",
+            "Verjährung der Ersatzansprüche des Vermieters",
+            6,
+            Einheit.MONATE,
+            False,
+            "§ 548 Abs. 1 BGB",
+            "Rückerhalt der Mietsache",
+        ),
+        FristPreset(
+            "schriftsatz_vor_termin",
+            "Vorbereitender Schriftsatz vor der mündlichen Verhandlung",
+            1,
+            Einheit.WOCHEN,
+            False,
+            "§ 132 Abs. 1 ZPO",
+            "Termin zur mündlichen Verhandlung (rückwärts gerechnet)",
+            "Rückwärtsfrist: Schriftsätze mit neuem Vorbringen sind mindestens eine Woche vor dem Termin zuzustellen; "
+            "fällt der letzte Tag auf ein Wochenende oder einen Feiertag, gilt der Werktag davor.",
+            art="rueckwaerts",
+        ),
+        FristPreset(
+            "gegenerklaerung_vor_termin",
+            "Schriftsatz mit Gegenerklärung vor der mündlichen Verhandlung",
+            3,
+            Einheit.TAGE,
+            False,
+            "§ 132 Abs. 2 ZPO",
+            "Termin zur mündlichen Verhandlung (rückwärts gerechnet)",
+            "Rückwärtsfrist; fällt der letzte Tag auf ein Wochenende oder einen Feiertag, gilt der Werktag davor.",
+            art="rueckwaerts",
         ),
     )
 }
@@ -577,35 +758,162 @@ def berechne_frist(
 
 def berechne_preset(
     preset_key: str,
-    ereignis_datum: date,
+    ereignis_datum: date | None,
     bundesland: str | None,
     *,
     ort: str | None = None,
     ortsquelle: str | None = None,
     vorfrist_tage: int | None = 7,
     vorfrist_arbeitstage: bool = False,
+    verkuendung: date | None = None,
 ) -> FristErgebnis:
     """Calculate a preset period (see ``PRESETS``) triggered by the event on ``ereignis_datum``.
 
-    Raises FristError for unknown presets and invalid input.
+    For presets with the five-month rule (§§ 517, 520 Abs. 2 ZPO, § 66 Abs. 1 ArbGG) ``verkuendung``
+    adds the latest start five months after the Verkündung; the earlier end applies, and without a
+    Zustellung (``ereignis_datum`` None) the limit alone is computed. A backward preset (§ 132 ZPO)
+    counts back from the Termin in ``ereignis_datum`` and moves off non-working days to the day
+    before. Raises FristError for unknown presets and invalid input.
     """
     preset = PRESETS.get(preset_key)
     if preset is None:
         raise FristError(FEHLER_PRESET.format(wert=preset_key, verfuegbar=", ".join(PRESETS)))
-    ergebnis = berechne_frist(
-        ereignis_datum=ereignis_datum,
-        dauer=preset.dauer,
-        einheit=preset.einheit,
-        bundesland=bundesland,
-        ort=ort,
-        ortsquelle=ortsquelle,
-        vorfrist_tage=vorfrist_tage,
-        vorfrist_arbeitstage=vorfrist_arbeitstage,
-        notfrist=preset.notfrist,
-        rechtsgrundlage=preset.rechtsgrundlage,
-        bezeichnung=preset.label,
-    )
-    zeilen = [f"{preset.label} ({preset.rechtsgrundlage}), ausgelöst durch: {preset.ereignis}.", ergebnis.erlaeuterung]
+    if verkuendung is not None and not preset.fuenf_monate:
+        raise FristError(FEHLER_VERKUENDUNG_OHNE_REGEL.format(vorlage=preset.label))
+    if preset.art == "rueckwaerts":
+        return _rueckwaerts(preset, ereignis_datum, bundesland, ort, ortsquelle)
+    if preset.art == "jahresende":
+        return _verjaehrung(preset, ereignis_datum, bundesland, ort, ortsquelle)
+    if ereignis_datum is None and verkuendung is None:
+        raise FristError(FEHLER_DATUM.format(wert=ereignis_datum))
+    kwargs = {
+        "dauer": preset.dauer,
+        "einheit": preset.einheit,
+        "bundesland": bundesland,
+        "ort": ort,
+        "ortsquelle": ortsquelle,
+        "vorfrist_tage": vorfrist_tage,
+        "vorfrist_arbeitstage": vorfrist_arbeitstage,
+        "notfrist": preset.notfrist,
+        "rechtsgrundlage": preset.rechtsgrundlage,
+        "bezeichnung": preset.label,
+    }
+    zeilen = [f"{preset.label} ({preset.rechtsgrundlage}), ausgelöst durch: {preset.ereignis}."]
+    ergebnis = berechne_frist(ereignis_datum=ereignis_datum, **kwargs) if ereignis_datum is not None else None  # type: ignore[arg-type]
+    if verkuendung is not None:
+        if isinstance(verkuendung, datetime) or not isinstance(verkuendung, date):
+            raise FristError(FEHLER_DATUM.format(wert=verkuendung))
+        spaetester_beginn, _ = _plus_monate(verkuendung, 5)
+        grenze = berechne_frist(ereignis_datum=spaetester_beginn, **kwargs)  # type: ignore[arg-type]
+        grenzsatz = (
+            f"Fünf-Monats-Grenze: Verkündung am {format_datum(verkuendung)}; die Frist beginnt spätestens mit Ablauf "
+            f"des {format_datum(spaetester_beginn)} und endet dann am {format_datum(grenze.fristablauf)}."
+        )
+        if ergebnis is None or grenze.fristablauf < ergebnis.fristablauf:
+            zeilen.append(grenzsatz + " Diese Grenze ist maßgeblich (früheres Fristende).")
+            ergebnis = replace(grenze, ereignis_datum=ereignis_datum or grenze.ereignis_datum)
+        else:
+            zeilen.append(grenzsatz + " Die Frist ab Zustellung endet früher und ist maßgeblich.")
+    if ergebnis is None:  # unreachable: ereignis_datum or verkuendung is set
+        raise FristError(FEHLER_DATUM.format(wert=ereignis_datum))
+    zeilen.insert(1, ergebnis.erlaeuterung)
     if preset.hinweis:
         zeilen.append(f"Hinweis: {preset.hinweis}")
     return replace(ergebnis, erlaeuterung="\n".join(zeilen))
+
+
+def _rueckwaerts(
+    preset: FristPreset, termin: date | None, bundesland: str | None, ort: str | None, ortsquelle: str | None
+) -> FristErgebnis:
+    if isinstance(termin, datetime) or not isinstance(termin, date):
+        raise FristError(FEHLER_DATUM.format(wert=termin))
+    land = _bundesland(bundesland)
+    kalender = Feiertagskalender(land, ort.strip() if ort and ort.strip() else None)
+    tage = preset.dauer * 7 if preset.einheit is Einheit.WOCHEN else preset.dauer
+    if preset.einheit not in (Einheit.TAGE, Einheit.WOCHEN):
+        raise FristError(FEHLER_EINHEIT.format(wert=preset.einheit))
+    ende = termin - timedelta(days=tage)
+    letzter = ende
+    # Backwards the safe direction is earlier: uncertain partial holidays count as free.
+    while not kalender.ist_werktag(letzter, teilfeiertage_frei=True):
+        letzter -= timedelta(days=1)
+    schritte = [
+        f"{preset.label} ({preset.rechtsgrundlage}), rückwärts gerechnet vom Termin am {format_datum(termin)}.",
+        f"{_dauer_text(preset.dauer, preset.einheit)} vor dem Termin: {format_datum(ende)}.",
+        f"Feiertage nach dem Gerichtsort: {ortstext(land, kalender.ort)}" + (f" ({ortsquelle})." if ortsquelle else "."),
+    ]
+    grund = None
+    if letzter != ende:
+        grund = (
+            f"{format_datum(ende)} ist kein Werktag in {ortstext(land, kalender.ort)}; bei einer Rückwärtsfrist gilt der "
+            f"Werktag davor: {format_datum(letzter)}."
+        )
+        schritte.append(grund)
+    schritte.append(f"Spätester Tag: {format_datum(letzter)}.")
+    if preset.hinweis:
+        schritte.append(f"Hinweis: {preset.hinweis}")
+    return FristErgebnis(
+        ereignis_datum=termin,
+        fristbeginn=ende,
+        dauer=preset.dauer,
+        einheit=preset.einheit,
+        rechnerisches_ende=ende,
+        fristablauf=letzter,
+        verschoben=letzter != ende,
+        verschiebungsgrund=grund,
+        vorfrist=None,
+        notfrist=False,
+        rechtsgrundlage=preset.rechtsgrundlage,
+        bundesland=land,
+        erlaeuterung="\n".join(schritte),
+        bezeichnung=preset.label,
+        ort=kalender.ort,
+        ortsquelle=ortsquelle,
+    )
+
+
+def _verjaehrung(
+    preset: FristPreset, ereignis: date | None, bundesland: str | None, ort: str | None, ortsquelle: str | None
+) -> FristErgebnis:
+    if isinstance(ereignis, datetime) or not isinstance(ereignis, date):
+        raise FristError(FEHLER_DATUM.format(wert=ereignis))
+    land = _bundesland(bundesland)
+    beginn = date(ereignis.year, 12, 31)
+    try:
+        ende = date(ereignis.year + preset.dauer, 12, 31)
+    except ValueError:
+        raise FristError(FEHLER_ZU_LANG) from None
+    kalender = Feiertagskalender(land, ort.strip() if ort and ort.strip() else None)
+    warnungen: list[str] = []
+    if not kalender.ist_werktag(ende):
+        warnungen.append(
+            f"Der {format_datum(ende)} ist kein Werktag. Ob § 193 BGB das Ende der Verjährung auf den nächsten Werktag "
+            "verschiebt, wird nicht unterstellt: notiert ist der 31.12. (früheres, sicheres Datum)."
+        )
+    schritte = [
+        f"{preset.label} ({preset.rechtsgrundlage}), ausgelöst durch: {preset.ereignis}.",
+        f"Anspruch entstanden und Kenntnis im Jahr {ereignis.year} ({format_datum(ereignis)}); die Verjährung beginnt "
+        f"mit dem Schluss des Jahres, {format_datum(beginn)} (§ 199 Abs. 1 BGB).",
+        f"Dauer: drei Jahre (§ 195 BGB). Die Verjährung endet mit Ablauf des {format_datum(ende)}.",
+        *warnungen,
+        f"Hinweis: {preset.hinweis}",
+    ]
+    return FristErgebnis(
+        ereignis_datum=ereignis,
+        fristbeginn=date(ereignis.year + 1, 1, 1),
+        dauer=preset.dauer,
+        einheit=preset.einheit,
+        rechnerisches_ende=ende,
+        fristablauf=ende,
+        verschoben=False,
+        verschiebungsgrund=None,
+        vorfrist=None,
+        notfrist=False,
+        rechtsgrundlage=preset.rechtsgrundlage,
+        bundesland=land,
+        erlaeuterung="\n".join(schritte),
+        bezeichnung=preset.label,
+        ort=kalender.ort,
+        ortsquelle=ortsquelle,
+        warnungen=tuple(warnungen),
+    )

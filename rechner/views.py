@@ -78,6 +78,7 @@ def fristenrechner(request: HttpRequest) -> HttpResponse:
                     ortsquelle=ort.quelle,
                     vorfrist_tage=daten["vorfrist"],
                     vorfrist_arbeitstage=daten["vorfrist_arbeitstage"],
+                    verkuendung=daten["verkuendung"],
                 )
             else:
                 ergebnis = fristen.berechne_frist(

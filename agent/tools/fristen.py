@@ -59,6 +59,13 @@ class FristBerechnung(Params):
         int | None, Field(ge=0, le=90, description="Days before the end for the Vorfrist; 0 or null: none.")
     ] = 7
     vorfrist_arbeitstage: Annotated[bool, Field(description="Count the Vorfrist in working days.")] = False
+    verkuendung: Annotated[
+        datetime.date | None,
+        Field(
+            description="Presets berufung, berufungsbegruendung, berufung_arbgg, berufungsbegruendung_arbgg: day the "
+            "judgment was pronounced; adds the five-month limit (the earlier end applies)."
+        ),
+    ] = None
     notfrist: Annotated[bool, Field(description="Custom periods only: mark as Notfrist.")] = False
 
     @model_validator(mode="after")
@@ -106,6 +113,7 @@ def fristenrechner(ereignis_datum: datetime.date, berechnung: FristBerechnung, o
                 ortsquelle=ort.quelle,
                 vorfrist_tage=berechnung.vorfrist_tage,
                 vorfrist_arbeitstage=berechnung.vorfrist_arbeitstage,
+                verkuendung=berechnung.verkuendung,
             )
         if berechnung.dauer is None or berechnung.einheit is None:
             raise ToolError(ERR_ART)

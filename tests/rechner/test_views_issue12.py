@@ -95,3 +95,12 @@ def test_rvg_seite_liest_tausenderpunkt_und_lehnt_mehrdeutiges_ab(angemeldet) ->
     assert "460,85 €" in html
     html = unescape(angemeldet.get("/rechner/rvg/", {**params, "gegenstandswert": "1,234"}).content.decode())
     assert "„1,234“ ist mehrdeutig" in html and 'id="ergebnis-h"' not in html
+
+
+def test_fristenseite_fuenf_monats_grenze_und_rueckwaerts(angemeldet) -> None:
+    params = {"vorlage": "berufung", "ereignisdatum": "2025-06-20", "verkuendung": "2025-01-15", "bundesland": "NW"}
+    assert "Berufungsfrist: Fristablauf Dienstag, 15.07.2025" in seite(angemeldet, params)
+    rueck = {"vorlage": "schriftsatz_vor_termin", "ereignisdatum": "2025-06-26", "bundesland": "NW"}
+    assert "Fristablauf Mittwoch, 18.06.2025" in seite(angemeldet, rueck)
+    manuell = seite(angemeldet, {**ZWEI_WOCHEN, "bundesland": "NW", "verkuendung": "2025-01-15"})
+    assert "Das Verkündungsdatum gilt nur für die Berufungsvorlagen" in manuell

@@ -131,3 +131,10 @@ def test_wochentag_steht_nur_einmal_in_der_meldung(call, anwalt):
     )
     assert f"Sonntag, {sonntag:%d.%m.%Y}" in result.error
     assert "Sonntag, Sonntag" not in result.error
+
+
+def test_berechne_frist_mit_verkuendung_und_neuen_vorlagen(call, anwalt):
+    args = {"ereignis_datum": "2025-06-20", "vorlage": "berufung_arbgg", "verkuendung": "2025-01-15", "bundesland": "NW"}
+    assert call(anwalt, "berechne_frist", args).data["fristablauf"] == "2025-07-15"
+    owi = {"ereignis_datum": "2025-04-04", "vorlage": "einspruch_bussgeldbescheid", "bundesland": "BY", "ort": "München"}
+    assert call(anwalt, "berechne_frist", owi).data["fristablauf"] == "2025-04-22"
