@@ -303,3 +303,44 @@ class FristForm(forms.Form):
             if not self.has_error("dauer") and not self.has_error("einheit") and not self.has_error("vorlage"):
                 raise forms.ValidationError(FEHLER_MANUELL, code="manuell")
         return daten
+
+
+class ZinsForm(forms.Form):
+    """Verzugszinsen (§ 288 BGB) on a claim from date to date."""
+
+    hauptforderung = GermanDecimalField(
+        label="Hauptforderung in Euro", min_value=Decimal("0.01"), max_value=Decimal(1_000_000_000), help_text="z. B. 5.000,00"
+    )
+    von = _datum(label="Zinsbeginn (erster Zinstag)", help_text="Der Tag nach Eintritt des Verzugs.")
+    bis = _datum(label="Zinsende (letzter Zinstag)", help_text="z. B. der Tag der Zahlung.")
+    art = _auswahl(
+        label="Beteiligte",
+        choices=[
+            ("verbraucher", "Verbraucher beteiligt – 5 Prozentpunkte (§ 288 Abs. 1 BGB)"),
+            ("unternehmer", "Kein Verbraucher, Entgeltforderung – 9 Prozentpunkte und 40 € (§ 288 Abs. 2, 5 BGB)"),
+        ],
+        initial="verbraucher",
+    )
+
+
+class RisikoForm(forms.Form):
+    """Prozesskostenrisiko of one or two instances."""
+
+    streitwert = GermanDecimalField(
+        label="Streitwert in Euro", min_value=Decimal("0.01"), max_value=Decimal(1_000_000_000), help_text="z. B. 10.000,00"
+    )
+    instanzen = _auswahl(label="Instanzen", choices=[("1", "erste Instanz"), ("2", "erste Instanz und Berufung")], initial="1")
+    gericht = _auswahl(
+        label="Gerichtsbarkeit",
+        choices=[("zivil", "Zivilgericht (§ 91 ZPO)"), ("arbeit", "Arbeitsgericht (§ 12a ArbGG)")],
+        initial="zivil",
+    )
+    vorsteuerabzug = forms.BooleanField(label="Mandant ist zum Vorsteuerabzug berechtigt (ohne Umsatzsteuer)", required=False)
+    datum = _datum(
+        label="Auftrags- bzw. Einreichungsdatum",
+        required=False,
+        help_text="Bestimmt die Gebührentabellen; ohne Angabe gilt das heutige Datum.",
+    )
+
+    def clean_datum(self) -> Any:
+        return _heute_wenn_leer(self.cleaned_data.get("datum"))

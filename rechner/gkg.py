@@ -5,7 +5,10 @@ Legal basis
   half a cent up, written into Abs. 2 by the KostBRÄG 2025).
 - Kostenverzeichnis (Anlage 1 GKG): Nr. 1100 (Mahnverfahren, 0.5, with a minimum amount),
   Nrn. 1210/1211 (erster Rechtszug 3.0, ermäßigt 1.0), Nrn. 1220/1222 (Berufung 4.0, ermäßigt 2.0),
-  Nr. 1230 (Revision 5.0).
+  Nr. 1230 (Revision 5.0), Nrn. 1410-1412 (Arrest, einstweilige Verfügung 1.5 / 1.0 / 3.0),
+  Nrn. 8210/8211 (Arbeitsgericht 2.0 / 0.4; a gerichtlicher Vergleich ends it without fee),
+  Nrn. 8220-8222 (LAG 3.2 / 0.8 / 1.6). The KV is not part of the statute corpus; these rates
+  are not checked against its text by a test.
 - § 71 Abs. 1 GKG: fees follow the version in force when the proceedings became pending
   (for an appeal: when it was filed), so the version is chosen by that date.
 
@@ -95,6 +98,14 @@ KV: dict[str, KvNummer] = {
         KvNummer("1220", "Verfahren im Allgemeinen (Berufung)", Decimal("4.0")),
         KvNummer("1222", "Ermäßigte Verfahrensgebühr Berufung (z. B. Rücknahme, Vergleich)", Decimal("2.0")),
         KvNummer("1230", "Verfahren im Allgemeinen (Revision)", Decimal("5.0")),
+        KvNummer("1410", "Arrest oder einstweilige Verfügung (Verfahren über den Antrag)", Decimal("1.5")),
+        KvNummer("1411", "Arrest oder einstweilige Verfügung, ermäßigt (z. B. Rücknahme, Vergleich)", Decimal("1.0")),
+        KvNummer("1412", "Arrest oder einstweilige Verfügung, Entscheidung durch Urteil", Decimal("3.0")),
+        KvNummer("8210", "Arbeitsgericht, Verfahren im Allgemeinen (erster Rechtszug)", Decimal("2.0")),
+        KvNummer("8211", "Arbeitsgericht, ermäßigte Verfahrensgebühr (z. B. Rücknahme, Anerkenntnis)", Decimal("0.4")),
+        KvNummer("8220", "Landesarbeitsgericht, Verfahren im Allgemeinen (Berufung)", Decimal("3.2")),
+        KvNummer("8221", "Landesarbeitsgericht, Rücknahme vor Eingang der Berufungsbegründung", Decimal("0.8")),
+        KvNummer("8222", "Landesarbeitsgericht, ermäßigte Verfahrensgebühr", Decimal("1.6")),
     )
 }
 

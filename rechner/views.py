@@ -10,8 +10,8 @@ from django.shortcuts import render
 
 from akten.fristen_rules import QUELLE_ANGABE, FristOrt, frist_ort
 
-from . import fristen, gkg, rvg
-from .forms import FristForm, GkgForm, RvgForm
+from . import fristen, gkg, risiko, rvg, zinsen
+from .forms import FristForm, GkgForm, RisikoForm, RvgForm, ZinsForm
 
 
 @login_required
@@ -95,3 +95,37 @@ def fristenrechner(request: HttpRequest) -> HttpResponse:
         except fristen.FristError as fehler:
             form.add_error(None, str(fehler))
     return render(request, "rechner/fristen.html", {"form": form, "ergebnis": ergebnis})
+
+
+@login_required
+def zinsrechner(request: HttpRequest) -> HttpResponse:
+    form = ZinsForm(request.GET or None)
+    ergebnis = None
+    if form.is_bound and form.is_valid():
+        daten = form.cleaned_data
+        try:
+            ergebnis = zinsen.verzugszinsen(
+                hauptforderung=daten["hauptforderung"], von=daten["von"], bis=daten["bis"], art=daten["art"]
+            )
+        except zinsen.ZinsError as fehler:
+            form.add_error(None, str(fehler))
+    return render(request, "rechner/zinsen.html", {"form": form, "ergebnis": ergebnis})
+
+
+@login_required
+def risikorechner(request: HttpRequest) -> HttpResponse:
+    form = RisikoForm(request.GET or None)
+    ergebnis = None
+    if form.is_bound and form.is_valid():
+        daten = form.cleaned_data
+        try:
+            ergebnis = risiko.prozesskostenrisiko(
+                streitwert=daten["streitwert"],
+                datum=daten["datum"],
+                instanzen=int(daten["instanzen"]),
+                gericht=daten["gericht"],
+                vorsteuerabzug=daten["vorsteuerabzug"],
+            )
+        except (rvg.RvgError, gkg.GkgError) as fehler:
+            form.add_error(None, str(fehler))
+    return render(request, "rechner/risiko.html", {"form": form, "ergebnis": ergebnis})

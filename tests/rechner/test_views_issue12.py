@@ -104,3 +104,18 @@ def test_fristenseite_fuenf_monats_grenze_und_rueckwaerts(angemeldet) -> None:
     assert "Fristablauf Mittwoch, 18.06.2025" in seite(angemeldet, rueck)
     manuell = seite(angemeldet, {**ZWEI_WOCHEN, "bundesland": "NW", "verkuendung": "2025-01-15"})
     assert "Das Verkündungsdatum gilt nur für die Berufungsvorlagen" in manuell
+
+
+def test_zinsseite(angemeldet) -> None:
+    params = {"hauptforderung": "10.000", "von": "2024-01-01", "bis": "2024-12-31", "art": "verbraucher"}
+    html = unescape(angemeldet.get("/rechner/zinsen/", params).content.decode())
+    assert "Verzugszinsen: 849,43 €" in html and "3,62 %" in html
+    html = unescape(angemeldet.get("/rechner/zinsen/", {**params, "bis": "2026-03-01"}).content.decode())
+    assert "ist im Rechner noch nicht hinterlegt" in html and 'id="ergebnis-h"' not in html
+
+
+def test_risikoseite(angemeldet) -> None:
+    params = {"streitwert": "10.000", "instanzen": "2", "gericht": "zivil", "datum": "2025-07-01"}
+    html = unescape(angemeldet.get("/rechner/prozesskostenrisiko/", params).content.decode())
+    assert "Kosten bei vollständigem Unterliegen: 10.300,52 €" in html
+    assert "Berufung" in html and "1.132,00 €" in html

@@ -138,3 +138,23 @@ def test_zwangsvollstreckung_mindestgebuehr(call, anwalt):
     assert data["rvg"]["positionen"][0]["betrag_eur"] == "15.45"  # 0,3 × 51,50 €
     klein = kosten(call, anwalt, gegenstandswert=300, rvg_positionen=[{"vv": "3310"}], datum="2021-06-01")
     assert klein["rvg"]["positionen"][0]["betrag_eur"] == "15.00"  # 0,3 × 49,00 € = 14,70 € → Mindestgebühr
+
+
+def test_calc_verzugszinsen(call, anwalt):
+    result = call(anwalt, "calc_verzugszinsen", {"hauptforderung": "10.000", "von": "2024-01-01", "bis": "2024-12-31"})
+    assert result.ok, result.error
+    assert result.data["zinsen_eur"] == "849.43" and len(result.data["perioden"]) == 2
+    zukunft = call(anwalt, "calc_verzugszinsen", {"hauptforderung": 100, "von": "2025-12-01", "bis": "2026-02-01"})
+    assert not zukunft.ok and "noch nicht hinterlegt" in zukunft.error
+
+
+def test_calc_prozesskostenrisiko_aus_der_akte(call, anwalt):
+    from tests.factories import AkteFactory
+
+    akte = AkteFactory(anwalt=anwalt, gegenstandswert=10000)
+    result = call(anwalt, "calc_prozesskostenrisiko", {"instanzen": 2, "datum": "2025-07-01"}, akte=akte)
+    assert result.ok, result.error
+    assert result.data["gesamt_bei_unterliegen_eur"] == "10300.52"
+    assert [z["instanz"] for z in result.data["tabelle"]] == ["Erster Rechtszug", "Berufung"]
+    fremd = AkteFactory(gegenstandswert=10000)
+    assert not call(anwalt, "calc_prozesskostenrisiko", {"akte": fremd.aktenzeichen}).ok

@@ -50,6 +50,8 @@ READ_TOOLS = {
     "get_kosten_rules",
     "berechne_frist",
     "search_web",
+    "calc_prozesskostenrisiko",
+    "calc_verzugszinsen",
 }
 WRITE_TOOLS = {
     "create_draft_dokument",
