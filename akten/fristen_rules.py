@@ -74,6 +74,38 @@ def frist_ort_oder_fehler(*, akte: Akte | None) -> FristOrt:
     return ort
 
 
+ERR_ORT_OHNE_LAND = (
+    "Zum Ort des Gerichts fehlt das Bundesland. Gib beides an oder lass beides weg, damit das Gericht der Akte gilt."
+)
+ERR_ANDERES_GERICHT = (
+    "Das Gericht der Akte {aktenzeichen} liegt in {gericht}; angegeben ist {angabe}. Lass Bundesland und Ort weg, "
+    "damit die Feiertage am Gerichtsort gelten, oder korrigiere das Gericht in der Akte."
+)
+
+
+def frist_ort_bestimmen(*, akte: Akte | None, bundesland: str | None, ort: str | None) -> FristOrt:
+    """The place for a calculation: an explicit ``bundesland``/``ort``, else the Akte's court, else the
+    Kanzlei's seat. An explicit place that contradicts the Akte's court, an Ort without Land and no
+    known place at all raise KalenderRegelFehler (German)."""
+    ort = (ort or "").strip() or None
+    if ort and not bundesland:
+        raise KalenderRegelFehler(ERR_ORT_OHNE_LAND)
+    if not bundesland:
+        return frist_ort_oder_fehler(akte=akte)
+    if akte is not None and akte.gericht_bundesland:
+        ort_passt = not ort or not akte.gericht_ort or ort.casefold() == akte.gericht_ort.casefold()
+        if bundesland != akte.gericht_bundesland or not ort_passt:
+            raise KalenderRegelFehler(
+                ERR_ANDERES_GERICHT.format(
+                    aktenzeichen=akte.aktenzeichen,
+                    gericht=ortstext(akte.gericht_bundesland, akte.gericht_ort or None),
+                    angabe=ortstext(bundesland, ort),
+                )
+            )
+        return FristOrt(akte.gericht_bundesland, ort or akte.gericht_ort or None, QUELLE_ANGABE)
+    return FristOrt(bundesland, ort, QUELLE_ANGABE)
+
+
 def _gericht_quelle(akte: Akte) -> str:
     return f"{QUELLE_GERICHT}: {akte.gericht_name}" if akte.gericht_name else QUELLE_GERICHT
 

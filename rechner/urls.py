@@ -7,6 +7,7 @@ page_urlpatterns = [
     path("rechner/rvg/", views.rvg_rechner, name="rechner-rvg"),
     path("rechner/gkg/", views.gkg_rechner, name="rechner-gkg"),
     path("rechner/fristen/", views.fristenrechner, name="rechner-fristen"),
+    path("rechner/fristen/entwurf/", views.frist_entwurf, name="rechner-frist-entwurf"),
     path("rechner/zinsen/", views.zinsrechner, name="rechner-zinsen"),
     path("rechner/prozesskostenrisiko/", views.risikorechner, name="rechner-risiko"),
 ]

@@ -4,11 +4,18 @@ Each view validates its form, calls one calculator function and renders the resu
 error (RvgError, GkgError, FristError) carries a German message and becomes a form error.
 """
 
-from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from typing import Any
 
-from akten.fristen_rules import QUELLE_ANGABE, FristOrt, frist_ort
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from akten.fristen_rules import QUELLE_ANGABE, FristOrt, KalenderRegelFehler, frist_ort, frist_ort_bestimmen
+from akten.models import Akte, Role, User
+from drafts.models import HelenaDraft
+from drafts.services import DraftError, draft_create
 
 from . import fristen, gkg, risiko, rvg, zinsen
 from .forms import FristForm, GkgForm, RisikoForm, RvgForm, ZinsForm
@@ -56,6 +63,52 @@ def gkg_rechner(request: HttpRequest) -> HttpResponse:
     return render(request, "rechner/gkg.html", {"form": form, "ergebnis": ergebnis, "fassung": fassung})
 
 
+FEHLER_TITEL = "Bitte gib eine Bezeichnung für die Frist an."
+ENTWURF_AKTEN_HOECHSTENS = 300
+
+
+def _darf_entwerfen(user: Any) -> bool:
+    """Staff may propose calendar entries; a MANDANT never sees Fristen or drafts."""
+    return user.is_active and (user.is_admin_role or user.role != Role.MANDANT)
+
+
+def _frist_berechnen(daten: dict[str, Any], ort: FristOrt) -> fristen.FristErgebnis:
+    """Run the Fristenrechner for a valid FristForm at ``ort``. Raises FristError."""
+    if daten["vorlage"]:
+        return fristen.berechne_preset(
+            daten["vorlage"],
+            daten["ereignisdatum"],
+            ort.bundesland,
+            ort=ort.ort,
+            ortsquelle=ort.quelle,
+            vorfrist_tage=daten["vorfrist"],
+            vorfrist_arbeitstage=daten["vorfrist_arbeitstage"],
+            verkuendung=daten["verkuendung"],
+        )
+    return fristen.berechne_frist(
+        ereignis_datum=daten["ereignisdatum"],
+        dauer=daten["dauer"],
+        einheit=daten["einheit"],
+        bundesland=ort.bundesland,
+        ort=ort.ort,
+        ortsquelle=ort.quelle,
+        fristbeginn=daten["fristbeginn"],
+        vorfrist_tage=daten["vorfrist"],
+        vorfrist_arbeitstage=daten["vorfrist_arbeitstage"],
+    )
+
+
+def _fristen_seite(request: HttpRequest, form: FristForm, ergebnis: fristen.FristErgebnis | None) -> HttpResponse:
+    akten = None
+    if ergebnis is not None and _darf_entwerfen(request.user):
+        akten = (
+            Akte.objects.visible_to(request.user)
+            .filter(status=Akte.Status.OFFEN)
+            .order_by("aktenzeichen")[:ENTWURF_AKTEN_HOECHSTENS]
+        )
+    return render(request, "rechner/fristen.html", {"form": form, "ergebnis": ergebnis, "akten": akten})
+
+
 @login_required
 def fristenrechner(request: HttpRequest) -> HttpResponse:
     form = FristForm(request.GET or None)
@@ -69,32 +122,52 @@ def fristenrechner(request: HttpRequest) -> HttpResponse:
         try:
             if ort is None:
                 raise fristen.FristError(fristen.FEHLER_KEIN_BUNDESLAND)
-            if daten["vorlage"]:
-                ergebnis = fristen.berechne_preset(
-                    daten["vorlage"],
-                    daten["ereignisdatum"],
-                    ort.bundesland,
-                    ort=ort.ort,
-                    ortsquelle=ort.quelle,
-                    vorfrist_tage=daten["vorfrist"],
-                    vorfrist_arbeitstage=daten["vorfrist_arbeitstage"],
-                    verkuendung=daten["verkuendung"],
-                )
-            else:
-                ergebnis = fristen.berechne_frist(
-                    ereignis_datum=daten["ereignisdatum"],
-                    dauer=daten["dauer"],
-                    einheit=daten["einheit"],
-                    bundesland=ort.bundesland,
-                    ort=ort.ort,
-                    ortsquelle=ort.quelle,
-                    fristbeginn=daten["fristbeginn"],
-                    vorfrist_tage=daten["vorfrist"],
-                    vorfrist_arbeitstage=daten["vorfrist_arbeitstage"],
-                )
+            ergebnis = _frist_berechnen(daten, ort)
         except fristen.FristError as fehler:
             form.add_error(None, str(fehler))
-    return render(request, "rechner/fristen.html", {"form": form, "ergebnis": ergebnis})
+    return _fristen_seite(request, form, ergebnis)
+
+
+@login_required
+@require_POST
+def frist_entwurf(request: HttpRequest) -> HttpResponse:
+    """ "Als Frist-Entwurf in die Akte übernehmen": recompute the deadline at the Akte's court and
+    propose it through drafts.services.draft_create (the same path and validator as Helena's)."""
+    user = request.user
+    if not isinstance(user, User) or not _darf_entwerfen(user):
+        raise Http404
+    akte_id = request.POST.get("akte", "")
+    akte = Akte.objects.visible_to(request.user).filter(pk=int(akte_id)).first() if akte_id.isdigit() else None
+    if akte is None:
+        raise Http404
+    form = FristForm(request.POST)
+    titel = request.POST.get("titel", "").strip()[:200]
+    if form.is_valid():
+        daten = form.cleaned_data
+        try:
+            if not titel:
+                raise fristen.FristError(FEHLER_TITEL)
+            ort = frist_ort_bestimmen(akte=akte, bundesland=daten["bundesland"], ort=daten["ort"])
+            ergebnis = _frist_berechnen(daten, ort)
+            draft_create(
+                typ=HelenaDraft.Typ.FRIST,
+                akte=akte,
+                requested_by=user,
+                payload={
+                    "typ": "FRIST",
+                    "titel": titel,
+                    "datum": ergebnis.ereignis_datum.isoformat(),
+                    "fristablauf": ergebnis.fristablauf.isoformat(),
+                    "vorfrist": ergebnis.vorfrist.isoformat() if ergebnis.vorfrist else None,
+                    "notfrist": ergebnis.notfrist,
+                    "beschreibung": ergebnis.erlaeuterung[:2000],
+                },
+            )
+        except (fristen.FristError, KalenderRegelFehler, DraftError) as fehler:
+            form.add_error(None, getattr(fehler, "message", None) or str(fehler))
+        else:
+            return redirect(reverse("akte-detail", args=[akte.pk]) + "#entwuerfe")
+    return _fristen_seite(request, form, None)
 
 
 @login_required

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
-from akten.fristen_rules import QUELLE_ANGABE, FristOrt, frist_ort
+from akten.fristen_rules import FristOrt, KalenderRegelFehler, frist_ort_bestimmen
 from akten.models import Akte
 from rechner import fristen
 from rechner.tabellen import wochentag
@@ -15,11 +15,6 @@ from rechner.tabellen import wochentag
 from .common import Params, ToolError, iso
 
 ERR_ART = "Gib entweder 'vorlage' oder 'dauer' und 'einheit' an (nicht beides, nicht nichts)."
-ERR_ORT_OHNE_LAND = "Zu 'ort' fehlt 'bundesland'. Gib beides an oder lass beides weg, damit das Gericht der Akte gilt."
-ERR_ANDERES_GERICHT = (
-    "Das Gericht der Akte {aktenzeichen} liegt in {gericht}; angegeben ist {angabe}. Lass 'bundesland' und 'ort' weg, "
-    "damit die Feiertage am Gerichtsort gelten, oder korrigiere das Gericht in der Akte."
-)
 
 if TYPE_CHECKING:
     Vorlage = str
@@ -77,28 +72,11 @@ class FristBerechnung(Params):
 
 
 def frist_ort_fuer(berechnung: FristBerechnung, akte: Akte | None) -> FristOrt:
-    """The place whose holidays count: the explicit bundesland/ort, else the Akte's court, else the
-    Kanzlei's seat. An explicit place that contradicts the Akte's court is refused (ToolError)."""
-    if berechnung.ort and not berechnung.bundesland:
-        raise ToolError(ERR_ORT_OHNE_LAND)
-    gespeichert = frist_ort(akte=akte)
-    if berechnung.bundesland is None:
-        if gespeichert is None:
-            raise ToolError(fristen.FEHLER_KEIN_BUNDESLAND)
-        return gespeichert
-    angabe = FristOrt(berechnung.bundesland, berechnung.ort or None, QUELLE_ANGABE)
-    if akte is not None and akte.gericht_bundesland:
-        ort_passt = not angabe.ort or not akte.gericht_ort or angabe.ort.casefold() == akte.gericht_ort.casefold()
-        if angabe.bundesland != akte.gericht_bundesland or not ort_passt:
-            raise ToolError(
-                ERR_ANDERES_GERICHT.format(
-                    aktenzeichen=akte.aktenzeichen,
-                    gericht=fristen.ortstext(akte.gericht_bundesland, akte.gericht_ort or None),
-                    angabe=fristen.ortstext(angabe.bundesland, angabe.ort),
-                )
-            )
-        return FristOrt(akte.gericht_bundesland, angabe.ort or akte.gericht_ort or None, angabe.quelle)
-    return angabe
+    """The place whose holidays count (see akten.fristen_rules.frist_ort_bestimmen) as a ToolError on failure."""
+    try:
+        return frist_ort_bestimmen(akte=akte, bundesland=berechnung.bundesland, ort=berechnung.ort)
+    except KalenderRegelFehler as exc:
+        raise ToolError(exc.message) from None
 
 
 def fristenrechner(ereignis_datum: datetime.date, berechnung: FristBerechnung, ort: FristOrt) -> fristen.FristErgebnis:

@@ -119,3 +119,67 @@ def test_risikoseite(angemeldet) -> None:
     html = unescape(angemeldet.get("/rechner/prozesskostenrisiko/", params).content.decode())
     assert "Kosten bei vollständigem Unterliegen: 10.300,52 €" in html
     assert "Berufung" in html and "1.132,00 €" in html
+
+
+def _entwurf_daten(akte, **extra: str) -> dict[str, str]:
+    return {
+        "vorlage": "sofortige_beschwerde",
+        "ereignisdatum": "2027-05-13",
+        "vorfrist": "3",
+        "akte": str(akte.pk),
+        "titel": "Sofortige Beschwerde",
+        **extra,
+    }
+
+
+def test_frist_als_entwurf_in_die_akte(client) -> None:
+    from akten.models import KalenderEintrag
+    from drafts.models import HelenaDraft
+    from tests.factories import AkteFactory
+
+    # Do 13.05.2027 + 2 Wochen → Do 27.05.2027 Fronleichnam: in Köln → Fr 28.05.2027, in Berlin bleibt der 27.05.
+    akte = AkteFactory(gericht_name="Landgericht Köln", gericht_ort="Köln", gericht_bundesland="NW")
+    client.force_login(akte.anwalt)
+    seite_html = unescape(client.get("/rechner/fristen/", {**ZWEI_WOCHEN, "bundesland": "NW"}).content.decode())
+    assert "Als Frist-Entwurf in die Akte übernehmen" in seite_html and akte.aktenzeichen in seite_html
+    for verborgen in ('name="ereignisdatum" value="2025-06-05"', 'name="dauer" value="2"', 'name="bundesland" value="NW"'):
+        assert f'<input type="hidden" {verborgen}>' in seite_html
+    antwort = client.post("/rechner/fristen/entwurf/", _entwurf_daten(akte))
+    assert antwort.status_code == 302 and antwort["Location"] == f"/akten/{akte.pk}/#entwuerfe"
+    draft = HelenaDraft.objects.get(akte=akte)
+    assert draft.status == HelenaDraft.Status.PENDING and draft.requested_by == akte.anwalt
+    assert (draft.payload["fristablauf"], draft.payload["notfrist"]) == ("2027-05-28", True)
+    assert "Köln (Nordrhein-Westfalen)" in draft.payload["beschreibung"]
+    assert not KalenderEintrag.objects.exists()  # only a draft, the calendar needs the Endkontrolle
+
+    berlin = AkteFactory(anwalt=akte.anwalt, gericht_ort="Berlin", gericht_bundesland="BE")
+    client.post("/rechner/fristen/entwurf/", _entwurf_daten(berlin))
+    assert HelenaDraft.objects.get(akte=berlin).payload["fristablauf"] == "2027-05-27"
+
+
+def test_frist_entwurf_widerspruch_zum_gericht_und_fremde_akte(client) -> None:
+    from drafts.models import HelenaDraft
+    from tests.factories import AkteFactory
+
+    akte = AkteFactory(gericht_ort="Berlin", gericht_bundesland="BE")
+    client.force_login(akte.anwalt)
+    html = unescape(client.post("/rechner/fristen/entwurf/", _entwurf_daten(akte, bundesland="NW")).content.decode())
+    assert "liegt in Berlin (Berlin); angegeben ist Nordrhein-Westfalen" in html
+    fremd = AkteFactory(gericht_ort="Berlin", gericht_bundesland="BE")
+    assert client.post("/rechner/fristen/entwurf/", _entwurf_daten(fremd)).status_code == 404
+    ohne_ort = AkteFactory(anwalt=akte.anwalt)
+    html = unescape(client.post("/rechner/fristen/entwurf/", _entwurf_daten(ohne_ort)).content.decode())
+    assert "fehlt das Bundesland des Gerichts" in html
+    assert not HelenaDraft.objects.exists()
+
+
+def test_mandant_kann_keine_frist_entwuerfe_anlegen(client) -> None:
+    from akten.models import Role
+    from tests.factories import AkteFactory, KontaktFactory
+
+    akte = AkteFactory(gericht_ort="Berlin", gericht_bundesland="BE")
+    mandant = UserFactory(role=Role.MANDANT, kontakt=KontaktFactory())
+    client.force_login(mandant)
+    assert client.post("/rechner/fristen/entwurf/", _entwurf_daten(akte)).status_code == 404
+    html = unescape(client.get("/rechner/fristen/", {**ZWEI_WOCHEN, "bundesland": "NW"}).content.decode())
+    assert "Als Frist-Entwurf in die Akte übernehmen" not in html

@@ -71,7 +71,7 @@ def test_teilfeiertag_ohne_ort_warnt_und_nimmt_das_fruehere_datum(call, anwalt):
 
 def test_ort_ohne_bundesland_wird_abgelehnt(call, anwalt):
     result = call(anwalt, "berechne_frist", {**ZWEI_WOCHEN_AB_5_6_2025, "ort": "München"})
-    assert not result.ok and "Zu 'ort' fehlt 'bundesland'" in result.error
+    assert not result.ok and "Zum Ort des Gerichts fehlt das Bundesland" in result.error
 
 
 def test_fremde_akte_wird_nicht_verraten(call, anwalt):
