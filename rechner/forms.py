@@ -10,7 +10,8 @@ from django.utils import timezone
 
 from rechner import gkg
 from rechner.fristen import BUNDESLAENDER, PRESETS, Einheit, FristPreset
-from rechner.rvg import VV, PositionRequest
+from rechner.rahmen import RAHMEN
+from rechner.rvg import VV, AuslagenRequest, PositionRequest
 from rechner.zahlen import ZahlFehler, parse_zahl
 
 FEHLER_PFLICHT = "Bitte fülle dieses Feld aus."
@@ -104,7 +105,27 @@ def _heute_wenn_leer(wert: Any) -> Any:
     return timezone.localdate() if wert is None else wert
 
 
-class RvgForm(forms.Form):
+class _FormMitStandardHaken(forms.Form):
+    """A GET form whose checkboxes ticked by default stay ticked for a bookmarked or hand-written URL.
+
+    The hidden ``gesendet`` marks a submission of the page's own form; only then does a missing
+    checkbox mean "unticked"."""
+
+    gesendet = forms.CharField(widget=forms.HiddenInput, required=False, initial="1")
+
+    @classmethod
+    def aus_anfrage(cls, daten: Any) -> Any:
+        if not daten:
+            return cls(None)
+        daten = daten.copy()
+        if not daten.get("gesendet"):
+            for name, feld in cls.base_fields.items():
+                if isinstance(feld, forms.BooleanField) and feld.initial and name not in daten:
+                    daten[name] = "on"
+        return cls(daten)
+
+
+class RvgForm(_FormMitStandardHaken):
     """Fee note under the RVG: Gegenstandswert, Auftragsdatum and the typical VV positions."""
 
     gegenstandswert = GermanDecimalField(
@@ -164,21 +185,25 @@ class RvgForm(forms.Form):
         required=False,
     )
     pkh = forms.BooleanField(label="Prozess- oder Verfahrenskostenhilfe (§ 49 RVG)", required=False)
-
-    # Marks a submission of the page's form: without it (a bookmarked or hand-written URL) the
-    # checkboxes that are ticked by default keep their default instead of silently turning off.
-    gesendet = forms.CharField(widget=forms.HiddenInput, required=False, initial="1")
-
-    @classmethod
-    def aus_anfrage(cls, daten: Any) -> RvgForm:
-        if not daten:
-            return cls(None)
-        daten = daten.copy()
-        if not daten.get("gesendet"):
-            for name, feld in cls.base_fields.items():
-                if isinstance(feld, forms.BooleanField) and feld.initial and name not in daten:
-                    daten[name] = "on"
-        return cls(daten)
+    abwesenheit_stunden = GermanDecimalField(
+        label="Abwesenheit in Stunden (Nr. 7005 VV RVG, ein Reisetag)",
+        min_value=Decimal("0.1"),
+        max_value=Decimal(24),
+        decimal_places=1,
+        required=False,
+    )
+    fahrtkosten = GermanDecimalField(
+        label="Fahrtkosten mit Bahn, Flug, Taxi in Euro (Nr. 7004 VV RVG)",
+        min_value=Decimal(0),
+        max_value=Decimal(100_000),
+        required=False,
+    )
+    reiseauslagen = GermanDecimalField(
+        label="Sonstige Reiseauslagen in Euro (Nr. 7006 VV RVG)", min_value=Decimal(0), max_value=Decimal(100_000), required=False
+    )
+    seiten_sw = _ganzzahl(label="Kopien/Ausdrucke s/w (Nr. 7000 VV RVG)", min_value=0, max_value=100_000, required=False)
+    seiten_farbe = _ganzzahl(label="Kopien/Ausdrucke Farbe (Nr. 7000 VV RVG)", min_value=0, max_value=100_000, required=False)
+    dateien = _ganzzahl(label="Überlassene Dateien (Nr. 7000 Nr. 2 VV RVG)", min_value=0, max_value=1000, required=False)
 
     def clean_auftragsdatum(self) -> Any:
         return _heute_wenn_leer(self.cleaned_data.get("auftragsdatum"))
@@ -186,6 +211,17 @@ class RvgForm(forms.Form):
     def clean_auftraggeber(self) -> int:
         anzahl = self.cleaned_data.get("auftraggeber")
         return 1 if anzahl is None else anzahl
+
+    def auslagen(self) -> AuslagenRequest:
+        """Nrn. 7000, 7004, 7006 of a valid form."""
+        daten = self.cleaned_data
+        return AuslagenRequest(
+            seiten_sw=daten["seiten_sw"] or 0,
+            seiten_farbe=daten["seiten_farbe"] or 0,
+            dateien=daten["dateien"] or 0,
+            fahrtkosten=daten["fahrtkosten"],
+            reiseauslagen=daten["reiseauslagen"],
+        )
 
     def positionen(self) -> list[PositionRequest]:
         """The chosen positions in procedural order; call only on a valid form."""
@@ -344,3 +380,24 @@ class RisikoForm(forms.Form):
 
     def clean_datum(self) -> Any:
         return _heute_wenn_leer(self.cleaned_data.get("datum"))
+
+
+class RahmenForm(_FormMitStandardHaken):
+    """Betragsrahmen- and Festgebühren (Straf-, Bußgeld-, Sozialrecht, Beratungshilfe) in one Angelegenheit."""
+
+    nummern = forms.MultipleChoiceField(
+        label="Gebühren",
+        choices=[(g.vv, f"Nr. {g.vv} VV RVG – {g.label}") for g in RAHMEN.values()],
+        widget=forms.SelectMultiple(attrs={"size": 12}),
+        error_messages={"required": FEHLER_PFLICHT, "invalid_choice": FEHLER_AUSWAHL},
+        help_text="Ohne eigenen Betrag gilt die Mittelgebühr (§ 14 Abs. 1 RVG).",
+    )
+    pflichtverteidiger = forms.BooleanField(label="Gerichtlich bestellt oder beigeordnet (Festbeträge)", required=False)
+    umfangreich_oder_schwierig = forms.BooleanField(
+        label="Tätigkeit umfangreich oder schwierig (Nr. 2302 über 391 €)", required=False
+    )
+    auftragsdatum = _datum(label="Auftragsdatum", required=False, help_text="Ohne Angabe gilt das heutige Datum.")
+    auslagenpauschale = forms.BooleanField(label="Auslagenpauschale Nr. 7002 VV RVG", required=False, initial=True)
+
+    def clean_auftragsdatum(self) -> Any:
+        return _heute_wenn_leer(self.cleaned_data.get("auftragsdatum"))

@@ -17,8 +17,8 @@ from akten.models import Akte, Role, User
 from drafts.models import HelenaDraft
 from drafts.services import DraftError, draft_create
 
-from . import fristen, gkg, risiko, rvg, zinsen
-from .forms import FristForm, GkgForm, RisikoForm, RvgForm, ZinsForm
+from . import fristen, gkg, rahmen, risiko, rvg, zinsen
+from .forms import FristForm, GkgForm, RahmenForm, RisikoForm, RvgForm, ZinsForm
 
 
 @login_required
@@ -42,6 +42,8 @@ def rvg_rechner(request: HttpRequest) -> HttpResponse:
                 pkh=daten["pkh"],
                 auslagenpauschale=daten["auslagenpauschale"],
                 km=daten["km"],
+                abwesenheit_stunden=[daten["abwesenheit_stunden"]] if daten["abwesenheit_stunden"] else [],
+                weitere_auslagen=form.auslagen(),
             )
         except rvg.RvgError as fehler:
             form.add_error(None, str(fehler))
@@ -202,3 +204,27 @@ def risikorechner(request: HttpRequest) -> HttpResponse:
         except (rvg.RvgError, gkg.GkgError) as fehler:
             form.add_error(None, str(fehler))
     return render(request, "rechner/risiko.html", {"form": form, "ergebnis": ergebnis})
+
+
+@login_required
+def rahmenrechner(request: HttpRequest) -> HttpResponse:
+    form = RahmenForm.aus_anfrage(request.GET)
+    ergebnis = None
+    if form.is_bound and form.is_valid():
+        daten = form.cleaned_data
+        try:
+            ergebnis, _ = rahmen.berechne(
+                auftragsdatum=daten["auftragsdatum"],
+                positions=[
+                    rahmen.RahmenRequest(
+                        vv,
+                        pflichtverteidiger=daten["pflichtverteidiger"] and rahmen.RAHMEN[vv].pflicht is not None,
+                        umfangreich_oder_schwierig=daten["umfangreich_oder_schwierig"],
+                    )
+                    for vv in daten["nummern"]
+                ],
+                auslagenpauschale=daten["auslagenpauschale"],
+            )
+        except rvg.RvgError as fehler:
+            form.add_error(None, str(fehler))
+    return render(request, "rechner/rahmen.html", {"form": form, "ergebnis": ergebnis})

@@ -183,3 +183,27 @@ def test_mandant_kann_keine_frist_entwuerfe_anlegen(client) -> None:
     assert client.post("/rechner/fristen/entwurf/", _entwurf_daten(akte)).status_code == 404
     html = unescape(client.get("/rechner/fristen/", {**ZWEI_WOCHEN, "bundesland": "NW"}).content.decode())
     assert "Als Frist-Entwurf in die Akte übernehmen" not in html
+
+
+def test_rvg_seite_auslagen(angemeldet) -> None:
+    params = {
+        "gegenstandswert": "5.000",
+        "auftragsdatum": "2025-07-01",
+        "vv_3100": "on",
+        "seiten_sw": "60",
+        "abwesenheit_stunden": "5",
+        "fahrtkosten": "45,80",
+        "reiseauslagen": "12",
+    }
+    html = unescape(angemeldet.get("/rechner/rvg/", params).content.decode())
+    for betrag in ("26,50 €", "50,00 €", "45,80 €", "12,00 €"):
+        assert betrag in html
+
+
+def test_rahmenseite_strafsache(angemeldet) -> None:
+    params = [("nummern", vv) for vv in ("4100", "4104", "4106", "4108")] + [("auftragsdatum", "2025-07-01")]
+    antwort = angemeldet.get("/rechner/rahmengebuehren/?" + "&".join(f"{k}={v}" for k, v in params))
+    html = unescape(antwort.content.decode())
+    assert "1.173,34 €" in html and "Mittelgebühr nach § 14 Abs. 1 RVG" in html
+    pflicht = angemeldet.get("/rechner/rahmengebuehren/?" + "&".join(f"{k}={v}" for k, v in params) + "&pflichtverteidiger=on")
+    assert "942,48 €" in unescape(pflicht.content.decode())
