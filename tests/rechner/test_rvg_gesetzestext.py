@@ -102,3 +102,22 @@ def test_inkasso_grundgebuehr_und_hoechstwert() -> None:
     assert "beträgt bei einem Gegenstandswert bis 50 Euro die Gebühr abweichend von Absatz 1 Satz 1 31,50 Euro" in text
     assert rvg.RVG_2025.inkasso_bis_50 == Decimal("31.50")
     assert "Der Wert beträgt in derselben Angelegenheit höchstens 30 Millionen Euro" in text
+
+
+def test_famgkg_wertvorschriften_und_tabelle() -> None:
+    from rechner import famgkg, gkg
+
+    text = (KORPUS.parent / "famgkg.md").read_text(encoding="utf-8")
+    assert "Der Wert darf nicht unter 3 000 Euro und nicht über 1 Million Euro angenommen werden." in text
+    assert (famgkg.EHESACHE_MIN, famgkg.EHESACHE_MAX) == (Decimal(3000), Decimal(1_000_000))
+    assert "beträgt der Verfahrenswert 5 000 Euro" in text and famgkg.KINDSCHAFT == Decimal(5000)
+    assert "um 20 Prozent, höchstens um jeweils 5 000 Euro" in text
+    assert "für jedes Anrecht 10 Prozent" in text and "insgesamt mindestens 1 000 Euro" in text
+    assert famgkg.VA_MIN == Decimal(1000)
+    assert "der für die ersten zwölf Monate nach Einreichung des Antrags geforderte Betrag maßgeblich" in text
+    assert "Der Verfahrenswert beträgt höchstens 30 Millionen Euro" in text
+    # § 28 FamGKG has the amounts of the GKG table.
+    assert "beträgt bei einem Verfahrenswert bis 500 Euro die Gebühr 40 Euro" in text
+    assert "2 000 | 500 | 21,00; 10 000 | 1 000 | 22,50; 25 000 | 3 000 | 30,50; 50 000 | 5 000 | 40,50" in text
+    assert "200 000 | 15 000 | 140,00; 500 000 | 30 000 | 210,00; über 500 000 | 50 000 | 210,00" in text
+    assert gkg.GKG_2025.tabelle.grundgebuehr == Decimal("40.00")

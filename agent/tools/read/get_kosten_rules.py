@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field
 
-from rechner import gkg, rahmen, rvg
+from rechner import famgkg, gkg, rahmen, rvg
 from rechner.tabellen import format_satz
 from rechner.zahlen import parse_zahl
 
@@ -106,6 +106,19 @@ class Auslagen(Params):
         )
 
 
+class Familiensache(Params):
+    art: Annotated[Literal["scheidung", "kindschaft", "unterhalt"], Field(description="Kind of family matter.")]
+    netto_monat: Annotated[
+        Decimal, _zahl("netto_monat"), Field(ge=0, description="Scheidung: monthly net income of both spouses.")
+    ] = Decimal(0)
+    anrechte: Annotated[int, Field(ge=0, le=50, description="Scheidung: Anrechte in the Versorgungsausgleich.")] = 0
+    kindschaftsfolgesachen: Annotated[int, Field(ge=0, le=10, description="Scheidung: Kindschaftssachen in the Verbund.")] = 0
+    unterhalt_monat: Annotated[
+        Decimal, _zahl("unterhalt_monat"), Field(ge=0, description="Unterhalt: monthly amount claimed.")
+    ] = Decimal(0)
+    rueckstand: Annotated[Decimal, _zahl("rueckstand"), Field(ge=0, description="Unterhalt: arrears due at filing.")] = Decimal(0)
+
+
 class GetKostenRulesParams(Params):
     gegenstandswert: Annotated[
         Decimal | None,
@@ -128,6 +141,12 @@ class GetKostenRulesParams(Params):
         Field(max_length=12, description="Fees that do not follow the value (Straf-, Bußgeld-, Sozialrecht, Beratungshilfe)."),
     ] = []
     auslagen: Annotated[Auslagen | None, Field(description="Auslagen Nrn. 7000, 7003-7006 VV RVG.")] = None
+    familie: Annotated[
+        Familiensache | None,
+        Field(
+            description="FamGKG: Verfahrenswert (§§ 43-51 FamGKG) and court fee of a Scheidung, Kindschafts- or Unterhaltssache."
+        ),
+    ] = None
     auftraggeber: Annotated[int, Field(ge=1, le=30, description="Number of clients (Nr. 1008 VV RVG increase).")] = 1
     anrechnung: Annotated[bool, Field(description="Credit the Geschäftsgebühr (Vorbem. 3 Abs. 4 VV RVG).")] = True
     pkh: Annotated[bool, Field(description="Legal aid (Prozesskostenhilfe): § 49 RVG table.")] = False
@@ -206,7 +225,36 @@ def _rahmen(params: GetKostenRulesParams, datum: datetime.date) -> dict[str, Any
     return _rvg_data(calc)
 
 
+def _familie(familie: Familiensache, datum: datetime.date) -> dict[str, Any]:
+    try:
+        kosten = famgkg.familienkosten(
+            familie.art,
+            on=datum,
+            netto_monat=familie.netto_monat,
+            anrechte=familie.anrechte,
+            kindschaftsfolgesachen=familie.kindschaftsfolgesachen,
+            unterhalt_monat=familie.unterhalt_monat,
+            rueckstand=familie.rueckstand,
+        )
+    except gkg.GkgError as exc:
+        raise ToolError(str(exc)) from None
+    return {
+        "verfahrenswert_eur": money(kosten.verfahrenswert),
+        "wertbegruendung": list(kosten.wertbegruendung),
+        "gerichtsgebuehr": {"nr": kosten.kv, "bezeichnung": kosten.label, "satz": format_satz(kosten.rate)},
+        "gerichtsgebuehr_eur": money(kosten.gebuehr),
+        "hinweis": "Verfahrenswert als Gegenstandswert für die Anwaltsgebühren: get_kosten_rules mit gegenstandswert.",
+    }
+
+
 def execute(ctx: ToolContext, params: GetKostenRulesParams) -> ToolResult:
+    if params.familie is not None and not (params.rvg_positionen or params.gkg_nummern or params.rahmen_positionen):
+        datum = params.datum or today()
+        return ok(
+            {"datum": iso(datum), "famgkg": _familie(params.familie, datum)},
+            sources=[{"rechner": "FamGKG", "grundlage": "§§ 28, 43-51 FamGKG"}],
+            count=1,
+        )
     if not params.rvg_positionen and not params.gkg_nummern and not params.rahmen_positionen:
         return ok(_catalog(), sources=[{"rechner": "RVG/GKG-Rechner"}], count=0)
     if params.rahmen_positionen and not params.rvg_positionen and not params.gkg_nummern:
@@ -268,6 +316,8 @@ def execute(ctx: ToolContext, params: GetKostenRulesParams) -> ToolResult:
             sources.append({"rechner": "GKG", "fassung": version.label})
         if params.rahmen_positionen:
             data["rahmengebuehren"] = _rahmen(params, datum)
+        if params.familie is not None:
+            data["famgkg"] = _familie(params.familie, datum)
     except (rvg.RvgError, gkg.GkgError) as exc:
         raise ToolError(str(exc)) from None
     return ok(data, sources=sources, count=len(params.rvg_positionen) + len(params.gkg_nummern), akte=akte)

@@ -158,3 +158,17 @@ def test_calc_prozesskostenrisiko_aus_der_akte(call, anwalt):
     assert [z["instanz"] for z in result.data["tabelle"]] == ["Erster Rechtszug", "Berufung"]
     fremd = AkteFactory(gegenstandswert=10000)
     assert not call(anwalt, "calc_prozesskostenrisiko", {"akte": fremd.aktenzeichen}).ok
+
+
+def test_famgkg_scheidung_kindschaft_unterhalt(call, anwalt):
+    scheidung = kosten(
+        call, anwalt, familie={"art": "scheidung", "netto_monat": "4.000", "anrechte": 2, "kindschaftsfolgesachen": 1}
+    )["famgkg"]
+    # 12.000 € Ehesache + 2.400 € Versorgungsausgleich + 2.400 € Kindschaft = 16.800 €; 2,0 × 374,50 € = 749,00 €.
+    assert scheidung["verfahrenswert_eur"] == "16800.00" and scheidung["gerichtsgebuehr_eur"] == "749.00"
+    assert any("§ 50 Abs. 1 FamGKG" in z for z in scheidung["wertbegruendung"])
+    assert kosten(call, anwalt, familie={"art": "kindschaft"})["famgkg"]["gerichtsgebuehr_eur"] == "85.25"
+    unterhalt = kosten(call, anwalt, familie={"art": "unterhalt", "unterhalt_monat": 500, "rueckstand": "1.000"})["famgkg"]
+    assert (unterhalt["verfahrenswert_eur"], unterhalt["gerichtsgebuehr_eur"]) == ("7000.00", "646.50")
+    klein = kosten(call, anwalt, familie={"art": "scheidung", "netto_monat": 500})["famgkg"]
+    assert klein["verfahrenswert_eur"] == "3000.00"  # Mindestwert § 43 Abs. 1 Satz 2 FamGKG
