@@ -480,6 +480,14 @@ class FristErgebnis:
         return f"{text}; Quelle: {self.ortsquelle}" if self.ortsquelle else text
 
 
+def kalenderdatum(ergebnis: FristErgebnis, heute: date) -> date:
+    """The ``datum`` of a calendar entry for ``ergebnis``: the triggering event, or for a backward
+    deadline (which ends before its Termin) the day it is entered, at the latest the deadline itself."""
+    if ergebnis.fristablauf >= ergebnis.ereignis_datum:
+        return ergebnis.ereignis_datum
+    return min(heute, ergebnis.fristablauf)
+
+
 def ortstext(bundesland: str, ort: str | None) -> str:
     land = BUNDESLAENDER[bundesland]
     return f"{ort} ({land})" if ort else land

@@ -10,6 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from akten.fristen_rules import QUELLE_ANGABE, FristOrt, KalenderRegelFehler, frist_ort, frist_ort_bestimmen
@@ -158,7 +159,7 @@ def frist_entwurf(request: HttpRequest) -> HttpResponse:
                 payload={
                     "typ": "FRIST",
                     "titel": titel,
-                    "datum": ergebnis.ereignis_datum.isoformat(),
+                    "datum": fristen.kalenderdatum(ergebnis, timezone.localdate()).isoformat(),
                     "fristablauf": ergebnis.fristablauf.isoformat(),
                     "vorfrist": ergebnis.vorfrist.isoformat() if ergebnis.vorfrist else None,
                     "notfrist": ergebnis.notfrist,

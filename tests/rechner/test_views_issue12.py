@@ -207,3 +207,22 @@ def test_rahmenseite_strafsache(angemeldet) -> None:
     assert "1.173,34 €" in html and "Mittelgebühr nach § 14 Abs. 1 RVG" in html
     pflicht = angemeldet.get("/rechner/rahmengebuehren/?" + "&".join(f"{k}={v}" for k, v in params) + "&pflichtverteidiger=on")
     assert "942,48 €" in unescape(pflicht.content.decode())
+
+
+def test_rueckwaertsfrist_als_entwurf(client) -> None:
+    import datetime
+
+    from django.utils import timezone
+
+    from drafts.models import HelenaDraft
+    from tests.factories import AkteFactory
+
+    akte = AkteFactory(gericht_ort="Berlin", gericht_bundesland="BE")
+    client.force_login(akte.anwalt)
+    termin = timezone.localdate() + datetime.timedelta(days=60)
+    daten = {"vorlage": "schriftsatz_vor_termin", "ereignisdatum": termin.isoformat(), "akte": str(akte.pk), "titel": "S"}
+    assert client.post("/rechner/fristen/entwurf/", daten).status_code == 302
+    payload = HelenaDraft.objects.get(akte=akte).payload
+    fristablauf = datetime.date.fromisoformat(payload["fristablauf"])
+    assert fristablauf <= termin - datetime.timedelta(weeks=1)
+    assert payload["datum"] == timezone.localdate().isoformat()  # the day it was entered, not the Termin

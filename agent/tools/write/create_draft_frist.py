@@ -10,6 +10,7 @@ from pydantic import Field
 from akten.fristen_rules import KalenderRegelFehler, kalender_eintrag_pruefen
 from akten.models import Akte, User
 from drafts.models import HelenaDraft
+from rechner.fristen import kalenderdatum
 from rechner.tabellen import format_datum
 
 from ..base import Tool, ToolContext, ToolResult
@@ -62,6 +63,7 @@ def _verantwortlich(akte: Akte, user_id: int | None) -> User | None:
 def execute(ctx: ToolContext, params: CreateDraftFristParams) -> ToolResult:
     akte = akte_resolve(ctx, params.akte)
     fristablauf, vorfrist, notfrist = params.fristablauf, params.vorfrist, params.notfrist
+    datum = params.datum
     berechnet: dict[str, Any] | None = None
     if params.berechnung is not None:
         if params.typ != "FRIST":
@@ -73,6 +75,7 @@ def execute(ctx: ToolContext, params: CreateDraftFristParams) -> ToolResult:
             )
         fristablauf, vorfrist = ergebnis.fristablauf, vorfrist or ergebnis.vorfrist
         notfrist = notfrist or ergebnis.notfrist
+        datum = kalenderdatum(ergebnis, today())
         berechnet = {
             "rechtsgrundlage": ergebnis.rechtsgrundlage,
             "feiertage_nach": ergebnis.ortsangabe,
@@ -93,7 +96,7 @@ def execute(ctx: ToolContext, params: CreateDraftFristParams) -> ToolResult:
     payload = {
         "typ": params.typ,
         "titel": params.titel,
-        "datum": iso(params.datum),
+        "datum": iso(datum),
         "uhrzeit": iso(params.uhrzeit),
         "fristablauf": iso(fristablauf),
         "vorfrist": iso(vorfrist),

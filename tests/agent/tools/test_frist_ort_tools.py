@@ -138,3 +138,23 @@ def test_berechne_frist_mit_verkuendung_und_neuen_vorlagen(call, anwalt):
     assert call(anwalt, "berechne_frist", args).data["fristablauf"] == "2025-07-15"
     owi = {"ereignis_datum": "2025-04-04", "vorlage": "einspruch_bussgeldbescheid", "bundesland": "BY", "ort": "München"}
     assert call(anwalt, "berechne_frist", owi).data["fristablauf"] == "2025-04-22"
+
+
+def test_create_draft_frist_rueckwaerts(call, anwalt):
+    akte = _akte(anwalt, gericht_ort="Berlin", gericht_bundesland="BE")
+    termin = timezone.localdate() + datetime.timedelta(days=60)
+    result = call(
+        anwalt,
+        "create_draft_frist",
+        {
+            "akte": akte.aktenzeichen,
+            "typ": "FRIST",
+            "titel": "Schriftsatz vor Termin",
+            "datum": termin.isoformat(),
+            "berechnung": {"vorlage": "schriftsatz_vor_termin"},
+        },
+    )
+    assert result.ok, result.error
+    payload = HelenaDraft.objects.get(pk=result.data["draft_id"]).payload
+    assert datetime.date.fromisoformat(payload["fristablauf"]) <= termin - datetime.timedelta(weeks=1)
+    assert payload["datum"] == timezone.localdate().isoformat()
