@@ -122,6 +122,7 @@ def draft_create(
     if akte is None and typ != HelenaDraft.Typ.NOTIZ:
         raise DraftInvalid(ERR_AKTE_REQUIRED)
     model = _validated(typ, payload)
+    _kalender_pruefen(akte, model)
     draft = HelenaDraft(
         typ=typ,
         akte=akte,

@@ -150,3 +150,10 @@ def test_draft_accept_speichert_gueltige_frist():
     draft = _frist_draft(akte, FRONLEICHNAM_2027.isoformat())
     accepted = services.draft_accept(draft_id=draft.pk, by=akte.anwalt)
     assert KalenderEintrag.objects.get(pk=accepted.result_object_id).fristablauf == FRONLEICHNAM_2027
+
+
+def test_draft_create_prueft_ebenso():
+    akte = gericht(AkteFactory(), name="Landgericht Köln", ort="Köln", bundesland="NW")
+    with pytest.raises(services.DraftInvalid, match="Fronleichnam"):
+        _frist_draft(akte, FRONLEICHNAM_2027.isoformat())
+    assert not HelenaDraft.objects.exists()
