@@ -401,3 +401,35 @@ class RahmenForm(_FormMitStandardHaken):
 
     def clean_auftragsdatum(self) -> Any:
         return _heute_wenn_leer(self.cleaned_data.get("auftragsdatum"))
+
+
+class FamilienForm(forms.Form):
+    """Verfahrenswert and court fee of a family matter (FamGKG)."""
+
+    art = _auswahl(
+        label="Familiensache",
+        choices=[
+            ("scheidung", "Scheidung (Ehesache im Verbund)"),
+            ("kindschaft", "Kindschaftssache (Sorge, Umgang, Herausgabe)"),
+            ("unterhalt", "Unterhalt (Familienstreitsache)"),
+        ],
+        initial="scheidung",
+    )
+    netto_monat = GermanDecimalField(
+        label="Monatliches Nettoeinkommen beider Ehegatten in Euro",
+        min_value=Decimal(0),
+        max_value=Decimal(10_000_000),
+        required=False,
+    )
+    anrechte = _ganzzahl(label="Anrechte im Versorgungsausgleich", min_value=0, max_value=50, required=False)
+    kindschaftsfolgesachen = _ganzzahl(label="Kindschaftsfolgesachen im Verbund", min_value=0, max_value=10, required=False)
+    unterhalt_monat = GermanDecimalField(
+        label="Monatlicher Unterhalt in Euro", min_value=Decimal(0), max_value=Decimal(1_000_000), required=False
+    )
+    rueckstand = GermanDecimalField(
+        label="Rückstand bei Einreichung in Euro", min_value=Decimal(0), max_value=Decimal(10_000_000), required=False
+    )
+    datum = _datum(label="Eingereicht am", required=False, help_text="Ohne Angabe gilt das heutige Datum.")
+
+    def clean_datum(self) -> Any:
+        return _heute_wenn_leer(self.cleaned_data.get("datum"))

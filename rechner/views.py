@@ -4,6 +4,7 @@ Each view validates its form, calls one calculator function and renders the resu
 error (RvgError, GkgError, FristError) carries a German message and becomes a form error.
 """
 
+from decimal import Decimal
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
@@ -18,8 +19,8 @@ from akten.models import Akte, Role, User
 from drafts.models import HelenaDraft
 from drafts.services import DraftError, draft_create
 
-from . import fristen, gkg, rahmen, risiko, rvg, zinsen
-from .forms import FristForm, GkgForm, RahmenForm, RisikoForm, RvgForm, ZinsForm
+from . import famgkg, fristen, gkg, rahmen, risiko, rvg, zinsen
+from .forms import FamilienForm, FristForm, GkgForm, RahmenForm, RisikoForm, RvgForm, ZinsForm
 
 
 @login_required
@@ -229,3 +230,24 @@ def rahmenrechner(request: HttpRequest) -> HttpResponse:
         except rvg.RvgError as fehler:
             form.add_error(None, str(fehler))
     return render(request, "rechner/rahmen.html", {"form": form, "ergebnis": ergebnis})
+
+
+@login_required
+def familienrechner(request: HttpRequest) -> HttpResponse:
+    form = FamilienForm(request.GET or None)
+    ergebnis = None
+    if form.is_bound and form.is_valid():
+        daten = form.cleaned_data
+        try:
+            ergebnis = famgkg.familienkosten(
+                daten["art"],
+                on=daten["datum"],
+                netto_monat=daten["netto_monat"] or Decimal(0),
+                anrechte=daten["anrechte"] or 0,
+                kindschaftsfolgesachen=daten["kindschaftsfolgesachen"] or 0,
+                unterhalt_monat=daten["unterhalt_monat"] or Decimal(0),
+                rueckstand=daten["rueckstand"] or Decimal(0),
+            )
+        except gkg.GkgError as fehler:
+            form.add_error(None, str(fehler))
+    return render(request, "rechner/famgkg.html", {"form": form, "ergebnis": ergebnis})

@@ -226,3 +226,11 @@ def test_rueckwaertsfrist_als_entwurf(client) -> None:
     fristablauf = datetime.date.fromisoformat(payload["fristablauf"])
     assert fristablauf <= termin - datetime.timedelta(weeks=1)
     assert payload["datum"] == timezone.localdate().isoformat()  # the day it was entered, not the Termin
+
+
+def test_famgkg_seite(angemeldet) -> None:
+    params = {"art": "scheidung", "netto_monat": "4.000", "anrechte": "2", "kindschaftsfolgesachen": "1", "datum": "2025-07-01"}
+    html = unescape(angemeldet.get("/rechner/famgkg/", params).content.decode())
+    assert "Verfahrenswert 16.800,00 €, Gerichtsgebühr 749,00 €" in html and "§ 50 Abs. 1 FamGKG" in html
+    html = unescape(angemeldet.get("/rechner/famgkg/", {"art": "unterhalt", "unterhalt_monat": "1,234"}).content.decode())
+    assert "mehrdeutig" in html and 'id="ergebnis-h"' not in html
