@@ -14,13 +14,16 @@ from django.utils import timezone
 
 from drafts.models import HelenaDraft
 from drafts.services import draft_create
+from rechner.fristen import berechne_preset, ist_werktag
 
 from . import services
-from .models import Akte, Beteiligter, Dezernat, Dokument, Kontakt, Role, Sachgebiet, User, Vertretung
+from .fristen_rules import frist_ort_oder_fehler
+from .models import Akte, Beteiligter, Dezernat, Dokument, KanzleiProfil, Kontakt, Role, Sachgebiet, User, Vertretung
 
 DEMO_PASSWORD = "Helena-Demo-2026"  # noqa: S105 - printed by `make run`, demo data only
 DEMO_TEXTS = Path(__file__).parent / "demo" / "dokumente"
 KANZLEI = "Kanzlei Müller & Becker Rechtsanwälte"
+KANZLEI_SITZ = ("Köln", "NW")  # all demo courts (Köln, Bonn) are in Nordrhein-Westfalen
 
 
 @dataclass(frozen=True)
@@ -205,6 +208,9 @@ def seed_demo(*, today: datetime.date | None = None) -> dict[str, int]:
         defaults={"beginn": today - datetime.timedelta(days=2), "ende": today + datetime.timedelta(days=12), "grund": "Urlaub"},
     )
 
+    if KanzleiProfil.current() is None:
+        KanzleiProfil(name=KANZLEI, sitz_ort=KANZLEI_SITZ[0], sitz_bundesland=KANZLEI_SITZ[1]).save()
+
     created = 0
     year = today.strftime("%y")
     for index in range(AKTEN_COUNT):
@@ -235,12 +241,21 @@ def seed_demo(*, today: datetime.date | None = None) -> dict[str, int]:
         gericht_name = GERICHTE[gericht_index] if gericht_index is not None else ""
         if gericht_name:
             gericht = _kontakt(typ=Kontakt.Typ.JURISTISCH, firma=gericht_name, ort=gericht_name.split()[-1])
+            gericht_aktenzeichen = f"{rng.randint(2, 29)} C {rng.randint(100, 999)}/{year}"
             services.beteiligter_add(
                 akte=akte,
                 by=anwalt,
                 kontakt=gericht,
                 rolle=Beteiligter.Rolle.GERICHT,
-                aktenzeichen_extern=f"{rng.randint(2, 29)} C {rng.randint(100, 999)}/{year}",
+                aktenzeichen_extern=gericht_aktenzeichen,
+            )
+            services.akte_gericht_set(
+                akte=akte,
+                by=anwalt,
+                name=gericht_name,
+                ort=gericht.ort,
+                bundesland=KANZLEI_SITZ[1],
+                aktenzeichen=gericht_aktenzeichen,
             )
         values = {
             "mandant": mandant.display_name,
@@ -265,6 +280,8 @@ def seed_demo(*, today: datetime.date | None = None) -> dict[str, int]:
             )
         ereignis = today - datetime.timedelta(days=rng.randint(3, 20))
         ablauf = today + datetime.timedelta(days=(index % 9) + 1)
+        while not ist_werktag(ablauf, KANZLEI_SITZ[1], KANZLEI_SITZ[0]):
+            ablauf += datetime.timedelta(days=1)
         services.kalender_eintrag_create(
             akte=akte,
             by=anwalt,
@@ -322,6 +339,9 @@ def _seed_drafts(*, today: datetime.date, mueller: User, becker: User) -> None:
     year = today.strftime("%y")
     first = Akte.objects.get(aktenzeichen=f"101/{year}")
     arbeit = Akte.objects.get(aktenzeichen=f"104/{year}")
+    zugang = today - datetime.timedelta(days=4)
+    ort = frist_ort_oder_fehler(akte=arbeit)
+    klagefrist = berechne_preset("kuendigungsschutzklage", zugang, ort.bundesland, ort=ort.ort, ortsquelle=ort.quelle)
     draft_create(
         typ="FRIST",
         akte=arbeit,
@@ -329,9 +349,9 @@ def _seed_drafts(*, today: datetime.date, mueller: User, becker: User) -> None:
         payload={
             "typ": "FRIST",
             "titel": "Klagefrist Kündigungsschutzklage (§ 4 KSchG)",
-            "datum": str(today - datetime.timedelta(days=4)),
-            "fristablauf": str(today + datetime.timedelta(days=17)),
-            "vorfrist": str(today + datetime.timedelta(days=10)),
+            "datum": str(zugang),
+            "fristablauf": str(klagefrist.fristablauf),
+            "vorfrist": str(klagefrist.vorfrist) if klagefrist.vorfrist else None,
             "notfrist": False,
         },
     )
