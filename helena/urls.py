@@ -27,5 +27,5 @@ urlpatterns = [
     *akten_pages,
     *recherche_pages,
     *rechner_pages,
-    path("", include("agent.urls")),
+    path("", include("agent.chat.urls")),
 ]

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from ..models import AgentRun, AgentStep, ToolCallAudit
+from agent.models import AgentRun, AgentStep, ToolCallAudit
 
 
 class AgentStepInline(admin.TabularInline):

@@ -2,7 +2,7 @@ from typing import Any
 
 from django import template
 
-from agent.cards import draft_card
+from agent.chat.cards import draft_card
 
 register = template.Library()
 

@@ -7,10 +7,9 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
+from agent.tools.common import Params, ToolError, iso
 from rechner import fristen
 from rechner.tabellen import wochentag
-
-from .common import Params, ToolError, iso
 
 ERR_ART = "Gib entweder 'vorlage' oder 'dauer' und 'einheit' an (nicht beides, nicht nichts)."
 

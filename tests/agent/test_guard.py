@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.guard import (
+from agent.engine.guard import (
     ARGUMENTS_JSON_STRING,
     CODE_FENCE,
     MISSING_ARGUMENTS,

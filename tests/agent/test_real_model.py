@@ -17,7 +17,7 @@ import pytest
 
 pytest.importorskip("llama_cpp", reason="llama-cpp-python[server] ist nicht installiert (make test installiert es)")
 
-from agent.guard import guard_response  # noqa: E402
+from agent.engine.guard import guard_response  # noqa: E402
 from agent.llm import demo  # noqa: E402
 from agent.llm.base import LLMResponse, ToolCall, assistant_message  # noqa: E402
 from agent.llm.demo import (  # noqa: E402

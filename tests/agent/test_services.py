@@ -12,11 +12,12 @@ from asgiref.sync import async_to_sync, sync_to_async
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
-from agent import services
+from agent.engine.prompt import INTRO
 from agent.models import AgentRun, AgentStep, Conversation, EngineConfig, Message, RateLimit, TierConfig, ToolCallAudit
-from agent.persona import INTRO
-from agent.ratelimit import ratelimit_hit
-from agent.selectors import NotFound
+from agent.runs import execution, services
+from agent.runs import routes as run_routes
+from agent.runs.ratelimit import ratelimit_hit
+from agent.runs.selectors import NotFound
 from akten.models import Akte, Beteiligter, KalenderEintrag, Role
 from drafts.models import HelenaDraft
 from tests.factories import AkteFactory, BeteiligterFactory, DokumentFactory, KontaktFactory, UserFactory
@@ -32,7 +33,7 @@ def tier1(db, scripted_llm):
 
 
 def execute(run: AgentRun, **kwargs) -> AgentRun:
-    return async_to_sync(services.run_execute)(run.pk, **kwargs)
+    return async_to_sync(execution.run_execute)(run.pk, **kwargs)
 
 
 # -- run_create ----------------------------------------------------------------------------------
@@ -117,22 +118,24 @@ def test_counter_store_down_fails_closed_for_cloud_and_open_for_local(settings, 
         tier=3, name="Cloud", provider="OPENAI", model="c", base_url=scripted_llm.openai_url, enabled=True, is_cloud=True,
         cloud_agreement_on_file=True,
     )  # fmt: skip
-    routes = services.routes_build(start_tier=1, task_type="FRAGE", user=user, akte=None)
+    routes = run_routes.routes_build(start_tier=1, task_type="FRAGE", user=user, akte=None)
     assert [r.tier for r in routes if not r.demo] == [1]
 
 
 @pytest.mark.django_db
 def test_routes_respect_cloud_task_types_and_pseudonymise_and_fall_back_to_demo(scripted_llm):
     user = UserFactory()
-    assert [(r.tier, r.demo) for r in services.routes_build(start_tier=1, task_type="FRAGE", user=user, akte=None)] == [(1, True)]
+    assert [(r.tier, r.demo) for r in run_routes.routes_build(start_tier=1, task_type="FRAGE", user=user, akte=None)] == [
+        (1, True)
+    ]
     TierConfig.objects.create(tier=1, name="lokal", model="m", base_url=scripted_llm.url, enabled=True)
     TierConfig.objects.create(
         tier=3, name="Cloud", provider="OPENAI", model="c", base_url=scripted_llm.openai_url, enabled=True, is_cloud=True,
         cloud_agreement_on_file=True, cloud_task_types=["SCHRIFTSATZ"], pseudonymize=True,
     )  # fmt: skip
-    frage = services.routes_build(start_tier=1, task_type="FRAGE", user=user, akte=None)
+    frage = run_routes.routes_build(start_tier=1, task_type="FRAGE", user=user, akte=None)
     assert [(r.tier, r.demo, r.outage_only) for r in frage] == [(1, False, False), (1, True, True)]
-    schriftsatz = services.routes_build(start_tier=1, task_type="SCHRIFTSATZ", user=user, akte=None)
+    schriftsatz = run_routes.routes_build(start_tier=1, task_type="SCHRIFTSATZ", user=user, akte=None)
     assert [(r.tier, r.demo) for r in schriftsatz] == [(1, False), (3, False), (1, True)]
     assert type(schriftsatz[1].client).__name__ == "PseudonymizingClient" and not schriftsatz[1].local
     assert type(schriftsatz[0].client).__name__ != "PseudonymizingClient"
@@ -140,11 +143,11 @@ def test_routes_respect_cloud_task_types_and_pseudonymise_and_fall_back_to_demo(
 
 @pytest.mark.django_db
 def test_pseudonymisation_defaults_on_for_cloud_and_is_configurable_per_tier():
-    assert services.pseudonymize_tier(TierConfig(tier=3, name="c", model="c", base_url="x", is_cloud=True))
-    assert not services.pseudonymize_tier(TierConfig(tier=2, name="g", model="g", base_url="x"))
+    assert run_routes.pseudonymize_tier(TierConfig(tier=3, name="c", model="c", base_url="x", is_cloud=True))
+    assert not run_routes.pseudonymize_tier(TierConfig(tier=2, name="g", model="g", base_url="x"))
     opted_out = TierConfig(tier=3, name="c", model="c", base_url="x", is_cloud=True, pseudonymize=False)
     opted_in = TierConfig(tier=1, name="l", model="l", base_url="x", pseudonymize=True)
-    assert not services.pseudonymize_tier(opted_out) and services.pseudonymize_tier(opted_in)
+    assert not run_routes.pseudonymize_tier(opted_out) and run_routes.pseudonymize_tier(opted_in)
 
 
 # -- run_execute ---------------------------------------------------------------------------------
@@ -207,7 +210,7 @@ def test_cancel_through_the_database_stops_mid_request_and_keeps_the_trace(tier1
     run = services.run_create(user=user, text="Welche Fristen laufen?", mode="INLINE")
 
     async def scenario():
-        task = asyncio.create_task(services.run_execute(run.pk))
+        task = asyncio.create_task(execution.run_execute(run.pk))
         await asyncio.to_thread(scripted_llm.wait_for_requests, 2)
         # another process asks: only the database flag, no shared token
         await sync_to_async(AgentRun.objects.filter(pk=run.pk).update)(cancel_requested=True)
@@ -368,7 +371,7 @@ def test_cloud_tier_gets_placeholders_and_drafts_get_real_names(scripted_llm):
 
 @pytest.mark.django_db
 def test_rejected_drafts_of_the_akte_reach_the_prompt():
-    from agent.persona import persona_context_load
+    from agent.runs.persona import persona_context_load
 
     akte = AkteFactory()
     reviewer = UserFactory(role=Role.ANWALT)
@@ -440,7 +443,7 @@ def test_a_cancelled_execution_task_records_the_stop(tier1, scripted_llm):
     run = services.run_create(user=user, text="Hallo", mode="INLINE")
 
     async def scenario():
-        task = asyncio.create_task(services.run_execute(run.pk))
+        task = asyncio.create_task(execution.run_execute(run.pk))
         await asyncio.to_thread(scripted_llm.wait_for_requests, 1)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
@@ -455,10 +458,10 @@ def test_a_cancelled_execution_task_records_the_stop(tier1, scripted_llm):
 
 @pytest.mark.django_db
 def test_default_tiers_are_created_once_and_the_cloud_tier_stays_off():
-    assert services.tiers_ensure_defaults() == 3
+    assert run_routes.tiers_ensure_defaults() == 3
     TierConfig.objects.filter(tier=1).update(model="eigenes-modell")
-    assert services.tiers_ensure_defaults() == 0
+    assert run_routes.tiers_ensure_defaults() == 0
     tiers = {t.tier: t for t in TierConfig.objects.all()}
     assert tiers[1].model == "eigenes-modell"  # an admin's change is never overwritten
     assert tiers[1].enabled and tiers[2].enabled and tiers[1].base_url == ""
-    assert tiers[3].is_cloud and not tiers[3].enabled and services.pseudonymize_tier(tiers[3])
+    assert tiers[3].is_cloud and not tiers[3].enabled and run_routes.pseudonymize_tier(tiers[3])

@@ -10,7 +10,7 @@ from typing import Any
 from django.db import close_old_connections
 from django_tasks_db.management.commands.db_worker import Command as DatabaseWorkerCommand
 
-from agent.orphans import fail_orphaned_runs, orphan_sweeper_start
+from agent.runs.orphans import fail_orphaned_runs, orphan_sweeper_start
 
 
 class Command(DatabaseWorkerCommand):

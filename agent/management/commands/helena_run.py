@@ -21,8 +21,9 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from agent.models import AgentRun
-from agent.selectors import NotFound
-from agent.services import run_create, run_execute
+from agent.runs.execution import run_execute
+from agent.runs.selectors import NotFound
+from agent.runs.services import run_create
 from akten.models import Akte, User
 
 OK_STATUSES = frozenset({AgentRun.Status.DONE, AgentRun.Status.CAP_REACHED, AgentRun.Status.STALLED})

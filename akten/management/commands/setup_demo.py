@@ -4,7 +4,7 @@ from typing import Any
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
-from agent.services import tiers_ensure_defaults
+from agent.runs.routes import tiers_ensure_defaults
 
 DATA = Path(__file__).resolve().parents[3] / "recherche" / "data"
 

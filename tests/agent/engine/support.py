@@ -9,12 +9,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.events import ListSink
+from agent.engine.events import ListSink
+from agent.engine.loop import Limits, RunOutcome, run_agent
+from agent.engine.routing import Router
+from agent.engine.tools import CancelToken, ToolResult
 from agent.llm.base import LLMClient
 from agent.llm.ollama import OllamaClient
 from agent.llm.openai_compat import OpenAICompatClient
-from agent.runtime import Limits, Router, RunOutcome, run_agent
-from agent.tools.base import CancelToken, ToolResult
 
 ToolFn = Callable[[dict[str, Any]], Awaitable[ToolResult] | ToolResult]
 

@@ -7,8 +7,8 @@ import asyncio
 import pytest
 from asgiref.sync import async_to_sync
 
-from agent.events import RunEventSink
 from agent.models import AgentRun, AgentStep
+from agent.runs.events import RunEventSink
 from drafts.models import HelenaDraft
 from tests.factories import AkteFactory
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from agent.registry import all_tools
-from agent.runtime import tool_label
+from agent.engine.loop import tool_label
+from agent.tools.discovery import all_tools
 
 
 @pytest.mark.parametrize(

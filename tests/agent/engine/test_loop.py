@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from agent.runtime import CAP_MESSAGE, UNTRUSTED_OPEN, RunStatus
-from agent.tools.base import CancelToken, ToolResult
+from agent.engine.loop import CAP_MESSAGE, UNTRUSTED_OPEN, RunStatus
+from agent.engine.tools import CancelToken, ToolResult
 
 from .support import MemoryToolBox, call, echo, ollama, openai, pairs_intact, run, tools_sent
 

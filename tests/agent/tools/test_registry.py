@@ -11,20 +11,14 @@ import jsonschema
 import pytest
 from asgiref.sync import async_to_sync
 
-from agent import registry
+from agent.engine.tools import ToolResult
 from agent.models import ConfigChange, ToolCallAudit, ToolPermission
-from agent.registry import (
-    ToolRegistryError,
-    all_tools,
-    default_allowed,
-    discover_tools,
-    ollama_tool_schema,
-    openai_tool_schema,
-    tool_matrix_ensure_defaults,
-    tool_matrix_update,
-    toolbox_for,
-)
-from agent.tools.base import Tool, ToolContext, ToolResult
+from agent.tools import discovery, executor
+from agent.tools.base import Tool, ToolContext
+from agent.tools.discovery import ToolRegistryError, all_tools, discover_tools
+from agent.tools.executor import toolbox_for
+from agent.tools.permissions import default_allowed, tool_matrix_ensure_defaults, tool_matrix_update
+from agent.tools.schemas import ollama_tool_schema, openai_tool_schema
 from akten.models import Role
 from drafts.models import HelenaDraft
 from tests.factories import AgentRunFactory, AkteFactory, DokumentFactory, UserFactory
@@ -79,7 +73,7 @@ def tool_package(tmp_path, monkeypatch):
     package.mkdir()
     (package / "__init__.py").write_text("")
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(registry, "TOOL_PACKAGES", {"fake_tools_pkg": False})
+    monkeypatch.setattr(discovery, "TOOL_PACKAGES", {"fake_tools_pkg": False})
     yield package
     for name in [m for m in sys.modules if m.startswith("fake_tools_pkg")]:
         del sys.modules[name]
@@ -118,7 +112,7 @@ def test_a_broken_tool_module_fails_loudly(tool_package, source, message):
 
 
 def test_write_tools_must_live_in_the_write_package(tool_package, monkeypatch):
-    monkeypatch.setattr(registry, "TOOL_PACKAGES", {"fake_tools_pkg": True})
+    monkeypatch.setattr(discovery, "TOOL_PACKAGES", {"fake_tools_pkg": True})
     (tool_package / "zaehle.py").write_text(textwrap.dedent(GOOD_TOOL.format(name="zaehle")))
     with pytest.raises(ToolRegistryError, match="writes=True"):
         discover_tools()
@@ -420,7 +414,7 @@ def test_an_exception_becomes_an_error_result_and_is_logged_without_client_text(
         raise RuntimeError(client_text)
 
     monkeypatch.setattr("agent.tools.read.read_akte.akte_overview", explode)
-    with caplog.at_level(logging.ERROR, logger="agent.registry"):
+    with caplog.at_level(logging.ERROR, logger="agent.tools.executor"):
         result = call(user, "read_akte", {"akte": akte.pk})
     assert result.error == (
         "Beim Ausführen von read_akte ist ein interner Fehler aufgetreten. Versuche es mit anderen Argumenten oder nutze "
@@ -580,7 +574,7 @@ def test_result_of_a_tool_that_returns_garbage_is_an_error(call, monkeypatch):
         params=tools["berechne_frist"].params,
         execute=lambda ctx, params: {"not": "a ToolResult"},
     )
-    box = registry.RunToolBox(ToolContext(user=user), tools, thread_sensitive=True)
+    box = executor.RunToolBox(ToolContext(user=user), tools, thread_sensitive=True)
     result = run_call(box, "berechne_frist", {"ereignis_datum": "2025-03-14", "vorlage": "berufung"})
     assert "interner Fehler" in result.error
     assert isinstance(result, ToolResult)

@@ -177,8 +177,8 @@ async def test_an_inline_run_reaches_the_tab_straight_from_its_relay(scripted_ti
     """An inline run executes on the process's engine loop; its events go from the thread that wrote
     them straight to the sockets of this process watching the run, without the channel layer and
     without waiting for the tail's poll (both switched off here)."""
-    import agent.consumers as consumers
-    import agent.inline as inline
+    import agent.chat.consumers as consumers
+    import agent.chat.inline as inline
 
     async def layer_down(event):
         raise ConnectionError("Kanal-Layer nicht erreichbar")

@@ -11,10 +11,10 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.utils import timezone
 
-from agent.consumers import MAX_TEXT_CHARS, RATE_MAX_MESSAGES
-from agent.delivery import event_publish
-from agent.events import RunEventSink
+from agent.chat.consumers import MAX_TEXT_CHARS, RATE_MAX_MESSAGES
 from agent.models import AgentRun, AgentStep, Conversation
+from agent.runs.delivery import event_publish
+from agent.runs.events import RunEventSink
 from akten.models import Role
 from tests.factories import AkteFactory, UserFactory
 
@@ -188,7 +188,7 @@ async def test_every_tab_of_the_user_gets_a_new_run_announced():
     user = await sync_to_async(UserFactory)()
     run = await sync_to_async(AgentRun.objects.create)(user=user, task="Hintergrund", status=AgentRun.Status.RUNNING)
     sink = RunEventSink(run, publish=event_publish)
-    from agent.delivery import user_notify_run
+    from agent.runs.delivery import user_notify_run
 
     async with ws_connect(user) as (tab_a, _c, _code), ws_connect(user) as (tab_b, _c2, _code2):
         await user_notify_run(user_id=user.pk, run_id=run.pk)
@@ -202,8 +202,8 @@ async def test_a_run_whose_status_ended_before_its_last_events_were_written_stil
     """The engine saves a run's final status just before it writes the terminal event (and the
     model response held with it). A tab whose status check falls between the two must keep reading
     and deliver them, not stop at the last event it had."""
-    import agent.consumers as consumers
-    import agent.delivery as delivery
+    import agent.chat.consumers as consumers
+    import agent.runs.delivery as delivery
 
     monkeypatch.setattr(consumers, "STATUS_CHECK_EVERY", 10)
     monkeypatch.setattr(delivery, "POLL_SECONDS_LOCAL", 0.05)

@@ -149,7 +149,7 @@ def test_note_on_a_foreign_akte_is_not_found(client):
 
 
 def test_draft_card_of_an_accepted_akte_update_shows_the_diff_from_before():
-    from agent.cards import draft_card
+    from agent.chat.cards import draft_card
 
     akte = AkteFactory(wegen="Kaufvertrag")
     draft = HelenaDraftFactory(
@@ -160,7 +160,7 @@ def test_draft_card_of_an_accepted_akte_update_shows_the_diff_from_before():
 
 
 def test_answer_html_links_norms_and_visible_akten_only():
-    from agent.cards import answer_html
+    from agent.chat.cards import answer_html
     from recherche.models import Gesetz, Norm
 
     gesetz = Gesetz.objects.create(abkuerzung="BGB", titel="Bürgerliches Gesetzbuch", slug="bgb")
@@ -176,7 +176,7 @@ def test_answer_html_links_norms_and_visible_akten_only():
 
 
 def test_answer_html_links_quoted_documents_only_where_the_user_may_see_them():
-    from agent.cards import answer_html
+    from agent.chat.cards import answer_html
 
     mine = DokumentFactory(name="Klageschrift Müller")
     foreign = DokumentFactory(name="Vertrauliche Notiz")
@@ -186,7 +186,7 @@ def test_answer_html_links_quoted_documents_only_where_the_user_may_see_them():
 
 
 def test_run_steps_are_replayable_in_order_for_the_steps_view():
-    from agent.selectors import run_steps_after
+    from agent.runs.selectors import run_steps_after
 
     run = AgentRun.objects.create(user=UserFactory(), task="x")
     for seq in (3, 1, 2):

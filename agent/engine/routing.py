@@ -19,9 +19,12 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Protocol
 
-from agent.llm.base import LLMClient, LLMError
-from agent.runtime import Route
+from agent.llm.base import (
+    LLMClient,
+    LLMError,
+)
 
 INLINE = "INLINE"
 BACKGROUND = "BACKGROUND"
@@ -131,6 +134,43 @@ def apply_user_choice(classification: Classification, *, mode: str | None, tier:
         tier=tier or classification.tier,
         reasons=reasons,
     )
+
+
+@dataclass(frozen=True)
+class Route:
+    """One model the router can use."""
+
+    client: LLMClient
+    tier: int | None = None
+    local: bool = True
+    demo: bool = False
+    # only reached when everything before it is unreachable (the demo model)
+    outage_only: bool = False
+    # the tools this model is offered (None: all of the run's tools); a very small model gets a few
+    offer_tools: frozenset[str] | None = None
+
+
+class Router(Protocol):
+    @property
+    def route(self) -> Route: ...
+
+    def escalate(self, *, outage: bool) -> Route | None:
+        """Move to the next usable route (None: there is none); `outage` when the current one is unreachable."""
+        ...
+
+
+class SingleRoute:
+    """A router over one client (tests, benchmarks, the batch command with an explicit client)."""
+
+    def __init__(self, client: LLMClient, *, tier: int | None = None, local: bool = True, demo: bool = False) -> None:
+        self._route = Route(client=client, tier=tier, local=local, demo=demo)
+
+    @property
+    def route(self) -> Route:
+        return self._route
+
+    def escalate(self, *, outage: bool) -> Route | None:
+        return None
 
 
 class TierRouter:

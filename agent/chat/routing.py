@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .consumers import ChatConsumer
+from agent.chat.consumers import ChatConsumer
 
 websocket_urlpatterns = [
     path("ws/helena/", ChatConsumer.as_asgi()),

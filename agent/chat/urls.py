@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from agent.chat import views
 
 urlpatterns = [
     path("helena/", views.chat, name="helena-chat"),

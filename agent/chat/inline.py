@@ -30,7 +30,7 @@ from typing import Any, Protocol
 
 from channels.layers import get_channel_layer
 
-from .delivery import event_publish, run_group
+from agent.runs.delivery import event_publish, run_group
 
 logger = logging.getLogger(__name__)
 
@@ -130,10 +130,10 @@ def execute_inline(run_id: int) -> concurrent.futures.Future[None]:
 async def _execute(run_id: int, relay: Relay) -> None:
     """The engine ends every run with an honest status; should it still raise, the tabs watching
     the run hear a German error instead of waiting forever."""
-    from . import services
+    from agent.runs import execution
 
     try:
-        await services.run_execute(run_id, relay=relay)
+        await execution.run_execute(run_id, relay=relay)
     except Exception:
         logger.exception("inline run %s crashed", run_id)
         with contextlib.suppress(RuntimeError):  # the web loop is gone: nobody is waiting

@@ -27,7 +27,7 @@ def draft_saved(sender: type[HelenaDraft], instance: HelenaDraft, created: bool,
 
 
 def _announce(draft_id: int) -> None:
-    from .delivery import draft_changed
+    from agent.runs.delivery import draft_changed
 
     draft = HelenaDraft.objects.filter(pk=draft_id).values("akte_id", "requested_by_id").first()
     if draft is None:

@@ -15,12 +15,12 @@ from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
+from agent.chat import conversations
+from agent.chat.cards import answer_html, draft_card
+from agent.chat.consumers import german_error
+from agent.models import AgentRun, Message
+from agent.runs import selectors, services
 from akten.policy import sees_internal
-
-from . import conversations, selectors, services
-from .cards import answer_html, draft_card
-from .consumers import german_error
-from .models import AgentRun, Message
 
 logger = logging.getLogger(__name__)
 

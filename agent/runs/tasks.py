@@ -8,13 +8,13 @@ from asgiref.sync import async_to_sync
 from django.db import transaction
 from django_tasks import task
 
-from .delivery import event_publish
+from agent.runs.delivery import event_publish
 
 
 @task()
 def run_agent(run_id: int) -> str:
     """Execute one background run to its end; returns the final status."""
-    from .services import run_execute
+    from agent.runs.execution import run_execute
 
     # async_to_sync (not asyncio.run) so the engine's thread-sensitive database calls run in this
     # worker thread instead of waiting for the process-wide sync thread.

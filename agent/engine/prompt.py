@@ -4,10 +4,10 @@ German, Du-Form, friendly and precise. Built per run from what is true for this 
 registry actually offers (their guidance is generated from their schemas, not from a fixed list),
 the hard limits, the current Akte, and the reasons of recently rejected drafts for that Akte, so
 that a rejection teaches. Tool results are data, never instructions: the loop fences untrusted
-text (documents, decisions, search snippets) between markers (agent/runtime.py, UNTRUSTED_OPEN /
+text (documents, decisions, search snippets) between markers (agent/engine/loop.py, UNTRUSTED_OPEN /
 UNTRUSTED_CLOSE) and the prompt tells the model what those markers mean.
 
-`build_system_prompt` is pure; `persona_context_load` reads its inputs from the database.
+Pure: `agent.runs.persona.persona_context_load` reads the inputs from the database.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import datetime
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.runtime import UNTRUSTED_CLOSE, UNTRUSTED_OPEN
+from agent.engine.loop import UNTRUSTED_CLOSE, UNTRUSTED_OPEN
 
 INTRO = (
     "Hi, ich bin Helena! Ich helfe dir bei Akten, Fristen, Recherche und Entwürfen – "
@@ -126,40 +126,3 @@ def with_intro(answer: str) -> str:
     if answer.lstrip().startswith("Hi, ich bin Helena"):
         return answer
     return f"{INTRO}\n\n{answer}"
-
-
-def persona_context_load(*, user: Any, akte: Any | None) -> tuple[AkteContext | None, list[Rejection], bool]:
-    """The database inputs of the prompt: the Akte (the caller has checked access), the latest
-    rejected drafts on it, and whether this is the user's first contact with Helena.
-
-    Everything is loaded for `user` through the chokepoint and the field policy
-    (`akten.policy`): a MANDANT's prompt carries no Sachstand, no addresses and no rejections."""
-    from agent.models import Message
-    from akten.models import Beteiligter
-    from akten.policy import sees_internal
-    from drafts.models import HelenaDraft
-
-    first_contact = not Message.objects.filter(conversation__user=user, role=Message.Role.ASSISTANT).exists()
-    if akte is None:
-        return None, [], first_contact
-    internal = sees_internal(user)
-    beteiligte = tuple(
-        f"{b.get_rolle_display()}: {b.kontakt.display_name}"
-        for b in Beteiligter.objects.visible_to(user).filter(akte=akte).select_related("kontakt").order_by("pk")[:12]
-    )
-    context = AkteContext(
-        aktenzeichen=akte.aktenzeichen,
-        kurzrubrum=akte.kurzrubrum,
-        sachgebiet=akte.get_sachgebiet_display(),
-        status=akte.get_status_display(),
-        wegen=akte.wegen,
-        zusammenfassung=akte.zusammenfassung if internal else "",
-        beteiligte=beteiligte,
-    )
-    rejected = (
-        HelenaDraft.objects.visible_to(user)
-        .filter(akte=akte, status=HelenaDraft.Status.REJECTED)
-        .order_by("-reviewed_at", "-pk")[:MAX_REJECTIONS]
-    )
-    rejections = [Rejection(titel=d.titel, reason=d.rejection_reason, categories=tuple(d.rejection_categories)) for d in rejected]
-    return context, rejections, first_contact

@@ -20,19 +20,12 @@ from django.db import InterfaceError, OperationalError, connection
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter
 from pydantic import ValidationError as PydanticValidationError
 
+from agent.chat import inline
+from agent.chat.cards import answer_html, draft_cards
+from agent.models import AgentRun
+from agent.runs import selectors
+from agent.runs.delivery import POLL_SECONDS_SHARED_LAYER, akte_group, run_group, tail_poll_seconds, user_group, user_notify_run
 from akten.models import Akte
-
-from . import inline, selectors
-from .cards import answer_html, draft_cards
-from .delivery import (
-    POLL_SECONDS_SHARED_LAYER,
-    akte_group,
-    run_group,
-    tail_poll_seconds,
-    user_group,
-    user_notify_run,
-)
-from .models import AgentRun
 
 logger = logging.getLogger(__name__)
 
@@ -281,7 +274,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
     # -- client → server ---------------------------------------------------------------------
 
     async def chat_send(self, message: ChatSend) -> None:
-        from . import services
+        from agent.runs import services
 
         conversation, akte = await self._access_conversation_and_akte(message)
         try:
@@ -307,7 +300,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         await user_notify_run(user_id=self.user.pk, run_id=run.pk)
 
     async def run_cancel(self, message: RunCancel) -> None:
-        from . import services
+        from agent.runs import services
 
         run = await database_sync_to_async(selectors.run_get)(user=self.user, pk=message.run)
         if not run.is_active:
@@ -317,7 +310,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         await self.send_json({"type": "run.cancel_requested", "run": run.pk})
 
     async def run_continue_background(self, message: RunContinueBackground) -> None:
-        from . import services
+        from agent.runs import services
 
         run = await database_sync_to_async(selectors.run_get)(user=self.user, pk=message.run)
         continued = await database_sync_to_async(services.run_continue_background)(run_id=run.pk, by=self.user)
@@ -341,7 +334,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
     async def execute(self, run: AgentRun) -> None:
         """Background runs go to the task queue; inline runs execute in this process, on its
         engine loop (agent/inline.py)."""
-        from . import tasks
+        from agent.runs import tasks
 
         if run.mode == AgentRun.Mode.BACKGROUND:
             await database_sync_to_async(tasks.run_enqueue)(run_id=run.pk)

@@ -1,4 +1,4 @@
-"""Reads around Helena's conversations and runs, always scoped to the user.
+"""Reads around Helena's runs and conversations, always scoped to the user.
 
 The `*_get` selectors return the object or raise `NotFound` with one uniform German message, the
 same for a missing row and for another user's row, so that nobody can probe for ids.
@@ -10,13 +10,12 @@ from typing import Any
 
 from django.db.models import QuerySet
 
+from agent.models import AgentRun, AgentStep, Conversation, Message
 from akten.models import Akte
 from drafts.models import HelenaDraft
 
-from .models import AgentRun, AgentStep, Conversation, Message
-
-ERR_CONVERSATION_NOT_FOUND = "Gespräch nicht gefunden."
 ERR_RUN_NOT_FOUND = "Auftrag nicht gefunden."
+ERR_CONVERSATION_NOT_FOUND = "Gespräch nicht gefunden."
 ERR_AKTE_NOT_FOUND = "Akte nicht gefunden."
 
 TERMINAL_EVENTS = frozenset({"run.finished", "run.failed", "run.cancelled"})
@@ -24,36 +23,6 @@ TERMINAL_EVENTS = frozenset({"run.finished", "run.failed", "run.cancelled"})
 
 class NotFound(Exception):
     """The object does not exist or the user may not see it (deliberately indistinguishable)."""
-
-
-def conversation_list(*, user: Any) -> QuerySet[Conversation]:
-    return Conversation.objects.filter(user=user).select_related("akte").order_by("-updated_at", "-pk")
-
-
-def conversation_get(*, user: Any, pk: int) -> Conversation:
-    """The user's own conversation. Its Akte is dropped from view when the user lost access to it."""
-    try:
-        conversation = Conversation.objects.select_related("akte").get(pk=pk, user=user)
-    except Conversation.DoesNotExist:
-        raise NotFound(ERR_CONVERSATION_NOT_FOUND) from None
-    if conversation.akte_id is not None and not Akte.objects.visible_to(user).filter(pk=conversation.akte_id).exists():
-        conversation.akte = None
-    return conversation
-
-
-def conversation_messages(*, conversation: Conversation) -> QuerySet[Message]:
-    return conversation.messages.select_related("run").order_by("created_at", "pk")
-
-
-def akte_for_chat(*, user: Any, pk: int) -> Akte:
-    try:
-        return Akte.objects.visible_to(user).get(pk=pk)
-    except Akte.DoesNotExist:
-        raise NotFound(ERR_AKTE_NOT_FOUND) from None
-
-
-def akten_for_chat(*, user: Any) -> QuerySet[Akte]:
-    return Akte.objects.visible_to(user).order_by("aktenzeichen").only("pk", "aktenzeichen", "kurzrubrum")
 
 
 def run_list(*, user: Any) -> QuerySet[AgentRun]:
@@ -86,3 +55,33 @@ def step_as_event(step: AgentStep) -> dict[str, Any]:
 
 def run_drafts(*, user: Any, run_ids: list[int]) -> QuerySet[HelenaDraft]:
     return HelenaDraft.objects.visible_to(user).filter(origin_run_id__in=run_ids).select_related("akte")
+
+
+def conversation_list(*, user: Any) -> QuerySet[Conversation]:
+    return Conversation.objects.filter(user=user).select_related("akte").order_by("-updated_at", "-pk")
+
+
+def conversation_get(*, user: Any, pk: int) -> Conversation:
+    """The user's own conversation. Its Akte is dropped from view when the user lost access to it."""
+    try:
+        conversation = Conversation.objects.select_related("akte").get(pk=pk, user=user)
+    except Conversation.DoesNotExist:
+        raise NotFound(ERR_CONVERSATION_NOT_FOUND) from None
+    if conversation.akte_id is not None and not Akte.objects.visible_to(user).filter(pk=conversation.akte_id).exists():
+        conversation.akte = None
+    return conversation
+
+
+def conversation_messages(*, conversation: Conversation) -> QuerySet[Message]:
+    return conversation.messages.select_related("run").order_by("created_at", "pk")
+
+
+def akte_for_chat(*, user: Any, pk: int) -> Akte:
+    try:
+        return Akte.objects.visible_to(user).get(pk=pk)
+    except Akte.DoesNotExist:
+        raise NotFound(ERR_AKTE_NOT_FOUND) from None
+
+
+def akten_for_chat(*, user: Any) -> QuerySet[Akte]:
+    return Akte.objects.visible_to(user).order_by("aktenzeichen").only("pk", "aktenzeichen", "kurzrubrum")

@@ -1,26 +1,19 @@
-"""The tool registry: discovery, the role × tool matrix, JSON schemas, and the executor.
+"""The executor: the ToolBox of one run and how it executes a call.
 
-Discovery: every module under `agent/tools/read/` and `agent/tools/write/` (names not starting with
-"_") must define `TOOL = Tool(...)` whose name equals the module name. `all_tools()` imports them
-once; AgentConfig.ready() calls it, so a broken tool module stops the start-up.
-
-The matrix (ToolPermission rows, a missing row means "not allowed") is seeded lazily with the
-defaults of `default_allowed` for every (role, tool) pair that has no row yet. A MANDANT never gets
-a `cross_akte` tool, whatever the matrix says.
-
-Public API for the engine:
-- `toolbox_for(ctx)` (sync) / `await atoolbox_for(ctx)`: the RunToolBox of one run.
-- `RunToolBox.schemas()` (OpenAI format), `.ollama_schemas()`, `.names()`,
+- `toolbox_for(ctx)` (sync) / `await atoolbox_for(ctx)`: the RunToolBox of one run, with the tools
+  the matrix allows the user's role (agent/tools/permissions.py).
+- `RunToolBox.schemas()` (OpenAI format), `.names()`, `.label(name)`,
   `await .execute(name, arguments, call_id=...) -> ToolResult` (never raises; fills
-  `meta` = {tool, duration_ms, tool_ms (the tool body alone), count, cached, summary}; sets `ctx.untrusted_seen`).
+  `meta` = {tool, duration_ms, tool_ms (the tool body alone), count, cached, summary}; sets
+  `ctx.untrusted_seen`). Each call: matrix re-checked, arguments validated (German errors), the
+  run's cache (keyed by the user's access scope, Akte re-checked on a hit), the tool, one
+  ToolCallAudit row.
 - `result_summary(result)`: the ≤ 200-character summary used for audit rows and events.
-For admin and seeding: `tool_matrix()`, `tool_matrix_update(by=..., allowed=...)`,
-`tool_matrix_ensure_defaults()` (also run after `migrate`).
 
 Tools run in a worker thread (`sync_to_async(thread_sensitive=False)`); each pool thread keeps its
-database connection for CONN_MAX_AGE like a request would (opening one per call costs more than most
-tools). settings.HELENA_TOOLS_THREAD_SENSITIVE = True runs
-them in the main sync thread instead (tests that keep their data in the test transaction).
+database connection for CONN_MAX_AGE like a request would (opening one per call costs more than
+most tools). settings.HELENA_TOOLS_THREAD_SENSITIVE = True runs them in the main sync thread
+instead (tests that keep their data in the test transaction).
 """
 
 from __future__ import annotations
@@ -28,36 +21,29 @@ from __future__ import annotations
 import asyncio
 import copy
 import dataclasses
-import functools
-import importlib
 import json
 import logging
-import pkgutil
-import re
 import time
 import traceback
-from collections.abc import Iterable
 from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.core.exceptions import ImproperlyConfigured, PermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db import close_old_connections, transaction
+from django.db import close_old_connections
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
-from akten.models import Akte, Role, User, access_scope, access_scope_reused
+from agent.engine.tools import ToolResult
+from agent.models import ToolCallAudit
+from agent.tools.base import Tool, ToolContext
+from agent.tools.common import ToolError
+from agent.tools.permissions import tool_permitted, tools_for_user
+from agent.tools.schemas import ollama_tool_schema, openai_tool_schema
+from akten.models import Akte, User, access_scope, access_scope_reused
 from helena.db import trace_write
 
-from .models import ConfigChange, ToolCallAudit, ToolPermission
-from .tools.base import Tool, ToolContext, ToolResult
-from .tools.common import ToolError
-
 logger = logging.getLogger(__name__)
-
-TOOL_PACKAGES = {"agent.tools.read": False, "agent.tools.write": True}  # package → its tools write
-TOOL_NAME = re.compile(r"^[a-z][a-z0-9_]{1,63}$")
 SUMMARY_CHARS = 200
 AUDIT_ARG_CHARS = 200
 
@@ -70,276 +56,6 @@ ERR_INTERNAL = (
     "anderes Werkzeug."
 )
 ERR_CANCELLED = "Der Lauf wurde abgebrochen; das Werkzeug wurde nicht ausgeführt."
-ERR_MATRIX_FORBIDDEN = "Nur die Administration darf die Werkzeugrechte ändern."
-
-
-class ToolRegistryError(ImproperlyConfigured):
-    """A tool module is broken: raised at start-up, never at run time."""
-
-
-# --- discovery -------------------------------------------------------------------------------
-
-_tools: dict[str, Tool] | None = None
-
-
-def discover_tools() -> dict[str, Tool]:
-    """Import every tool module and check its TOOL. Raises ToolRegistryError (or the import error)."""
-    found: dict[str, Tool] = {}
-    for package_name, writes in TOOL_PACKAGES.items():
-        package = importlib.import_module(package_name)
-        for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
-            if info.name.startswith("_"):
-                continue
-            module_name = f"{package_name}.{info.name}"
-            module = importlib.import_module(module_name)
-            tool = _checked_tool(module_name, info.name, getattr(module, "TOOL", None), writes)
-            if tool.name in found:
-                raise ToolRegistryError(f"{module_name}: duplicate tool name {tool.name!r}")
-            found[tool.name] = tool
-    return found
-
-
-def _checked_tool(module_name: str, stem: str, tool: object, writes: bool) -> Tool:
-    if not isinstance(tool, Tool):
-        raise ToolRegistryError(f"{module_name} must define TOOL = Tool(...)")
-    if tool.name != stem or not TOOL_NAME.match(tool.name):
-        raise ToolRegistryError(f"{module_name}: the tool name must be the snake_case module name {stem!r}, not {tool.name!r}")
-    if tool.writes != writes:
-        raise ToolRegistryError(f"{module_name}: tools under {module_name.rsplit('.', 1)[0]} must have writes={writes}")
-    if not (isinstance(tool.params, type) and issubclass(tool.params, BaseModel)):
-        raise ToolRegistryError(f"{module_name}: params must be a pydantic model")
-    if not tool.description.strip() or "Example:" not in tool.description:
-        raise ToolRegistryError(f"{module_name}: the description must explain the tool and end with an example")
-    if not callable(tool.execute):
-        raise ToolRegistryError(f"{module_name}: execute must be callable")
-    try:
-        parameters_schema(tool)
-    except Exception as exc:
-        raise ToolRegistryError(f"{module_name}: no JSON schema for its parameters ({exc})") from exc
-    return tool
-
-
-def all_tools() -> dict[str, Tool]:
-    """Every discovered tool by name (imported once per process)."""
-    global _tools
-    if _tools is None:
-        _tools = discover_tools()
-    return _tools
-
-
-# --- role × tool matrix ------------------------------------------------------------------------
-
-
-def default_allowed(role: str, tool: Tool) -> bool:
-    """The seeded default: ADMIN and ANWALT everything; SACHBEARBEITER everything but update_akte;
-    SEKRETARIAT reads and create_notiz; PRAKTIKANT and MANDANT reads (MANDANT no cross-Akte search)."""
-    if role in (Role.ADMIN, Role.ANWALT):
-        return True
-    if role == Role.SACHBEARBEITER:
-        return tool.name != "update_akte"
-    if role == Role.SEKRETARIAT:
-        return not tool.writes or tool.name == "create_notiz"
-    if role == Role.PRAKTIKANT:
-        return not tool.writes
-    if role == Role.MANDANT:
-        return not tool.writes and not tool.cross_akte
-    return False
-
-
-def role_may_ever_use(role: str, tool: Tool) -> bool:
-    """Hard limits above the matrix: a MANDANT never searches across Akten or firm documents."""
-    return not (role == Role.MANDANT and tool.cross_akte)
-
-
-def tool_matrix_ensure_defaults(*, using: str = "default") -> int:
-    """Create the missing (role, tool) rows with their defaults; existing rows are kept. Returns how many."""
-    tools = all_tools()
-    existing = set(ToolPermission.objects.using(using).values_list("role", "tool"))
-    missing = [
-        ToolPermission(role=role, tool=tool.name, allowed=default_allowed(role, tool))
-        for tool in tools.values()
-        for role in Role.values
-        if (role, tool.name) not in existing
-    ]
-    ToolPermission.objects.using(using).bulk_create(missing, ignore_conflicts=True)
-    return len(missing)
-
-
-def tool_matrix() -> dict[str, dict[str, bool]]:
-    """{tool: {role: allowed}} for every discovered tool and role (defaults seeded first)."""
-    tool_matrix_ensure_defaults()
-    tools = all_tools()
-    grid = {name: dict.fromkeys(Role.values, False) for name in sorted(tools)}
-    for role, name, allowed in ToolPermission.objects.filter(tool__in=tools).values_list("role", "tool", "allowed"):
-        if role in grid[name]:
-            grid[name][role] = allowed and role_may_ever_use(role, tools[name])
-    return grid
-
-
-@transaction.atomic
-def tool_matrix_update(*, by: User, allowed: Iterable[tuple[str, str]]) -> list[ConfigChange]:
-    """Set the matrix to exactly `allowed` ((role, tool) pairs) and record each change with its actor.
-
-    Locks the matrix rows (pk order). Raises PermissionDenied unless `by` is ADMIN or superuser.
-    Pairs a role may never have (MANDANT × cross-Akte tools) and unknown tools are ignored.
-    """
-    if not (by.is_active and by.is_admin_role):
-        raise PermissionDenied(ERR_MATRIX_FORBIDDEN)
-    tool_matrix_ensure_defaults()
-    tools = all_tools()
-    wanted = {(role, name) for role, name in allowed if name in tools and role_may_ever_use(role, tools[name])}
-    changes: list[ConfigChange] = []
-    for row in ToolPermission.objects.select_for_update().filter(tool__in=tools).order_by("pk"):
-        new = (row.role, row.tool) in wanted
-        if row.allowed == new:
-            continue
-        changes.append(
-            ConfigChange(
-                user=by,
-                model=ToolPermission._meta.label,
-                object_repr=f"{row.get_role_display()} × {row.tool}"[:200],
-                before={"role": row.role, "tool": row.tool, "allowed": row.allowed},
-                after={"role": row.role, "tool": row.tool, "allowed": new},
-            )
-        )
-        row.allowed = new
-        row.save(update_fields=["allowed"])
-    ConfigChange.objects.bulk_create(changes)
-    return changes
-
-
-def tools_for_user(user: User) -> dict[str, Tool]:
-    """The tools the matrix allows `user`'s role and that are available right now (search_web)."""
-    if not user.is_active:
-        return {}
-    tool_matrix_ensure_defaults()
-    tools = all_tools()
-    names = set(ToolPermission.objects.filter(role=user.role, allowed=True).values_list("tool", flat=True))
-    return {
-        name: tool
-        for name, tool in sorted(tools.items())
-        if name in names and role_may_ever_use(user.role, tool) and tool.available()
-    }
-
-
-def tool_permitted(user: User, tool: Tool) -> bool:
-    """The execution-time check of the matrix, read again from the database."""
-    return (
-        user.is_active
-        and role_may_ever_use(user.role, tool)
-        and tool.available()
-        and ToolPermission.objects.filter(role=user.role, tool=tool.name, allowed=True).exists()
-    )
-
-
-# --- JSON schemas ------------------------------------------------------------------------------
-
-_DROP_KEYS = {"title"}
-
-
-def _resolve(node: Any, defs: dict[str, Any]) -> Any:
-    """Inline $ref, drop titles and turn `X | None` into X (optional = not required)."""
-    if isinstance(node, list):
-        return [_resolve(item, defs) for item in node]
-    if not isinstance(node, dict):
-        return node
-    if "$ref" in node:
-        target = defs[node["$ref"].rsplit("/", 1)[-1]]
-        merged = {**target, **{k: v for k, v in node.items() if k != "$ref"}}
-        return _resolve(merged, defs)
-    out = {k: _resolve(v, defs) for k, v in node.items() if k not in _DROP_KEYS and k != "$defs"}
-    if "anyOf" in out:
-        branches = [b for b in out["anyOf"] if b.get("type") != "null"]
-        if len(branches) == 1:
-            del out["anyOf"]
-            out = {**branches[0], **out}
-        else:
-            out["anyOf"] = branches
-        if out.get("default", ...) is None:
-            del out["default"]
-    return out
-
-
-def parameters_schema(tool: Tool) -> dict[str, Any]:
-    """The self-contained JSON schema (no $ref) of a tool's parameters, generated from its pydantic
-    model (once per model; callers get their own copy)."""
-    return copy.deepcopy(_parameters_schema(tool.params))
-
-
-@functools.cache
-def _parameters_schema(params: type[BaseModel]) -> dict[str, Any]:
-    raw = params.model_json_schema()
-    schema = _resolve(raw, raw.get("$defs", {}))
-    schema.setdefault("properties", {})
-    schema["type"] = "object"
-    schema.setdefault("required", [])
-    return schema
-
-
-def openai_tool_schema(tool: Tool) -> dict[str, Any]:
-    """OpenAI chat-completions tool format: {"type": "function", "function": {name, description, parameters}}."""
-    return {
-        "type": "function",
-        "function": {"name": tool.name, "description": tool.description, "parameters": parameters_schema(tool)},
-    }
-
-
-_OLLAMA_TYPES = ("string", "number", "integer", "boolean", "array", "object")
-
-
-def _ollama_property(node: dict[str, Any]) -> dict[str, Any]:
-    """Reduce a JSON schema node to what Ollama's ToolProperty understands: one type, description,
-    enum, items and (for objects) properties/required; constraints go into the description."""
-    if "anyOf" in node:
-        branches = node["anyOf"]
-        # Decimal: number or numeric string → number; otherwise the first branch wins.
-        chosen = next((b for b in branches if b.get("type") == "number"), branches[0])
-        node = {**chosen, **{k: v for k, v in node.items() if k != "anyOf"}}
-    out: dict[str, Any] = {"type": node.get("type", "string")}
-    if out["type"] not in _OLLAMA_TYPES:
-        out["type"] = "string"
-    hints = []
-    if node.get("format") == "date":
-        hints.append("date YYYY-MM-DD")
-    elif node.get("format") == "time":
-        hints.append("time HH:MM")
-    for key, label in (("minimum", "min"), ("maximum", "max"), ("minLength", "min length"), ("maxLength", "max length")):
-        if key in node:
-            hints.append(f"{label} {node[key]}")
-    if "default" in node:
-        hints.append(f"default {json.dumps(node['default'], ensure_ascii=False)}")
-    description = node.get("description", "")
-    if node.get("type") == "object" and "properties" in node:
-        out["properties"] = {k: _ollama_property(v) for k, v in node["properties"].items()}
-        out["required"] = list(node.get("required", []))
-        fields = ", ".join(f"{k} ({v['type']})" for k, v in out["properties"].items())
-        hints.append(f"object with fields: {fields}")
-    if "items" in node:
-        out["items"] = _ollama_property(node["items"])
-    if "enum" in node:
-        out["enum"] = list(node["enum"])
-    if hints:
-        description = f"{description} ({'; '.join(hints)})" if description else "; ".join(hints)
-    if description:
-        out["description"] = description
-    return out
-
-
-def ollama_tool_schema(tool: Tool) -> dict[str, Any]:
-    """Ollama /api/chat tool format: the same envelope, parameters reduced to Ollama's property model."""
-    schema = parameters_schema(tool)
-    return {
-        "type": "function",
-        "function": {
-            "name": tool.name,
-            "description": tool.description,
-            "parameters": {
-                "type": "object",
-                "properties": {k: _ollama_property(v) for k, v in schema["properties"].items()},
-                "required": list(schema.get("required", [])),
-            },
-        },
-    }
 
 
 # --- execution ---------------------------------------------------------------------------------

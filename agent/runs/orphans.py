@@ -24,7 +24,7 @@ _start_lock = threading.Lock()
 
 
 def fail_orphaned_runs() -> int:
-    from agent.services import runs_fail_orphaned
+    from agent.runs.services import runs_fail_orphaned
 
     failed = runs_fail_orphaned(stale_after_seconds=ORPHAN_STALE_SECONDS)
     if failed:

@@ -8,10 +8,9 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from agent.models import AgentRun, Conversation
 from akten import services as akten_services
 from akten.models import Akte, Notiz
-
-from .models import AgentRun, Conversation
 
 ERR_TITLE_EMPTY = "Bitte gib einen Titel ein."
 DEFAULT_TITLE = "Neues Gespräch"
@@ -58,7 +57,7 @@ def notiz_create_with_auftrag(*, akte: Akte, by: Any, text: str, titel: str = ""
     service (e.g. the rate limit) propagate; the note is kept in that case only if the caller
     catches them outside this transaction.
     """
-    from . import services, tasks
+    from agent.runs import services, tasks
 
     with transaction.atomic():
         notiz = akten_services.notiz_create(akte=akte, by=by, text=text, titel=titel)

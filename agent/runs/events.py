@@ -1,13 +1,13 @@
-"""Where the engine's events go.
+"""Event persistence of a real run.
 
-The engine core only knows the `EventSink` protocol (`await sink.emit(type, **payload)`, defined
-with the loop in agent/runtime.py, which imports nothing from Django, and re-exported here). Tests and
-benchmarks use `ListSink` / `NullSink`; a real run uses `RunEventSink`, which numbers the events of
-one run (`seq`), stamps them (`at`), persists each one as an `AgentStep` row and only then calls the
-optional `publish(event)` callback (see agent/delivery.py): a browser that misses a publish replays
-the rows, so the row must exist before anyone can be told about it.
+The loop only knows the `EventSink` protocol (agent/engine/events.py, with `ListSink` / `NullSink`
+for tests and benchmarks). A real run uses `RunEventSink`, which numbers the events of one run
+(`seq`), stamps them (`at`), persists each one as an `AgentStep` row and only then calls the
+optional `publish(event)` callback (see agent/runs/delivery.py): a browser that misses a publish
+replays the rows, so the row must exist before anyone can be told about it. `event_row_append`
+writes the events of runs that never reach the loop (rate limit, cancel before start, orphans).
 
-Wire shape of every event: `{"type", "run", "seq", "at", **payload}` (../shared/ARCHITECTURE.md).
+Wire shape of every event: `{"type", "run", "seq", "at", **payload}` (README, "Ereignisse").
 """
 
 from __future__ import annotations
@@ -24,50 +24,22 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from agent.runtime import EventSink
+from agent.models import AgentRun, AgentStep
 from helena.db import trace_write
-
-__all__ = ["EventSink", "ListSink", "NullSink", "Publish", "Relay", "RunEventSink", "TERMINAL_EVENT_TYPES"]
 
 if TYPE_CHECKING:
     from agent.models import AgentRun
+from agent.engine.events import TERMINAL_EVENT_TYPES, Event
 
 logger = logging.getLogger(__name__)
-
-Event = dict[str, Any]
 Publish = Callable[[Event], Awaitable[None]]
 # Called with each event in the thread that has just committed its row (agent/inline.py).
 Relay = Callable[[Event], None]
-
-TERMINAL_EVENT_TYPES = frozenset({"run.finished", "run.failed", "run.cancelled"})
 # Written together with the event that follows them at once (see RunEventSink).
 HELD_EVENT_TYPES = frozenset({"model.response", "tool.result"})
 # Written while the engine goes on: a model call or the tools follow, and the next awaited emit
 # waits for them (see RunEventSink).
 UNAWAITED_EVENT_TYPES = frozenset({"step.started", "tool.call"})
-
-
-class NullSink:
-    """Drops every event (benchmarks of the bare loop)."""
-
-    async def emit(self, type: str, **payload: Any) -> None:
-        return None
-
-
-class ListSink:
-    """Keeps the events in memory, numbered like the real sink (tests)."""
-
-    def __init__(self) -> None:
-        self.events: list[Event] = []
-
-    async def emit(self, type: str, **payload: Any) -> None:
-        self.events.append({"type": type, "seq": len(self.events) + 1, **payload})
-
-    def types(self) -> list[str]:
-        return [event["type"] for event in self.events]
-
-    def of_type(self, type: str) -> list[Event]:
-        return [event for event in self.events if event["type"] == type]
 
 
 def _jsonable(payload: dict[str, Any]) -> dict[str, Any]:
@@ -189,3 +161,9 @@ class RunEventSink:
         HelenaDraft.objects.filter(pk=draft_id, origin_run_id=self.run.pk, origin_step__isnull=True).update(
             origin_step_id=step_id
         )
+
+
+def event_row_append(run: AgentRun, type: str, **payload: Any) -> None:
+    """An event written outside the engine (rate limit, orphan clean-up), numbered after the rest."""
+    last = AgentStep.objects.filter(run=run).order_by("-seq").values_list("seq", flat=True).first() or 0
+    AgentStep.objects.create(run=run, seq=last + 1, type=type, payload={**payload, "at": timezone.now().isoformat()})

@@ -2,7 +2,7 @@
 
 Plain async Python with small interfaces: a model (an `LLMClient`, or a `Router` over the tiers),
 a `ToolBox`, an `EventSink`, a `CancelToken` and a clock. It knows nothing of Django, Channels or
-HTTP; agent/services.py wires it to the database.
+HTTP; agent/runs/execution.py wires it to the database.
 
 The loop owns the transcript (OpenAI-style messages: system, history, user, each assistant
 message with its tool calls, each tool result), so the budget, stall and guard rules act on the
@@ -21,10 +21,14 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Protocol, TypeVar, cast
+from typing import Any, TypeVar, cast
 
-from agent.budget import Budget, Tokenizer, cap_observation
-from agent.guard import guard_response
+from agent.engine.budget import Budget, Tokenizer, cap_observation
+from agent.engine.events import EventSink
+from agent.engine.guard import guard_response
+from agent.engine.routing import Route, Router, SingleRoute
+from agent.engine.stall import NUDGE, REASON_TEXT, StallDetector, StallReason
+from agent.engine.tools import CancelToken, ToolBox, ToolResult
 from agent.llm.base import (
     LLMClient,
     LLMContextOverflow,
@@ -36,8 +40,6 @@ from agent.llm.base import (
     Message,
     ToolCall,
 )
-from agent.stall import NUDGE, REASON_TEXT, StallDetector, StallReason
-from agent.tools.base import CancelToken, ToolBox, ToolResult
 
 T = TypeVar("T")
 
@@ -71,12 +73,6 @@ TOOLS_MAX_SHARE = 0.5
 DELTA_MAX_SECONDS = 0.1
 
 
-class EventSink(Protocol):
-    """Where the loop's events go (agent/events.py: ListSink, NullSink, RunEventSink)."""
-
-    async def emit(self, type: str, **payload: Any) -> None: ...
-
-
 class RunStatus(StrEnum):
     """Same codes as AgentRun.Status."""
 
@@ -104,43 +100,6 @@ class Limits:
     # inline runs offer to continue in the background when they reach the step cap
     offer_continuation: bool = False
     mode: str = "inline"
-
-
-@dataclass(frozen=True)
-class Route:
-    """One model the router can use."""
-
-    client: LLMClient
-    tier: int | None = None
-    local: bool = True
-    demo: bool = False
-    # only reached when everything before it is unreachable (the demo model)
-    outage_only: bool = False
-    # the tools this model is offered (None: all of the run's tools); a very small model gets a few
-    offer_tools: frozenset[str] | None = None
-
-
-class Router(Protocol):
-    @property
-    def route(self) -> Route: ...
-
-    def escalate(self, *, outage: bool) -> Route | None:
-        """Move to the next usable route (None: there is none); `outage` when the current one is unreachable."""
-        ...
-
-
-class SingleRoute:
-    """A router over one client (tests, benchmarks, the batch command with an explicit client)."""
-
-    def __init__(self, client: LLMClient, *, tier: int | None = None, local: bool = True, demo: bool = False) -> None:
-        self._route = Route(client=client, tier=tier, local=local, demo=demo)
-
-    @property
-    def route(self) -> Route:
-        return self._route
-
-    def escalate(self, *, outage: bool) -> Route | None:
-        return None
 
 
 @dataclass
