@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import Q, QuerySet
-from django.http import Http404
+
+from helena.errors import NotFound
 
 from .models import Akte, Dokument, KalenderEintrag, Notiz, Zeiterfassung
 
@@ -32,12 +33,16 @@ def akte_list(*, user: Any, q: str = "", status: str = "", sachgebiet: str = "")
     return qs.prefetch_related("beteiligte__kontakt").order_by("-changed_at", "aktenzeichen")
 
 
-def akte_get(*, user: Any, pk: int | str) -> Akte:
-    """The Akte if `user` may see it; otherwise Http404, the same as for a missing Akte."""
+def akte_get(*, user: Any, pk: int | str, lock: bool = False) -> Akte:
+    """The Akte if `user` may see it; otherwise NotFound, the same as for a missing Akte. With
+    `lock`, the Akte row is locked (`SELECT … FOR UPDATE`): call it inside a transaction."""
+    qs = Akte.objects.visible_to(user)
+    if lock:
+        qs = qs.select_for_update(of=("self",))
     try:
-        return Akte.objects.visible_to(user).get(pk=pk)
-    except (Akte.DoesNotExist, ValueError):
-        raise Http404(ERR_AKTE_NOT_FOUND) from None
+        return qs.get(pk=int(pk))
+    except (Akte.DoesNotExist, ValueError, TypeError):
+        raise NotFound(ERR_AKTE_NOT_FOUND) from None
 
 
 def dokument_list(*, user: Any, akte_id: int | None = None) -> QuerySet[Dokument]:

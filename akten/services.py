@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import datetime
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.core.files.base import ContentFile
 from django.db import transaction
-
-from agent.models import AgentRun
 
 from .extraction import ExtractionError, extract_text, guess_mime_type
 from .models import (
@@ -24,6 +22,9 @@ from .models import (
     Zeiterfassung,
 )
 from .signals import dokument_saved
+
+if TYPE_CHECKING:
+    from agent.models import AgentRun
 
 ERR_FILE_TOO_LARGE = "Die Datei ist zu groß (höchstens {limit} MB)."
 ERR_FILE_EMPTY = "Die Datei ist leer."

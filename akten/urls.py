@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import api, views
+from . import api
 
 api_urlpatterns = [
     path("akten/", api.AkteListApi.as_view(), name="api-akte-list"),
@@ -14,9 +14,4 @@ api_urlpatterns = [
     path("zeiterfassung/<int:pk>/", api.ZeiterfassungDetailApi.as_view(), name="api-zeiterfassung-detail"),
     path("notizen/", api.NotizListApi.as_view(), name="api-notiz-list"),
     path("notizen/<int:pk>/", api.NotizDetailApi.as_view(), name="api-notiz-detail"),
-]
-
-page_urlpatterns = [
-    path("", views.start, name="start"),
-    path("akten/<int:pk>/", views.akte_detail, name="akte-detail"),
 ]

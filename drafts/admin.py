@@ -1,7 +1,7 @@
 from django.contrib import admin, messages
 from django.http import HttpRequest
 
-from helena.admin_mixins import VisibleToAdminMixin
+from akten.admin_mixins import VisibleToAdminMixin
 
 from . import services
 from .models import DraftRevision, HelenaAlert, HelenaDraft

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.contrib.contenttypes.models import ContentType
@@ -20,9 +20,9 @@ from django.utils import timezone
 from django.utils.text import slugify
 from pydantic import ValidationError
 
-from agent.models import AgentRun, AgentStep
 from akten import services as akten_services
 from akten.models import Akte, AktenActivity, User
+from helena.errors import NotFound, ServiceError
 
 from .models import DraftRevision, HelenaAlert, HelenaDraft
 from .schemas import (
@@ -35,6 +35,10 @@ from .schemas import (
     payload_to_json,
     validate_payload,
 )
+from .selectors import draft_get
+
+if TYPE_CHECKING:
+    from agent.models import AgentRun, AgentStep
 
 ERR_NOT_FOUND = "Entwurf nicht gefunden."
 ERR_NOT_PENDING = "Der Entwurf ist bereits {status} und kann nicht mehr {action} werden."
@@ -51,15 +55,11 @@ ERR_VERANTWORTLICH = "Die verantwortliche Person ist unbekannt oder hat keinen Z
 ERR_AKTE_REQUIRED = "Dieser Entwurf braucht eine Akte."
 
 
-class DraftError(Exception):
-    status_code = 400
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+class DraftError(ServiceError):
+    """A refusal of the draft services (German message, HTTP status for the API)."""
 
 
-class DraftNotFound(DraftError):
+class DraftNotFound(DraftError, NotFound):
     status_code = 404
 
 
@@ -140,13 +140,9 @@ def draft_create(
 
 
 def _lock_draft(*, draft_id: int, user: User) -> HelenaDraft:
-    """Lock and return the draft if `user` may see it. Must run inside a transaction."""
-    visible = HelenaDraft.objects.visible_to(user).filter(pk=draft_id)
-    try:
-        # Lock only the draft row; `of=("self",)` keeps joined Akte rows unlocked.
-        return visible.select_for_update(of=("self",)).select_related("akte", "origin_run").get()
-    except HelenaDraft.DoesNotExist:
-        raise DraftNotFound(ERR_NOT_FOUND) from None
+    """Lock and return the draft if `user` may see it (DraftNotFound otherwise). Must run inside a
+    transaction."""
+    return draft_get(user=user, pk=draft_id, lock=True)
 
 
 def _require_pending(draft: HelenaDraft, action: str) -> None:

@@ -4,13 +4,12 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from akten.urls import api_urlpatterns as akten_api
-from akten.urls import page_urlpatterns as akten_pages
 from drafts.urls import api_urlpatterns as drafts_api
 from recherche.urls import api_urlpatterns as recherche_api
 from recherche.urls import page_urlpatterns as recherche_pages
 from rechner.urls import page_urlpatterns as rechner_pages
 
-from .views import login_view
+from .views import akte_detail, login_view, start
 
 admin.site.site_header = "Helena – Verwaltung"
 admin.site.site_title = "Helena"
@@ -24,7 +23,8 @@ urlpatterns = [
     path("api/", include([*akten_api, *drafts_api, *recherche_api])),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
-    *akten_pages,
+    path("", start, name="start"),
+    path("akten/<int:pk>/", akte_detail, name="akte-detail"),
     *recherche_pages,
     *rechner_pages,
     path("", include("agent.chat.urls")),

@@ -2,12 +2,17 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils.decorators import method_decorator
 from django_ratelimit.decorators import ratelimit
 
-from .api import RATE_LIMITED_MESSAGE
+from akten import selectors as akten_selectors
+from akten.models import AktenActivity
+from drafts import selectors as drafts_selectors
+
+from .api import RATE_LIMITED_MESSAGE, request_user
 
 
 def ratelimited(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
@@ -31,3 +36,33 @@ class LoginView(auth_views.LoginView):
 
 
 login_view = LoginView.as_view()
+
+
+# -- pages that show several apps at once ----------------------------------------------------------
+
+
+@login_required
+def start(request: HttpRequest) -> HttpResponse:
+    user = request_user(request)
+    q = request.GET.get("q", "").strip()
+    akten = akten_selectors.akte_list(user=user, q=q)
+    fristen = akten_selectors.kalender_list(user=user, typ="FRIST", offen=True).order_by("fristablauf")[:10]
+    pending = drafts_selectors.drafts_pending(user=user)[:10]
+    return render(request, "akten/start.html", {"akten": akten, "q": q, "fristen": fristen, "drafts": pending})
+
+
+@login_required
+def akte_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    user = request_user(request)
+    akte = akten_selectors.akte_get(user=user, pk=pk)
+    context = {
+        "akte": akte,
+        "beteiligte": akte.beteiligte.select_related("kontakt"),
+        "dokumente": akten_selectors.dokument_list(user=user, akte_id=akte.pk),
+        "kalender": akten_selectors.kalender_list(user=user, akte_id=akte.pk),
+        "zeiten": akten_selectors.zeiterfassung_list(user=user, akte_id=akte.pk),
+        "notizen": akten_selectors.notiz_list(user=user, akte_id=akte.pk),
+        "drafts": drafts_selectors.drafts_pending(user=user, akte=akte),
+        "verlauf": AktenActivity.objects.visible_to(user).filter(akte=akte).select_related("actor_user")[:30],
+    }
+    return render(request, "akten/akte_detail.html", context)

@@ -12,6 +12,7 @@ from django.utils.html import escape
 
 from akten.models import Akte, Dokument
 from drafts.models import HelenaDraft
+from drafts.selectors import drafts_by_ids
 from drafts.services import user_may_approve
 from helena.markdown import render_markdown
 
@@ -157,5 +158,4 @@ def _plain(value: Any) -> str:
 
 
 def draft_cards(*, user: Any, draft_ids: list[int]) -> list[dict[str, Any]]:
-    drafts = HelenaDraft.objects.visible_to(user).filter(pk__in=draft_ids).select_related("akte", "result_content_type")
-    return [draft_card(d, viewer=user) for d in drafts]
+    return [draft_card(d, viewer=user) for d in drafts_by_ids(user=user, draft_ids=draft_ids)]

@@ -26,6 +26,8 @@ from agent.models import AgentRun
 from agent.runs import selectors
 from agent.runs.delivery import POLL_SECONDS_SHARED_LAYER, akte_group, run_group, tail_poll_seconds, user_group, user_notify_run
 from akten.models import Akte
+from akten.selectors import akte_get
+from helena.errors import NotFound
 
 logger = logging.getLogger(__name__)
 
@@ -117,8 +119,8 @@ async def _read_steps(run_id: int, after_seq: int) -> list[dict[str, Any]]:
 
 def german_error(exc: BaseException, default: str) -> str:
     """A user-facing German message for an expected error; never a stack trace."""
-    if isinstance(exc, selectors.NotFound):
-        return str(exc)
+    if isinstance(exc, NotFound):
+        return exc.message
     if isinstance(exc, ValidationError):
         return " ".join(str(m) for m in exc.messages) or default
     if isinstance(exc, PermissionDenied) and str(exc):
@@ -265,8 +267,8 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         }
         try:
             await handlers[message.type](message)
-        except selectors.NotFound as exc:
-            await self.send_error(str(exc), code="not_found", run=getattr(message, "run", None))
+        except NotFound as exc:
+            await self.send_error(exc.message, code="not_found", run=getattr(message, "run", None))
         except Exception as exc:
             logger.exception("chat message %s failed", message.type)
             await self.send_error(german_error(exc, ERR_ACTION_FAILED), code="failed", run=getattr(message, "run", None))
@@ -326,7 +328,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         await self.watch_run(run.pk, after_seq=message.after_seq, restart=True)
 
     async def akte_watch(self, message: AkteWatch) -> None:
-        akte: Akte = await database_sync_to_async(selectors.akte_for_chat)(user=self.user, pk=message.akte)
+        akte: Akte = await database_sync_to_async(akte_get)(user=self.user, pk=message.akte)
         await self._join(akte_group(akte.pk))
 
     # -- running -----------------------------------------------------------------------------
@@ -427,7 +429,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
     def _access_conversation_and_akte(self, message: ChatSend) -> tuple[Any, Akte | None]:
         conversation = selectors.conversation_get(user=self.user, pk=message.conversation) if message.conversation else None
         if message.akte:
-            akte: Akte | None = selectors.akte_for_chat(user=self.user, pk=message.akte)
+            akte: Akte | None = akte_get(user=self.user, pk=message.akte)
         else:
             akte = conversation.akte if conversation is not None else None
         return conversation, akte

@@ -9,7 +9,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.safestring import mark_safe
@@ -21,6 +21,10 @@ from agent.chat.consumers import german_error
 from agent.models import AgentRun, Message
 from agent.runs import selectors, services
 from akten.policy import sees_internal
+from akten.selectors import ERR_AKTE_NOT_FOUND, akte_get
+from drafts.selectors import drafts_of_runs
+from helena.api import request_user
+from helena.errors import NotFound
 
 logger = logging.getLogger(__name__)
 
@@ -31,26 +35,12 @@ MSG_NOTE_SAVED = "Die Notiz ist gespeichert."
 MSG_CANCEL_REQUESTED = "Der Abbruch ist angefordert."
 
 
-def _conversation_or_404(user: Any, pk: int) -> Any:
-    try:
-        return selectors.conversation_get(user=user, pk=pk)
-    except selectors.NotFound as exc:
-        raise Http404(str(exc)) from None
-
-
-def _akte_or_404(user: Any, pk: int | str) -> Any:
-    try:
-        return selectors.akte_for_chat(user=user, pk=int(pk))
-    except (selectors.NotFound, ValueError):
-        raise Http404(selectors.ERR_AKTE_NOT_FOUND) from None
-
-
 def _turns(user: Any, conversation: Any) -> list[dict[str, Any]]:
     """The conversation as shown: each question, each answer with its run, steps and draft cards."""
     items = list(selectors.conversation_messages(conversation=conversation))
     run_ids = [m.run_id for m in items if m.run_id]
     cards: dict[int, list[dict[str, Any]]] = {}
-    for draft in selectors.run_drafts(user=user, run_ids=run_ids).select_related("result_content_type"):
+    for draft in drafts_of_runs(user=user, run_ids=run_ids):
         cards.setdefault(draft.origin_run_id or 0, []).append(draft_card(draft, viewer=user))
     turns = []
     for message in items:
@@ -64,8 +54,8 @@ def _turns(user: Any, conversation: Any) -> list[dict[str, Any]]:
 
 @login_required
 def chat(request: HttpRequest, pk: int | None = None) -> HttpResponse:
-    user = request.user
-    conversation = _conversation_or_404(user, pk) if pk else None
+    user = request_user(request)
+    conversation = selectors.conversation_get(user=user, pk=pk) if pk else None
     turns = _turns(user, conversation) if conversation else []
     answered = {t["run"].pk for t in turns if t["run"] is not None and t["message"].role == Message.Role.ASSISTANT}
     open_runs = []
@@ -101,7 +91,7 @@ def _int(value: str | None) -> int | None:
 @require_POST
 def conversation_new(request: HttpRequest) -> HttpResponse:
     akte_pk = request.POST.get("akte", "")
-    akte = _akte_or_404(request.user, akte_pk) if akte_pk else None
+    akte = akte_get(user=request.user, pk=akte_pk) if akte_pk else None
     title = f"Akte {akte.aktenzeichen}" if akte else ""
     conversation = conversations.conversation_create(user=request.user, akte=akte, title=title)
     return redirect("helena-conversation", pk=conversation.pk)
@@ -110,7 +100,7 @@ def conversation_new(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 def conversation_rename(request: HttpRequest, pk: int) -> HttpResponse:
-    conversation = _conversation_or_404(request.user, pk)
+    conversation = selectors.conversation_get(user=request.user, pk=pk)
     try:
         conversations.conversation_rename(conversation=conversation, title=request.POST.get("title", ""))
     except ValidationError as exc:
@@ -121,16 +111,17 @@ def conversation_rename(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_POST
 def conversation_delete(request: HttpRequest, pk: int) -> HttpResponse:
-    conversations.conversation_delete(conversation=_conversation_or_404(request.user, pk))
+    conversations.conversation_delete(conversation=selectors.conversation_get(user=request.user, pk=pk))
     messages.info(request, "Das Gespräch wurde gelöscht.")
     return redirect("helena-chat")
 
 
 @login_required
 def run_list(request: HttpRequest) -> HttpResponse:
-    runs = list(selectors.run_list(user=request.user)[:200])
+    user = request_user(request)
+    runs = list(selectors.run_list(user=user)[:200])
     drafts: dict[int, int] = {}
-    for run_id in selectors.run_drafts(user=request.user, run_ids=[r.pk for r in runs]).values_list("origin_run_id", flat=True):
+    for run_id in drafts_of_runs(user=user, run_ids=[r.pk for r in runs]).values_list("origin_run_id", flat=True):
         drafts[run_id or 0] = drafts.get(run_id or 0, 0) + 1
     rows = [{"run": r, "drafts": drafts.get(r.pk, 0), "duration": _duration(r)} for r in runs]
     return render(request, "agent/runs.html", {"rows": rows, "active_ids": [r.pk for r in runs if r.is_active]})
@@ -150,10 +141,7 @@ def _duration(run: AgentRun) -> str:
 @require_POST
 def run_cancel(request: HttpRequest, pk: int) -> HttpResponse:
 
-    try:
-        run = selectors.run_get(user=request.user, pk=pk)
-    except selectors.NotFound as exc:
-        raise Http404(str(exc)) from None
+    run = selectors.run_get(user=request.user, pk=pk)
     if run.is_active:
         services.run_request_cancel(run_id=run.pk, by=request.user)
         messages.info(request, MSG_CANCEL_REQUESTED)
@@ -166,8 +154,8 @@ def akte_note_create(request: HttpRequest, pk: int) -> HttpResponse:
     """A note on the Akte page; `@Helena <Auftrag>` also starts a background run for the Akte.
     Notes are internal: a MANDANT has no notes section (404, like a foreign Akte)."""
     if not sees_internal(request.user):
-        raise Http404(selectors.ERR_AKTE_NOT_FOUND)
-    akte = _akte_or_404(request.user, pk)
+        raise NotFound(ERR_AKTE_NOT_FOUND)
+    akte = akte_get(user=request.user, pk=pk)
     target = reverse("akte-detail", args=[akte.pk]) + "#not-h"
     text = request.POST.get("text", "").strip()
     if not text:

@@ -12,32 +12,25 @@ from django.db.models import QuerySet
 
 from agent.models import AgentRun, AgentStep, Conversation, Message
 from akten.models import Akte
-from drafts.models import HelenaDraft
+from helena.errors import NotFound
 
 ERR_RUN_NOT_FOUND = "Auftrag nicht gefunden."
 ERR_CONVERSATION_NOT_FOUND = "Gespräch nicht gefunden."
-ERR_AKTE_NOT_FOUND = "Akte nicht gefunden."
 
 TERMINAL_EVENTS = frozenset({"run.finished", "run.failed", "run.cancelled"})
-
-
-class NotFound(Exception):
-    """The object does not exist or the user may not see it (deliberately indistinguishable)."""
 
 
 def run_list(*, user: Any) -> QuerySet[AgentRun]:
     return AgentRun.objects.filter(user=user).select_related("akte", "conversation").order_by("-created_at", "-pk")
 
 
-def run_get(*, user: Any, pk: int) -> AgentRun:
+def run_get(*, user: Any, pk: int, lock: bool = False) -> AgentRun:
+    """The user's own run, else NotFound. With `lock`, its row is locked: call it in a transaction."""
+    qs = AgentRun.objects.select_for_update() if lock else AgentRun.objects.all()
     try:
-        return AgentRun.objects.get(pk=pk, user=user)
+        return qs.get(pk=pk, user=user)
     except AgentRun.DoesNotExist:
         raise NotFound(ERR_RUN_NOT_FOUND) from None
-
-
-def run_active_ids(*, user: Any) -> list[int]:
-    return list(AgentRun.objects.filter(user=user, status__in=AgentRun.ACTIVE_STATUSES).values_list("pk", flat=True))
 
 
 def run_steps_after(*, run_id: int, after_seq: int, limit: int = 500) -> list[dict[str, Any]]:
@@ -51,10 +44,6 @@ def step_as_event(step: AgentStep) -> dict[str, Any]:
     event.update({"type": step.type, "run": step.run_id, "seq": step.seq})
     event.setdefault("at", step.created_at.isoformat())
     return event
-
-
-def run_drafts(*, user: Any, run_ids: list[int]) -> QuerySet[HelenaDraft]:
-    return HelenaDraft.objects.visible_to(user).filter(origin_run_id__in=run_ids).select_related("akte")
 
 
 def conversation_list(*, user: Any) -> QuerySet[Conversation]:
@@ -74,13 +63,6 @@ def conversation_get(*, user: Any, pk: int) -> Conversation:
 
 def conversation_messages(*, conversation: Conversation) -> QuerySet[Message]:
     return conversation.messages.select_related("run").order_by("created_at", "pk")
-
-
-def akte_for_chat(*, user: Any, pk: int) -> Akte:
-    try:
-        return Akte.objects.visible_to(user).get(pk=pk)
-    except Akte.DoesNotExist:
-        raise NotFound(ERR_AKTE_NOT_FOUND) from None
 
 
 def akten_for_chat(*, user: Any) -> QuerySet[Akte]:

@@ -24,8 +24,9 @@ from agent.runs.events import event_row_append
 from agent.runs.execution import local_cancels
 from agent.runs.ratelimit import ratelimit_hit
 from agent.runs.routes import task_classify
-from agent.runs.selectors import ERR_AKTE_NOT_FOUND, ERR_CONVERSATION_NOT_FOUND, ERR_RUN_NOT_FOUND, NotFound
+from agent.runs.selectors import conversation_get, run_get
 from akten.models import Akte
+from akten.selectors import akte_get
 
 ERR_TEXT_EMPTY = "Bitte gib einen Auftrag ein."
 ERR_HELENA_UNAVAILABLE = "Helena steht dir nicht zur Verfügung. Schreib deiner Anwältin oder deinem Anwalt eine Nachricht."
@@ -39,24 +40,6 @@ CONTINUE_INSTRUCTION = (
 
 
 # -- create --------------------------------------------------------------------------------------
-
-
-def _akte_access(*, user: Any, akte: Akte | int | None) -> Akte | None:
-    if akte is None:
-        return None
-    pk = akte.pk if isinstance(akte, Akte) else int(akte)
-    try:
-        return Akte.objects.visible_to(user).get(pk=pk)
-    except Akte.DoesNotExist:
-        raise NotFound(ERR_AKTE_NOT_FOUND) from None
-
-
-def _conversation_access(*, user: Any, conversation: Conversation | int) -> Conversation:
-    pk = conversation.pk if isinstance(conversation, Conversation) else int(conversation)
-    try:
-        return Conversation.objects.get(pk=pk, user=user)
-    except Conversation.DoesNotExist:
-        raise NotFound(ERR_CONVERSATION_NOT_FOUND) from None
 
 
 def _limits_for(mode: str, config: EngineConfig) -> tuple[int, int]:
@@ -103,10 +86,12 @@ def run_create(
         raise ValidationError(ERR_MODE_INVALID.format(mode=mode))
     if tier is not None and tier not in (1, 2, 3):
         raise ValidationError(ERR_TIER_INVALID.format(tier=tier))
-    akte_obj = _akte_access(user=user, akte=akte)
-    conv = _conversation_access(user=user, conversation=conversation) if conversation is not None else None
-    if akte_obj is None and conv is not None and conv.akte_id is not None:
-        akte_obj = Akte.objects.visible_to(user).filter(pk=conv.akte_id).first()
+    akte_obj = akte_get(user=user, pk=akte.pk if isinstance(akte, Akte) else akte) if akte is not None else None
+    conv = None
+    if conversation is not None:
+        conv = conversation_get(user=user, pk=conversation.pk if isinstance(conversation, Conversation) else conversation)
+    if akte_obj is None and conv is not None:
+        akte_obj = conv.akte  # conversation_get has dropped an Akte the user may no longer see
     config = EngineConfig.load()
     classification = apply_user_choice(task_classify(text, config), mode=mode, tier=tier)
     with transaction.atomic():
@@ -159,24 +144,14 @@ def _run_row_create(
 # -- cancel, continue, clean up ------------------------------------------------------------------
 
 
-def _run_of(*, run_id: int, by: Any, lock: bool = False) -> AgentRun:
-    qs = AgentRun.objects.select_for_update() if lock else AgentRun.objects.all()
-    if not getattr(by, "is_admin_role", False):
-        qs = qs.filter(user=by)
-    try:
-        return qs.get(pk=run_id)
-    except AgentRun.DoesNotExist:
-        raise NotFound(ERR_RUN_NOT_FOUND) from None
-
-
 @transaction.atomic
 def run_request_cancel(*, run_id: int, by: Any) -> AgentRun:
-    """Ask a run to stop (its owner or an admin; NotFound otherwise).
+    """Ask a run to stop (its owner only; NotFound otherwise).
 
     A PENDING run is cancelled right here; a RUNNING one gets `cancel_requested` and stops within a
     second (at once when it executes in this process). A finished run is returned unchanged.
     """
-    run = _run_of(run_id=run_id, by=by, lock=True)
+    run = run_get(user=by, pk=run_id, lock=True)
     if run.status == AgentRun.Status.PENDING:
         run.status = AgentRun.Status.CANCELLED
         run.cancel_requested = True
@@ -198,7 +173,7 @@ def run_continue_background(*, run_id: int, by: Any) -> AgentRun:
     """A new BACKGROUND run that continues a run which stopped at the inline step cap, from its
     transcript (`continued_from` points back). The caller enqueues it. Raises NotFound for a run
     of someone else and ValidationError for a run that cannot be continued."""
-    previous = _run_of(run_id=run_id, by=by, lock=True)
+    previous = run_get(user=by, pk=run_id, lock=True)
     if previous.status != AgentRun.Status.CAP_REACHED or previous.mode != AgentRun.Mode.INLINE or not previous.transcript:
         raise ValidationError(ERR_NOT_CONTINUABLE)
     if previous.continuations.exists():

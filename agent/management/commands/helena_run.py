@@ -22,9 +22,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from agent.models import AgentRun
 from agent.runs.execution import run_execute
-from agent.runs.selectors import NotFound
 from agent.runs.services import run_create
 from akten.models import Akte, User
+from helena.errors import NotFound
 
 OK_STATUSES = frozenset({AgentRun.Status.DONE, AgentRun.Status.CAP_REACHED, AgentRun.Status.STALLED})
 PROGRESS_EVENTS = {"step.started", "tool.call", "escalation", "draft.created", "run.cap_reached"}

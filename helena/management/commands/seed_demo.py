@@ -2,7 +2,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from akten.demo import DEMO_PASSWORD, DEMO_USERS, seed_demo
+from helena.demo import DEMO_PASSWORD, DEMO_USERS, seed_demo
 
 
 class Command(BaseCommand):

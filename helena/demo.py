@@ -12,14 +12,13 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from akten import services
+from akten.models import Akte, Beteiligter, Dezernat, Dokument, Kontakt, Role, Sachgebiet, User, Vertretung
 from drafts.models import HelenaDraft
 from drafts.services import draft_create
 
-from . import services
-from .models import Akte, Beteiligter, Dezernat, Dokument, Kontakt, Role, Sachgebiet, User, Vertretung
-
 DEMO_PASSWORD = "Helena-Demo-2026"  # noqa: S105 - printed by `make run`, demo data only
-DEMO_TEXTS = Path(__file__).parent / "demo" / "dokumente"
+DEMO_TEXTS = Path(__file__).parent / "demo_data" / "dokumente"
 KANZLEI = "Kanzlei Müller & Becker Rechtsanwälte"
 
 

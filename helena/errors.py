@@ -1,0 +1,34 @@
+"""The errors every layer shares: one not-found and the base of the services' refusals.
+
+`NotFound` is the one answer for "does not exist" and "you may not see it" (deliberately the same).
+It is an `Http404`, so a Django view that lets it through answers 404; the API's exception handler
+(helena/api.py) answers 404 with its message, and the websocket consumer sends an error frame
+with code `not_found`. Every `*_get` access helper raises it.
+
+`ServiceError` is the base of the German refusals a service raises on purpose (a draft that is no
+longer pending, a role that may not approve): the API answers them with their `status_code`.
+"""
+
+from __future__ import annotations
+
+from django.http import Http404
+
+ERR_NOT_FOUND = "Nicht gefunden."
+
+
+class NotFound(Http404):  # noqa: N818 - named for what the user is told, like Http404
+    """The object does not exist or the user may not see it (deliberately indistinguishable)."""
+
+    def __init__(self, message: str = ERR_NOT_FOUND) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class ServiceError(Exception):
+    """A refusal with a German message for the user and the HTTP status the API answers with."""
+
+    status_code = 400
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
