@@ -22,6 +22,7 @@ from pydantic import ValidationError as PydanticValidationError
 
 from agent.chat import inline
 from agent.chat.cards import answer_html, draft_cards
+from agent.engine.events import TERMINAL_EVENT_TYPES, EventType
 from agent.models import AgentRun
 from agent.runs import selectors
 from agent.runs.delivery import POLL_SECONDS_SHARED_LAYER, akte_group, run_group, tail_poll_seconds, user_group, user_notify_run
@@ -46,7 +47,8 @@ ERR_ACTION_FAILED = "Die Aktion ist fehlgeschlagen. Bitte versuche es erneut."
 ERR_NOT_ACTIVE = "Dieser Auftrag läuft nicht mehr."
 ERR_RUN_CRASHED = "Helena ist bei diesem Auftrag auf einen internen Fehler gestoßen. Bitte versuche es erneut."
 
-ENRICHED_EVENTS = frozenset({"draft.created", "run.finished", "run.failed", "run.cancelled", "run.cap_reached"})
+# Events the socket completes for its user before sending: the answer as HTML, the full draft card.
+ENRICHED_EVENTS = frozenset({EventType.DRAFT_CREATED, EventType.RUN_CAP_REACHED, *TERMINAL_EVENT_TYPES})
 
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_ABUSE = 4429
@@ -154,7 +156,7 @@ class _RunTail:
             await self.consumer.send_json(event)
             self.last_seq = seq
             self.consumer.seen[self.run_id] = seq
-            if event.get("type") in selectors.TERMINAL_EVENTS:
+            if event.get("type") in TERMINAL_EVENT_TYPES:
                 self.done = True
             return True
 

@@ -74,7 +74,6 @@ def chat(request: HttpRequest, pk: int | None = None) -> HttpResponse:
             "conversation": conversation.pk if conversation else None,
             "akte": conversation.akte_id if conversation and conversation.akte_id else None,
             "open_runs": open_runs,
-            "ws_path": "/ws/helena/",
         },
         "preselected_akte": conversation.akte_id if conversation else _int(request.GET.get("akte")),
         "cards_by_run": {str(t["run"].pk): t["cards"] for t in turns if t.get("cards")},

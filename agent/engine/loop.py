@@ -24,7 +24,7 @@ from enum import StrEnum
 from typing import Any, TypeVar, cast
 
 from agent.engine.budget import Budget, Tokenizer, cap_observation
-from agent.engine.events import EventSink
+from agent.engine.events import CONTINUE_OFFER, EventSink, EventType, ToolResultEvent, terminal_event
 from agent.engine.guard import guard_response
 from agent.engine.routing import Route, Router, SingleRoute
 from agent.engine.stall import NUDGE, REASON_TEXT, StallDetector, StallReason
@@ -53,7 +53,6 @@ CAP_MESSAGE = (
     "Das Schrittlimit ist erreicht. Gib jetzt ohne weitere Werkzeuge deine beste Antwort mit dem, was du bisher weißt, "
     "und sag ehrlich, was noch offen ist."
 )
-CONTINUE_OFFER = "Ich habe das Schrittlimit für den Chat erreicht. Soll ich im Hintergrund weitermachen?"
 DEMO_NOTE = "\n\n_(Antwort des Demo-Modells – nur zur Vorführung, keine verlässliche Auskunft.)_"
 NO_ANSWER = "Ich konnte keine abschließende Antwort formulieren."
 ERR_NO_MODEL = "Kein Sprachmodell erreichbar: {error}"
@@ -83,13 +82,6 @@ class RunStatus(StrEnum):
     CANCELLED = "CANCELLED"
     FAILED = "FAILED"
     RATE_LIMITED = "RATE_LIMITED"
-
-
-TERMINAL_EVENT = {
-    RunStatus.CANCELLED: "run.cancelled",
-    RunStatus.FAILED: "run.failed",
-    RunStatus.RATE_LIMITED: "run.failed",
-}
 
 
 @dataclass(frozen=True)
@@ -344,7 +336,7 @@ class _DeltaGate:
             text, self.pending = self.pending, ""
             self.streamed = True
             self.last = self.clock()
-            await self.sink.emit("answer.delta", step=self.step, text=text)
+            await self.sink.emit(EventType.ANSWER_DELTA, step=self.step, text=text)
 
 
 class Engine:
@@ -429,7 +421,7 @@ class Engine:
         """Offer the same tools with short descriptions (first sentence, no parameter texts)."""
         self.compact = True
         self.schemas = [compact_schema(spec) for spec in self.schemas]
-        await self.sink.emit("budget.tools_compacted", step=step, reason=reason)
+        await self.sink.emit(EventType.BUDGET_TOOLS_COMPACTED, step=step, reason=reason)
 
     async def _escalate(self, reason: str, *, outage: bool) -> bool:
         before = self.route
@@ -438,7 +430,12 @@ class Engine:
             return False
         self.outcome.escalations += 1
         await self.sink.emit(
-            "escalation", from_tier=before.tier, to_tier=after.tier, reason=reason, model=after.client.model, demo=after.demo
+            EventType.ESCALATION,
+            from_tier=before.tier,
+            to_tier=after.tier,
+            reason=reason,
+            model=after.client.model,
+            demo=after.demo,
         )
         return True
 
@@ -455,7 +452,7 @@ class Engine:
             tools = offered if with_tools and offered else None
             shortened = budget.fit(self.transcript, tools)
             if shortened:
-                await self.sink.emit("budget.truncated", step=step, tools=shortened, limit=budget.limit)
+                await self.sink.emit(EventType.BUDGET_TRUNCATED, step=step, tools=shortened, limit=budget.limit)
             gate = _DeltaGate(self.sink, step, self.clock)
             client = self.route.client
             started = self.clock()
@@ -468,7 +465,7 @@ class Engine:
             except LLMToolParserError as exc:
                 if not parser_retry_used:
                     parser_retry_used = True
-                    await self.sink.emit("guard.repair", step=step, what="Parserfehler des Modellservers, neuer Versuch")
+                    await self.sink.emit(EventType.GUARD_REPAIR, step=step, what="Parserfehler des Modellservers, neuer Versuch")
                     self.outcome.repairs += 1
                     continue
                 if await self._escalate(f"Parserfehler des Modellservers: {exc}", outage=False):
@@ -511,7 +508,7 @@ class Engine:
             self.outcome.tier = self.route.tier
             self.outcome.demo = self.route.demo
             await self.sink.emit(
-                "model.response",
+                EventType.MODEL_RESPONSE,
                 step=step,
                 tier=self.route.tier,
                 model=self.outcome.model,
@@ -527,7 +524,7 @@ class Engine:
     async def run(self) -> RunOutcome:
         route = self.route
         await self.sink.emit(
-            "run.started",
+            EventType.RUN_STARTED,
             mode=self.limits.mode,
             tier=route.tier,
             model=route.client.model,
@@ -567,7 +564,7 @@ class Engine:
                 await self._final_answer(step, CAP_MESSAGE, RunStatus.CAP_REACHED, "Schrittlimit erreicht")
                 if self.limits.offer_continuation:
                     self.outcome.continuable = True
-                    await self.sink.emit("run.cap_reached", max_steps=self.limits.max_steps, message=CONTINUE_OFFER)
+                    await self.sink.emit(EventType.RUN_CAP_REACHED, max_steps=self.limits.max_steps, message=CONTINUE_OFFER)
                 return
             if self.outcome.tokens_in + self.outcome.tokens_out >= self.limits.max_tokens:
                 await self._final_answer(step, CAP_MESSAGE, RunStatus.CAP_REACHED, "Tokenlimit erreicht")
@@ -575,7 +572,7 @@ class Engine:
             step += 1
             self.outcome.steps = step
             await self.sink.emit(
-                "step.started",
+                EventType.STEP_STARTED,
                 step=step,
                 max_steps=self.limits.max_steps,
                 label=f"Schritt {step}/{self.limits.max_steps}: Überlege …",
@@ -612,7 +609,9 @@ class Engine:
         verdict = self.guard(response, self.parameter_schemas)
         for repair in verdict.repairs:
             self.outcome.repairs += 1
-            await self.sink.emit("guard.repair", step=step, model=self.outcome.model, what=repair.get("detail", ""), **repair)
+            await self.sink.emit(
+                EventType.GUARD_REPAIR, step=step, model=self.outcome.model, what=repair.get("detail", ""), **repair
+            )
         return verdict
 
     async def _validation_failed(self) -> str | None:
@@ -630,30 +629,26 @@ class Engine:
         calls = response.tool_calls
         self.transcript.append(assistant_message(response.text, calls))
         if response.text.strip():
-            await self.sink.emit("thought", step=step, text=response.text.strip(), streamed=streamed)
+            await self.sink.emit(EventType.THOUGHT, step=step, text=response.text.strip(), streamed=streamed)
         stall: StallReason | None = None
         results: dict[str, str] = {}
         runnable: list[ToolCall] = []
         for call in calls:
             args = call.arguments or {}
-            await self.sink.emit("tool.call", step=step, call_id=call.id, tool=call.name, args=args, label=tool_label(call.name))
+            await self.sink.emit(
+                EventType.TOOL_CALL, step=step, call_id=call.id, tool=call.name, args=args, label=tool_label(call.name)
+            )
             if call.id in errors:
                 if call.name not in self.names:
                     stall = stall or self.stall.check_call(call.name, args)
                 results[call.id] = json.dumps({"error": errors[call.id]}, ensure_ascii=False)
-                await self.sink.emit(
-                    "tool.result", step=step, call_id=call.id, tool=call.name, ok=False, summary=errors[call.id][:200],
-                    source=[], cached=False,
-                )  # fmt: skip
+                await self._tool_result(step, call, ok=False, summary=errors[call.id][:200])
                 continue
             reason = self.stall.check_call(call.name, args)
             if reason in (StallReason.REPEAT, StallReason.OSCILLATION):
                 stall = stall or reason
                 results[call.id] = json.dumps({"error": REPEATED_CALL}, ensure_ascii=False)
-                await self.sink.emit(
-                    "tool.result", step=step, call_id=call.id, tool=call.name, ok=False, summary=REPEATED_CALL,
-                    source=[], cached=True,
-                )  # fmt: skip
+                await self._tool_result(step, call, ok=False, summary=REPEATED_CALL, cached=True)
                 continue
             if reason is not None:
                 stall = stall or reason
@@ -684,12 +679,34 @@ class Engine:
     async def _execute_all(self, calls: list[ToolCall]) -> list[ToolResult]:
         return list(await asyncio.gather(*(self.tools.execute(c.name, c.arguments or {}, call_id=c.id) for c in calls)))
 
-    async def _report(self, step: int, call: ToolCall, result: ToolResult) -> None:
-        await self.sink.emit(
-            "tool.result",
+    async def _tool_result(
+        self,
+        step: int,
+        call: ToolCall,
+        *,
+        ok: bool,
+        summary: str,
+        source: list[dict[str, Any]] | None = None,
+        cached: bool = False,
+        untrusted: bool = False,
+    ) -> None:
+        """The `tool.result` event, one shape whether the tool ran or the call was refused."""
+        payload = ToolResultEvent(
             step=step,
             call_id=call.id,
             tool=call.name,
+            ok=ok,
+            summary=summary,
+            source=source or [],
+            cached=cached,
+            untrusted=untrusted,
+        )
+        await self.sink.emit(EventType.TOOL_RESULT, **payload)
+
+    async def _report(self, step: int, call: ToolCall, result: ToolResult) -> None:
+        await self._tool_result(
+            step,
+            call,
             ok=result.ok,
             summary=result_summary(result),
             source=result.source,
@@ -703,11 +720,11 @@ class Engine:
             # the card is flagged when the run had read untrusted text before this draft
             card["untrusted"] = bool(card.get("untrusted")) or self.untrusted_seen
             self.outcome.draft_ids.append(card["id"])
-            await self.sink.emit("draft.created", step=step, call_id=call.id, draft=card["id"], card=card)
+            await self.sink.emit(EventType.DRAFT_CREATED, step=step, call_id=call.id, draft=card["id"], card=card)
 
     async def _stalled(self, step: int, reason: str) -> None:
         """Escalate to a stronger model if there is one; otherwise nudge and force the final answer."""
-        await self.sink.emit("stall", step=step, reason=reason)
+        await self.sink.emit(EventType.STALL, step=step, reason=reason)
         if await self._escalate(f"festgefahren: {reason}", outage=False):
             return
         await self._final_answer(step, NUDGE, RunStatus.STALLED, f"festgefahren: {reason}")
@@ -779,7 +796,7 @@ async def _settle(outcome: RunOutcome, sink: EventSink, on_finish: Callable[[Run
     if on_finish is not None:
         await on_finish(outcome)
     await sink.emit(
-        TERMINAL_EVENT.get(outcome.status, "run.finished"),
+        terminal_event(outcome.status),
         status=str(outcome.status),
         answer=outcome.answer,
         usage=outcome.usage,

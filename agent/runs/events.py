@@ -29,17 +29,17 @@ from helena.db import trace_write
 
 if TYPE_CHECKING:
     from agent.models import AgentRun
-from agent.engine.events import TERMINAL_EVENT_TYPES, Event
+from agent.engine.events import TERMINAL_EVENT_TYPES, Event, EventType
 
 logger = logging.getLogger(__name__)
 Publish = Callable[[Event], Awaitable[None]]
 # Called with each event in the thread that has just committed its row (agent/inline.py).
 Relay = Callable[[Event], None]
 # Written together with the event that follows them at once (see RunEventSink).
-HELD_EVENT_TYPES = frozenset({"model.response", "tool.result"})
+HELD_EVENT_TYPES = frozenset({EventType.MODEL_RESPONSE, EventType.TOOL_RESULT})
 # Written while the engine goes on: a model call or the tools follow, and the next awaited emit
 # waits for them (see RunEventSink).
-UNAWAITED_EVENT_TYPES = frozenset({"step.started", "tool.call"})
+UNAWAITED_EVENT_TYPES = frozenset({EventType.STEP_STARTED, EventType.TOOL_CALL})
 
 
 def _jsonable(payload: dict[str, Any]) -> dict[str, Any]:
@@ -141,9 +141,9 @@ class RunEventSink:
             AgentStep.objects.bulk_create(steps)  # one INSERT for the batch; the ids come back
             for step in steps:
                 body = step.payload
-                if step.type == "tool.call" and body.get("call_id"):
+                if step.type == EventType.TOOL_CALL and body.get("call_id"):
                     self._call_steps[str(body["call_id"])] = step.pk
-                elif step.type == "draft.created":
+                elif step.type == EventType.DRAFT_CREATED:
                     self._link_draft(body)
                 events.append({"type": step.type, "run": self.run.pk, "seq": step.seq, **body})
         if self.relay is not None:

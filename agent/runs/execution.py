@@ -29,6 +29,7 @@ from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from agent.engine.budget import estimate_tokens
+from agent.engine.events import terminal_event
 from agent.engine.loop import Limits, RunOutcome, RunStatus, response_guard, run_agent
 from agent.engine.prompt import build_system_prompt, with_intro
 from agent.engine.routing import (
@@ -124,7 +125,7 @@ def _run_fail_start(run_id: int, error: str) -> None:
     run.error = ERR_START.format(error=error)
     run.finished_at = timezone.now()
     run.save(update_fields=["status", "finish_reason", "error", "finished_at"])
-    event_row_append(run, "run.failed", status=run.status, answer="", error=run.error, usage={})
+    event_row_append(run, terminal_event(run.status), status=run.status, answer="", error=run.error, usage={})
 
 
 def _run_prepare(run: AgentRun, cancel: CancelToken, client_factory: Callable[[TierConfig], LLMClient] | None) -> _Prepared:

@@ -17,8 +17,6 @@ from helena.errors import NotFound
 ERR_RUN_NOT_FOUND = "Auftrag nicht gefunden."
 ERR_CONVERSATION_NOT_FOUND = "Gespräch nicht gefunden."
 
-TERMINAL_EVENTS = frozenset({"run.finished", "run.failed", "run.cancelled"})
-
 
 def run_list(*, user: Any) -> QuerySet[AgentRun]:
     return AgentRun.objects.filter(user=user).select_related("akte", "conversation").order_by("-created_at", "-pk")

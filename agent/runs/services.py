@@ -12,6 +12,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from agent.engine.events import terminal_event
 from agent.engine.routing import (
     BACKGROUND,
     INLINE,
@@ -136,7 +137,9 @@ def _run_row_create(
     ChatMessage.objects.create(conversation=conversation, role=ChatMessage.Role.USER, text=text, run=run)
     if not decision.allowed:
         ChatMessage.objects.create(conversation=conversation, role=ChatMessage.Role.ASSISTANT, text=decision.message, run=run)
-        event_row_append(run, "run.failed", status=run.status, answer=decision.message, error=decision.message, usage={})
+        event_row_append(
+            run, terminal_event(run.status), status=run.status, answer=decision.message, error=decision.message, usage={}
+        )
     conversation.save(update_fields=["updated_at"])
     return run
 
@@ -158,7 +161,7 @@ def run_request_cancel(*, run_id: int, by: Any) -> AgentRun:
         run.finish_reason = "vom Benutzer abgebrochen"
         run.finished_at = timezone.now()
         run.save(update_fields=["status", "cancel_requested", "finish_reason", "finished_at"])
-        event_row_append(run, "run.cancelled", status=run.status, answer="", error="", usage={})
+        event_row_append(run, terminal_event(run.status), status=run.status, answer="", error="", usage={})
     elif run.status == AgentRun.Status.RUNNING:
         run.cancel_requested = True
         run.save(update_fields=["cancel_requested"])
@@ -216,6 +219,6 @@ def runs_fail_orphaned(*, stale_after_seconds: int = 60) -> int:
             run.error = ERR_ORPHANED
             run.finished_at = timezone.now()
             run.save(update_fields=["status", "finish_reason", "error", "finished_at"])
-            event_row_append(run, "run.failed", status=run.status, answer=run.answer, error=ERR_ORPHANED, usage={})
+            event_row_append(run, terminal_event(run.status), status=run.status, answer=run.answer, error=ERR_ORPHANED, usage={})
             failed += 1
     return failed

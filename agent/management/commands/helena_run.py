@@ -20,6 +20,7 @@ from asgiref.sync import async_to_sync
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from agent.engine.events import EventType
 from agent.models import AgentRun
 from agent.runs.execution import run_execute
 from agent.runs.services import run_create
@@ -27,7 +28,13 @@ from akten.models import Akte, User
 from helena.errors import NotFound
 
 OK_STATUSES = frozenset({AgentRun.Status.DONE, AgentRun.Status.CAP_REACHED, AgentRun.Status.STALLED})
-PROGRESS_EVENTS = {"step.started", "tool.call", "escalation", "draft.created", "run.cap_reached"}
+PROGRESS_EVENTS = {
+    EventType.STEP_STARTED,
+    EventType.TOOL_CALL,
+    EventType.ESCALATION,
+    EventType.DRAFT_CREATED,
+    EventType.RUN_CAP_REACHED,
+}
 
 
 class Command(BaseCommand):
