@@ -25,4 +25,8 @@ class AgentConfig(AppConfig):
         # Import every tool module now: a broken tool stops the start-up instead of failing silently later.
         all_tools()
         post_migrate.connect(_seed_tool_matrix, sender=self, dispatch_uid="agent_seed_tool_matrix")
-        from agent.chat import signals  # noqa: F401  (live draft-card updates)
+        from agent.runs.delivery import draft_changed_deliver
+        from drafts.events import draft_changed
+
+        # Live draft cards: the draft services announce each change, the open tabs hear of it.
+        draft_changed.connect(draft_changed_deliver, dispatch_uid="agent.draft_changed")

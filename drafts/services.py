@@ -24,6 +24,7 @@ from akten import services as akten_services
 from akten.models import Akte, AktenActivity, User
 from helena.errors import NotFound, ServiceError
 
+from .events import draft_changed_announce
 from .models import DraftRevision, HelenaAlert, HelenaDraft
 from .schemas import (
     AkteUpdatePayload,
@@ -261,6 +262,7 @@ def draft_accept(*, draft_id: int, by: User) -> HelenaDraft:
                 "record_type": draft.result_content_type.model,
             },
         )
+    draft_changed_announce(draft)
     return draft
 
 
@@ -286,6 +288,7 @@ def draft_edit(*, draft_id: int, by: User, payload: dict[str, Any]) -> HelenaDra
             by=by,
             data={"draft": draft.pk},
         )
+    draft_changed_announce(draft)
     return draft
 
 
@@ -318,6 +321,7 @@ def draft_reject(*, draft_id: int, by: User, reason: str = "", categories: list[
             by=by,
             data={"draft": draft.pk, "categories": categories},
         )
+    draft_changed_announce(draft)
     return draft
 
 
@@ -376,6 +380,7 @@ def draft_undo(*, draft_id: int, by: User) -> HelenaDraft:
             by=by,
             data={"draft": draft.pk},
         )
+    draft_changed_announce(draft)
     return draft
 
 

@@ -17,10 +17,14 @@ replays from the rows with `run.resume`.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
+from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
+
+logger = logging.getLogger(__name__)
 
 POLL_SECONDS_LOCAL = 0.1
 POLL_SECONDS_SHARED_LAYER = 1.0
@@ -70,3 +74,13 @@ async def draft_changed(*, akte_id: int | None, user_id: int, draft_id: int) -> 
         return
     message = {"type": "draft.changed", "draft": draft_id}
     await layer.group_send(akte_group(akte_id) if akte_id else user_group(user_id), message)
+
+
+def draft_changed_deliver(sender: Any, *, draft_id: int, akte_id: int | None, requested_by_id: int, **kwargs: Any) -> None:
+    """Receiver of `drafts.events.draft_changed` (connected in agent.apps), called after the
+    draft service's transaction has committed."""
+    try:
+        async_to_sync(draft_changed)(akte_id=akte_id, user_id=requested_by_id, draft_id=draft_id)
+    except Exception:
+        # The card still shows the right status after a reload; a lost notice must not fail the approval.
+        logger.exception("Entwurf %s: Statusänderung nicht zugestellt", draft_id)
