@@ -59,7 +59,7 @@ def kalender_list(
     if typ:
         qs = qs.filter(typ=typ)
     if offen is not None:
-        qs = qs.filter(erledigt=not offen)
+        qs = qs.open() if offen else qs.filter(erledigt=True)
     return qs
 
 

@@ -17,11 +17,11 @@ Pure functions, no I/O. `guard_response(response, known_tools)` returns a `Guard
 Every repair and recovery is a `Repair(kind, detail, tool, call_id)`, so the loop can emit
 `guard.repair` events and count them per model.
 
-How the loop uses the outcome: run the calls of `outcome.response.tool_calls` whose id is not in
-`outcome.failed_call_ids`; for each `GuardError` with a `call_id`, send its `message` as that
-call's tool result (so every call stays paired with a result); a `GuardError` without `call_id`
-(a call-shaped reply naming unknown tools) goes back as a user message. Validation rounds are
-counted by the loop (at most two, then escalate).
+How the loop uses the outcome (agent/engine/loop.py, `response_guard`): it runs the calls of
+`outcome.response.tool_calls` whose id is not in `outcome.failed_call_ids`; for each `GuardError`
+with a `call_id` it sends the `message` as that call's tool result (so every call stays paired
+with a result); a `GuardError` without `call_id` (a call-shaped reply naming unknown tools) goes
+back as a user message. Validation rounds are counted by the loop (at most two, then escalate).
 """
 
 from __future__ import annotations
@@ -93,14 +93,6 @@ class GuardOutcome:
     @property
     def failed_call_ids(self) -> set[str]:
         return {e.call_id for e in self.errors if e.call_id}
-
-    @property
-    def runnable_calls(self) -> list[ToolCall]:
-        failed = self.failed_call_ids
-        return [c for c in self.response.tool_calls if c.id not in failed]
-
-    def error_for(self, call_id: str) -> str:
-        return next((e.message for e in self.errors if e.call_id == call_id), "")
 
 
 ToolSpecs = Collection[str] | Mapping[str, Mapping[str, Any]]

@@ -39,7 +39,7 @@ from agent.models import ToolCallAudit
 from agent.tools.base import Tool, ToolContext
 from agent.tools.common import ToolError
 from agent.tools.permissions import tool_permitted, tools_for_user
-from agent.tools.schemas import ollama_tool_schema, openai_tool_schema
+from agent.tools.schemas import openai_tool_schema
 from akten.models import Akte, User, access_scope, access_scope_reused
 from helena.db import trace_write
 
@@ -191,9 +191,6 @@ class RunToolBox:
 
     def schemas(self) -> list[dict[str, Any]]:
         return [openai_tool_schema(tool) for _, tool in sorted(self._tools.items())]
-
-    def ollama_schemas(self) -> list[dict[str, Any]]:
-        return [ollama_tool_schema(tool) for _, tool in sorted(self._tools.items())]
 
     async def execute(self, name: str, arguments: dict[str, Any], *, call_id: str = "") -> ToolResult:
         """Run one tool call; never raises. Every call writes one ToolCallAudit row.

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import json
 from typing import Any
 
 from pydantic import BaseModel
@@ -60,62 +59,4 @@ def openai_tool_schema(tool: Tool) -> dict[str, Any]:
     return {
         "type": "function",
         "function": {"name": tool.name, "description": tool.description, "parameters": parameters_schema(tool)},
-    }
-
-
-_OLLAMA_TYPES = ("string", "number", "integer", "boolean", "array", "object")
-
-
-def _ollama_property(node: dict[str, Any]) -> dict[str, Any]:
-    """Reduce a JSON schema node to what Ollama's ToolProperty understands: one type, description,
-    enum, items and (for objects) properties/required; constraints go into the description."""
-    if "anyOf" in node:
-        branches = node["anyOf"]
-        # Decimal: number or numeric string → number; otherwise the first branch wins.
-        chosen = next((b for b in branches if b.get("type") == "number"), branches[0])
-        node = {**chosen, **{k: v for k, v in node.items() if k != "anyOf"}}
-    out: dict[str, Any] = {"type": node.get("type", "string")}
-    if out["type"] not in _OLLAMA_TYPES:
-        out["type"] = "string"
-    hints = []
-    if node.get("format") == "date":
-        hints.append("date YYYY-MM-DD")
-    elif node.get("format") == "time":
-        hints.append("time HH:MM")
-    for key, label in (("minimum", "min"), ("maximum", "max"), ("minLength", "min length"), ("maxLength", "max length")):
-        if key in node:
-            hints.append(f"{label} {node[key]}")
-    if "default" in node:
-        hints.append(f"default {json.dumps(node['default'], ensure_ascii=False)}")
-    description = node.get("description", "")
-    if node.get("type") == "object" and "properties" in node:
-        out["properties"] = {k: _ollama_property(v) for k, v in node["properties"].items()}
-        out["required"] = list(node.get("required", []))
-        fields = ", ".join(f"{k} ({v['type']})" for k, v in out["properties"].items())
-        hints.append(f"object with fields: {fields}")
-    if "items" in node:
-        out["items"] = _ollama_property(node["items"])
-    if "enum" in node:
-        out["enum"] = list(node["enum"])
-    if hints:
-        description = f"{description} ({'; '.join(hints)})" if description else "; ".join(hints)
-    if description:
-        out["description"] = description
-    return out
-
-
-def ollama_tool_schema(tool: Tool) -> dict[str, Any]:
-    """Ollama /api/chat tool format: the same envelope, parameters reduced to Ollama's property model."""
-    schema = parameters_schema(tool)
-    return {
-        "type": "function",
-        "function": {
-            "name": tool.name,
-            "description": tool.description,
-            "parameters": {
-                "type": "object",
-                "properties": {k: _ollama_property(v) for k, v in schema["properties"].items()},
-                "required": list(schema.get("required", [])),
-            },
-        },
     }

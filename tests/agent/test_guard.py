@@ -26,6 +26,16 @@ TOOLS = {"search_gesetze", "read_akte", "list_fristen", "create_notiz"}
 VALID = "Verfügbare Werkzeuge: create_notiz, list_fristen, read_akte, search_gesetze."
 
 
+def runnable(outcome):
+    """The calls the loop executes: those without a guard error."""
+    return [c for c in outcome.response.tool_calls if c.id not in outcome.failed_call_ids]
+
+
+def error_for(outcome, call_id):
+    """The message the loop sends back as the result of a call the guard refused."""
+    return next((e.message for e in outcome.errors if e.call_id == call_id), "")
+
+
 def structured(raw: str, name: str = "search_gesetze") -> LLMResponse:
     return LLMResponse(tool_calls=[ToolCall(id="c1", name=name, arguments=None, raw_arguments=raw)], finish_reason="tool_calls")
 
@@ -133,10 +143,10 @@ def test_unrepairable_arguments_become_a_validation_error_for_the_model(raw: str
     outcome = guard_response(response, TOOLS)
     assert not outcome.ok
     assert outcome.failed_call_ids == {"c1"}
-    assert [c.id for c in outcome.runnable_calls] == ["c2"]
+    assert [c.id for c in runnable(outcome)] == ["c2"]
     # Every call stays in the response, so the loop can pair it with the error as its result.
     assert [c.id for c in outcome.response.tool_calls] == ["c1", "c2"]
-    message = outcome.error_for("c1")
+    message = error_for(outcome, "c1")
     assert "search_gesetze" in message and "JSON-Objekt" in message
 
 
@@ -150,7 +160,7 @@ def test_unknown_tool_name_gets_the_list_of_valid_tools() -> None:
             "c9",
         )
     ]
-    assert outcome.runnable_calls == []
+    assert runnable(outcome) == []
 
 
 # -- tool calls written as text -----------------------------------------------------------------------
@@ -306,7 +316,7 @@ def test_mixed_known_and_unknown_in_text() -> None:
 def test_text_call_with_unrepairable_string_arguments_is_a_validation_error() -> None:
     outcome, calls = recovered('{"name": "search_gesetze", "arguments": "query=BGB"}')
     assert calls == [("search_gesetze", None)]
-    assert "search_gesetze" in outcome.error_for(outcome.response.tool_calls[0].id)
+    assert "search_gesetze" in error_for(outcome, outcome.response.tool_calls[0].id)
 
 
 def test_no_tools_offered() -> None:

@@ -27,7 +27,7 @@ def execute(ctx: ToolContext, params: ReadFristenParams) -> ToolResult:
         user=ctx.user, akte_id=akte.pk if akte else None, typ="" if params.typ == "ALLE" else params.typ
     ).annotate(stichtag=Coalesce("fristablauf", "datum"))
     if params.zeitraum == "aktiv":
-        eintraege = eintraege.filter(erledigt=False).order_by("stichtag", "pk")
+        eintraege = eintraege.open().order_by("stichtag", "pk")
     elif params.zeitraum == "vergangen":
         eintraege = eintraege.filter(Q(erledigt=True) | Q(stichtag__lt=heute)).order_by("-stichtag", "-pk")
     else:

@@ -18,7 +18,7 @@ from agent.tools.base import Tool, ToolContext
 from agent.tools.discovery import ToolRegistryError, all_tools, discover_tools
 from agent.tools.executor import toolbox_for
 from agent.tools.permissions import default_allowed, tool_matrix_ensure_defaults, tool_matrix_update
-from agent.tools.schemas import ollama_tool_schema, openai_tool_schema
+from agent.tools.schemas import openai_tool_schema
 from akten.models import Role
 from drafts.models import HelenaDraft
 from tests.factories import AgentRunFactory, AkteFactory, DokumentFactory, UserFactory
@@ -160,34 +160,6 @@ OLLAMA_PROPERTY = {
         "required": {"type": "array", "items": {"type": "string"}},
     },
 }
-OLLAMA_TOOL = {
-    "$defs": {"property": OLLAMA_PROPERTY},
-    "type": "object",
-    "required": ["type", "function"],
-    "additionalProperties": False,
-    "properties": {
-        "type": {"const": "function"},
-        "function": {
-            "type": "object",
-            "required": ["name", "description", "parameters"],
-            "additionalProperties": False,
-            "properties": {
-                "name": {"type": "string", "pattern": "^[a-z0-9_]{1,64}$"},
-                "description": {"type": "string"},
-                "parameters": {
-                    "type": "object",
-                    "required": ["type", "properties", "required"],
-                    "additionalProperties": False,
-                    "properties": {
-                        "type": {"const": "object"},
-                        "required": {"type": "array", "items": {"type": "string"}},
-                        "properties": {"type": "object", "additionalProperties": {"$ref": "#/$defs/property"}},
-                    },
-                },
-            },
-        },
-    },
-}
 
 
 def _example(tool: Tool) -> dict:
@@ -218,16 +190,6 @@ def test_openai_schema_is_a_valid_self_contained_json_schema(name):
     tool.params.model_validate(example)
 
 
-@pytest.mark.parametrize("name", sorted(READ_TOOLS | WRITE_TOOLS))
-def test_ollama_schema_fits_ollamas_tool_format(name):
-    spec = ollama_tool_schema(all_tools()[name])
-    jsonschema.validate(spec, OLLAMA_TOOL)
-    parameters = spec["function"]["parameters"]
-    assert set(parameters["required"]) <= set(parameters["properties"])
-    jsonschema.Draft202012Validator.check_schema(parameters)
-    jsonschema.validate(_example(all_tools()[name]), parameters)
-
-
 def test_descriptions_explain_purpose_use_returns_errors_and_example():
     for tool in all_tools().values():
         for part in ("Use it", "Returns", "Errors", "Example:"):
@@ -243,12 +205,6 @@ def test_optional_and_nested_parameters_are_simplified_for_the_model():
         "description": "FRIST: the last day, if already known.",
     }
     assert "berufung" in frist["properties"]["berechnung"]["properties"]["vorlage"]["enum"]
-    ollama = ollama_tool_schema(all_tools()["create_draft_frist"])["function"]["parameters"]["properties"]
-    assert ollama["datum"]["type"] == "string" and "YYYY-MM-DD" in ollama["datum"]["description"]
-    assert "object with fields: vorlage" in ollama["berechnung"]["description"]
-    kosten = ollama_tool_schema(all_tools()["get_kosten_rules"])["function"]["parameters"]["properties"]
-    assert kosten["gegenstandswert"]["type"] == "number"
-    assert kosten["rvg_positionen"]["items"]["properties"]["vv"]["enum"][0] == "1000"
 
 
 # --- matrix ------------------------------------------------------------------------------------
@@ -289,7 +245,6 @@ def test_toolbox_offers_exactly_the_role_defaults(role, settings):
     box = toolbox_for(ToolContext(user=user))
     assert box.names() == EXPECTED_DEFAULTS[role]
     assert {s["function"]["name"] for s in box.schemas()} == box.names()
-    assert {s["function"]["name"] for s in box.ollama_schemas()} == box.names()
 
 
 def test_search_web_is_not_offered_without_a_backend(settings, call):
