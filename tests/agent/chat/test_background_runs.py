@@ -31,7 +31,7 @@ def start_worker() -> subprocess.Popen:
     """The worker's output goes to test-artifacts/worker.log (git-ignored) for diagnosis."""
     (ROOT / "test-artifacts").mkdir(exist_ok=True)
     log = (ROOT / "test-artifacts" / "worker.log").open("ab")
-    env = env_on_test_database("tests.agent.ui.worker_settings")
+    env = env_on_test_database("tests.agent.chat.worker_settings")
     return subprocess.Popen(  # noqa: S603
         [sys.executable, "manage.py", "db_worker", "--no-reload", "--interval", "0.1", "--no-startup-delay"],
         cwd=ROOT,

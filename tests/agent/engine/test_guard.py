@@ -335,7 +335,7 @@ def _bench_module():
     import importlib.util
     from pathlib import Path
 
-    path = Path(__file__).resolve().parents[2] / "bench" / "guard.py"
+    path = Path(__file__).resolve().parents[3] / "bench" / "guard.py"
     spec = importlib.util.spec_from_file_location("bench_guard", path)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
