@@ -153,6 +153,10 @@ class TimedToolBox:
     def schemas(self) -> list[dict[str, Any]]:
         return self.inner.schemas()
 
+    def label(self, name: str) -> str:
+        label: str = self.inner.label(name)
+        return label
+
     def names(self) -> set[str]:
         return self.inner.names()
 
@@ -228,6 +232,9 @@ class TrivialToolBox:
                 "function": {"name": "lookup", "description": "Gibt den Schlüssel zurück.", "parameters": {"type": "object"}},
             }
         ]
+
+    def label(self, name: str) -> str:
+        return name
 
     def names(self) -> set[str]:
         return {"lookup"}

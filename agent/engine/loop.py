@@ -169,40 +169,6 @@ class _Finish(Exception):  # noqa: N818 - control flow, not an error
         self.status, self.reason, self.error = status, reason, error
 
 
-# Tools whose names do not read as German labels word by word.
-TOOL_LABELS = {
-    "berechne_frist": "Berechne Frist …",
-    "get_kosten_rules": "Berechne Kosten …",
-    "update_akte": "Entwerfe Änderung der Akte …",
-    "create_alert": "Lege Hinweis an …",
-    "search_web": "Durchsuche das Web …",
-}
-
-
-def tool_label(name: str) -> str:
-    """A German progress label from a tool's name: search_gesetze → "Durchsuche Gesetze …"."""
-    verbs = {
-        "search": "Durchsuche",
-        "read": "Lese",
-        "list": "Liste",
-        "get": "Hole",
-        "calc": "Berechne",
-        "calculate": "Berechne",
-        "create": "Entwerfe",
-        "draft": "Entwerfe",
-        "propose": "Entwerfe",
-        "update": "Entwerfe Änderung:",
-        "find": "Suche",
-    }
-    if name in TOOL_LABELS:
-        return TOOL_LABELS[name]
-    head, _, rest = name.partition("_")
-    verb = verbs.get(head)
-    words = " ".join(w for w in (rest if verb else name).split("_") if w and w not in ("draft", "detail"))
-    obj = " ".join(word[:1].upper() + word[1:] for word in words.split())
-    return f"{verb} {obj} …" if verb else f"Nutze {obj} …"
-
-
 def _strip_texts(node: Any) -> Any:
     """A JSON schema without its prose; property names (keys of `properties`) are kept."""
     if isinstance(node, list):
@@ -636,7 +602,7 @@ class Engine:
         for call in calls:
             args = call.arguments or {}
             await self.sink.emit(
-                EventType.TOOL_CALL, step=step, call_id=call.id, tool=call.name, args=args, label=tool_label(call.name)
+                EventType.TOOL_CALL, step=step, call_id=call.id, tool=call.name, args=args, label=self.tools.label(call.name)
             )
             if call.id in errors:
                 if call.name not in self.names:

@@ -59,4 +59,9 @@ class ToolBox(Protocol):
 
     def names(self) -> set[str]: ...
 
+    def label(self, name: str) -> str:
+        """The German progress label of a call of `name` ("Durchsuche Gesetze …"), also for a name
+        that is not offered."""
+        ...
+
     async def execute(self, name: str, arguments: dict[str, Any], *, call_id: str = "") -> ToolResult: ...

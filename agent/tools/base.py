@@ -43,3 +43,36 @@ class Tool:
     cross_akte: bool = False
     # offered only when this returns True (e.g. search_web needs a configured backend)
     available: Callable[[], bool] = lambda: True
+    # the German progress label of a call ("Durchsuche Gesetze …"); empty: derived from the name
+    label: str = ""
+
+    @property
+    def progress_label(self) -> str:
+        return self.label or default_label(self.name)
+
+
+VERBS = {
+    "search": "Durchsuche",
+    "read": "Lese",
+    "list": "Liste",
+    "get": "Hole",
+    "berechne": "Berechne",
+    "calc": "Berechne",
+    "calculate": "Berechne",
+    "create": "Entwerfe",
+    "draft": "Entwerfe",
+    "propose": "Entwerfe",
+    "update": "Entwerfe Änderung:",
+    "find": "Suche",
+}
+# English words of tool names that a German label leaves out
+SILENT_WORDS = ("draft", "detail")
+
+
+def default_label(name: str) -> str:
+    """A German progress label from a tool's name: search_gesetze → "Durchsuche Gesetze …"."""
+    head, _, rest = name.partition("_")
+    verb = VERBS.get(head)
+    words = " ".join(w for w in (rest if verb else name).split("_") if w and w not in SILENT_WORDS)
+    obj = " ".join(word[:1].upper() + word[1:] for word in words.split())
+    return f"{verb} {obj} …" if verb else f"Nutze {obj} …"

@@ -36,8 +36,9 @@ from pydantic import ValidationError as PydanticValidationError
 
 from agent.engine.tools import ToolResult
 from agent.models import ToolCallAudit
-from agent.tools.base import Tool, ToolContext
+from agent.tools.base import Tool, ToolContext, default_label
 from agent.tools.common import ToolError
+from agent.tools.discovery import all_tools
 from agent.tools.permissions import tool_permitted, tools_for_user
 from agent.tools.schemas import openai_tool_schema
 from akten.models import Akte, User, access_scope, access_scope_reused
@@ -188,6 +189,10 @@ class RunToolBox:
 
     def names(self) -> set[str]:
         return set(self._tools)
+
+    def label(self, name: str) -> str:
+        tool = self._tools.get(name) or all_tools().get(name)
+        return tool.progress_label if tool is not None else default_label(name)
 
     def schemas(self) -> list[dict[str, Any]]:
         return [openai_tool_schema(tool) for _, tool in sorted(self._tools.items())]

@@ -197,6 +197,9 @@ class NoTools:
     def schemas(self) -> list[dict]:
         return []
 
+    def label(self, name: str) -> str:
+        return name
+
     def names(self) -> set[str]:
         return set()
 

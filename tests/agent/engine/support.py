@@ -26,6 +26,7 @@ class MemoryToolBox:
 
     tools: dict[str, ToolFn]
     executed: list[tuple[str, dict[str, Any], float, float]] = field(default_factory=list)
+    labels: dict[str, str] = field(default_factory=dict)
 
     def schemas(self) -> list[dict[str, Any]]:
         return [
@@ -42,6 +43,9 @@ class MemoryToolBox:
 
     def names(self) -> set[str]:
         return set(self.tools)
+
+    def label(self, name: str) -> str:
+        return self.labels.get(name, f"Nutze {name} …")
 
     async def execute(self, name: str, arguments: dict[str, Any], *, call_id: str = "") -> ToolResult:
         fn = self.tools.get(name)

@@ -25,7 +25,7 @@ async def test_multi_step_run_ends_done_with_events_and_transcript(scripted_llm,
             {"text": "In Akte 12/25 läuft die Berufungsfrist bis 3. März."},
         ]
     )
-    tools = MemoryToolBox({"read_akte": echo, "read_fristen": echo})
+    tools = MemoryToolBox({"read_akte": echo, "read_fristen": echo}, labels={"read_akte": "Lese Akte …"})
 
     outcome, sink = await run(client(scripted_llm), tools)
 

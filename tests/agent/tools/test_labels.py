@@ -1,9 +1,11 @@
-"""Step labels in the live feed are German, built from the tool's name."""
+"""Step labels in the live feed are German: each tool's label, or one built from its name."""
 
 import pytest
 
-from agent.engine.loop import tool_label
+from agent.tools.base import ToolContext
 from agent.tools.discovery import all_tools
+from agent.tools.executor import toolbox_for
+from tests.factories import UserFactory
 
 
 @pytest.mark.parametrize(
@@ -17,10 +19,18 @@ from agent.tools.discovery import all_tools
     ],
 )
 def test_tool_labels_read_as_german(tool, label):
-    assert tool_label(tool) == label
+    assert all_tools()[tool].progress_label == label
 
 
 def test_no_label_of_a_registered_tool_carries_english_words():
     for name in all_tools():
-        label = tool_label(name)
+        label = all_tools()[name].progress_label
         assert not {"Draft", "Rules", "Detail", "Get", "Create"} & set(label.replace("…", "").split()), label
+
+
+@pytest.mark.django_db
+def test_the_run_toolbox_labels_offered_withheld_and_unknown_tools():
+    box = toolbox_for(ToolContext(user=UserFactory(role="PRAKTIKANT")))
+    assert box.label("read_fristen") == "Lese Fristen …"
+    assert "update_akte" not in box.names() and box.label("update_akte") == "Entwerfe Änderung der Akte …"
+    assert box.label("frag_das_orakel") == "Nutze Frag Das Orakel …"
