@@ -341,3 +341,11 @@ class ConfigChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.model} {self.object_repr} ({self.created_at:%d.%m.%Y %H:%M})"
+
+    @classmethod
+    def of(
+        cls, *, user: Any, obj: models.Model, before: dict[str, Any], after: dict[str, Any], object_repr: str = ""
+    ) -> ConfigChange:
+        """The (unsaved) record of one change of the configuration row `obj` by `user`: the admin
+        saves it with the change, the tool matrix writes its changes in one bulk insert."""
+        return cls(user=user, model=obj._meta.label, object_repr=(object_repr or str(obj))[:200], before=before, after=after)

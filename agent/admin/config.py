@@ -35,7 +35,7 @@ def _snapshot(obj: Any) -> dict[str, Any]:
 
 
 def config_change_record(*, user: Any, obj: Any, before: dict[str, Any], after: dict[str, Any]) -> ConfigChange:
-    change = ConfigChange(user=user, model=obj._meta.label, object_repr=str(obj)[:200], before=before, after=after)
+    change = ConfigChange.of(user=user, obj=obj, before=before, after=after)
     change.full_clean()
     change.save()
     return change

@@ -10,7 +10,7 @@ from django.conf import settings
 from django.urls import reverse
 from django.utils.html import escape
 
-from akten.models import Akte, Dokument
+from akten.models import Akte, Dokument, User
 from drafts.models import HelenaDraft
 from drafts.selectors import drafts_by_ids
 from drafts.services import user_may_approve
@@ -46,7 +46,7 @@ def _norm_links(text: str) -> dict[str, str]:
     return links
 
 
-def _akte_links(text: str, user: Any) -> dict[str, str]:
+def _akte_links(text: str, user: User) -> dict[str, str]:
     numbers = {m["az"] for m in AKTE_RE.finditer(text)}
     if not numbers:
         return {}
@@ -54,7 +54,7 @@ def _akte_links(text: str, user: Any) -> dict[str, str]:
     return {f"Akte {az}": reverse("akte-detail", args=[pk]) for az, pk in visible}
 
 
-def _dokument_links(text: str, user: Any) -> dict[str, str]:
+def _dokument_links(text: str, user: User) -> dict[str, str]:
     """Quoted titles of Dokumente the user may see → their download (the same rule as the API)."""
     names = {m["name"].strip() for m in DOKUMENT_RE.finditer(text)}
     if not names:
@@ -88,7 +88,7 @@ def _link_text_nodes(html: str, links: dict[str, str]) -> str:
     return "".join(out)
 
 
-def answer_html(text: str, *, user: Any) -> str:
+def answer_html(text: str, *, user: User) -> str:
     """Helena's answer as sanitised HTML; norms link to the norm reader, Akten to their page and
     quoted document titles to the document, each only where the user may see it."""
     html = render_markdown(text)
@@ -107,7 +107,7 @@ def _result_url(draft: HelenaDraft) -> str:
     return reverse("akte-detail", args=[draft.akte_id]) + anchors.get(kind, "")
 
 
-def draft_card(draft: HelenaDraft, *, viewer: Any) -> dict[str, Any]:
+def draft_card(draft: HelenaDraft, *, viewer: User) -> dict[str, Any]:
     """Everything a draft card shows to `viewer` (who must be allowed to see the draft). The
     payload is data, never HTML; only `preview_html` is HTML (sanitised Markdown of a document
     draft). `can_review` says whether the viewer may accept, edit, reject or undo: other roles see
@@ -157,5 +157,5 @@ def _plain(value: Any) -> str:
     return str(value)
 
 
-def draft_cards(*, user: Any, draft_ids: list[int]) -> list[dict[str, Any]]:
+def draft_cards(*, user: User, draft_ids: list[int]) -> list[dict[str, Any]]:
     return [draft_card(d, viewer=user) for d in drafts_by_ids(user=user, draft_ids=draft_ids)]

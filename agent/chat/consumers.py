@@ -26,7 +26,7 @@ from agent.engine.events import TERMINAL_EVENT_TYPES, EventType
 from agent.models import AgentRun
 from agent.runs import selectors
 from agent.runs.delivery import POLL_SECONDS_SHARED_LAYER, akte_group, run_group, tail_poll_seconds, user_group, user_notify_run
-from akten.models import Akte
+from akten.models import Akte, User
 from akten.selectors import akte_get
 from helena.errors import NotFound
 
@@ -214,7 +214,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
     """`/ws/helena/`: one socket per tab. Groups: the user's (new runs, draft cards without Akte),
     one per watched run, one per watched Akte (draft cards)."""
 
-    user: Any
+    user: User
     tails: dict[int, _RunTail]
     seen: dict[int, int]
     groups_joined: set[str]
@@ -437,7 +437,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         return conversation, akte
 
 
-def _enriched_sync(event: dict[str, Any], user: Any) -> dict[str, Any]:
+def _enriched_sync(event: dict[str, Any], user: User) -> dict[str, Any]:
     try:
         return _enriched(event, user)
     except (OperationalError, InterfaceError):
@@ -445,7 +445,7 @@ def _enriched_sync(event: dict[str, Any], user: Any) -> dict[str, Any]:
         return _enriched(event, user)
 
 
-def _enriched(event: dict[str, Any], user: Any) -> dict[str, Any]:
+def _enriched(event: dict[str, Any], user: User) -> dict[str, Any]:
     event = dict(event)
     if event["type"] == "draft.created" and isinstance(event.get("draft"), int):
         cards = draft_cards(user=user, draft_ids=[event["draft"]])

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from agent.models import AgentRun, Conversation
 from akten import services as akten_services
-from akten.models import Akte, Notiz
+from akten.models import Akte, Notiz, User
 
 ERR_TITLE_EMPTY = "Bitte gib einen Titel ein."
 DEFAULT_TITLE = "Neues Gespräch"
@@ -19,7 +18,7 @@ HELENA_MENTION_RE = re.compile(r"^\s*@helena\b[:,]?\s*(?P<auftrag>.+)", re.IGNOR
 
 
 @transaction.atomic
-def conversation_create(*, user: Any, akte: Akte | None = None, title: str = "") -> Conversation:
+def conversation_create(*, user: User, akte: Akte | None = None, title: str = "") -> Conversation:
     """The caller has checked that `user` may see `akte`."""
     conversation = Conversation(user=user, akte=akte, title=(title.strip() or DEFAULT_TITLE)[:200])
     conversation.full_clean()
@@ -50,7 +49,7 @@ def helena_mention(text: str) -> str:
     return match["auftrag"].strip() if match else ""
 
 
-def notiz_create_with_auftrag(*, akte: Akte, by: Any, text: str, titel: str = "") -> tuple[Notiz, AgentRun | None]:
+def notiz_create_with_auftrag(*, akte: Akte, by: User, text: str, titel: str = "") -> tuple[Notiz, AgentRun | None]:
     """Create the note; if it starts with `@Helena`, also start a background run for the Akte.
 
     The run is queued after the transaction commits (agent.tasks.run_enqueue). Errors of the run

@@ -20,6 +20,7 @@ from agent.chat.cards import answer_html, draft_card
 from agent.chat.consumers import german_error
 from agent.models import AgentRun, Message
 from agent.runs import selectors, services
+from akten.models import User
 from akten.policy import sees_internal
 from akten.selectors import ERR_AKTE_NOT_FOUND, akte_get
 from drafts.selectors import drafts_of_runs
@@ -35,7 +36,7 @@ MSG_NOTE_SAVED = "Die Notiz ist gespeichert."
 MSG_CANCEL_REQUESTED = "Der Abbruch ist angefordert."
 
 
-def _turns(user: Any, conversation: Any) -> list[dict[str, Any]]:
+def _turns(user: User, conversation: Any) -> list[dict[str, Any]]:
     """The conversation as shown: each question, each answer with its run, steps and draft cards."""
     items = list(selectors.conversation_messages(conversation=conversation))
     run_ids = [m.run_id for m in items if m.run_id]
@@ -90,16 +91,16 @@ def _int(value: str | None) -> int | None:
 @require_POST
 def conversation_new(request: HttpRequest) -> HttpResponse:
     akte_pk = request.POST.get("akte", "")
-    akte = akte_get(user=request.user, pk=akte_pk) if akte_pk else None
+    akte = akte_get(user=request_user(request), pk=akte_pk) if akte_pk else None
     title = f"Akte {akte.aktenzeichen}" if akte else ""
-    conversation = conversations.conversation_create(user=request.user, akte=akte, title=title)
+    conversation = conversations.conversation_create(user=request_user(request), akte=akte, title=title)
     return redirect("helena-conversation", pk=conversation.pk)
 
 
 @login_required
 @require_POST
 def conversation_rename(request: HttpRequest, pk: int) -> HttpResponse:
-    conversation = selectors.conversation_get(user=request.user, pk=pk)
+    conversation = selectors.conversation_get(user=request_user(request), pk=pk)
     try:
         conversations.conversation_rename(conversation=conversation, title=request.POST.get("title", ""))
     except ValidationError as exc:
@@ -110,7 +111,7 @@ def conversation_rename(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_POST
 def conversation_delete(request: HttpRequest, pk: int) -> HttpResponse:
-    conversations.conversation_delete(conversation=selectors.conversation_get(user=request.user, pk=pk))
+    conversations.conversation_delete(conversation=selectors.conversation_get(user=request_user(request), pk=pk))
     messages.info(request, "Das Gespräch wurde gelöscht.")
     return redirect("helena-chat")
 
@@ -140,9 +141,9 @@ def _duration(run: AgentRun) -> str:
 @require_POST
 def run_cancel(request: HttpRequest, pk: int) -> HttpResponse:
 
-    run = selectors.run_get(user=request.user, pk=pk)
+    run = selectors.run_get(user=request_user(request), pk=pk)
     if run.is_active:
-        services.run_request_cancel(run_id=run.pk, by=request.user)
+        services.run_request_cancel(run_id=run.pk, by=request_user(request))
         messages.info(request, MSG_CANCEL_REQUESTED)
     return redirect("helena-runs")
 
@@ -154,7 +155,7 @@ def akte_note_create(request: HttpRequest, pk: int) -> HttpResponse:
     Notes are internal: a MANDANT has no notes section (404, like a foreign Akte)."""
     if not sees_internal(request.user):
         raise NotFound(ERR_AKTE_NOT_FOUND)
-    akte = akte_get(user=request.user, pk=pk)
+    akte = akte_get(user=request_user(request), pk=pk)
     target = reverse("akte-detail", args=[akte.pk]) + "#not-h"
     text = request.POST.get("text", "").strip()
     if not text:
@@ -162,7 +163,7 @@ def akte_note_create(request: HttpRequest, pk: int) -> HttpResponse:
         return HttpResponseRedirect(target)
     try:
         _notiz, run = conversations.notiz_create_with_auftrag(
-            akte=akte, by=request.user, text=text, titel=request.POST.get("titel", "").strip()
+            akte=akte, by=request_user(request), text=text, titel=request.POST.get("titel", "").strip()
         )
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))

@@ -22,7 +22,7 @@ import logging
 import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from dataclasses import dataclass
 
 from asgiref.sync import sync_to_async
 from django.db import DatabaseError, connection, transaction
@@ -91,9 +91,9 @@ def _history(conversation_id: int | None, *, before_run: int, context_window: in
     return kept
 
 
+@dataclass(frozen=True)
 class _Prepared:
-    def __init__(self, **kwargs: Any) -> None:
-        self.__dict__.update(kwargs)
+    """The loop's inputs for a claimed run (built by `_run_prepare`)."""
 
     run: AgentRun
     ctx: ToolContext

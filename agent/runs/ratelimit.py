@@ -19,14 +19,13 @@ import datetime
 import hashlib
 import logging
 from dataclasses import dataclass
-from typing import Any
 
 from django.core.cache import cache, caches
 from django.core.cache.backends.db import DatabaseCache
 from django.db import connection, transaction
 from django.utils import timezone
 
-from akten.models import Role
+from akten.models import Role, User
 
 logger = logging.getLogger(__name__)
 
@@ -83,7 +82,7 @@ def _incr(key: str, ttl: int) -> int:
     return int(cache.incr(key))
 
 
-def ratelimit_hit(*, user: Any, now: datetime.datetime | None = None) -> RateDecision:
+def ratelimit_hit(*, user: User, now: datetime.datetime | None = None) -> RateDecision:
     """Count one run of `user` in the current hour and decide. Counted even when refused."""
     now = now or timezone.now()
     bucket, reset_at = _window(now)

@@ -17,7 +17,7 @@ from agent.engine.routing import (
 from agent.llm.base import DeltaCallback, LLMClient, LLMResponse, Message
 from agent.models import EngineConfig, TierConfig
 from agent.runs.ratelimit import counter_available
-from akten.models import Akte, Kontakt
+from akten.models import Akte, Kontakt, User
 
 PII_MAX_KONTAKTE = 500
 
@@ -87,7 +87,7 @@ def pseudonymize_tier(tier: TierConfig) -> bool:
     return tier.is_cloud if tier.pseudonymize is None else tier.pseudonymize
 
 
-def known_values_for(*, user: Any, akte: Akte | None) -> list[tuple[str, str]]:
+def known_values_for(*, user: User, akte: Akte | None) -> list[tuple[str, str]]:
     """What the PII layer hides for a run: the Kontakte of the Akte (or, without one, of the user's
     visible Akten), with their addresses, e-mails, phones and external Aktenzeichen."""
     from akten.models import Beteiligter
@@ -125,7 +125,7 @@ def routes_build(
     *,
     start_tier: int,
     task_type: str,
-    user: Any,
+    user: User,
     akte: Akte | None,
     client_factory: Callable[[TierConfig], LLMClient] | None = None,
     demo_factory: Callable[[], LLMClient] = DemoClient,

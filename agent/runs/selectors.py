@@ -11,18 +11,18 @@ from typing import Any
 from django.db.models import QuerySet
 
 from agent.models import AgentRun, AgentStep, Conversation, Message
-from akten.models import Akte
+from akten.models import Akte, User
 from helena.errors import NotFound
 
 ERR_RUN_NOT_FOUND = "Auftrag nicht gefunden."
 ERR_CONVERSATION_NOT_FOUND = "Gespräch nicht gefunden."
 
 
-def run_list(*, user: Any) -> QuerySet[AgentRun]:
+def run_list(*, user: User) -> QuerySet[AgentRun]:
     return AgentRun.objects.filter(user=user).select_related("akte", "conversation").order_by("-created_at", "-pk")
 
 
-def run_get(*, user: Any, pk: int, lock: bool = False) -> AgentRun:
+def run_get(*, user: User, pk: int, lock: bool = False) -> AgentRun:
     """The user's own run, else NotFound. With `lock`, its row is locked: call it in a transaction."""
     qs = AgentRun.objects.select_for_update() if lock else AgentRun.objects.all()
     try:
@@ -44,11 +44,11 @@ def step_as_event(step: AgentStep) -> dict[str, Any]:
     return event
 
 
-def conversation_list(*, user: Any) -> QuerySet[Conversation]:
+def conversation_list(*, user: User) -> QuerySet[Conversation]:
     return Conversation.objects.filter(user=user).select_related("akte").order_by("-updated_at", "-pk")
 
 
-def conversation_get(*, user: Any, pk: int) -> Conversation:
+def conversation_get(*, user: User, pk: int) -> Conversation:
     """The user's own conversation. Its Akte is dropped from view when the user lost access to it."""
     try:
         conversation = Conversation.objects.select_related("akte").get(pk=pk, user=user)
@@ -63,5 +63,5 @@ def conversation_messages(*, conversation: Conversation) -> QuerySet[Message]:
     return conversation.messages.select_related("run").order_by("created_at", "pk")
 
 
-def akten_for_chat(*, user: Any) -> QuerySet[Akte]:
+def akten_for_chat(*, user: User) -> QuerySet[Akte]:
     return Akte.objects.visible_to(user).order_by("aktenzeichen").only("pk", "aktenzeichen", "kurzrubrum")

@@ -6,7 +6,6 @@ Writes only; executing a run is agent/runs/execution.py, reading runs agent/runs
 from __future__ import annotations
 
 import datetime
-from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -26,7 +25,7 @@ from agent.runs.execution import local_cancels
 from agent.runs.ratelimit import ratelimit_hit
 from agent.runs.routes import task_classify
 from agent.runs.selectors import conversation_get, run_get
-from akten.models import Akte
+from akten.models import Akte, User
 from akten.selectors import akte_get
 
 ERR_TEXT_EMPTY = "Bitte gib einen Auftrag ein."
@@ -49,7 +48,7 @@ def _limits_for(mode: str, config: EngineConfig) -> tuple[int, int]:
     return config.inline_max_steps, config.inline_timeout_seconds
 
 
-def helena_available(user: Any) -> bool:
+def helena_available(user: User) -> bool:
     """May `user` start Helena runs at all? Staff always; a MANDANT only when the role × tool
     matrix grants her role at least one tool (`akten.policy`)."""
     from agent.tools.permissions import tools_for_user
@@ -60,7 +59,7 @@ def helena_available(user: Any) -> bool:
 
 def run_create(
     *,
-    user: Any,
+    user: User,
     text: str,
     conversation: Conversation | int | None = None,
     akte: Akte | int | None = None,
@@ -103,7 +102,7 @@ def run_create(
 
 def _run_row_create(
     *,
-    user: Any,
+    user: User,
     text: str,
     conversation: Conversation | None,
     akte: Akte | None,
@@ -148,7 +147,7 @@ def _run_row_create(
 
 
 @transaction.atomic
-def run_request_cancel(*, run_id: int, by: Any) -> AgentRun:
+def run_request_cancel(*, run_id: int, by: User) -> AgentRun:
     """Ask a run to stop (its owner only; NotFound otherwise).
 
     A PENDING run is cancelled right here; a RUNNING one gets `cancel_requested` and stops within a
@@ -172,7 +171,7 @@ def run_request_cancel(*, run_id: int, by: Any) -> AgentRun:
 
 
 @transaction.atomic
-def run_continue_background(*, run_id: int, by: Any) -> AgentRun:
+def run_continue_background(*, run_id: int, by: User) -> AgentRun:
     """A new BACKGROUND run that continues a run which stopped at the inline step cap, from its
     transcript (`continued_from` points back). The caller enqueues it. Raises NotFound for a run
     of someone else and ValidationError for a run that cannot be continued."""

@@ -8,12 +8,13 @@ from agent.chat.cards import draft_card
 from agent.chat.routing import WS_PATH
 from agent.engine.events import client_config
 from agent.models import AgentRun
+from akten.models import User
 
 register = template.Library()
 
 
 @register.filter(name="draft_cards")
-def draft_cards_filter(drafts: Any, viewer: Any) -> list[dict[str, Any]]:
+def draft_cards_filter(drafts: Any, viewer: User) -> list[dict[str, Any]]:
     """Draft cards (see agent.chat.cards) for a queryset the view has already scoped to `viewer`."""
     return [draft_card(d, viewer=viewer) for d in drafts.select_related("akte", "result_content_type")]
 

@@ -88,10 +88,10 @@ def tool_matrix_update(*, by: User, allowed: Iterable[tuple[str, str]]) -> list[
         if row.allowed == new:
             continue
         changes.append(
-            ConfigChange(
+            ConfigChange.of(
                 user=by,
-                model=ToolPermission._meta.label,
-                object_repr=f"{row.get_role_display()} × {row.tool}"[:200],
+                obj=row,
+                object_repr=f"{row.get_role_display()} × {row.tool}",
                 before={"role": row.role, "tool": row.tool, "allowed": row.allowed},
                 after={"role": row.role, "tool": row.tool, "allowed": new},
             )
