@@ -260,6 +260,43 @@ def tool_message(call: ToolCall, content: str) -> Message:
     return {"role": "tool", "tool_call_id": call.id, "name": call.name, "content": content}
 
 
+RETRY_ONCE = "retry_once"
+COMPACT_TOOLS = "compact_tools"
+
+
+@dataclass(frozen=True)
+class ModelErrorPolicy:
+    """What the loop does when a model call fails: first `recovery` (once per model), then escalate
+    to the next route (`outage`: only then may the demo model take over), else end FAILED."""
+
+    reason: str
+    finish_reason: str
+    message: str
+    outage: bool = False
+    recovery: str = ""
+
+
+# First match wins (subclasses before their bases). An HTTP error is an answer: a stronger tier may
+# help, the demo model would not (no outage).
+MODEL_ERROR_POLICIES: tuple[tuple[type[Exception] | tuple[type[Exception], ...], ModelErrorPolicy], ...] = (
+    (LLMToolParserError, ModelErrorPolicy("Parserfehler des Modellservers", "Modellfehler", ERR_MODEL, recovery=RETRY_ONCE)),
+    (
+        (LLMUnavailable, LLMTimeout),
+        ModelErrorPolicy("Modell nicht erreichbar", "kein Modell erreichbar", ERR_NO_MODEL, outage=True),
+    ),
+    (
+        LLMContextOverflow,
+        ModelErrorPolicy("Kontextfenster überschritten", "Kontextfenster überschritten", ERR_MODEL, recovery=COMPACT_TOOLS),
+    ),
+    (LLMError, ModelErrorPolicy("Modellfehler", "Modellfehler", ERR_MODEL)),
+)
+BROKEN_CLIENT = ModelErrorPolicy("Fehler im Modell-Client", "Modellfehler", ERR_MODEL)
+
+
+def model_error_policy(exc: Exception) -> ModelErrorPolicy:
+    return next((policy for kinds, policy in MODEL_ERROR_POLICIES if isinstance(exc, kinds)), BROKEN_CLIENT)
+
+
 class _DeltaGate:
     """Streams answer text as `answer.delta`, unless the reply starts like a call written as text
     (JSON, a code fence, <tool_call> tags), which the guard may turn into tool calls.
@@ -406,19 +443,12 @@ class Engine:
         return True
 
     async def _model_call(self, *, step: int, with_tools: bool) -> tuple[LLMResponse, bool]:
-        """One model call with retry/escalation on provider errors; the response and whether its text
-        was streamed. Raises _Finish when no model is left."""
-        parser_retry_used = False
+        """One model call with retry/escalation on provider errors (`MODEL_ERROR_POLICIES`); the
+        response and whether its text was streamed. Raises _Finish when no model is left."""
+        retried: set[str] = set()
         while True:
             budget = self.budget()
-            offered = self._offered_schemas()
-            if with_tools and not self.compact and budget.count_tools(offered) > budget.limit * TOOLS_MAX_SHARE:
-                await self._compact_tools(step, "Werkzeugbeschreibungen zu lang für das Kontextfenster")
-                offered = self._offered_schemas()
-            tools = offered if with_tools and offered else None
-            shortened = budget.fit(self.transcript, tools)
-            if shortened:
-                await self.sink.emit(EventType.BUDGET_TRUNCATED, step=step, tools=shortened, limit=budget.limit)
+            tools = await self._fitted_tools(step, budget, with_tools=with_tools)
             gate = _DeltaGate(self.sink, step, self.clock)
             client = self.route.client
             started = self.clock()
@@ -428,62 +458,70 @@ class Engine:
                     await gate.flush()
                 finally:
                     gate.close()
-            except LLMToolParserError as exc:
-                if not parser_retry_used:
-                    parser_retry_used = True
-                    await self.sink.emit(EventType.GUARD_REPAIR, step=step, what="Parserfehler des Modellservers, neuer Versuch")
-                    self.outcome.repairs += 1
-                    continue
-                if await self._escalate(f"Parserfehler des Modellservers: {exc}", outage=False):
-                    parser_retry_used = False
-                    continue
-                raise _Finish(RunStatus.FAILED, "Modellfehler", ERR_MODEL.format(error=exc)) from exc
-            except (LLMUnavailable, LLMTimeout) as exc:
-                if await self._escalate(f"Modell nicht erreichbar: {exc}", outage=True):
-                    continue
-                raise _Finish(RunStatus.FAILED, "kein Modell erreichbar", ERR_NO_MODEL.format(error=exc)) from exc
-            except LLMContextOverflow as exc:
-                if tools and not self.compact:
-                    await self._compact_tools(step, f"Kontextfenster überschritten: {exc}")
-                    continue
-                if await self._escalate(f"Kontextfenster überschritten: {exc}", outage=False):
-                    continue
-                raise _Finish(RunStatus.FAILED, "Kontextfenster überschritten", ERR_MODEL.format(error=exc)) from exc
-            except LLMError as exc:
-                # an HTTP error is an answer: a stronger tier may help, the demo model would not
-                if await self._escalate(f"Modellfehler: {exc}", outage=False):
-                    continue
-                raise _Finish(RunStatus.FAILED, "Modellfehler", ERR_MODEL.format(error=exc)) from exc
             except (_Cancelled, _TimedOut):
                 raise
             except Exception as exc:  # a client that breaks its contract is treated like a provider error
-                error = f"{type(exc).__name__}: {exc}"
-                if await self._escalate(f"Fehler im Modell-Client: {error}", outage=False):
-                    continue
-                raise _Finish(RunStatus.FAILED, "Modellfehler", ERR_MODEL.format(error=error)) from exc
-            self.outcome.model_calls += 1
-            if not response.usage.prompt_tokens:
-                # some servers (llama.cpp streaming) report no usage: count it ourselves
-                response.usage.prompt_tokens = budget.total(self.transcript, tools)
-                response.usage.completion_tokens = budget.count_text(
-                    response.text + "".join(c.raw_arguments or json.dumps(c.arguments) for c in response.tool_calls)
-                )
-            self.outcome.tokens_in += response.usage.prompt_tokens
-            self.outcome.tokens_out += response.usage.completion_tokens
-            self.outcome.model = response.model or client.model
-            self.outcome.tier = self.route.tier
-            self.outcome.demo = self.route.demo
-            await self.sink.emit(
-                EventType.MODEL_RESPONSE,
-                step=step,
-                tier=self.route.tier,
-                model=self.outcome.model,
-                usage={"prompt_tokens": response.usage.prompt_tokens, "completion_tokens": response.usage.completion_tokens},
-                finish_reason=response.finish_reason,
-                tool_calls=len(response.tool_calls),
-                ms=round((self.clock() - started) * 1000),
-            )
+                await self._model_failed(step, exc, tools=tools, retried=retried)
+                continue
+            await self._model_answered(step, response, budget, tools, model=client.model, started=started)
             return response, gate.streamed
+
+    async def _fitted_tools(self, step: int, budget: Budget, *, with_tools: bool) -> list[dict[str, Any]] | None:
+        """The tools to offer (compacted when their descriptions crowd the window), with the
+        transcript fitted into the budget around them."""
+        offered = self._offered_schemas()
+        if with_tools and not self.compact and budget.count_tools(offered) > budget.limit * TOOLS_MAX_SHARE:
+            await self._compact_tools(step, "Werkzeugbeschreibungen zu lang für das Kontextfenster")
+            offered = self._offered_schemas()
+        tools = offered if with_tools and offered else None
+        shortened = budget.fit(self.transcript, tools)
+        if shortened:
+            await self.sink.emit(EventType.BUDGET_TRUNCATED, step=step, tools=shortened, limit=budget.limit)
+        return tools
+
+    async def _model_failed(self, step: int, exc: Exception, *, tools: list[dict[str, Any]] | None, retried: set[str]) -> None:
+        """Apply the policy of `exc`: recover in place, escalate, or finish the run (raises _Finish)."""
+        policy = model_error_policy(exc)
+        error = str(exc) if isinstance(exc, LLMError) else f"{type(exc).__name__}: {exc}"
+        if policy.recovery == RETRY_ONCE and RETRY_ONCE not in retried:
+            retried.add(RETRY_ONCE)
+            await self.sink.emit(EventType.GUARD_REPAIR, step=step, what="Parserfehler des Modellservers, neuer Versuch")
+            self.outcome.repairs += 1
+            return
+        if policy.recovery == COMPACT_TOOLS and tools and not self.compact:
+            await self._compact_tools(step, f"{policy.reason}: {error}")
+            return
+        if await self._escalate(f"{policy.reason}: {error}", outage=policy.outage):
+            retried.clear()  # the next model gets its own retry
+            return
+        raise _Finish(RunStatus.FAILED, policy.finish_reason, policy.message.format(error=error)) from exc
+
+    async def _model_answered(
+        self, step: int, response: LLMResponse, budget: Budget, tools: list[dict[str, Any]] | None, *, model: str, started: float
+    ) -> None:
+        """Count the call and its tokens and report it (`model.response`)."""
+        self.outcome.model_calls += 1
+        if not response.usage.prompt_tokens:
+            # some servers (llama.cpp streaming) report no usage: count it ourselves
+            response.usage.prompt_tokens = budget.total(self.transcript, tools)
+            response.usage.completion_tokens = budget.count_text(
+                response.text + "".join(c.raw_arguments or json.dumps(c.arguments) for c in response.tool_calls)
+            )
+        self.outcome.tokens_in += response.usage.prompt_tokens
+        self.outcome.tokens_out += response.usage.completion_tokens
+        self.outcome.model = response.model or model
+        self.outcome.tier = self.route.tier
+        self.outcome.demo = self.route.demo
+        await self.sink.emit(
+            EventType.MODEL_RESPONSE,
+            step=step,
+            tier=self.route.tier,
+            model=self.outcome.model,
+            usage={"prompt_tokens": response.usage.prompt_tokens, "completion_tokens": response.usage.completion_tokens},
+            finish_reason=response.finish_reason,
+            tool_calls=len(response.tool_calls),
+            ms=round((self.clock() - started) * 1000),
+        )
 
     # -- the loop ------------------------------------------------------------------------------
 
