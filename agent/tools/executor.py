@@ -25,6 +25,7 @@ import json
 import logging
 import time
 import traceback
+from dataclasses import dataclass, field
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -177,6 +178,21 @@ def result_summary(result: ToolResult) -> str:
     return text if len(text) <= SUMMARY_CHARS else text[: SUMMARY_CHARS - 1] + "…"
 
 
+@dataclass
+class _Call:
+    """One tool call on its way through the executor."""
+
+    name: str
+    call_id: str
+    audit_args: Any
+    result: ToolResult = field(default_factory=ToolResult)
+    cached: bool = False
+    # count and Akte of the result, for `meta` and the audit row
+    hints: dict[str, Any] = field(default_factory=dict)
+    # seconds inside the tool itself, without the executor's checks and audit
+    body_seconds: float = 0.0
+
+
 class RunToolBox:
     """The ToolBox of one run (agent.tools.base.ToolBox): the offered tools and their executor."""
 
@@ -247,57 +263,67 @@ class RunToolBox:
             return self._call_scoped(name, arguments, call_id)
 
     def _call_scoped(self, name: str, arguments: Any, call_id: str) -> ToolResult:
+        """Admit the call (cancel, matrix, arguments), answer it from the run's cache or the tool,
+        fill `meta`, write the audit row."""
         started = time.monotonic()
-        ctx = self.ctx
-        tool = self._tools.get(name)
         arguments = _without_nul(arguments)
-        audit_args: Any = arguments if isinstance(arguments, dict) else {"_raw": arguments}
-        cached = False
-        hints: dict[str, Any] = {}
-        body_seconds = 0.0  # inside the tool itself, without the registry's checks and audit
-        if ctx.cancel.cancelled:
-            result = ToolResult(error=ERR_CANCELLED)
-        elif tool is None or not tool_permitted(ctx.user, tool):
-            result = ToolResult(error=ERR_TOOL_UNAVAILABLE.format(name=name, available=", ".join(sorted(self._tools))))
-        elif not isinstance(arguments, dict):
-            result = ToolResult(error=ERR_ARGS_NOT_OBJECT.format(name=name))
+        call = _Call(name=name, call_id=call_id, audit_args=arguments if isinstance(arguments, dict) else {"_raw": arguments})
+        admitted = self._admit(name, arguments)
+        if isinstance(admitted, ToolResult):
+            call.result = admitted
         else:
-            try:
-                params = tool.params.model_validate(arguments)
-            except PydanticValidationError as exc:
-                result = ToolResult(error=format_validation_error(name, exc))
-            else:
-                audit_args = params.model_dump(mode="json")
-                # The user's resolved access is part of the key, and an Akte-bound hit is checked
-                # again: an ended Vertretung or a changed Dezernat never answers from the cache.
-                key = f"{name}:{access_scope(ctx.user)!r}:{canonical_json(audit_args)}"
-                hit = None if tool.writes else ctx.cache.get(key)
-                if hit is not None and not _still_visible(ctx.user, hit.meta.get("akte_id")):
-                    del ctx.cache[key]
-                    hit = None
-                if hit is not None:
-                    result, cached = copy.deepcopy(hit), True
-                    hints = {"count": hit.meta.get("count"), "akte_id": hit.meta.get("akte_id")}
-                else:
-                    body_started = time.perf_counter()
-                    result = self._run_tool(tool, params, call_id)
-                    body_seconds = time.perf_counter() - body_started
-                    hints = {k: result.meta.get(k) for k in ("count", "akte_id")}
-                    if result.ok and not tool.writes:
-                        stored = copy.deepcopy(result)
-                        stored.meta = {k: v for k, v in hints.items() if v is not None}
-                        ctx.cache[key] = stored
-        duration_ms = int((time.monotonic() - started) * 1000)
+            tool, params = admitted
+            call.audit_args = params.model_dump(mode="json")
+            self._answer(call, tool, params)
+        result = call.result
         result.meta = {
             "tool": name,
-            "duration_ms": duration_ms,
-            "tool_ms": round(body_seconds * 1000, 3),
-            "count": _count(result, hints.get("count")),
-            "cached": cached,
+            "duration_ms": int((time.monotonic() - started) * 1000),
+            "tool_ms": round(call.body_seconds * 1000, 3),
+            "count": _count(result, call.hints.get("count")),
+            "cached": call.cached,
         }
         result.meta["summary"] = result_summary(result)
-        self._audit(name, call_id, audit_args, result, hints.get("akte_id"))
+        self._audit(name, call_id, call.audit_args, result, call.hints.get("akte_id"))
         return result
+
+    def _admit(self, name: str, arguments: Any) -> ToolResult | tuple[Tool, BaseModel]:
+        """The tool and its validated parameters, or the error result that refuses the call."""
+        tool = self._tools.get(name)
+        if self.ctx.cancel.cancelled:
+            return ToolResult(error=ERR_CANCELLED)
+        if tool is None or not tool_permitted(self.ctx.user, tool):
+            return ToolResult(error=ERR_TOOL_UNAVAILABLE.format(name=name, available=", ".join(sorted(self._tools))))
+        if not isinstance(arguments, dict):
+            return ToolResult(error=ERR_ARGS_NOT_OBJECT.format(name=name))
+        try:
+            return tool, tool.params.model_validate(arguments)
+        except PydanticValidationError as exc:
+            return ToolResult(error=format_validation_error(name, exc))
+
+    def _answer(self, call: _Call, tool: Tool, params: BaseModel) -> None:
+        """From the run's cache (reads only, never errors) or by running the tool.
+
+        The user's resolved access is part of the key, and an Akte-bound hit is checked again: an
+        ended Vertretung or a changed Dezernat never answers from the cache."""
+        ctx = self.ctx
+        key = f"{call.name}:{access_scope(ctx.user)!r}:{canonical_json(call.audit_args)}"
+        hit = None if tool.writes else ctx.cache.get(key)
+        if hit is not None and not _still_visible(ctx.user, hit.meta.get("akte_id")):
+            del ctx.cache[key]
+            hit = None
+        if hit is not None:
+            call.result, call.cached = copy.deepcopy(hit), True
+            call.hints = {"count": hit.meta.get("count"), "akte_id": hit.meta.get("akte_id")}
+            return
+        body_started = time.perf_counter()
+        call.result = self._run_tool(tool, params, call.call_id)
+        call.body_seconds = time.perf_counter() - body_started
+        call.hints = {k: call.result.meta.get(k) for k in ("count", "akte_id")}
+        if call.result.ok and not tool.writes:
+            stored = copy.deepcopy(call.result)
+            stored.meta = {k: v for k, v in call.hints.items() if v is not None}
+            ctx.cache[key] = stored
 
     def _run_tool(self, tool: Tool, params: BaseModel, call_id: str) -> ToolResult:
         call_ctx = dataclasses.replace(self.ctx, call_id=call_id)
