@@ -1,6 +1,6 @@
 """Helena's runs, their events, conversations and the admin-editable configuration of the engine.
 
-The engine core (agent/runtime.py and friends) is plain async Python; these models are what the
+The engine core (agent/engine/) is plain async Python; these models are what the
 Django side persists around it: every run with its honest final status, every event in order
 (so a reconnecting browser can replay), every tool call (audit), and the configuration that
 admins edit (tiers, caps, rate limits, the role × tool matrix).

@@ -1,6 +1,6 @@
 """Admin for the tool layer: the read-only audit trail of tool calls and the role × tool matrix,
 edited as one grid (tools as rows, roles as columns). Only the ADMIN role or a superuser may
-change the matrix; every change is recorded in ConfigChange by agent.permissions.tool_matrix_update."""
+change the matrix; every change is recorded in ConfigChange by agent.tools.permissions.tool_matrix_update."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The chat websocket: thin. It validates each message, re-checks access, calls one service and
-delivers the run's persisted events (see agent/delivery.py for how events cross processes)."""
+delivers the run's persisted events (see agent/runs/delivery.py for how events cross processes)."""
 
 from __future__ import annotations
 
@@ -198,7 +198,7 @@ class _RunTail:
                 if ended_without_final_event:
                     break
                 ended_without_final_event = True
-            # A run executing in this process hands every event to this tail directly (agent/inline.py);
+            # A run executing in this process hands every event to this tail directly (agent/chat/inline.py);
             # only runs elsewhere (the worker) need the short poll when the layer is in-memory.
             poll = POLL_SECONDS_SHARED_LAYER if self.run_id in inline.executing_here else tail_poll_seconds()
             with contextlib.suppress(TimeoutError):
@@ -299,7 +299,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             }
         )
         if run.status in AgentRun.ACTIVE_STATUSES:
-            await self.execute(run)  # first: an inline run is then watched directly (agent/inline.py)
+            await self.execute(run)  # first: an inline run is then watched directly (agent/chat/inline.py)
         await self.watch_run(run.pk, after_seq=0)
         await user_notify_run(user_id=self.user.pk, run_id=run.pk)
 
@@ -337,7 +337,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
 
     async def execute(self, run: AgentRun) -> None:
         """Background runs go to the task queue; inline runs execute in this process, on its
-        engine loop (agent/inline.py)."""
+        engine loop (agent/chat/inline.py)."""
         from agent.runs import tasks
 
         if run.mode == AgentRun.Mode.BACKGROUND:

@@ -52,7 +52,7 @@ def helena_mention(text: str) -> str:
 def notiz_create_with_auftrag(*, akte: Akte, by: User, text: str, titel: str = "") -> tuple[Notiz, AgentRun | None]:
     """Create the note; if it starts with `@Helena`, also start a background run for the Akte.
 
-    The run is queued after the transaction commits (agent.tasks.run_enqueue). Errors of the run
+    The run is queued after the transaction commits (agent.runs.tasks.run_enqueue). Errors of the run
     service (e.g. the rate limit) propagate; the note is kept in that case only if the caller
     catches them outside this transaction.
     """

@@ -1,5 +1,5 @@
 """The chat page, conversations, "Meine Aufträge" and `@Helena` notes (German, server-rendered;
-live updates come through the websocket, see agent/consumers.py)."""
+live updates come through the websocket, see agent/chat/consumers.py)."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ phone numbers, IBANs, dates of birth and the configured external Aktenzeichen be
 placeholders ("[PERSON_1]", "[EMAIL_2]"; the same value always gets the same placeholder within a
 run). The model's answer and the arguments of its tool calls are mapped back before anything else
 sees them, so the user reads real names and drafts hold real data. Nothing in here knows Django:
-`known_values_for_akte` in agent/services.py collects the values.
+`known_values_for` in agent/runs/routes.py collects the values.
 
 Known values (names, addresses, Aktenzeichen) are replaced by exact match, longest first, also
 when a surname appears alone; e-mail addresses, phone numbers, IBANs and dates of birth are found

@@ -9,7 +9,7 @@ tier chosen by the user always wins.
 `TierRouter` walks an ordered list of routes (local tiers from the starting tier upwards, then the
 cloud tier where allowed, and the demo model as the last resort for outages only). Escalation
 moves to the next route; the loop keeps the same transcript. Pure Python: the Django side builds
-the routes (agent/services.py).
+the routes (agent/runs/routes.py).
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ from agent.engine.events import TERMINAL_EVENT_TYPES, Event, EventType
 
 logger = logging.getLogger(__name__)
 Publish = Callable[[Event], Awaitable[None]]
-# Called with each event in the thread that has just committed its row (agent/inline.py).
+# Called with each event in the thread that has just committed its row (agent/chat/inline.py).
 Relay = Callable[[Event], None]
 # Written together with the event that follows them at once (see RunEventSink).
 HELD_EVENT_TYPES = frozenset({EventType.MODEL_RESPONSE, EventType.TOOL_RESULT})

@@ -1,6 +1,6 @@
 """Background runs through the Django Tasks API (django-tasks backport; the django-tasks-db queue in
 both the embedded default and production). A worker executes exactly the engine code an inline run
-executes; events reach the browsers through the database (see agent/delivery.py)."""
+executes; events reach the browsers through the database (see agent/runs/delivery.py)."""
 
 from __future__ import annotations
 

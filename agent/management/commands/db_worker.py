@@ -1,6 +1,6 @@
 """`manage.py db_worker`, extended: before taking tasks it marks runs that a crashed process left
 RUNNING as FAILED, and keeps doing so while it works (agent precedes django_tasks_db in
-INSTALLED_APPS, so this command wins). The web processes sweep too (`agent.orphans`)."""
+INSTALLED_APPS, so this command wins). The web processes sweep too (`agent.runs.orphans`)."""
 
 from __future__ import annotations
 
