@@ -171,10 +171,37 @@ def _text(name: str, **values: str) -> str:
 
 
 @transaction.atomic
+@dataclass(frozen=True)
+class _Kanzlei:
+    """The people of the demo Kanzlei that the Akten are built around."""
+
+    erika: Kontakt
+    users: dict[str, User]
+    zivil: Dezernat
+    arbeit: Dezernat
+
+    def user(self, local: str) -> User:
+        return self.users[f"{local}@kanzlei.example"]
+
+
 def seed_demo(*, today: datetime.date | None = None) -> dict[str, int]:
     """Create the demo Kanzlei. Returns how many Akten were created (0 on a second run)."""
     today = today or timezone.localdate()
     rng = random.Random(2026)  # noqa: S311 - deterministic demo data, not security relevant
+    kanzlei = _seed_people(today)
+    created = 0
+    for index in range(AKTEN_COUNT):
+        aktenzeichen = f"{101 + index}/{today:%y}"
+        if not Akte.objects.filter(aktenzeichen=aktenzeichen).exists():
+            _seed_akte(kanzlei, index=index, aktenzeichen=aktenzeichen, rng=rng, today=today)
+            created += 1
+    if created:
+        _seed_drafts(today=today, mueller=kanzlei.user("k.mueller"), becker=kanzlei.user("j.becker"))
+    return {"akten": created, "users": len(kanzlei.users), "admin": kanzlei.user("admin").pk}
+
+
+def _seed_people(today: datetime.date) -> _Kanzlei:
+    """The demo users (the Mandantin with her Kontakt), the two Dezernate and a running Vertretung."""
     erika = _kontakt(
         typ=Kontakt.Typ.NATUERLICH,
         anrede="Frau",
@@ -187,132 +214,141 @@ def seed_demo(*, today: datetime.date | None = None) -> dict[str, int]:
         telefon="0221 555 0172",
     )
     users = {spec.email: _user(spec, erika if spec.role == Role.MANDANT else None) for spec in DEMO_USERS}
-    admin, mueller, becker = users["admin@kanzlei.example"], users["k.mueller@kanzlei.example"], users["j.becker@kanzlei.example"]
-    yilmaz, schulz, wagner = (
-        users["s.yilmaz@kanzlei.example"],
-        users["m.schulz@kanzlei.example"],
-        users["t.wagner@kanzlei.example"],
-    )
-
+    mueller, becker = users["k.mueller@kanzlei.example"], users["j.becker@kanzlei.example"]
     zivil, _ = Dezernat.objects.get_or_create(name="Zivil- und Mietrecht")
-    zivil.members.add(mueller, yilmaz, schulz)
+    zivil.members.add(mueller, users["s.yilmaz@kanzlei.example"], users["m.schulz@kanzlei.example"])
     arbeit, _ = Dezernat.objects.get_or_create(name="Arbeits- und Verkehrsrecht")
-    arbeit.members.add(becker, wagner)
+    arbeit.members.add(becker, users["t.wagner@kanzlei.example"])
     Vertretung.objects.get_or_create(
         vertretener=mueller,
         vertreter=becker,
         defaults={"beginn": today - datetime.timedelta(days=2), "ende": today + datetime.timedelta(days=12), "grund": "Urlaub"},
     )
+    return _Kanzlei(erika=erika, users=users, zivil=zivil, arbeit=arbeit)
 
-    created = 0
-    year = today.strftime("%y")
-    for index in range(AKTEN_COUNT):
-        aktenzeichen = f"{101 + index}/{year}"
-        if Akte.objects.filter(aktenzeichen=aktenzeichen).exists():
-            continue
-        sachgebiet, wegen, vorlagen, gericht_index, gegner_firma = FALLTYPEN[index % len(FALLTYPEN)]
-        is_arbeit = sachgebiet in (Sachgebiet.ARBEITSRECHT, Sachgebiet.VERKEHRSRECHT)
-        anwalt, dezernat = (becker, arbeit) if is_arbeit else (mueller, zivil)
-        mandant = erika if index in (0, 3) else _person(rng)
-        gegner = _kontakt(typ=Kontakt.Typ.JURISTISCH, firma=rng.choice(FIRMEN), ort="Köln") if gegner_firma else _person(rng)
-        status = Akte.Status.OFFEN if index < 26 else rng.choice([Akte.Status.RUHEND, Akte.Status.ARCHIVIERT])
-        akte = services.akte_create(
-            by=anwalt,
-            aktenzeichen=aktenzeichen,
-            kurzrubrum=f"{mandant.nachname or mandant.firma} ./. {gegner.nachname or gegner.firma}",
-            sachgebiet=sachgebiet,
-            wegen=wegen,
-            anwalt=anwalt,
-            sachbearbeiter=None if is_arbeit else yilmaz,
-            gegenstandswert=Decimal(rng.choice([1800, 4250, 7600, 12000, 23500, 48000])),
-            status=status,
-            tags=[str(sachgebiet.label)],
-            dezernate=[dezernat] if index % 4 else [],
-        )
-        services.beteiligter_add(akte=akte, by=anwalt, kontakt=mandant, rolle=Beteiligter.Rolle.MANDANT)
-        services.beteiligter_add(akte=akte, by=anwalt, kontakt=gegner, rolle=Beteiligter.Rolle.GEGNER)
-        gericht_name = GERICHTE[gericht_index] if gericht_index is not None else ""
-        if gericht_name:
-            gericht = _kontakt(typ=Kontakt.Typ.JURISTISCH, firma=gericht_name, ort=gericht_name.split()[-1])
-            services.beteiligter_add(
-                akte=akte,
-                by=anwalt,
-                kontakt=gericht,
-                rolle=Beteiligter.Rolle.GERICHT,
-                aktenzeichen_extern=f"{rng.randint(2, 29)} C {rng.randint(100, 999)}/{year}",
-            )
-        values = {
-            "mandant": mandant.display_name,
-            "gegner": gegner.display_name,
-            "aktenzeichen": aktenzeichen,
-            "gericht": gericht_name or "Amtsgericht Köln",
-            "datum": (today - datetime.timedelta(days=10 + index)).strftime("%d.%m.%Y"),
-            "anwalt": anwalt.get_full_name(),
-            "kanzlei": KANZLEI,
-            "betrag": f"{rng.randint(800, 9800)},00 EUR",
-        }
-        for position, vorlage in enumerate(vorlagen):
-            services.dokument_create(
-                akte=akte,
-                by=anwalt,
-                name=f"{DOKUMENT_TITEL[vorlage]} {mandant.nachname or mandant.firma}",
-                filename=f"{vorlage}.md",
-                content=_text(vorlage, **values).encode(),
-                mime_type="text/markdown",
-                status=Dokument.Status.FREIGEGEBEN if position == 0 else Dokument.Status.ZUR_PRUEFUNG,
-                mandant_sichtbar=vorlage == "mandantenanschreiben",
-            )
-        ereignis = today - datetime.timedelta(days=rng.randint(3, 20))
-        ablauf = today + datetime.timedelta(days=(index % 9) + 1)
-        services.kalender_eintrag_create(
+
+def _seed_akte(kanzlei: _Kanzlei, *, index: int, aktenzeichen: str, rng: random.Random, today: datetime.date) -> Akte:
+    """One Akte of the case type `index` picks, with Beteiligte, Dokumente, Kalender, Zeiten and a note.
+
+    The calls to `rng` keep their order: the demo data is the same on every machine."""
+    sachgebiet, wegen, vorlagen, gericht_index, gegner_firma = FALLTYPEN[index % len(FALLTYPEN)]
+    is_arbeit = sachgebiet in (Sachgebiet.ARBEITSRECHT, Sachgebiet.VERKEHRSRECHT)
+    anwalt, dezernat = (kanzlei.user("j.becker"), kanzlei.arbeit) if is_arbeit else (kanzlei.user("k.mueller"), kanzlei.zivil)
+    mandant = kanzlei.erika if index in (0, 3) else _person(rng)
+    gegner = _kontakt(typ=Kontakt.Typ.JURISTISCH, firma=rng.choice(FIRMEN), ort="Köln") if gegner_firma else _person(rng)
+    status = Akte.Status.OFFEN if index < 26 else rng.choice([Akte.Status.RUHEND, Akte.Status.ARCHIVIERT])
+    akte = services.akte_create(
+        by=anwalt,
+        aktenzeichen=aktenzeichen,
+        kurzrubrum=f"{mandant.nachname or mandant.firma} ./. {gegner.nachname or gegner.firma}",
+        sachgebiet=sachgebiet,
+        wegen=wegen,
+        anwalt=anwalt,
+        sachbearbeiter=None if is_arbeit else kanzlei.user("s.yilmaz"),
+        gegenstandswert=Decimal(rng.choice([1800, 4250, 7600, 12000, 23500, 48000])),
+        status=status,
+        tags=[str(sachgebiet.label)],
+        dezernate=[dezernat] if index % 4 else [],
+    )
+    gericht_name = _seed_beteiligte(akte, anwalt=anwalt, mandant=mandant, gegner=gegner, gericht_index=gericht_index, rng=rng)
+    values = {
+        "mandant": mandant.display_name,
+        "gegner": gegner.display_name,
+        "aktenzeichen": aktenzeichen,
+        "gericht": gericht_name or "Amtsgericht Köln",
+        "datum": (today - datetime.timedelta(days=10 + index)).strftime("%d.%m.%Y"),
+        "anwalt": anwalt.get_full_name(),
+        "kanzlei": KANZLEI,
+        "betrag": f"{rng.randint(800, 9800)},00 EUR",
+    }
+    for position, vorlage in enumerate(vorlagen):
+        services.dokument_create(
             akte=akte,
             by=anwalt,
-            typ="FRIST",
-            titel="Stellungnahme / Erwiderung einreichen",
-            datum=ereignis,
-            fristablauf=ablauf,
-            vorfrist=max(ereignis, ablauf - datetime.timedelta(days=3)),
-            notfrist=index % 5 == 0,
-            verantwortlich=anwalt,
+            name=f"{DOKUMENT_TITEL[vorlage]} {mandant.nachname or mandant.firma}",
+            filename=f"{vorlage}.md",
+            content=_text(vorlage, **values).encode(),
+            mime_type="text/markdown",
+            status=Dokument.Status.FREIGEGEBEN if position == 0 else Dokument.Status.ZUR_PRUEFUNG,
+            mandant_sichtbar=vorlage == "mandantenanschreiben",
         )
-        if gericht_name:
-            services.kalender_eintrag_create(
-                akte=akte,
-                by=schulz,
-                typ="TERMIN",
-                titel=f"Mündliche Verhandlung, {gericht_name}",
-                datum=today + datetime.timedelta(days=20 + index),
-                uhrzeit=datetime.time(9, 30),
-                verantwortlich=anwalt,
-            )
+    _seed_kalender(
+        akte, anwalt=anwalt, sekretariat=kanzlei.user("m.schulz"), gericht_name=gericht_name, index=index, rng=rng, today=today
+    )
+    for offset, (minuten, taetigkeit) in enumerate([(30, "Mandantengespräch"), (45, "Aktenstudium und Schriftsatzentwurf")]):
+        services.zeiterfassung_create(
+            akte=akte,
+            by=anwalt,
+            datum=today - datetime.timedelta(days=offset + 1),
+            minuten=minuten,
+            beschreibung=taetigkeit,
+            stundensatz=Decimal("220.00"),
+        )
+    services.notiz_create(
+        akte=akte,
+        by=kanzlei.user("t.wagner") if is_arbeit else kanzlei.user("s.yilmaz"),
+        titel="Telefonnotiz",
+        text=f"{mandant.display_name} hat angerufen und nach dem Sachstand gefragt. "
+        f"Rückruf durch {anwalt.get_full_name()} erbeten.",
+    )
+    return akte
+
+
+def _seed_beteiligte(
+    akte: Akte, *, anwalt: User, mandant: Kontakt, gegner: Kontakt, gericht_index: int | None, rng: random.Random
+) -> str:
+    """Mandant, Gegner and (for a court case) the court with its Aktenzeichen; the court's name or ""."""
+    services.beteiligter_add(akte=akte, by=anwalt, kontakt=mandant, rolle=Beteiligter.Rolle.MANDANT)
+    services.beteiligter_add(akte=akte, by=anwalt, kontakt=gegner, rolle=Beteiligter.Rolle.GEGNER)
+    if gericht_index is None:
+        return ""
+    gericht_name = GERICHTE[gericht_index]
+    gericht = _kontakt(typ=Kontakt.Typ.JURISTISCH, firma=gericht_name, ort=gericht_name.split()[-1])
+    services.beteiligter_add(
+        akte=akte,
+        by=anwalt,
+        kontakt=gericht,
+        rolle=Beteiligter.Rolle.GERICHT,
+        aktenzeichen_extern=f"{rng.randint(2, 29)} C {rng.randint(100, 999)}/{akte.aktenzeichen.split('/')[-1]}",
+    )
+    return gericht_name
+
+
+def _seed_kalender(
+    akte: Akte, *, anwalt: User, sekretariat: User, gericht_name: str, index: int, rng: random.Random, today: datetime.date
+) -> None:
+    """A Frist (some this week, some Notfristen), the hearing of a court case and a Wiedervorlage."""
+    ereignis = today - datetime.timedelta(days=rng.randint(3, 20))
+    ablauf = today + datetime.timedelta(days=(index % 9) + 1)
+    services.kalender_eintrag_create(
+        akte=akte,
+        by=anwalt,
+        typ="FRIST",
+        titel="Stellungnahme / Erwiderung einreichen",
+        datum=ereignis,
+        fristablauf=ablauf,
+        vorfrist=max(ereignis, ablauf - datetime.timedelta(days=3)),
+        notfrist=index % 5 == 0,
+        verantwortlich=anwalt,
+    )
+    if gericht_name:
         services.kalender_eintrag_create(
             akte=akte,
-            by=schulz,
-            typ="WIEDERVORLAGE",
-            titel="Wiedervorlage: Sachstand prüfen",
-            datum=today + datetime.timedelta(days=7 + index % 14),
+            by=sekretariat,
+            typ="TERMIN",
+            titel=f"Mündliche Verhandlung, {gericht_name}",
+            datum=today + datetime.timedelta(days=20 + index),
+            uhrzeit=datetime.time(9, 30),
             verantwortlich=anwalt,
         )
-        for offset, (minuten, taetigkeit) in enumerate([(30, "Mandantengespräch"), (45, "Aktenstudium und Schriftsatzentwurf")]):
-            services.zeiterfassung_create(
-                akte=akte,
-                by=anwalt,
-                datum=today - datetime.timedelta(days=offset + 1),
-                minuten=minuten,
-                beschreibung=taetigkeit,
-                stundensatz=Decimal("220.00"),
-            )
-        services.notiz_create(
-            akte=akte,
-            by=yilmaz if not is_arbeit else wagner,
-            titel="Telefonnotiz",
-            text=f"{mandant.display_name} hat angerufen und nach dem Sachstand gefragt. "
-            f"Rückruf durch {anwalt.get_full_name()} erbeten.",
-        )
-        created += 1
-    if created:
-        _seed_drafts(today=today, mueller=mueller, becker=becker)
-    return {"akten": created, "users": len(users), "admin": admin.pk}
+    services.kalender_eintrag_create(
+        akte=akte,
+        by=sekretariat,
+        typ="WIEDERVORLAGE",
+        titel="Wiedervorlage: Sachstand prüfen",
+        datum=today + datetime.timedelta(days=7 + index % 14),
+        verantwortlich=anwalt,
+    )
 
 
 def _seed_drafts(*, today: datetime.date, mueller: User, becker: User) -> None:
