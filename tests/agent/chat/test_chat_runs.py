@@ -177,14 +177,14 @@ async def test_an_inline_run_reaches_the_tab_straight_from_its_relay(scripted_ti
     """An inline run executes on the process's engine loop; its events go from the thread that wrote
     them straight to the sockets of this process watching the run, without the channel layer and
     without waiting for the tail's poll (both switched off here)."""
-    import agent.chat.consumers as consumers
     import agent.chat.inline as inline
+    import agent.chat.tails as tails
 
     async def layer_down(event):
         raise ConnectionError("Kanal-Layer nicht erreichbar")
 
     monkeypatch.setattr(inline, "event_publish", layer_down)
-    monkeypatch.setattr(consumers, "POLL_SECONDS_SHARED_LAYER", 60.0)
+    monkeypatch.setattr(tails, "POLL_SECONDS_SHARED_LAYER", 60.0)
     akte = await sync_to_async(AkteFactory)()
     scripted_llm.script([{"tool_calls": [{"name": "read_akte", "arguments": {"akte": akte.aktenzeichen}}]}, {"text": "Gelesen."}])
     async with ws_connect(akte.anwalt) as (comm, _c, _code):

@@ -202,10 +202,10 @@ async def test_a_run_whose_status_ended_before_its_last_events_were_written_stil
     """The engine saves a run's final status just before it writes the terminal event (and the
     model response held with it). A tab whose status check falls between the two must keep reading
     and deliver them, not stop at the last event it had."""
-    import agent.chat.consumers as consumers
+    import agent.chat.tails as tails
     import agent.runs.delivery as delivery
 
-    monkeypatch.setattr(consumers, "STATUS_CHECK_EVERY", 10)
+    monkeypatch.setattr(tails, "STATUS_CHECK_EVERY", 10)
     monkeypatch.setattr(delivery, "POLL_SECONDS_LOCAL", 0.05)
     user = await sync_to_async(UserFactory)()
     run = await sync_to_async(AgentRun.objects.create)(
@@ -227,7 +227,7 @@ async def test_a_run_whose_status_ended_before_its_last_events_were_written_stil
             late_rows.append(asyncio.create_task(write_last_events()))
         return False
 
-    monkeypatch.setattr(consumers._RunTail, "_still_active", status_says_ended)
+    monkeypatch.setattr(tails.RunTail, "_still_active", status_says_ended)
     async with ws_connect(user) as (comm, _connected, _code):
         await comm.send_json_to({"type": "run.resume", "run": run.pk, "after_seq": 0})
         received = await receive_until(comm, is_terminal)
