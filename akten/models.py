@@ -490,6 +490,14 @@ class KalenderEintrag(models.Model):
     notfrist = models.BooleanField(_("Notfrist"), default=False)
     erledigt = models.BooleanField(_("erledigt"), default=False)
     erledigt_at = models.DateTimeField(_("erledigt am"), null=True, blank=True)
+    erledigt_von = models.ForeignKey(
+        User,
+        verbose_name=_("erledigt von"),
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
     verantwortlich = models.ForeignKey(
         User,
         verbose_name=_("verantwortlich"),
@@ -614,6 +622,8 @@ class AktenActivity(models.Model):
         ENTWURF_BEARBEITET = "ENTWURF_BEARBEITET", _("Entwurf bearbeitet")
         ENTWURF_ABGELEHNT = "ENTWURF_ABGELEHNT", _("Entwurf abgelehnt")
         ENTWURF_RUECKGAENGIG = "ENTWURF_RUECKGAENGIG", _("Übernahme rückgängig gemacht")
+        NACHRICHT_EINGEGANGEN = "NACHRICHT_EINGEGANGEN", _("Nachricht der Mandantschaft eingegangen")
+        KALENDER_ERLEDIGT = "KALENDER_ERLEDIGT", _("Frist/Wiedervorlage erledigt")
 
     akte = models.ForeignKey(Akte, verbose_name=_("Akte"), on_delete=models.CASCADE, related_name="activities")
     typ = models.CharField(_("Typ"), max_length=30, choices=Typ.choices)

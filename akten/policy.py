@@ -26,10 +26,12 @@ from typing import Any
 
 from .models import Role
 
-# Akte fields (serializer / template / prompt names) a MANDANT may receive.
+# Akte fields a MANDANT may receive, by the names of the API serializers, the pages and the agent
+# tools' results (the tools say "akte_id", "gegenstandswert_eur", "angelegt" …).
 MANDANT_AKTE_FIELDS = frozenset(
     {
         "id",
+        "akte_id",
         "aktenzeichen",
         "kurzrubrum",
         "wegen",
@@ -38,13 +40,19 @@ MANDANT_AKTE_FIELDS = frozenset(
         "status",
         "status_label",
         "gegenstandswert",
+        "gegenstandswert_eur",
         "anwalt",
         "beteiligte",
+        "offene_kalendereintraege",  # counted over what she may see: her Termine
+        "naechster_eintrag",
+        "dokumente",  # counted over the documents released to her
         "created_at",
         "changed_at",
+        "angelegt",
+        "geaendert",
     }
 )
-# Fields of a Beteiligter a MANDANT may receive (no addresses, no external file numbers).
+# Fields of a Beteiligter a MANDANT may receive (no addresses, no contact data, no file numbers).
 MANDANT_BETEILIGTER_FIELDS = frozenset({"id", "rolle", "rolle_label", "name"})
 # Fields of a user reference (anwalt) a MANDANT may receive.
 MANDANT_USER_FIELDS = frozenset({"id", "name", "email"})
@@ -52,6 +60,8 @@ MANDANT_USER_FIELDS = frozenset({"id", "name", "email"})
 MANDANT_DOKUMENT_FIELDS = frozenset(
     {"id", "akte", "aktenzeichen", "name", "mime_type", "groesse", "created_at", "download_url", "text"}
 )
+# A MANDANT's message to the responsible lawyer (drafts.services.mandant_message_send).
+MANDANT_MESSAGE_MAX_CHARS = 5000
 
 
 def is_mandant(user: Any) -> bool:

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import datetime
+from dataclasses import dataclass
+from typing import Any
+
 from django.db.models import Q, QuerySet
+from django.utils import timezone
 
 from helena.errors import NotFound
 
-from .models import Akte, Dokument, KalenderEintrag, Notiz, User, Zeiterfassung
+from .models import Akte, Dokument, KalenderEintrag, Notiz, Role, User, Zeiterfassung
 
 ERR_AKTE_NOT_FOUND = "Akte nicht gefunden."
 
@@ -69,3 +74,56 @@ def zeiterfassung_list(*, user: User, akte_id: int | None = None) -> QuerySet[Ze
 def notiz_list(*, user: User, akte_id: int | None = None) -> QuerySet[Notiz]:
     qs = Notiz.objects.visible_to(user).select_related("akte", "autor")
     return qs.filter(akte_id=akte_id) if akte_id else qs
+
+
+@dataclass(frozen=True)
+class KontrollZeile:
+    """One line of the Fristenkontrolle: a Frist, its Vorfrist, or a Wiedervorlage, due on `datum`."""
+
+    eintrag: KalenderEintrag
+    art: str  # "Frist", "Vorfrist", "Wiedervorlage"
+    datum: datetime.date
+    ueberfaellig: bool
+    heute: bool
+
+
+KONTROLLE_ROLES_WITH_DEZERNAT = frozenset({Role.ANWALT, Role.SEKRETARIAT, Role.ADMIN})
+
+
+def fristenkontrolle(
+    *, user: Any, person_id: int | None = None, dezernat_id: int | None = None, today: datetime.date | None = None
+) -> list[KontrollZeile]:
+    """The open Fristen (with their Vorfristen) and Wiedervorlagen a user has to watch, by date.
+
+    Without filters: entries the user is responsible for, or whose Akte they are Anwalt or
+    Sachbearbeitung of; for ANWALT, SEKRETARIAT and ADMIN also those of the Akten in their
+    Dezernate. `person_id` narrows to one person's entries (responsible, Anwalt or Sachbearbeitung),
+    `dezernat_id` to one Dezernat's Akten. Always within what `user` may see (`visible_to`).
+    Lines of active Akten come before those of archived or closed ones; overdue lines are marked.
+    """
+    today = today or timezone.localdate()
+    qs = kalender_list(user=user, offen=True).filter(typ__in=(KalenderEintrag.Typ.FRIST, KalenderEintrag.Typ.WIEDERVORLAGE))
+    if person_id:
+        qs = qs.filter(Q(verantwortlich_id=person_id) | Q(akte__anwalt_id=person_id) | Q(akte__sachbearbeiter_id=person_id))
+    if dezernat_id:
+        qs = qs.filter(akte__dezernate__id=dezernat_id)
+    if not person_id and not dezernat_id:
+        mine = Q(verantwortlich=user) | Q(akte__anwalt=user) | Q(akte__sachbearbeiter=user)
+        if getattr(user, "role", None) in KONTROLLE_ROLES_WITH_DEZERNAT:
+            mine |= Q(akte__dezernate__in=user.dezernate.all())
+        qs = qs.filter(mine)
+    lines: list[KontrollZeile] = []
+    for eintrag in qs.distinct().select_related("akte", "verantwortlich"):
+        if eintrag.typ == KalenderEintrag.Typ.FRIST and eintrag.fristablauf is not None:
+            lines.append(_zeile(eintrag, "Frist", eintrag.fristablauf, today))
+            if eintrag.vorfrist is not None and eintrag.vorfrist < eintrag.fristablauf and eintrag.fristablauf >= today:
+                lines.append(_zeile(eintrag, "Vorfrist", eintrag.vorfrist, today))
+        else:
+            lines.append(_zeile(eintrag, "Wiedervorlage", eintrag.fristablauf or eintrag.datum, today))
+    inactive = {Akte.Status.ARCHIVIERT, Akte.Status.GESCHLOSSEN}
+    lines.sort(key=lambda z: (z.eintrag.akte.status in inactive, z.datum, z.art != "Frist", z.eintrag.pk))
+    return lines
+
+
+def _zeile(eintrag: KalenderEintrag, art: str, datum: datetime.date, today: datetime.date) -> KontrollZeile:
+    return KontrollZeile(eintrag=eintrag, art=art, datum=datum, ueberfaellig=datum < today, heute=datum == today)

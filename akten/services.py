@@ -6,8 +6,11 @@ import datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.db import transaction
+from django.http import Http404
+from django.utils import timezone
 
 from .extraction import ExtractionError, extract_text, guess_mime_type
 from .models import (
@@ -21,6 +24,7 @@ from .models import (
     User,
     Zeiterfassung,
 )
+from .policy import sees_internal
 from .signals import dokument_saved
 
 if TYPE_CHECKING:
@@ -301,3 +305,36 @@ def beteiligter_add(*, akte: Akte, by: User, kontakt: Kontakt, rolle: str, akten
         data={"beteiligter": beteiligter.pk},
     )
     return beteiligter
+
+
+ERR_KALENDER_NOT_OPEN = "Dieser Eintrag ist bereits erledigt."
+ERR_KALENDER_NOT_ALLOWED = "Du darfst Fristen nicht als erledigt markieren."
+
+
+@transaction.atomic
+def kalender_eintrag_erledigen(*, eintrag_id: int, by: User) -> KalenderEintrag:
+    """Mark an open Frist, Termin or Wiedervorlage done, with who and when, in the Aktenverlauf.
+
+    Locks the row (a second, concurrent click gets ValidationError, nothing is written twice).
+    Raises Http404 when `by` may not see the entry, ValidationError for a MANDANT or a done entry.
+    """
+    eintrag = KalenderEintrag.objects.visible_to(by).select_for_update(of=("self",)).filter(pk=eintrag_id).first()
+    if eintrag is None:
+        raise Http404
+    if not sees_internal(by):
+        raise ValidationError(ERR_KALENDER_NOT_ALLOWED)
+    if eintrag.erledigt:
+        raise ValidationError(ERR_KALENDER_NOT_OPEN)
+    eintrag.erledigt = True
+    eintrag.erledigt_at = timezone.now()
+    eintrag.erledigt_von = by
+    eintrag.full_clean()
+    eintrag.save(update_fields=["erledigt", "erledigt_at", "erledigt_von"])
+    activity_record(
+        akte=eintrag.akte,
+        typ=AktenActivity.Typ.KALENDER_ERLEDIGT,
+        beschreibung=f"{eintrag.get_typ_display()} „{eintrag.titel}“ erledigt",
+        by=by,
+        data={"kalender_eintrag": eintrag.pk},
+    )
+    return eintrag

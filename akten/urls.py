@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import api
+from . import api, views
 
 api_urlpatterns = [
     path("akten/", api.AkteListApi.as_view(), name="api-akte-list"),
@@ -14,4 +14,8 @@ api_urlpatterns = [
     path("zeiterfassung/<int:pk>/", api.ZeiterfassungDetailApi.as_view(), name="api-zeiterfassung-detail"),
     path("notizen/", api.NotizListApi.as_view(), name="api-notiz-list"),
     path("notizen/<int:pk>/", api.NotizDetailApi.as_view(), name="api-notiz-detail"),
+]
+
+page_urlpatterns = [
+    path("kalender/<int:pk>/erledigt/", views.kalender_erledigen, name="kalender-erledigen"),
 ]

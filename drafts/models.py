@@ -181,6 +181,7 @@ class HelenaAlert(models.Model):
         DOKUMENT_FEHLT = "DOKUMENT_FEHLT", _("Dokument fehlt")
         WIDERSPRUCH = "WIDERSPRUCH", _("Widerspruch")
         NEUES_URTEIL = "NEUES_URTEIL", _("Neues Urteil")
+        MANDANT_NACHRICHT = "MANDANT_NACHRICHT", _("Nachricht der Mandantschaft")
 
     typ = models.CharField(_("Typ"), max_length=20, choices=Typ.choices)
     severity = models.PositiveSmallIntegerField(

@@ -398,3 +398,47 @@ def alert_dismiss(*, alert: HelenaAlert, by: User) -> HelenaAlert:
         alert.dismissed_by = by
         alert.save(update_fields=["dismissed_at", "dismissed_by"])
     return alert
+
+
+ERR_MESSAGE_EMPTY = "Bitte schreib eine Nachricht."
+ERR_MESSAGE_TOO_LONG = "Die Nachricht ist zu lang (höchstens {max} Zeichen)."
+ERR_MESSAGE_NOBODY = "Für diese Akte ist niemand zuständig eingetragen. Bitte ruf in der Kanzlei an."
+MANDANT_MESSAGE_TITLE = "Nachricht von {name} zur Akte {aktenzeichen}"
+
+
+@transaction.atomic
+def mandant_message_send(*, akte: Akte, by: User, text: str) -> list[HelenaAlert]:
+    """A MANDANT's message on her Akte: an alert for the responsible lawyer (or, without one, the
+    Sachbearbeitung) and for whoever stands in for them today. The caller has checked that `by`
+    sees `akte`. The Aktenverlauf notes that a message arrived, not its text."""
+    from akten.models import Vertretung
+    from akten.policy import MANDANT_MESSAGE_MAX_CHARS
+
+    text = "".join(ch for ch in (text or "") if ch in "\n\t" or ch.isprintable()).strip()
+    if not text:
+        raise DraftInvalid(ERR_MESSAGE_EMPTY)
+    if len(text) > MANDANT_MESSAGE_MAX_CHARS:
+        raise DraftInvalid(ERR_MESSAGE_TOO_LONG.format(max=MANDANT_MESSAGE_MAX_CHARS))
+    responsible = akte.anwalt or akte.sachbearbeiter
+    if responsible is None:
+        raise DraftInvalid(ERR_MESSAGE_NOBODY)
+    recipients = [responsible]
+    deputies = Vertretung.objects.active().filter(vertretener=responsible).select_related("vertreter")
+    recipients += [v.vertreter for v in deputies if v.vertreter.is_active and v.vertreter not in recipients]
+    titel = MANDANT_MESSAGE_TITLE.format(name=by.get_full_name() or by.email, aktenzeichen=akte.aktenzeichen)[:200]
+    alerts = []
+    for recipient in recipients:
+        alert = HelenaAlert(
+            typ=HelenaAlert.Typ.MANDANT_NACHRICHT, severity=6, titel=titel, text=text, akte=akte, recipient=recipient
+        )
+        alert.full_clean()
+        alert.save()
+        alerts.append(alert)
+    akten_services.activity_record(
+        akte=akte,
+        typ=AktenActivity.Typ.NACHRICHT_EINGEGANGEN,
+        beschreibung="Nachricht der Mandantschaft eingegangen",
+        by=by,
+        data={"alerts": [a.pk for a in alerts]},
+    )
+    return alerts

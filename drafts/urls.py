@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import api
+from . import api, views
 
 api_urlpatterns = [
     path("drafts/", api.DraftListApi.as_view(), name="api-draft-list"),
@@ -12,4 +12,8 @@ api_urlpatterns = [
     path("alerts/<int:pk>/", api.AlertDetailApi.as_view(), name="api-alert-detail"),
     path("alerts/<int:pk>/read/", api.AlertActionApi.as_view(alert_action="read"), name="api-alert-read"),
     path("alerts/<int:pk>/dismiss/", api.AlertActionApi.as_view(alert_action="dismiss"), name="api-alert-dismiss"),
+]
+
+page_urlpatterns = [
+    path("akten/<int:pk>/nachricht/", views.mandant_message_send, name="mandant-message-send"),
 ]

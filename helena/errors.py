@@ -1,4 +1,5 @@
-"""The errors every layer shares: one not-found and the base of the services' refusals.
+"""The errors every layer shares: one not-found, the base of the services' refusals, and the
+German CSRF page.
 
 `NotFound` is the one answer for "does not exist" and "you may not see it" (deliberately the same).
 It is an `Http404`, so a Django view that lets it through answers 404; the API's exception handler
@@ -11,7 +12,8 @@ longer pending, a role that may not approve): the API answers them with their `s
 
 from __future__ import annotations
 
-from django.http import Http404
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
 
 ERR_NOT_FOUND = "Nicht gefunden."
 
@@ -32,3 +34,11 @@ class ServiceError(Exception):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """The CSRF refusal in German, in Du-Form (CSRF_FAILURE_VIEW). `reason` is Django's technical
+    text; it is neither shown nor logged with request data."""
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": "CSRF-Prüfung fehlgeschlagen. Lade die Seite neu und versuch es noch einmal."}, status=403)
+    return render(request, "403_csrf.html", status=403)

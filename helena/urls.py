@@ -4,7 +4,9 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from akten.urls import api_urlpatterns as akten_api
+from akten.urls import page_urlpatterns as akten_pages
 from drafts.urls import api_urlpatterns as drafts_api
+from drafts.urls import page_urlpatterns as drafts_pages
 from recherche.urls import api_urlpatterns as recherche_api
 from recherche.urls import page_urlpatterns as recherche_pages
 from rechner.urls import page_urlpatterns as rechner_pages
@@ -25,6 +27,8 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path("", start, name="start"),
     path("akten/<int:pk>/", akte_detail, name="akte-detail"),
+    *akten_pages,
+    *drafts_pages,
     *recherche_pages,
     *rechner_pages,
     path("", include("agent.chat.urls")),

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agent.engine.tools import ToolResult
 from agent.tools.base import ToolContext
-from akten.models import Akte, Role, User
+from akten.models import Akte, User
 
 ERR_AKTE = "Akte {ref} nicht gefunden oder kein Zugriff. Nutze search_alle_akten, um die richtige Akte zu finden."
 ERR_AKTE_MISSING = (
@@ -96,10 +96,6 @@ def person(user: User | None) -> str | None:
     if user is None:
         return None
     return user.get_full_name() or user.email
-
-
-def is_mandant(ctx: ToolContext) -> bool:
-    return ctx.role == Role.MANDANT and not ctx.user.is_admin_role
 
 
 def source(obj: Model, label: str) -> dict[str, Any]:

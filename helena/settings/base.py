@@ -79,6 +79,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "csp.context_processors.nonce",
+                "akten.context_processors.access",
             ],
             "libraries": {"helena_tags": "helena.templatetags.helena_tags"},
         },
@@ -177,6 +178,8 @@ CONTENT_SECURITY_POLICY = {
         "object-src": ["'none'"],
     }
 }
+
+CSRF_FAILURE_VIEW = "helena.errors.csrf_failure"
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.SessionAuthentication"],

@@ -8,6 +8,7 @@ from django.db.models import Count, Window
 
 from akten import selectors
 from akten.models import Akte, Beteiligter
+from akten.policy import filter_fields
 
 from ..base import Tool, ToolContext, ToolResult
 from ..common import AkteRef, Params, akte_ref, akte_resolve, akte_source, cut, iso, money, ok, person
@@ -26,7 +27,7 @@ def akte_overview(ctx: ToolContext, akte: Akte) -> dict[str, Any]:
     offen = selectors.kalender_list(user=ctx.user, akte_id=akte.pk, offen=True).order_by("fristablauf", "datum", "pk")
     naechste = offen.annotate(offen_gesamt=Window(Count("pk"))).first()
     zusammenfassung, _ = cut(akte.zusammenfassung, limit=SUMMARY_CHARS)
-    return {
+    overview = {
         **akte_ref(akte),
         "wegen": akte.wegen,
         "sachgebiet": akte.get_sachgebiet_display(),
@@ -47,6 +48,7 @@ def akte_overview(ctx: ToolContext, akte: Akte) -> dict[str, Any]:
         "dokumente": selectors.dokument_list(user=ctx.user, akte_id=akte.pk).count(),
         "zusammenfassung": zusammenfassung,
     }
+    return filter_fields(ctx.user, "akte", overview)  # a MANDANT gets the client-facing facts only
 
 
 def execute(ctx: ToolContext, params: ReadAkteParams) -> ToolResult:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from akten import selectors
 from akten.models import Beteiligter
+from akten.policy import filter_fields, sees_internal
 
 from ..base import Tool, ToolContext, ToolResult
-from ..common import AkteRef, Params, akte_resolve, akte_source, cut, day, is_mandant, ok, person
+from ..common import AkteRef, Params, akte_resolve, akte_source, cut, day, ok, person
 from .read_akte import akte_overview
 
 NOTES_SHOWN = 10
@@ -21,23 +22,27 @@ def execute(ctx: ToolContext, params: ReadAkteDetailParams) -> ToolResult:
     data = akte_overview(ctx, akte)
     beteiligte = Beteiligter.objects.visible_to(ctx.user).filter(akte=akte).select_related("kontakt")
     data["beteiligte"] = [
-        {
-            "id": b.pk,
-            "rolle": b.get_rolle_display(),
-            "name": b.kontakt.display_name,
-            "anschrift": b.kontakt.anschrift,
-            "email": b.kontakt.email,
-            "telefon": b.kontakt.telefon,
-            "aktenzeichen_extern": b.aktenzeichen_extern,
-        }
+        filter_fields(
+            ctx.user,
+            "beteiligter",
+            {
+                "id": b.pk,
+                "rolle": b.get_rolle_display(),
+                "name": b.kontakt.display_name,
+                "anschrift": b.kontakt.anschrift,
+                "email": b.kontakt.email,
+                "telefon": b.kontakt.telefon,
+                "aktenzeichen_extern": b.aktenzeichen_extern,
+            },
+        )
         for b in beteiligte
     ]
-    data["zusammenfassung"], _ = cut(akte.zusammenfassung)
-    data["tags"] = list(akte.tags)
-    data["dezernate"] = [d.name for d in akte.dezernate.all()]
     data["angelegt"] = day(akte.created_at)
     data["geaendert"] = day(akte.changed_at)
-    if not is_mandant(ctx):
+    if sees_internal(ctx.user):
+        data["zusammenfassung"], _ = cut(akte.zusammenfassung)
+        data["tags"] = list(akte.tags)
+        data["dezernate"] = [d.name for d in akte.dezernate.all()]
         # Internal working notes of the firm; a Mandant never sees them.
         data["interne_notizen"], _ = cut(akte.notizen)
         notizen = selectors.notiz_list(user=ctx.user, akte_id=akte.pk)[:NOTES_SHOWN]

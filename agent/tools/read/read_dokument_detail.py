@@ -8,6 +8,7 @@ from pydantic import Field
 
 from akten import selectors
 from akten.models import Dokument
+from akten.policy import sees_internal
 
 from ..base import Tool, ToolContext, ToolResult
 from ..common import TEXT_LIMIT, Params, ToolError, akte_ref, cut, day, ok, person, source
@@ -46,7 +47,8 @@ def execute(ctx: ToolContext, params: ReadDokumentDetailParams) -> ToolResult:
         "text_laenge": len(dokument.text),
     }
     if dokument.text_status != Dokument.TextStatus.OK:
-        data["hinweis"] = NO_TEXT[Dokument.TextStatus(dokument.text_status)].format(fehler=dokument.text_fehler)
+        fehler = dokument.text_fehler if sees_internal(ctx.user) else "technischer Fehler"
+        data["hinweis"] = NO_TEXT[Dokument.TextStatus(dokument.text_status)].format(fehler=fehler)
         data["text"] = ""
     else:
         if params.offset and params.offset >= len(dokument.text):

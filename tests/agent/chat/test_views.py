@@ -155,7 +155,7 @@ def test_draft_card_of_an_accepted_akte_update_shows_the_diff_from_before():
     draft = HelenaDraftFactory(
         akte=akte, typ=HelenaDraft.Typ.AKTE_UPDATE, titel="wegen ändern", payload={"changes": {"wegen": "Werkvertrag"}}
     )
-    card = draft_card(draft)
+    card = draft_card(draft, viewer=akte.anwalt)
     assert card["diff"] == [{"field": "wegen", "before": "Kaufvertrag", "after": "Werkvertrag"}]
 
 

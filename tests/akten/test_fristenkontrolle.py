@@ -1,0 +1,104 @@
+"""Fristenkontrolle on the start page: the open Fristen (with Vorfristen) and Wiedervorlagen of the
+user and their Dezernat, by date, overdue ones marked, "erledigt" with who and when."""
+
+from __future__ import annotations
+
+import datetime
+
+import pytest
+from django.http import Http404
+from django.test import Client
+from django.utils import timezone
+
+from akten import selectors, services
+from akten.models import Akte, AktenActivity, KalenderEintrag, Role
+from tests.factories import AkteFactory, DezernatFactory, KalenderEintragFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+TODAY = datetime.date(2026, 11, 24)
+
+
+def _frist(akte, titel, ablauf, **extra):
+    return KalenderEintragFactory(akte=akte, titel=titel, datum=ablauf - datetime.timedelta(days=30), fristablauf=ablauf, **extra)
+
+
+def test_lines_are_sorted_by_date_with_vorfristen_and_overdue_marked_and_active_akten_first():
+    anwalt = UserFactory(role=Role.ANWALT)
+    akte = AkteFactory(anwalt=anwalt)
+    archived = AkteFactory(anwalt=anwalt, status=Akte.Status.ARCHIVIERT)
+    _frist(akte, "Berufungsbegründung", TODAY + datetime.timedelta(days=10), vorfrist=TODAY + datetime.timedelta(days=3))
+    _frist(akte, "Klageerwiderung", TODAY - datetime.timedelta(days=1))
+    KalenderEintragFactory(akte=akte, typ=KalenderEintrag.Typ.WIEDERVORLAGE, titel="WV Akte", datum=TODAY, fristablauf=None)
+    _frist(archived, "Alte Frist", TODAY - datetime.timedelta(days=20))
+    _frist(akte, "Erledigt", TODAY + datetime.timedelta(days=2), erledigt=True, erledigt_at=timezone.now())
+    KalenderEintragFactory(akte=akte, typ=KalenderEintrag.Typ.TERMIN, titel="Termin", fristablauf=None)
+
+    lines = selectors.fristenkontrolle(user=anwalt, today=TODAY)
+    assert [(z.art, z.eintrag.titel) for z in lines] == [
+        ("Frist", "Klageerwiderung"),
+        ("Wiedervorlage", "WV Akte"),
+        ("Vorfrist", "Berufungsbegründung"),
+        ("Frist", "Berufungsbegründung"),
+        ("Frist", "Alte Frist"),
+    ]
+    assert [z.ueberfaellig for z in lines] == [True, False, False, False, True]
+    assert lines[1].heute
+
+
+def test_dezernat_entries_for_lawyer_and_sekretariat_but_not_foreign_ones():
+    dezernat = DezernatFactory()
+    sekretariat = UserFactory(role=Role.SEKRETARIAT)
+    dezernat.members.add(sekretariat)
+    colleague = UserFactory(role=Role.ANWALT)
+    dezernat.members.add(colleague)
+    akte = AkteFactory(anwalt=colleague)
+    akte.dezernate.add(dezernat)
+    _frist(akte, "Dezernatsfrist", TODAY + datetime.timedelta(days=5))
+    _frist(AkteFactory(), "Fremde Frist", TODAY + datetime.timedelta(days=5))
+
+    assert [z.eintrag.titel for z in selectors.fristenkontrolle(user=sekretariat, today=TODAY)] == ["Dezernatsfrist"]
+    filtered = selectors.fristenkontrolle(user=sekretariat, person_id=colleague.pk, today=TODAY)
+    assert [z.eintrag.titel for z in filtered] == ["Dezernatsfrist"]
+    foreign_filter = selectors.fristenkontrolle(user=sekretariat, dezernat_id=DezernatFactory().pk, today=TODAY)
+    assert foreign_filter == []
+
+
+def test_start_page_shows_the_kontrolle_and_erledigt_records_who_and_when():
+    anwalt = UserFactory(role=Role.ANWALT, first_name="Karla", last_name="Kontrolle")
+    akte = AkteFactory(anwalt=anwalt)
+    overdue = _frist(akte, "Replik einreichen", timezone.localdate() - datetime.timedelta(days=2))
+    client = Client()
+    client.force_login(anwalt)
+    page = client.get("/").content.decode()
+    assert "Fristenkontrolle" in page and "Replik einreichen" in page and 'class="overdue"' in page
+
+    response = client.post(f"/kalender/{overdue.pk}/erledigt/", {"next": "/?person=" + str(anwalt.pk)})
+    assert response.status_code == 302 and response["Location"] == f"/?person={anwalt.pk}"
+    overdue.refresh_from_db()
+    assert overdue.erledigt and overdue.erledigt_von == anwalt and overdue.erledigt_at is not None
+    assert AktenActivity.objects.filter(akte=akte, typ=AktenActivity.Typ.KALENDER_ERLEDIGT, actor_user=anwalt).exists()
+    assert "Replik einreichen" not in client.get("/").content.decode().split("Meine Akten")[0]
+    again = client.post(f"/kalender/{overdue.pk}/erledigt/", follow=True)
+    assert "bereits erledigt" in again.content.decode()
+
+
+def test_erledigt_of_a_foreign_entry_is_404_and_a_mandant_cannot_mark_anything():
+    akte = AkteFactory()
+    frist = _frist(akte, "Fremd", TODAY + datetime.timedelta(days=3))
+    stranger = Client()
+    stranger.force_login(UserFactory(role=Role.ANWALT))
+    assert stranger.post(f"/kalender/{frist.pk}/erledigt/").status_code == 404
+    with pytest.raises(Http404):  # a Mandant does not even see a Frist
+        services.kalender_eintrag_erledigen(eintrag_id=frist.pk, by=UserFactory(role=Role.MANDANT))
+    frist.refresh_from_db()
+    assert not frist.erledigt
+
+
+def test_open_redirect_is_refused():
+    anwalt = UserFactory(role=Role.ANWALT)
+    frist = _frist(AkteFactory(anwalt=anwalt), "F", TODAY + datetime.timedelta(days=3))
+    client = Client()
+    client.force_login(anwalt)
+    response = client.post(f"/kalender/{frist.pk}/erledigt/", {"next": "https://evil.example/"})
+    assert response["Location"] == "/"
