@@ -14,7 +14,7 @@ from django.db import connection
 from django.utils import timezone
 
 from drafts import services as draft_services
-from tests.agent.ui.conftest import is_terminal, receive_until, ws_connect
+from tests.agent.chat.conftest import is_terminal, receive_until, ws_connect
 
 from .world import World, build_world
 
