@@ -21,4 +21,6 @@ RUN SECRET_KEY=build-only ALLOWED_HOSTS=build DATABASE_URL=postgres://build@loca
 
 USER helena
 EXPOSE 8000
-CMD ["sh", "-c", "python manage.py migrate --noinput && daphne -b 0.0.0.0 -p 8000 --proxy-headers helena.asgi:application"]
+# -v 0: daphne's own access log (full URIs with query strings) stays off; Helena writes its
+# privacy-safe access log itself (helena.access: path without query, status, duration, user id).
+CMD ["sh", "-c", "python manage.py migrate --noinput && daphne -v 0 -b 0.0.0.0 -p 8000 --proxy-headers helena.asgi:application"]

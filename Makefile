@@ -46,7 +46,7 @@ run: $(VENV)/.installed
 	    echo "Worker beendet (Code $$?), Neustart in 2 s" >&2; sleep 2; \
 	  done ) & worker=$$!; \
 	trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
-	$(BIN)/daphne -b $(HOST) -p $(PORT) helena.asgi:application
+	$(BIN)/daphne -v 0 -b $(HOST) -p $(PORT) helena.asgi:application
 
 test: lint typecheck pytest
 

@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.utils.translation import gettext_lazy as _
 
-from akten.admin_mixins import VisibleToAdminMixin
+from akten.admin_mixins import VisibleKontaktAdminMixin, VisibleToAdminMixin, VisibleUserAdminMixin
 
 from .models import (
     Akte,
@@ -20,7 +20,7 @@ from .models import (
 
 
 @admin.register(User)
-class UserAdmin(BaseUserAdmin):
+class UserAdmin(VisibleUserAdminMixin, BaseUserAdmin):
     ordering = ["email"]
     list_display = ["email", "first_name", "last_name", "role", "is_active", "is_staff"]
     list_filter = ["role", "is_active", "is_staff", "dezernate"]
@@ -51,7 +51,7 @@ class DezernatAdmin(admin.ModelAdmin):
 
 
 @admin.register(Kontakt)
-class KontaktAdmin(admin.ModelAdmin):
+class KontaktAdmin(VisibleKontaktAdminMixin, admin.ModelAdmin):
     list_display = ["__str__", "typ", "ort", "email", "telefon"]
     list_filter = ["typ", "land"]
     search_fields = ["nachname", "vorname", "firma", "email", "ort"]

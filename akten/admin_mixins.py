@@ -1,6 +1,18 @@
+"""Admin access follows the same rule as every other channel: client data only through
+`Akte.objects.visible_to(request.user)`. A view permission opens the admin page, never more rows."""
+
 from typing import Any
 
+from django.contrib import admin
+from django.contrib.admin.utils import get_fields_from_path
+from django.db.models import Q
 from django.http import HttpRequest
+
+
+def sees_all(request: HttpRequest) -> bool:
+    """Superusers and the ADMIN role see every row (ADMIN sees every Akte anyway)."""
+    user = request.user
+    return bool(user.is_superuser or getattr(user, "is_admin_role", False))
 
 
 class VisibleToAdminMixin:
@@ -13,9 +25,68 @@ class VisibleToAdminMixin:
             return qs
         return qs.visible_to(request.user)
 
+    def get_list_filter(self, request: HttpRequest) -> Any:
+        """Filters on relations offer only the values of visible rows (a plain relation filter lists
+        every row of the related table: every user, every Kontakt)."""
+        return [
+            (name, admin.RelatedOnlyFieldListFilter)
+            if isinstance(name, str) and get_fields_from_path(self.model, name)[-1].is_relation  # type: ignore[attr-defined]
+            else name
+            for name in super().get_list_filter(request)  # type: ignore[misc]
+        ]
+
     def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
         from akten.models import Akte
 
         if db_field.related_model is Akte and not request.user.is_superuser:
             kwargs["queryset"] = Akte.objects.visible_to(request.user)
         return super().formfield_for_foreignkey(db_field, request, **kwargs)  # type: ignore[misc]
+
+
+def visible_kontakt_ids(user: Any) -> Any:
+    """Ids of the Kontakte that are parties of an Akte `user` may see (a subquery)."""
+    from akten.models import Beteiligter
+
+    return Beteiligter.objects.visible_to(user).values("kontakt_id")
+
+
+class VisibleKontaktAdminMixin:
+    """A Kontakt is client data: shown only if it is a party of a visible Akte (ADMIN: all)."""
+
+    def get_queryset(self, request: HttpRequest) -> Any:
+        qs = super().get_queryset(request)  # type: ignore[misc]
+        return qs if sees_all(request) else qs.filter(pk__in=visible_kontakt_ids(request.user))
+
+
+class VisibleUserAdminMixin:
+    """Staff accounts are no client data; a MANDANT's account (name, e-mail, Kontakt) is, and is
+    shown only if her Kontakt is a party of a visible Akte (ADMIN: all)."""
+
+    def get_queryset(self, request: HttpRequest) -> Any:
+        from akten.models import Role
+
+        qs = super().get_queryset(request)  # type: ignore[misc]
+        if sees_all(request):
+            return qs
+        return qs.filter(~Q(role=Role.MANDANT) | Q(kontakt_id__in=visible_kontakt_ids(request.user)))
+
+    def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        from akten.models import Kontakt
+
+        if db_field.related_model is Kontakt and not sees_all(request):
+            kwargs["queryset"] = Kontakt.objects.filter(pk__in=visible_kontakt_ids(request.user))
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)  # type: ignore[misc]
+
+
+class OwnVisibleRunsAdminMixin:
+    """Runs (prompts, answers, tool calls): ADMIN sees all; anyone else only their own runs, and of
+    those only the ones without an Akte or on an Akte they may still see."""
+
+    def get_queryset(self, request: HttpRequest) -> Any:
+        from akten.models import Akte
+
+        qs = super().get_queryset(request)  # type: ignore[misc]
+        if sees_all(request):
+            return qs
+        visible = Akte.objects.visible_to(request.user).values("pk")
+        return qs.filter(user=request.user).filter(Q(akte__isnull=True) | Q(akte__in=visible))

@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 from helena.api import WriteRateLimitMixin, request_user
 
 from . import selectors, services
-from .models import STAFF_ROLES
+from .models import STAFF_ROLES, Akte, Sachgebiet
 from .serializers import (
     AkteDetailSerializer,
     AkteSerializer,
@@ -44,8 +44,8 @@ def _akte_param(request: Request) -> int | None:
 @extend_schema(
     parameters=[
         OpenApiParameter("q", str, description="Suche in Aktenzeichen, Kurzrubrum, wegen und Beteiligten"),
-        OpenApiParameter("status", str),
-        OpenApiParameter("sachgebiet", str),
+        OpenApiParameter("status", str, enum=Akte.Status.values),
+        OpenApiParameter("sachgebiet", str, enum=Sachgebiet.values),
     ]
 )
 class AkteListApi(generics.ListAPIView):

@@ -1,5 +1,11 @@
+from typing import Any
+
 from django.contrib import admin, messages
-from django.http import HttpRequest
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.urls import path, reverse
+from django.views.decorators.http import require_POST
 
 from akten.admin_mixins import VisibleToAdminMixin
 
@@ -24,7 +30,10 @@ class HelenaDraftAdmin(VisibleToAdminMixin, admin.ModelAdmin):
     search_fields = ["titel", "akte__aktenzeichen"]
     list_select_related = ["akte", "requested_by", "reviewer"]
     inlines = [DraftRevisionInline]
-    actions = ["accept_selected", "reject_selected"]
+    # Endkontrolle means a person reviewed this one draft: approval only from its change view, one
+    # at a time, through drafts.services. Rejecting (also in bulk) is the way to discard; no deleting.
+    actions = ["reject_selected"]
+    change_form_template = "admin/drafts/helenadraft/change_form.html"
     readonly_fields = [f.name for f in HelenaDraft._meta.fields]
 
     # Drafts change only through the services (accept/edit/reject/undo), never by a form.
@@ -33,6 +42,25 @@ class HelenaDraftAdmin(VisibleToAdminMixin, admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
         return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+        return False
+
+    def get_urls(self) -> list[Any]:
+        accept = self.admin_site.admin_view(require_POST(self.accept_view))
+        return [path("<int:object_id>/uebernehmen/", accept, name="drafts_helenadraft_accept"), *super().get_urls()]
+
+    def accept_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        draft = get_object_or_404(self.get_queryset(request), pk=object_id)
+        try:
+            services.draft_accept(draft_id=draft.pk, by=request.user)  # type: ignore[arg-type]
+        except services.DraftError as exc:
+            self.message_user(request, exc.message, messages.ERROR)
+        else:
+            self.message_user(request, f"Entwurf „{draft.titel}“ übernommen (Endkontrolle).", messages.SUCCESS)
+        return HttpResponseRedirect(reverse("admin:drafts_helenadraft_change", args=[draft.pk]))
 
     def _bulk(self, request: HttpRequest, queryset, action) -> None:  # type: ignore[no-untyped-def]
         done, failed = 0, []
@@ -46,10 +74,6 @@ class HelenaDraftAdmin(VisibleToAdminMixin, admin.ModelAdmin):
             self.message_user(request, f"{done} Entwürfe bearbeitet.", messages.SUCCESS)
         for message in failed:
             self.message_user(request, message, messages.ERROR)
-
-    @admin.action(description="Ausgewählte Entwürfe übernehmen (Endkontrolle)")
-    def accept_selected(self, request: HttpRequest, queryset) -> None:  # type: ignore[no-untyped-def]
-        self._bulk(request, queryset, services.draft_accept)
 
     @admin.action(description="Ausgewählte Entwürfe ablehnen (sonstiges)")
     def reject_selected(self, request: HttpRequest, queryset) -> None:  # type: ignore[no-untyped-def]

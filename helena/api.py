@@ -6,11 +6,13 @@ from django.conf import settings
 from django.http import Http404
 from django_ratelimit.core import is_ratelimited
 from django_ratelimit.exceptions import Ratelimited
-from rest_framework import status
+from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from helena.errors import NotFound, ServiceError
+from helena.errors import ServiceError
+
+from .errors import CSRF_FAILED_MESSAGE
 
 if TYPE_CHECKING:
     from akten.models import User
@@ -25,10 +27,11 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         return Response({"detail": RATE_LIMITED_MESSAGE}, status=status.HTTP_429_TOO_MANY_REQUESTS)
     if isinstance(exc, ServiceError):
         return Response({"detail": exc.message}, status=exc.status_code)
-    if isinstance(exc, NotFound):
-        return Response({"detail": exc.message}, status=status.HTTP_404_NOT_FOUND)
     if isinstance(exc, Http404):
         return Response({"detail": NOT_FOUND_MESSAGE}, status=status.HTTP_404_NOT_FOUND)
+    if isinstance(exc, exceptions.PermissionDenied) and str(exc.detail).startswith("CSRF Failed"):
+        # DRF's session authentication writes this one in English, with the technical reason
+        return Response({"detail": CSRF_FAILED_MESSAGE}, status=status.HTTP_403_FORBIDDEN)
     return drf_exception_handler(exc, context)
 
 

@@ -13,13 +13,17 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 
 from agent.chat.routing import websocket_urlpatterns  # noqa: E402
 from agent.runs.orphans import orphan_sweeper_start  # noqa: E402
+from helena.access_log import AccessLogMiddleware  # noqa: E402
 
 # A web process sweeps orphaned runs too: a run of a dead worker ends even with no worker left.
 orphan_sweeper_start()
 
-application = ProtocolTypeRouter(
-    {
-        "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
-    }
+# The one access log (path without query string, status, duration, user id): helena/access_log.py.
+application = AccessLogMiddleware(
+    ProtocolTypeRouter(
+        {
+            "http": django_asgi_app,
+            "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+        }
+    )
 )

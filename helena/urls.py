@@ -11,7 +11,7 @@ from recherche.urls import api_urlpatterns as recherche_api
 from recherche.urls import page_urlpatterns as recherche_pages
 from rechner.urls import page_urlpatterns as rechner_pages
 
-from .views import akte_detail, login_view, start
+from .views import admin_login, akte_detail, login_view, start
 
 admin.site.site_header = "Helena – Verwaltung"
 admin.site.site_title = "Helena"
@@ -20,7 +20,7 @@ admin.site.index_title = "Kanzleiverwaltung"
 urlpatterns = [
     path("anmelden/", login_view, name="login"),
     path("abmelden/", auth_views.LogoutView.as_view(), name="logout"),
-    path("admin/login/", login_view),
+    path("admin/login/", admin_login),
     path("admin/", admin.site.urls),
     path("api/", include([*akten_api, *drafts_api, *recherche_api])),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
@@ -33,3 +33,8 @@ urlpatterns = [
     *rechner_pages,
     path("", include("agent.chat.urls")),
 ]
+
+handler400 = "helena.views.error_400"
+handler403 = "helena.views.error_403"
+handler404 = "helena.views.error_404"
+handler500 = "helena.views.error_500"

@@ -4,10 +4,12 @@ from django.conf import settings
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.db.models import Case, When
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
 from django.shortcuts import render
+from django.template import loader
 from django.utils import timezone
 from django.utils.decorators import method_decorator
+from django.views import defaults
 from django_ratelimit.decorators import ratelimit
 
 from akten import selectors as akten_selectors
@@ -15,7 +17,51 @@ from akten.models import STAFF_ROLES, Akte, AktenActivity, Beteiligter, Dezernat
 from akten.policy import MANDANT_MESSAGE_MAX_CHARS, is_mandant
 from drafts import selectors as drafts_selectors
 
-from .api import RATE_LIMITED_MESSAGE, request_user
+from .api import NOT_FOUND_MESSAGE, RATE_LIMITED_MESSAGE, request_user
+
+BAD_REQUEST_MESSAGE = "Die Anfrage enthält ungültige Angaben."
+FORBIDDEN_MESSAGE = "Du hast keine Berechtigung dafür."
+SERVER_ERROR_MESSAGE = (
+    "Es ist ein interner Fehler aufgetreten. Bitte versuche es später erneut; "
+    "wenn das Problem bleibt, wende dich an die Administration."
+)
+
+
+def is_api(request: HttpRequest) -> bool:
+    """Requests under /api/ always get JSON, errors included."""
+    return request.path_info.startswith("/api/")
+
+
+def bad_request(request: HttpRequest, message: str, *, field: str | None = None) -> HttpResponse:
+    """The German 400 for input Helena refuses: JSON with the field under /api/, a page elsewhere."""
+    if is_api(request):
+        return JsonResponse({"detail": message, "field": field}, status=400)
+    return render(request, "400.html", {"message": message, "field": field}, status=400)
+
+
+# Error handlers (helena/urls.py): JSON under /api/, German pages elsewhere. None of them shows
+# the exception: its text may carry internals or client data.
+def error_400(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    return bad_request(request, BAD_REQUEST_MESSAGE)
+
+
+def error_403(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    if is_api(request):
+        return JsonResponse({"detail": FORBIDDEN_MESSAGE}, status=403)
+    return render(request, "403.html", {"message": FORBIDDEN_MESSAGE}, status=403)
+
+
+def error_404(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    if is_api(request):
+        return JsonResponse({"detail": NOT_FOUND_MESSAGE}, status=404)
+    return defaults.page_not_found(request, exception or Exception())
+
+
+def error_500(request: HttpRequest) -> HttpResponse:
+    if is_api(request):
+        return JsonResponse({"detail": SERVER_ERROR_MESSAGE}, status=500)
+    # Like Django's own handler: no request context, the page must render whatever broke.
+    return HttpResponse(loader.get_template("500.html").render(), status=500)
 
 
 def ratelimited(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
@@ -39,6 +85,16 @@ class LoginView(auth_views.LoginView):
 
 
 login_view = LoginView.as_view()
+
+ADMIN_ONLY_STAFF_MESSAGE = "Die Verwaltung ist nur für Mitarbeitende mit Verwaltungszugang."
+
+
+def admin_login(request: HttpRequest) -> HttpResponseBase:
+    """/admin/login/: our login page; a logged-in user without admin access gets a German 403
+    instead (the admin would send them back to its login page, which sends them on: a loop)."""
+    if request.user.is_authenticated and not (request.user.is_active and request.user.is_staff):
+        return render(request, "403.html", {"message": ADMIN_ONLY_STAFF_MESSAGE}, status=403)
+    return login_view(request)
 
 
 # -- pages that show several apps at once (the Kanzlei's and the Mandant's) -------------------------

@@ -1,6 +1,7 @@
 from django.contrib import admin
 
 from agent.models import AgentRun, AgentStep, ToolCallAudit
+from akten.admin_mixins import OwnVisibleRunsAdminMixin
 
 
 class AgentStepInline(admin.TabularInline):
@@ -31,7 +32,7 @@ class ToolCallAuditInline(admin.TabularInline):
 
 
 @admin.register(AgentRun)
-class AgentRunAdmin(admin.ModelAdmin):
+class AgentRunAdmin(OwnVisibleRunsAdminMixin, admin.ModelAdmin):
     """Runs with their steps and tool calls, read-only."""
 
     list_display = ["pk", "user", "akte", "mode", "status", "model_name", "steps_used", "created_at", "finished_at"]
@@ -49,7 +50,3 @@ class AgentRunAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
         return False
-
-    def get_queryset(self, request):  # type: ignore[no-untyped-def]
-        qs = super().get_queryset(request)
-        return qs if request.user.is_superuser or request.user.is_admin_role else qs.filter(user=request.user)

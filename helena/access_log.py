@@ -1,0 +1,78 @@
+"""Helena's one access log (logger "helena.access"), written around the whole ASGI application.
+
+A line holds the method, the path without its query string, the status, the duration and the id
+of the logged-in user; never the query string, a header, a body or a name. daphne's own access log
+(which prints the full request URI) is switched off wherever we start daphne (`-v 0`).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+
+logger = logging.getLogger("helena.access")
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+USER_KEY = "helena.user_id"
+
+
+class AccessLogMiddleware:
+    """ASGI middleware: one line per HTTP request and per websocket session."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(
+        self, scope: Scope, receive: Callable[[], Awaitable[Message]], send: Callable[[Message], Awaitable[None]]
+    ) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        started = time.monotonic()
+        outcome: dict[str, Any] = {"status": None}
+
+        async def send_and_note(message: Message) -> None:
+            kind = message.get("type")
+            if kind == "http.response.start":
+                outcome["status"] = message.get("status")
+            elif kind == "websocket.accept":
+                outcome["status"] = 101
+            elif kind == "websocket.close" and outcome["status"] is None:
+                outcome["status"] = 403
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_and_note)
+        finally:
+            method = scope.get("method", "WS") if scope["type"] == "http" else "WS"
+            user = scope.get(USER_KEY) or (getattr(scope.get("user"), "pk", None))
+            logger.info(
+                "%s %s %s %dms user=%s",
+                method,
+                scope.get("path", ""),
+                outcome["status"] or "-",
+                round((time.monotonic() - started) * 1000),
+                user or "-",
+            )
+
+
+class AccessLogUserMiddleware:
+    """Django middleware: hands the logged-in user's id to the access log (ASGI requests only)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        scope = getattr(request, "scope", None)
+        user = getattr(request, "user", None)
+        if scope is not None and user is not None and user.is_authenticated:
+            scope[USER_KEY] = user.pk
+        return self.get_response(request)

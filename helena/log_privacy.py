@@ -1,0 +1,99 @@
+"""No client data in any log (§ 203 StGB): one filter on every handler of the project's LOGGING.
+
+Whatever a logger was given, the record leaves the process without:
+- query strings: `/api/akten/?q=Müller` is logged as `/api/akten/?…` (search terms are client data);
+- SQL text and parameters (django.db.backends at DEBUG logs the query with its values inlined);
+- exception messages: a traceback keeps its frames (file, line, function) and the exception types,
+  never the texts, which may quote names, prompts or document text.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import traceback
+from types import TracebackType
+
+# A path or URL followed by a query string: keep the path, drop everything after "?".
+_QUERY = re.compile(r"((?:https?://[^\s/\"'?]+)?/[^\s\"'?]*)\?[^\s\"']*")
+SQL_LOGGERS = ("django.db.backends",)
+
+
+TRACEBACK_HEADERS = (
+    "Traceback (most recent call last):",
+    "During handling of the above exception, another exception occurred:",
+    "The above exception was the direct cause of the following exception:",
+)
+
+
+def scrub_query_strings(text: str) -> str:
+    return _QUERY.sub(r"\1?…", text)
+
+
+def scrub_traceback_text(text: str) -> str:
+    """A traceback already formatted into a message (daphne logs `traceback.format_exc()`): every
+    exception line keeps its type, loses its message; the indented frame lines stay."""
+    if "Traceback" not in text:
+        return text
+    lines = []
+    for line in text.split("\n"):
+        if line and not line[0].isspace() and line not in TRACEBACK_HEADERS and ": " in line:
+            line = line.split(": ", 1)[0] + " (Meldung nicht protokolliert)"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def format_exception_without_messages(
+    exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+) -> str:
+    """The traceback as Python prints it, with every exception's message left out (chains included)."""
+    lines: list[str] = []
+    seen: set[int] = set()
+    chain: list[tuple[BaseException, str]] = []
+    current, link = exc, ""
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        chain.append((current, link))
+        if current.__cause__ is not None:
+            current, link = current.__cause__, "The above exception was the direct cause of the following exception:"
+        elif current.__context__ is not None and not current.__suppress_context__:
+            current, link = current.__context__, "During handling of the above exception, another exception occurred:"
+        else:
+            current = None
+    for index, (item, _) in enumerate(reversed(chain)):
+        if index:
+            lines.append("\n" + chain[len(chain) - index][1] + "\n\n")
+        lines.append("Traceback (most recent call last):\n")
+        lines.extend(traceback.format_tb(item.__traceback__))
+        lines.append(f"{type(item).__module__}.{type(item).__qualname__} (Meldung nicht protokolliert)\n")
+    if exc is None and exc_type is not None:
+        lines.append(f"{exc_type.__qualname__} (Meldung nicht protokolliert)\n")
+    return "".join(lines).rstrip("\n")
+
+
+class PrivacyFilter(logging.Filter):
+    """Rewrites every record so that it carries no client data (see the module docstring)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.name.startswith(SQL_LOGGERS) and record.levelno <= logging.DEBUG:
+            duration = getattr(record, "duration", None)
+            record.msg = "SQL-Abfrage (Text und Parameter nicht protokolliert)"
+            if isinstance(duration, float):
+                record.msg = f"({duration:.3f}) {record.msg}"
+            record.args = None
+            for name in ("sql", "params"):
+                if hasattr(record, name):
+                    setattr(record, name, None)
+        else:
+            try:
+                message = record.getMessage()
+            except Exception:  # a broken format string must not break logging
+                message = str(record.msg)
+            record.msg = scrub_traceback_text(scrub_query_strings(message))
+            record.args = None
+        if record.exc_info and record.exc_info != (None, None, None):
+            exc_type, exc, tb = record.exc_info
+            record.exc_text = format_exception_without_messages(exc_type, exc, tb)
+        elif record.exc_text:
+            record.exc_text = "(Ausnahme ohne Meldung)"
+        return True

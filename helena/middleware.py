@@ -1,0 +1,28 @@
+"""Request-wide checks that every page and API view relies on (see helena/request_input.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.http import HttpRequest, HttpResponse
+
+from .request_input import InputError, check_api_params, check_body, check_query
+from .views import bad_request, is_api
+
+
+class RequestInputMiddleware:
+    """Refuses, with a German 400 naming the field, any input that must never reach a view: control
+    characters in query parameters, NUL in bodies, API parameter values outside the schema."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        try:
+            check_query(request.GET)
+            if is_api(request):
+                check_api_params(request.path_info, request.method or "GET", request.GET)
+            check_body(request)
+        except InputError as exc:
+            return bad_request(request, exc.message, field=exc.field)
+        return self.get_response(request)

@@ -1,0 +1,31 @@
+"""Error pages a Kanzlei user may meet: a styled 500 with navigation, a German CSRF page."""
+
+import pytest
+from django.template.loader import render_to_string
+from django.test import Client
+
+from tests.factories import UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def test_server_error_page_is_german_styled_and_has_navigation():
+    html = render_to_string("500.html")  # Django renders it without a request context
+    assert "Da ist etwas schiefgegangen" in html and 'href="/"' in html and "helena.css" in html
+
+
+def test_csrf_failure_is_a_german_page_in_du_form():
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(UserFactory())
+    page = client.post("/akten/1/nachricht/", {"text": "x"})
+    assert page.status_code == 403
+    body = page.content.decode()
+    assert "Das Formular ist abgelaufen" in body and "Lade die Seite neu" in body
+
+
+def test_csrf_failure_of_the_api_is_german_json():
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(UserFactory())
+    api = client.post("/api/drafts/1/accept/")
+    assert api.status_code == 403
+    assert api.json()["detail"] == "CSRF-Prüfung fehlgeschlagen. Lade die Seite neu und versuch es noch einmal."
