@@ -11,6 +11,7 @@ from .models import (
     Dezernat,
     Dokument,
     KalenderEintrag,
+    KanzleiProfil,
     Kontakt,
     Notiz,
     User,
@@ -72,6 +73,20 @@ class AkteAdmin(VisibleToAdminMixin, admin.ModelAdmin):
     autocomplete_fields = ["anwalt", "sachbearbeiter"]
     inlines = [BeteiligterInline]
     date_hierarchy = "created_at"
+
+
+@admin.register(KanzleiProfil)
+class KanzleiProfilAdmin(admin.ModelAdmin):
+    """One row: the Kanzlei's name and seat (holidays of deadlines when an Akte names no court)."""
+
+    list_display = ["__str__", "sitz_ort", "sitz_bundesland"]
+    fields = ["name", "sitz_ort", "sitz_bundesland"]
+
+    def has_add_permission(self, request) -> bool:  # type: ignore[no-untyped-def]
+        return super().has_add_permission(request) and not KanzleiProfil.objects.exists()
+
+    def has_delete_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+        return False
 
 
 class AkteBoundAdmin(VisibleToAdminMixin, admin.ModelAdmin):

@@ -18,6 +18,10 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from rechner.fristen import BUNDESLAENDER
+
+BUNDESLAND_CHOICES = list(BUNDESLAENDER.items())
+
 
 class Role(models.TextChoices):
     ADMIN = "ADMIN", _("Administrator")
@@ -330,6 +334,12 @@ class Akte(models.Model):
         blank=True,
     )
     dezernate = models.ManyToManyField(Dezernat, verbose_name=_("Dezernate"), related_name="akten", blank=True)
+    gericht_name = models.CharField(_("Gericht"), max_length=200, blank=True, help_text=_("z. B. Landgericht Berlin II"))
+    gericht_ort = models.CharField(
+        _("Ort des Gerichts"), max_length=100, blank=True, help_text=_("Gemeinde des Gerichtssitzes; bestimmt die Feiertage.")
+    )
+    gericht_bundesland = models.CharField(_("Bundesland des Gerichts"), max_length=2, choices=BUNDESLAND_CHOICES, blank=True)
+    gericht_aktenzeichen = models.CharField(_("Aktenzeichen des Gerichts"), max_length=60, blank=True)
     notizen = models.TextField(_("Notizen"), blank=True)
     zusammenfassung = models.TextField(_("Sachstand / Zusammenfassung"), blank=True)
     tags = ArrayField(models.CharField(max_length=50), verbose_name=_("Schlagworte"), default=list, blank=True)
@@ -348,11 +358,57 @@ class Akte(models.Model):
             models.CheckConstraint(
                 condition=Q(status__in=["OFFEN", "RUHEND", "ARCHIVIERT", "GESCHLOSSEN"]), name="akte_status_valid"
             ),
+            models.CheckConstraint(
+                condition=Q(gericht_bundesland="") | Q(gericht_bundesland__in=list(BUNDESLAENDER)),
+                name="akte_gericht_bundesland_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(gericht_ort="") | ~Q(gericht_bundesland=""), name="akte_gericht_ort_has_bundesland"
+            ),
         ]
         indexes = [models.Index(fields=["status", "sachgebiet"])]
 
     def __str__(self) -> str:
         return f"Akte {self.aktenzeichen} {self.kurzrubrum}"
+
+
+class KanzleiProfil(models.Model):
+    """The firm's own data (one row). Its seat decides the holidays of deadlines when an Akte names
+    no court; later issues add address and letterhead here."""
+
+    SINGLETON_PK = 1
+
+    name = models.CharField(_("Name der Kanzlei"), max_length=200, blank=True)
+    sitz_ort = models.CharField(_("Ort des Kanzleisitzes"), max_length=100, blank=True)
+    sitz_bundesland = models.CharField(
+        _("Bundesland des Kanzleisitzes"),
+        max_length=2,
+        choices=BUNDESLAND_CHOICES,
+        blank=True,
+        help_text=_("Gilt für Fristen nur, wenn in der Akte kein Gericht eingetragen ist."),
+    )
+
+    class Meta:
+        verbose_name = _("Kanzleiprofil")
+        verbose_name_plural = _("Kanzleiprofil")
+        constraints = [
+            models.CheckConstraint(condition=Q(pk=1), name="kanzleiprofil_singleton"),
+            models.CheckConstraint(
+                condition=Q(sitz_bundesland="") | Q(sitz_bundesland__in=list(BUNDESLAENDER)),
+                name="kanzleiprofil_bundesland_valid",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name or str(_("Kanzleiprofil"))
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        self.pk = self.SINGLETON_PK
+        super().save(*args, **kwargs)
+
+    @classmethod
+    def current(cls) -> KanzleiProfil | None:
+        return cls.objects.filter(pk=cls.SINGLETON_PK).first()
 
 
 class AkteBoundQuerySet(models.QuerySet[Any]):

@@ -293,6 +293,16 @@ def akte_create(
 
 
 @transaction.atomic
+def akte_gericht_set(*, akte: Akte, by: User, name: str, ort: str, bundesland: str, aktenzeichen: str = "") -> Akte:
+    """Record the court of ``akte``; its Ort and Bundesland decide the holidays of the Akte's deadlines."""
+    akte.gericht_name, akte.gericht_ort, akte.gericht_bundesland, akte.gericht_aktenzeichen = name, ort, bundesland, aktenzeichen
+    akte.full_clean()
+    akte.save(update_fields=["gericht_name", "gericht_ort", "gericht_bundesland", "gericht_aktenzeichen", "changed_at"])
+    activity_record(akte=akte, typ=AktenActivity.Typ.AKTE_GEAENDERT, beschreibung=f"Gericht: {name}, {ort}", by=by)
+    return akte
+
+
+@transaction.atomic
 def beteiligter_add(*, akte: Akte, by: User, kontakt: Kontakt, rolle: str, aktenzeichen_extern: str = "") -> Beteiligter:
     beteiligter = Beteiligter(akte=akte, kontakt=kontakt, rolle=rolle, aktenzeichen_extern=aktenzeichen_extern)
     beteiligter.full_clean()

@@ -21,6 +21,7 @@ from django.utils.text import slugify
 from pydantic import ValidationError
 
 from akten import services as akten_services
+from akten.fristen_rules import KalenderRegelFehler, kalender_eintrag_pruefen
 from akten.models import Akte, AktenActivity, User
 from helena.errors import NotFound, ServiceError
 
@@ -87,6 +88,15 @@ def _validated(typ: str, payload: dict[str, Any]) -> Any:
         raise DraftInvalid(ERR_INVALID.format(details=format_validation_error(exc))) from exc
 
 
+def _kalender_pruefen(akte: Akte | None, payload: Any) -> None:
+    """The calendar-entry rules (§ 193 BGB at the court's place, not in the past) on every path."""
+    if isinstance(payload, KalenderPayload):
+        try:
+            kalender_eintrag_pruefen(akte=akte, typ=payload.typ, fristablauf=payload.fristablauf, vorfrist=payload.vorfrist)
+        except KalenderRegelFehler as exc:
+            raise DraftInvalid(ERR_INVALID.format(details=exc.message)) from exc
+
+
 def _title_for(typ: str, payload: Any) -> str:
     if isinstance(payload, DokumentPayload | KalenderPayload):
         return payload.titel
@@ -115,6 +125,7 @@ def draft_create(
     if akte is None and typ != HelenaDraft.Typ.NOTIZ:
         raise DraftInvalid(ERR_AKTE_REQUIRED)
     model = _validated(typ, payload)
+    _kalender_pruefen(akte, model)
     draft = HelenaDraft(
         typ=typ,
         akte=akte,
@@ -187,6 +198,7 @@ def _create_record(draft: HelenaDraft, by: User) -> tuple[models.Model, dict[str
         )
         return record, {}
     if isinstance(model, KalenderPayload):
+        _kalender_pruefen(akte, model)
         verantwortlich = None
         if model.verantwortlich_id is not None:
             verantwortlich = User.objects.filter(pk=model.verantwortlich_id, is_active=True).first()
@@ -274,6 +286,7 @@ def draft_edit(*, draft_id: int, by: User, payload: dict[str, Any]) -> HelenaDra
         raise DraftPermissionDenied(ERR_NOT_EDITOR)
     _require_pending(draft, "bearbeitet")
     model = _validated(draft.typ, payload)
+    _kalender_pruefen(draft.akte, model)
     number = draft.revisions.count() + 1
     DraftRevision.objects.create(draft=draft, number=number, titel=draft.titel, payload=draft.payload, edited_by=by)
     draft.payload = payload_to_json(model)

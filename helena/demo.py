@@ -13,13 +13,16 @@ from django.db import transaction
 from django.utils import timezone
 
 from akten import services
-from akten.models import Akte, Beteiligter, Dezernat, Dokument, Kontakt, Role, Sachgebiet, User, Vertretung
+from akten.fristen_rules import frist_ort_oder_fehler
+from akten.models import Akte, Beteiligter, Dezernat, Dokument, KanzleiProfil, Kontakt, Role, Sachgebiet, User, Vertretung
 from drafts.models import HelenaDraft
 from drafts.services import draft_create
+from rechner.fristen import berechne_preset, ist_werktag
 
 DEMO_PASSWORD = "Helena-Demo-2026"  # noqa: S105 - printed by `make run`, demo data only
 DEMO_TEXTS = Path(__file__).parent / "demo_data" / "dokumente"
 KANZLEI = "Kanzlei Müller & Becker Rechtsanwälte"
+KANZLEI_SITZ = ("Köln", "NW")  # all demo courts (Köln, Bonn) are in Nordrhein-Westfalen
 
 
 @dataclass(frozen=True)
@@ -189,6 +192,8 @@ def seed_demo(*, today: datetime.date | None = None) -> dict[str, int]:
     today = today or timezone.localdate()
     rng = random.Random(2026)  # noqa: S311 - deterministic demo data, not security relevant
     kanzlei = _seed_people(today)
+    if KanzleiProfil.current() is None:
+        KanzleiProfil(name=KANZLEI, sitz_ort=KANZLEI_SITZ[0], sitz_bundesland=KANZLEI_SITZ[1]).save()
     created = 0
     for index in range(AKTEN_COUNT):
         aktenzeichen = f"{101 + index}/{today:%y}"
@@ -304,12 +309,21 @@ def _seed_beteiligte(
         return ""
     gericht_name = GERICHTE[gericht_index]
     gericht = _kontakt(typ=Kontakt.Typ.JURISTISCH, firma=gericht_name, ort=gericht_name.split()[-1])
+    gericht_aktenzeichen = f"{rng.randint(2, 29)} C {rng.randint(100, 999)}/{akte.aktenzeichen.split('/')[-1]}"
     services.beteiligter_add(
         akte=akte,
         by=anwalt,
         kontakt=gericht,
         rolle=Beteiligter.Rolle.GERICHT,
-        aktenzeichen_extern=f"{rng.randint(2, 29)} C {rng.randint(100, 999)}/{akte.aktenzeichen.split('/')[-1]}",
+        aktenzeichen_extern=gericht_aktenzeichen,
+    )
+    services.akte_gericht_set(
+        akte=akte,
+        by=anwalt,
+        name=gericht_name,
+        ort=gericht.ort,
+        bundesland=KANZLEI_SITZ[1],
+        aktenzeichen=gericht_aktenzeichen,
     )
     return gericht_name
 
@@ -320,6 +334,8 @@ def _seed_kalender(
     """A Frist (some this week, some Notfristen), the hearing of a court case and a Wiedervorlage."""
     ereignis = today - datetime.timedelta(days=rng.randint(3, 20))
     ablauf = today + datetime.timedelta(days=(index % 9) + 1)
+    while not ist_werktag(ablauf, KANZLEI_SITZ[1], KANZLEI_SITZ[0]):
+        ablauf += datetime.timedelta(days=1)
     services.kalender_eintrag_create(
         akte=akte,
         by=anwalt,
@@ -357,6 +373,9 @@ def _seed_drafts(*, today: datetime.date, mueller: User, becker: User) -> None:
     year = today.strftime("%y")
     first = Akte.objects.get(aktenzeichen=f"101/{year}")
     arbeit = Akte.objects.get(aktenzeichen=f"104/{year}")
+    zugang = today - datetime.timedelta(days=4)
+    ort = frist_ort_oder_fehler(akte=arbeit)
+    klagefrist = berechne_preset("kuendigungsschutzklage", zugang, ort.bundesland, ort=ort.ort, ortsquelle=ort.quelle)
     draft_create(
         typ="FRIST",
         akte=arbeit,
@@ -364,9 +383,9 @@ def _seed_drafts(*, today: datetime.date, mueller: User, becker: User) -> None:
         payload={
             "typ": "FRIST",
             "titel": "Klagefrist Kündigungsschutzklage (§ 4 KSchG)",
-            "datum": str(today - datetime.timedelta(days=4)),
-            "fristablauf": str(today + datetime.timedelta(days=17)),
-            "vorfrist": str(today + datetime.timedelta(days=10)),
+            "datum": str(zugang),
+            "fristablauf": str(klagefrist.fristablauf),
+            "vorfrist": str(klagefrist.vorfrist) if klagefrist.vorfrist else None,
             "notfrist": False,
         },
     )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from decimal import Decimal
 from typing import Any
 
@@ -11,7 +10,9 @@ from django.utils import timezone
 
 from rechner import gkg
 from rechner.fristen import BUNDESLAENDER, PRESETS, Einheit, FristPreset
-from rechner.rvg import VV, PositionRequest
+from rechner.rahmen import RAHMEN
+from rechner.rvg import VV, AuslagenRequest, PositionRequest
+from rechner.zahlen import ZahlFehler, parse_zahl
 
 FEHLER_PFLICHT = "Bitte fülle dieses Feld aus."
 FEHLER_ZAHL = "Bitte gib eine Zahl ein, z. B. 5.000,00 oder 5000."
@@ -22,27 +23,8 @@ FEHLER_GANZZAHL = "Bitte gib eine ganze Zahl ein."
 FEHLER_DATUM = "Bitte gib ein gültiges Datum ein, z. B. 01.07.2025."
 FEHLER_AUSWAHL = "Bitte wähle einen der angebotenen Einträge aus."
 FEHLER_MANUELL = "Bitte wähle eine Fristvorlage oder gib Dauer und Einheit der Frist an."
-
-# German input with thousands dots and a decimal comma ("5.000,00"), plain digits ("5000") or a
-# decimal point without grouping ("1.3"). Exponents are refused so a value cannot explode in size.
-_DEUTSCH = re.compile(r"-?\d{1,3}(\.\d{3})+(,\d+)?")
-_KOMMA = re.compile(r"-?\d+(,\d+)?")
-_PUNKT = re.compile(r"-?\d+(\.\d+)?")
-
-
-def parse_german_decimal(text: str) -> Decimal | None:
-    """``"5.000,00"`` → ``Decimal("5000.00")``, ``"1,3"`` / ``"1.3"`` → ``Decimal("1.3")``; None if not a number.
-
-    A dot followed by exactly three digits is a thousands separator ("5.000" is five thousand).
-    """
-    kompakt = re.sub(r"[\s\u00a0\u202f€]", "", text)
-    if _DEUTSCH.fullmatch(kompakt):
-        return Decimal(kompakt.replace(".", "").replace(",", "."))
-    if _KOMMA.fullmatch(kompakt):
-        return Decimal(kompakt.replace(",", "."))
-    if _PUNKT.fullmatch(kompakt):
-        return Decimal(kompakt)
-    return None
+FEHLER_VERKUENDUNG_MANUELL = "Das Verkündungsdatum gilt nur für die Berufungsvorlagen mit Fünf-Monats-Grenze."
+FEHLER_ORT_OHNE_LAND = "Bitte wähle zum Ort auch das Bundesland des Gerichts."
 
 
 def _deutsch(zahl: Decimal) -> str:
@@ -66,10 +48,11 @@ class GermanDecimalField(forms.Field):
     def to_python(self, value: Any) -> Decimal | None:
         if value in self.empty_values:
             return None
-        zahl = parse_german_decimal(str(value))
-        if zahl is None:
-            raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
-        return zahl
+        try:
+            return parse_zahl(str(value), feld=str(self.label))
+        except ZahlFehler as fehler:
+            meldung = self.error_messages["invalid"] if fehler.code == "keine_zahl" else str(fehler)
+            raise forms.ValidationError(meldung, code="invalid") from None
 
     def validate(self, value: Any) -> None:
         super().validate(value)
@@ -122,7 +105,27 @@ def _heute_wenn_leer(wert: Any) -> Any:
     return timezone.localdate() if wert is None else wert
 
 
-class RvgForm(forms.Form):
+class _FormMitStandardHaken(forms.Form):
+    """A GET form whose checkboxes ticked by default stay ticked for a bookmarked or hand-written URL.
+
+    The hidden ``gesendet`` marks a submission of the page's own form; only then does a missing
+    checkbox mean "unticked"."""
+
+    gesendet = forms.CharField(widget=forms.HiddenInput, required=False, initial="1")
+
+    @classmethod
+    def aus_anfrage(cls, daten: Any) -> Any:
+        if not daten:
+            return cls(None)
+        daten = daten.copy()
+        if not daten.get("gesendet"):
+            for name, feld in cls.base_fields.items():
+                if isinstance(feld, forms.BooleanField) and feld.initial and name not in daten:
+                    daten[name] = "on"
+        return cls(daten)
+
+
+class RvgForm(_FormMitStandardHaken):
     """Fee note under the RVG: Gegenstandswert, Auftragsdatum and the typical VV positions."""
 
     gegenstandswert = GermanDecimalField(
@@ -141,10 +144,15 @@ class RvgForm(forms.Form):
         max_value=Decimal(10),
         initial="1,3",
         required=False,
-        help_text="Rahmen 0,5 bis 2,5; ohne Angabe 1,3.",
+        help_text="Rahmen 0,5 bis 2,5; ohne Angabe 1,3 (Inkasso unbestritten: 0,9).",
     )
     umfangreich_oder_schwierig = forms.BooleanField(
         label="Tätigkeit umfangreich oder schwierig (Satz über 1,3, Anm. zu Nr. 2300 VV RVG)", required=False
+    )
+    inkasso_unbestritten = forms.BooleanField(
+        label="Inkasso einer unbestrittenen Forderung (höchstens 0,9; bis 50 € Wert 1,0-Gebühr nach § 13 Abs. 2 RVG)",
+        required=False,
+        help_text="Über 0,9 nur, wenn besonders umfangreich oder schwierig (Anm. Abs. 2 zu Nr. 2300 VV RVG).",
     )
     mahnverfahren = _auswahl(
         label="Mahnverfahren",
@@ -157,7 +165,12 @@ class RvgForm(forms.Form):
     vv_3202 = forms.BooleanField(label=_vv_label("3202"), required=False)
     einigung = _auswahl(
         label="Einigungsgebühr",
-        choices=[("", "keine Einigung"), ("1000", f"{_vv_label('1000')} (1,5)"), ("1003", f"{_vv_label('1003')} (1,0)")],
+        choices=[
+            ("", "keine Einigung"),
+            ("1000", f"{_vv_label('1000')} (1,5)"),
+            ("1003", f"{_vv_label('1003')} (1,0)"),
+            ("1004", f"{_vv_label('1004')} (1,3)"),
+        ],
         required=False,
     )
     anrechnung = forms.BooleanField(
@@ -172,6 +185,25 @@ class RvgForm(forms.Form):
         required=False,
     )
     pkh = forms.BooleanField(label="Prozess- oder Verfahrenskostenhilfe (§ 49 RVG)", required=False)
+    abwesenheit_stunden = GermanDecimalField(
+        label="Abwesenheit in Stunden (Nr. 7005 VV RVG, ein Reisetag)",
+        min_value=Decimal("0.1"),
+        max_value=Decimal(24),
+        decimal_places=1,
+        required=False,
+    )
+    fahrtkosten = GermanDecimalField(
+        label="Fahrtkosten mit Bahn, Flug, Taxi in Euro (Nr. 7004 VV RVG)",
+        min_value=Decimal(0),
+        max_value=Decimal(100_000),
+        required=False,
+    )
+    reiseauslagen = GermanDecimalField(
+        label="Sonstige Reiseauslagen in Euro (Nr. 7006 VV RVG)", min_value=Decimal(0), max_value=Decimal(100_000), required=False
+    )
+    seiten_sw = _ganzzahl(label="Kopien/Ausdrucke s/w (Nr. 7000 VV RVG)", min_value=0, max_value=100_000, required=False)
+    seiten_farbe = _ganzzahl(label="Kopien/Ausdrucke Farbe (Nr. 7000 VV RVG)", min_value=0, max_value=100_000, required=False)
+    dateien = _ganzzahl(label="Überlassene Dateien (Nr. 7000 Nr. 2 VV RVG)", min_value=0, max_value=1000, required=False)
 
     def clean_auftragsdatum(self) -> Any:
         return _heute_wenn_leer(self.cleaned_data.get("auftragsdatum"))
@@ -180,13 +212,29 @@ class RvgForm(forms.Form):
         anzahl = self.cleaned_data.get("auftraggeber")
         return 1 if anzahl is None else anzahl
 
+    def auslagen(self) -> AuslagenRequest:
+        """Nrn. 7000, 7004, 7006 of a valid form."""
+        daten = self.cleaned_data
+        return AuslagenRequest(
+            seiten_sw=daten["seiten_sw"] or 0,
+            seiten_farbe=daten["seiten_farbe"] or 0,
+            dateien=daten["dateien"] or 0,
+            fahrtkosten=daten["fahrtkosten"],
+            reiseauslagen=daten["reiseauslagen"],
+        )
+
     def positionen(self) -> list[PositionRequest]:
         """The chosen positions in procedural order; call only on a valid form."""
         daten = self.cleaned_data
         positionen: list[PositionRequest] = []
         if daten["vv_2300"]:
             positionen.append(
-                PositionRequest("2300", rate=daten["satz_2300"], umfangreich_oder_schwierig=daten["umfangreich_oder_schwierig"])
+                PositionRequest(
+                    "2300",
+                    rate=daten["satz_2300"],
+                    umfangreich_oder_schwierig=daten["umfangreich_oder_schwierig"],
+                    inkasso_unbestritten=daten["inkasso_unbestritten"],
+                )
             )
         if daten["mahnverfahren"]:
             positionen.append(PositionRequest(daten["mahnverfahren"]))
@@ -253,9 +301,26 @@ class FristForm(forms.Form):
         required=False,
         help_text="Fristvorlagen beginnen stets mit dem Ereignis.",
     )
-    ereignisdatum = _datum(label="Ereignisdatum (z. B. Zustellung)")
+    ereignisdatum = _datum(
+        label="Ereignisdatum (z. B. Zustellung)",
+        help_text="Bei Rückwärtsfristen (§ 132 ZPO) der Termin; bei der Verjährung ein Tag im Jahr der Entstehung.",
+    )
+    verkuendung = _datum(
+        label="Verkündung des Urteils",
+        required=False,
+        help_text="Nur Berufung und Berufungsbegründung (ZPO, ArbGG): rechnet die Fünf-Monats-Grenze mit.",
+    )
     bundesland = _auswahl(
-        label="Bundesland (Feiertage am Gerichtsort)", choices=list(BUNDESLAENDER.items()), initial="NW", required=False
+        label="Bundesland des Gerichts (Feiertage am Gerichtsort)",
+        choices=[("", "– Kanzleisitz verwenden –"), *BUNDESLAENDER.items()],
+        required=False,
+        help_text="Ohne Angabe gilt der in der Verwaltung hinterlegte Kanzleisitz.",
+    )
+    ort = forms.CharField(
+        label="Ort des Gerichts",
+        max_length=100,
+        required=False,
+        help_text="z. B. München; entscheidet über Feiertage, die nur in Teilen eines Landes gelten.",
     )
     vorfrist = _ganzzahl(
         label="Vorfrist in Tagen", min_value=0, max_value=365, initial=7, required=False, help_text="0 oder leer: keine Vorfrist."
@@ -264,9 +329,107 @@ class FristForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         daten = super().clean() or {}
-        daten["bundesland"] = daten.get("bundesland") or "NW"
         daten["fristbeginn"] = daten.get("fristbeginn") or "ereignis"
+        if daten.get("verkuendung") and not daten.get("vorlage"):
+            self.add_error("verkuendung", FEHLER_VERKUENDUNG_MANUELL)
+        if daten.get("ort") and not daten.get("bundesland") and not self.has_error("bundesland"):
+            self.add_error("bundesland", FEHLER_ORT_OHNE_LAND)
         if not daten.get("vorlage") and not (daten.get("dauer") and daten.get("einheit")):
-            if not self.has_error("dauer"):
+            # A wrong Dauer or Einheit already carries its own message; do not add a misleading second one.
+            if not self.has_error("dauer") and not self.has_error("einheit") and not self.has_error("vorlage"):
                 raise forms.ValidationError(FEHLER_MANUELL, code="manuell")
         return daten
+
+
+class ZinsForm(forms.Form):
+    """Verzugszinsen (§ 288 BGB) on a claim from date to date."""
+
+    hauptforderung = GermanDecimalField(
+        label="Hauptforderung in Euro", min_value=Decimal("0.01"), max_value=Decimal(1_000_000_000), help_text="z. B. 5.000,00"
+    )
+    von = _datum(label="Zinsbeginn (erster Zinstag)", help_text="Der Tag nach Eintritt des Verzugs.")
+    bis = _datum(label="Zinsende (letzter Zinstag)", help_text="z. B. der Tag der Zahlung.")
+    art = _auswahl(
+        label="Beteiligte",
+        choices=[
+            ("verbraucher", "Verbraucher beteiligt – 5 Prozentpunkte (§ 288 Abs. 1 BGB)"),
+            ("unternehmer", "Kein Verbraucher, Entgeltforderung – 9 Prozentpunkte und 40 € (§ 288 Abs. 2, 5 BGB)"),
+        ],
+        initial="verbraucher",
+    )
+
+
+class RisikoForm(forms.Form):
+    """Prozesskostenrisiko of one or two instances."""
+
+    streitwert = GermanDecimalField(
+        label="Streitwert in Euro", min_value=Decimal("0.01"), max_value=Decimal(1_000_000_000), help_text="z. B. 10.000,00"
+    )
+    instanzen = _auswahl(label="Instanzen", choices=[("1", "erste Instanz"), ("2", "erste Instanz und Berufung")], initial="1")
+    gericht = _auswahl(
+        label="Gerichtsbarkeit",
+        choices=[("zivil", "Zivilgericht (§ 91 ZPO)"), ("arbeit", "Arbeitsgericht (§ 12a ArbGG)")],
+        initial="zivil",
+    )
+    vorsteuerabzug = forms.BooleanField(label="Mandant ist zum Vorsteuerabzug berechtigt (ohne Umsatzsteuer)", required=False)
+    datum = _datum(
+        label="Auftrags- bzw. Einreichungsdatum",
+        required=False,
+        help_text="Bestimmt die Gebührentabellen; ohne Angabe gilt das heutige Datum.",
+    )
+
+    def clean_datum(self) -> Any:
+        return _heute_wenn_leer(self.cleaned_data.get("datum"))
+
+
+class RahmenForm(_FormMitStandardHaken):
+    """Betragsrahmen- and Festgebühren (Straf-, Bußgeld-, Sozialrecht, Beratungshilfe) in one Angelegenheit."""
+
+    nummern = forms.MultipleChoiceField(
+        label="Gebühren",
+        choices=[(g.vv, f"Nr. {g.vv} VV RVG – {g.label}") for g in RAHMEN.values()],
+        widget=forms.SelectMultiple(attrs={"size": 12}),
+        error_messages={"required": FEHLER_PFLICHT, "invalid_choice": FEHLER_AUSWAHL},
+        help_text="Ohne eigenen Betrag gilt die Mittelgebühr (§ 14 Abs. 1 RVG).",
+    )
+    pflichtverteidiger = forms.BooleanField(label="Gerichtlich bestellt oder beigeordnet (Festbeträge)", required=False)
+    umfangreich_oder_schwierig = forms.BooleanField(
+        label="Tätigkeit umfangreich oder schwierig (Nr. 2302 über 391 €)", required=False
+    )
+    auftragsdatum = _datum(label="Auftragsdatum", required=False, help_text="Ohne Angabe gilt das heutige Datum.")
+    auslagenpauschale = forms.BooleanField(label="Auslagenpauschale Nr. 7002 VV RVG", required=False, initial=True)
+
+    def clean_auftragsdatum(self) -> Any:
+        return _heute_wenn_leer(self.cleaned_data.get("auftragsdatum"))
+
+
+class FamilienForm(forms.Form):
+    """Verfahrenswert and court fee of a family matter (FamGKG)."""
+
+    art = _auswahl(
+        label="Familiensache",
+        choices=[
+            ("scheidung", "Scheidung (Ehesache im Verbund)"),
+            ("kindschaft", "Kindschaftssache (Sorge, Umgang, Herausgabe)"),
+            ("unterhalt", "Unterhalt (Familienstreitsache)"),
+        ],
+        initial="scheidung",
+    )
+    netto_monat = GermanDecimalField(
+        label="Monatliches Nettoeinkommen beider Ehegatten in Euro",
+        min_value=Decimal(0),
+        max_value=Decimal(10_000_000),
+        required=False,
+    )
+    anrechte = _ganzzahl(label="Anrechte im Versorgungsausgleich", min_value=0, max_value=50, required=False)
+    kindschaftsfolgesachen = _ganzzahl(label="Kindschaftsfolgesachen im Verbund", min_value=0, max_value=10, required=False)
+    unterhalt_monat = GermanDecimalField(
+        label="Monatlicher Unterhalt in Euro", min_value=Decimal(0), max_value=Decimal(1_000_000), required=False
+    )
+    rueckstand = GermanDecimalField(
+        label="Rückstand bei Einreichung in Euro", min_value=Decimal(0), max_value=Decimal(10_000_000), required=False
+    )
+    datum = _datum(label="Eingereicht am", required=False, help_text="Ohne Angabe gilt das heutige Datum.")
+
+    def clean_datum(self) -> Any:
+        return _heute_wenn_leer(self.cleaned_data.get("datum"))

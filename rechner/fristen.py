@@ -7,9 +7,11 @@ Legal basis
   or number as the event day, or the day before it for § 187 Abs. 2 periods), § 188 Abs. 3 BGB
   (missing day in the last month: the period ends on that month's last day).
 - § 193 BGB, § 222 Abs. 2 ZPO: an end on a Saturday, Sunday or public holiday moves to the next
-  working day. Holidays are those of the Bundesland given (for court deadlines: the court's seat),
-  taken from the ``holidays`` package; holidays kept only in parts of a state (e.g. Mariä
-  Himmelfahrt in Bavarian municipalities, Augsburger Friedensfest) are not considered.
+  working day. Holidays are those at the court's place (Bundesland and Ort, see ``rechner.feiertage``);
+  there is no default Land. A holiday kept only in parts of the Land (Mariä Himmelfahrt in most
+  Bavarian municipalities, Augsburger Friedensfest, Fronleichnam in parts of Sachsen and Thüringen)
+  counts only where the Ort is known to keep it; otherwise the earlier date is used and the result
+  carries a warning with the later date that applies if the day is a holiday at the court.
 - § 222 Abs. 1 ZPO applies the BGB rules to procedural deadlines; §§ 224 Abs. 1, 233 ZPO (Notfrist).
 
 Versions: the BGB and ZPO counting rules are unchanged since 2002; the presets cite the period norms
@@ -24,11 +26,9 @@ import calendar
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from enum import StrEnum
-from functools import lru_cache
 from typing import Literal, NamedTuple
 
-import holidays
-
+from rechner.feiertage import Feiertagskalender
 from rechner.tabellen import format_datum, wochentag
 
 Fristbeginn = Literal["ereignis", "tagesbeginn"]
@@ -56,12 +56,22 @@ FEHLER_DATUM = "Das Ereignisdatum muss ein Datum ohne Uhrzeit sein (angegeben: {
 FEHLER_DAUER = "Die Fristdauer muss eine ganze Zahl größer als 0 sein (angegeben: {wert!r})."
 FEHLER_EINHEIT = "Unbekannte Einheit „{wert}“. Zulässig sind: tage, wochen, monate, jahre."
 FEHLER_BUNDESLAND = "Unbekanntes Bundesland „{wert}“. Zulässig sind die Kürzel: {zulaessig}."
+FEHLER_KEIN_BUNDESLAND = (
+    "Für die Feiertage fehlt das Bundesland des Gerichts. Gib das Bundesland (und möglichst den Ort) des Gerichts an, "
+    "trage das Gericht in der Akte ein oder hinterlege den Kanzleisitz in der Verwaltung."
+)
+WARNUNG_TEILFEIERTAG = (
+    "Achtung: {datum} ist {name} – ein Feiertag nur in Teilen von {land}. {ort_satz} Der Rechner hat den Tag als "
+    "Werktag behandelt und nennt das frühere, sichere Fristende {frueh}. Ist am Gerichtsort Feiertag, endet die "
+    "Frist erst am {spaet}; bitte am Gerichtsort prüfen und im Zweifel das frühere Datum notieren."
+)
 FEHLER_FRISTBEGINN = (
     "Unbekannter Fristbeginn „{wert}“. Zulässig sind „ereignis“ (§ 187 Abs. 1 BGB) und „tagesbeginn“ (§ 187 Abs. 2 BGB)."
 )
 FEHLER_VORFRIST = "Die Vorfrist muss eine ganze Zahl ab 0 Tagen sein oder entfallen (angegeben: {wert!r})."
 FEHLER_PRESET = "Unbekannte Fristvorlage „{wert}“. Verfügbar sind: {verfuegbar}."
 FEHLER_ZU_LANG = "Die Frist reicht über das Jahr 9999 hinaus und kann nicht berechnet werden."
+FEHLER_VERKUENDUNG_OHNE_REGEL = "Das Verkündungsdatum gilt nur für Fristen mit Fünf-Monats-Grenze, nicht für „{vorlage}“."
 
 NORM_VERSCHIEBUNG = "§ 193 BGB, § 222 Abs. 2 ZPO"
 
@@ -97,6 +107,8 @@ class FristPreset:
     rechtsgrundlage: str
     ereignis: str
     hinweis: str = ""
+    art: Literal["vorwaerts", "rueckwaerts", "jahresende"] = "vorwaerts"
+    fuenf_monate: bool = False  # §§ 517, 520 Abs. 2 ZPO, § 66 Abs. 1 ArbGG: starts at the latest 5 months after Verkündung
 
 
 PRESETS: dict[str, FristPreset] = {
@@ -110,7 +122,9 @@ PRESETS: dict[str, FristPreset] = {
             True,
             "§ 517 ZPO",
             "Zustellung des vollständigen Urteils",
-            "Spätestens fünf Monate nach Verkündung beginnt die Frist auch ohne Zustellung.",
+            "Spätestens fünf Monate nach Verkündung beginnt die Frist auch ohne Zustellung; mit dem Verkündungsdatum "
+            "rechnet der Rechner diese Grenze mit.",
+            fuenf_monate=True,
         ),
         FristPreset(
             "berufungsbegruendung",
@@ -120,7 +134,9 @@ PRESETS: dict[str, FristPreset] = {
             False,
             "§ 520 Abs. 2 ZPO",
             "Zustellung des vollständigen Urteils",
-            "Keine Notfrist; auf Antrag verlängerbar (§ 520 Abs. 2 Satz 2 und 3 ZPO).",
+            "Keine Notfrist; auf Antrag verlängerbar (§ 520 Abs. 2 Satz 2 und 3 ZPO). Spätestens fünf Monate nach "
+            "Verkündung beginnt die Frist auch ohne Zustellung.",
+            fuenf_monate=True,
         ),
         FristPreset(
             "revision",
@@ -255,6 +271,180 @@ PRESETS: dict[str, FristPreset] = {
             "§ 63 Abs. 1 FamFG",
             "Schriftliche Bekanntgabe des Beschlusses",
         ),
+        FristPreset(
+            "berufung_arbgg",
+            "Berufungsfrist (Arbeitsgericht)",
+            1,
+            Einheit.MONATE,
+            True,
+            "§ 66 Abs. 1 Satz 1, 2 ArbGG",
+            "Zustellung des vollständigen Urteils",
+            "Spätestens fünf Monate nach Verkündung beginnt die Frist auch ohne Zustellung.",
+            fuenf_monate=True,
+        ),
+        FristPreset(
+            "berufungsbegruendung_arbgg",
+            "Berufungsbegründungsfrist (Arbeitsgericht)",
+            2,
+            Einheit.MONATE,
+            False,
+            "§ 66 Abs. 1 Satz 1, 2 ArbGG",
+            "Zustellung des vollständigen Urteils",
+            "Einmal verlängerbar (§ 66 Abs. 1 Satz 5 ArbGG). Spätestens fünf Monate nach Verkündung beginnt die Frist.",
+            fuenf_monate=True,
+        ),
+        FristPreset(
+            "befristungskontrollklage",
+            "Befristungskontrollklage",
+            3,
+            Einheit.WOCHEN,
+            False,
+            "§ 17 Satz 1 TzBfG",
+            "Vereinbartes Ende des befristeten Arbeitsvertrags",
+            "Die Klage kann schon vor dem Ende erhoben werden; §§ 5 bis 7 KSchG gelten entsprechend.",
+        ),
+        FristPreset(
+            "anfechtungsklage_vwgo",
+            "Anfechtungs-/Verpflichtungsklage (VwGO)",
+            1,
+            Einheit.MONATE,
+            False,
+            "§ 74 Abs. 1 VwGO",
+            "Zustellung des Widerspruchsbescheids (ohne Vorverfahren: Bekanntgabe des Verwaltungsakts)",
+            "Ohne ordnungsgemäße Rechtsbehelfsbelehrung gilt die Jahresfrist des § 58 Abs. 2 VwGO.",
+        ),
+        FristPreset(
+            "zulassung_berufung_vwgo",
+            "Antrag auf Zulassung der Berufung (VwGO)",
+            1,
+            Einheit.MONATE,
+            False,
+            "§ 124a Abs. 4 Satz 1 VwGO",
+            "Zustellung des vollständigen Urteils",
+            "Begründung binnen zwei Monaten nach Zustellung (§ 124a Abs. 4 Satz 4 VwGO).",
+        ),
+        FristPreset(
+            "zulassung_berufung_begruendung_vwgo",
+            "Begründung des Antrags auf Zulassung der Berufung (VwGO)",
+            2,
+            Einheit.MONATE,
+            False,
+            "§ 124a Abs. 4 Satz 4 VwGO",
+            "Zustellung des vollständigen Urteils",
+        ),
+        FristPreset(
+            "klage_sgg",
+            "Klagefrist (Sozialgericht)",
+            1,
+            Einheit.MONATE,
+            False,
+            "§ 87 Abs. 1 Satz 1, Abs. 2 SGG",
+            "Bekanntgabe des Widerspruchsbescheids",
+            "Ohne ordnungsgemäße Rechtsbehelfsbelehrung gilt die Jahresfrist des § 66 Abs. 2 SGG.",
+        ),
+        FristPreset(
+            "berufung_sgg",
+            "Berufungsfrist (Sozialgericht)",
+            1,
+            Einheit.MONATE,
+            False,
+            "§ 151 Abs. 1 SGG",
+            "Zustellung des Urteils",
+        ),
+        FristPreset(
+            "berufung_stpo",
+            "Berufung (Strafsachen)",
+            1,
+            Einheit.WOCHEN,
+            False,
+            "§ 314 Abs. 1 StPO",
+            "Verkündung des Urteils (in Abwesenheit des Angeklagten: Zustellung, § 314 Abs. 2 StPO)",
+            "Fristberechnung nach § 43 StPO; Wiedereinsetzung nach §§ 44 ff. StPO.",
+        ),
+        FristPreset(
+            "revision_stpo",
+            "Revisionseinlegung (Strafsachen)",
+            1,
+            Einheit.WOCHEN,
+            False,
+            "§ 341 Abs. 1 StPO",
+            "Verkündung des Urteils (in Abwesenheit des Angeklagten: Zustellung, § 341 Abs. 2 StPO)",
+            "Fristberechnung nach § 43 StPO.",
+        ),
+        FristPreset(
+            "revisionsbegruendung_stpo",
+            "Revisionsbegründung (Strafsachen)",
+            1,
+            Einheit.MONATE,
+            False,
+            "§ 345 Abs. 1 StPO",
+            "Ablauf der Einlegungsfrist, bei späterer Zustellung des Urteils diese Zustellung",
+            "Bei Urteilen von mehr als 100 Seiten verlängert sich die Frist (§ 345 Abs. 1 Satz 2 StPO).",
+        ),
+        FristPreset(
+            "einspruch_strafbefehl",
+            "Einspruch gegen Strafbefehl",
+            2,
+            Einheit.WOCHEN,
+            False,
+            "§ 410 Abs. 1 StPO",
+            "Zustellung des Strafbefehls",
+            "Fristberechnung nach § 43 StPO.",
+        ),
+        FristPreset(
+            "einspruch_bussgeldbescheid",
+            "Einspruch gegen Bußgeldbescheid",
+            2,
+            Einheit.WOCHEN,
+            False,
+            "§ 67 Abs. 1 OWiG",
+            "Zustellung des Bußgeldbescheids",
+            "Fristberechnung nach § 46 OWiG i. V. m. § 43 StPO.",
+        ),
+        FristPreset(
+            "verjaehrung_regel",
+            "Regelmäßige Verjährung",
+            3,
+            Einheit.JAHRE,
+            False,
+            "§§ 195, 199 Abs. 1 BGB",
+            "Entstehung des Anspruchs und Kenntnis des Gläubigers (in diesem Jahr)",
+            "Die Frist beginnt mit dem Schluss des Jahres (§ 199 Abs. 1 BGB); Höchstfristen des § 199 Abs. 2 bis 4 BGB "
+            "und Hemmungen (§§ 203 ff. BGB) sind gesondert zu prüfen.",
+            art="jahresende",
+        ),
+        FristPreset(
+            "verjaehrung_mietsache",
+            "Verjährung der Ersatzansprüche des Vermieters",
+            6,
+            Einheit.MONATE,
+            False,
+            "§ 548 Abs. 1 BGB",
+            "Rückerhalt der Mietsache",
+        ),
+        FristPreset(
+            "schriftsatz_vor_termin",
+            "Vorbereitender Schriftsatz vor der mündlichen Verhandlung",
+            1,
+            Einheit.WOCHEN,
+            False,
+            "§ 132 Abs. 1 ZPO",
+            "Termin zur mündlichen Verhandlung (rückwärts gerechnet)",
+            "Rückwärtsfrist: Schriftsätze mit neuem Vorbringen sind mindestens eine Woche vor dem Termin zuzustellen; "
+            "fällt der letzte Tag auf ein Wochenende oder einen Feiertag, gilt der Werktag davor.",
+            art="rueckwaerts",
+        ),
+        FristPreset(
+            "gegenerklaerung_vor_termin",
+            "Schriftsatz mit Gegenerklärung vor der mündlichen Verhandlung",
+            3,
+            Einheit.TAGE,
+            False,
+            "§ 132 Abs. 2 ZPO",
+            "Termin zur mündlichen Verhandlung (rückwärts gerechnet)",
+            "Rückwärtsfrist; fällt der letzte Tag auf ein Wochenende oder einen Feiertag, gilt der Werktag davor.",
+            art="rueckwaerts",
+        ),
     )
 }
 
@@ -277,31 +467,52 @@ class FristErgebnis:
     bundesland: str
     erlaeuterung: str
     bezeichnung: str | None = None
+    ort: str | None = None
+    ortsquelle: str | None = None  # where the place comes from, e.g. "Gericht der Akte" or "Kanzleisitz"
+    warnungen: tuple[str, ...] = ()
+    fristablauf_bei_teilfeiertag: date | None = None  # the later end if an uncertain partial holiday applies
+
+    @property
+    def ortsangabe(self) -> str:
+        """ "München (Bayern), Gericht der Akte" – the place whose holidays were used."""
+        land = BUNDESLAENDER[self.bundesland]
+        text = f"{self.ort} ({land})" if self.ort else f"{land}, Ort nicht angegeben"
+        return f"{text}; Quelle: {self.ortsquelle}" if self.ortsquelle else text
 
 
-@lru_cache(maxsize=256)
-def _feiertage(bundesland: str, jahr: int) -> dict[date, str]:
-    return dict(holidays.country_holidays("DE", subdiv=bundesland, years=jahr, language="de"))
+def kalenderdatum(ergebnis: FristErgebnis, heute: date) -> date:
+    """The ``datum`` of a calendar entry for ``ergebnis``: the triggering event, or for a backward
+    deadline (which ends before its Termin) the day it is entered, at the latest the deadline itself."""
+    if ergebnis.fristablauf >= ergebnis.ereignis_datum:
+        return ergebnis.ereignis_datum
+    return min(heute, ergebnis.fristablauf)
 
 
-def feiertag(tag: date, bundesland: str) -> str | None:
-    """The German name of the public holiday on ``tag`` in ``bundesland``, or None."""
-    return _feiertage(_bundesland(bundesland), tag.year).get(tag)
+def ortstext(bundesland: str, ort: str | None) -> str:
+    land = BUNDESLAENDER[bundesland]
+    return f"{ort} ({land})" if ort else land
 
 
-def ist_werktag(tag: date, bundesland: str) -> bool:
-    """True unless ``tag`` is a Saturday, Sunday or public holiday in ``bundesland`` (§ 193 BGB)."""
-    return tag.weekday() < 5 and feiertag(tag, bundesland) is None
+def feiertag(tag: date, bundesland: str, ort: str | None = None) -> str | None:
+    """The German name of a holiday that certainly applies on ``tag`` at the place, or None."""
+    return Feiertagskalender(_bundesland(bundesland), ort or None).feiertag(tag)
 
 
-def _hinderungsgrund(tag: date, bundesland: str) -> str:
-    name = feiertag(tag, bundesland)
+def ist_werktag(tag: date, bundesland: str, ort: str | None = None) -> bool:
+    """True unless ``tag`` is a Saturday, Sunday or a holiday that certainly applies at the place (§ 193 BGB)."""
+    return Feiertagskalender(_bundesland(bundesland), ort or None).ist_werktag(tag)
+
+
+def _hinderungsgrund(tag: date, kalender: Feiertagskalender) -> str:
+    name = kalender.feiertag(tag) or kalender.teilfeiertag(tag)
     if tag.weekday() >= 5:
         return f"{wochentag(tag)} ({name})" if name and name != wochentag(tag) else wochentag(tag)
-    return f"{name} (Feiertag in {BUNDESLAENDER[bundesland]})"
+    return f"{name} (Feiertag in {ortstext(kalender.bundesland, kalender.ort)})"
 
 
-def _bundesland(wert: str) -> str:
+def _bundesland(wert: str | None) -> str:
+    if wert is None or (isinstance(wert, str) and not wert.strip()):
+        raise FristError(FEHLER_KEIN_BUNDESLAND)
     code = wert.strip().upper() if isinstance(wert, str) else ""
     if code not in BUNDESLAENDER:
         raise FristError(FEHLER_BUNDESLAND.format(wert=wert, zulaessig=", ".join(sorted(BUNDESLAENDER))))
@@ -388,18 +599,45 @@ def _rechnerisches_ende(ereignis: date, dauer: int, einheit: Einheit, fristbegin
     )
 
 
-def _vorfrist(fristablauf: date, tage: int, *, arbeitstage: bool, bundesland: str) -> date:
+def _vorfrist(fristablauf: date, tage: int, *, arbeitstage: bool, kalender: Feiertagskalender) -> date:
+    # Uncertain partial holidays count as free here: that only moves the reminder earlier.
     if arbeitstage:
         tag, gezaehlt = fristablauf, 0
         while gezaehlt < tage:
             tag -= timedelta(days=1)
-            if ist_werktag(tag, bundesland):
+            if kalender.ist_werktag(tag, teilfeiertage_frei=True):
                 gezaehlt += 1
         return tag
     tag = fristablauf - timedelta(days=tage)
-    while not ist_werktag(tag, bundesland):
+    while not kalender.ist_werktag(tag, teilfeiertage_frei=True):
         tag -= timedelta(days=1)
     return tag
+
+
+def _naechster_werktag(tag: date, kalender: Feiertagskalender, *, teilfeiertage_frei: bool) -> date:
+    while not kalender.ist_werktag(tag, teilfeiertage_frei=teilfeiertage_frei):
+        tag += timedelta(days=1)
+    return tag
+
+
+def _teilfeiertag_warnung(kalender: Feiertagskalender, frueh: date, spaet: date) -> str:
+    tag = next(t for t in _tage(frueh, spaet) if kalender.teilfeiertag(t))
+    if kalender.ort:
+        ort_satz = f"Ob er in {kalender.ort} gilt, ist im Rechner nicht hinterlegt."
+    else:
+        ort_satz = "Der Ort des Gerichts ist nicht angegeben."
+    return WARNUNG_TEILFEIERTAG.format(
+        datum=format_datum(tag),
+        name=kalender.teilfeiertag(tag),
+        land=BUNDESLAENDER[kalender.bundesland],
+        ort_satz=ort_satz,
+        frueh=format_datum(frueh),
+        spaet=format_datum(spaet),
+    )
+
+
+def _tage(von: date, bis: date) -> list[date]:
+    return [von + timedelta(days=n) for n in range((bis - von).days + 1)]
 
 
 def berechne_frist(
@@ -407,7 +645,9 @@ def berechne_frist(
     ereignis_datum: date,
     dauer: int,
     einheit: Einheit | str,
-    bundesland: str = "NW",
+    bundesland: str | None,
+    ort: str | None = None,
+    ortsquelle: str | None = None,
     fristbeginn: Fristbeginn = "ereignis",
     vorfrist_tage: int | None = 7,
     vorfrist_arbeitstage: bool = False,
@@ -418,8 +658,10 @@ def berechne_frist(
     """Calculate the end of a period (Fristablauf) under §§ 187–193 BGB / § 222 ZPO.
 
     ``fristbeginn="ereignis"`` does not count the event day (§ 187 Abs. 1 BGB, e.g. Zustellung);
-    ``"tagesbeginn"`` counts it (§ 187 Abs. 2 BGB). An end on a Saturday, Sunday or holiday of
-    ``bundesland`` moves to the next working day. The Vorfrist lies ``vorfrist_tage`` calendar days
+    ``"tagesbeginn"`` counts it (§ 187 Abs. 2 BGB). An end on a Saturday, Sunday or holiday at the
+    court's place (``bundesland``, ``ort``; ``ortsquelle`` says where they come from) moves to the next
+    working day; a holiday kept only in parts of the Land whose application at ``ort`` is not known is
+    treated as a working day and reported in ``warnungen``. The Vorfrist lies ``vorfrist_tage`` calendar days
     (or working days with ``vorfrist_arbeitstage``) before the Fristablauf and is moved earlier off
     weekends and holidays; it is None when disabled or when it would fall before the event.
     ``rechtsgrundlage`` and ``bezeichnung`` name the period (the presets fill them).
@@ -432,6 +674,8 @@ def berechne_frist(
         raise FristError(FEHLER_DAUER.format(wert=dauer))
     einheit = _einheit(einheit)
     land = _bundesland(bundesland)
+    ort = ort.strip() if isinstance(ort, str) and ort.strip() else None
+    kalender = Feiertagskalender(land, ort)
     if fristbeginn not in ("ereignis", "tagesbeginn"):
         raise FristError(FEHLER_FRISTBEGINN.format(wert=fristbeginn))
     if vorfrist_tage is not None and (isinstance(vorfrist_tage, bool) or not isinstance(vorfrist_tage, int) or vorfrist_tage < 0):
@@ -439,13 +683,14 @@ def berechne_frist(
 
     try:
         ende, norm_ende, regel = _rechnerisches_ende(ereignis_datum, dauer, einheit, fristbeginn)
-        fristablauf = ende
-        hindernisse: list[str] = []
-        while not ist_werktag(fristablauf, land):
-            hindernisse.append(f"{fristablauf:%d.%m.%Y} {_hinderungsgrund(fristablauf, land)}")
-            fristablauf += timedelta(days=1)
+        fristablauf = _naechster_werktag(ende, kalender, teilfeiertage_frei=False)
+        spaetestens = _naechster_werktag(ende, kalender, teilfeiertage_frei=True)
+        hindernisse = [f"{tag:%d.%m.%Y} {_hinderungsgrund(tag, kalender)}" for tag in _tage(ende, fristablauf)[:-1]]
     except (OverflowError, ValueError):
         raise FristError(FEHLER_ZU_LANG) from None
+    warnungen: list[str] = []
+    if spaetestens != fristablauf:
+        warnungen.append(_teilfeiertag_warnung(kalender, fristablauf, spaetestens))
 
     if fristbeginn == "ereignis":
         beginn = ereignis_datum + timedelta(days=1)
@@ -457,17 +702,20 @@ def berechne_frist(
         beginn = ereignis_datum
         schritte = [f"Die Frist beginnt mit dem {format_datum(beginn)}; dieser Tag wird mitgerechnet (§ 187 Abs. 2 BGB)."]
     schritte.append(f"Dauer: {_dauer_text(dauer, einheit)}. {regel}")
+    ortsquelle_text = f" ({ortsquelle})" if ortsquelle else ""
+    schritte.append(f"Feiertage nach dem Gerichtsort: {ortstext(land, ort)}{ortsquelle_text}.")
 
     verschiebungsgrund: str | None = None
     if hindernisse:
         verschiebungsgrund = (
-            f"Das rechnerische Fristende ({format_datum(ende)}) ist kein Werktag in {BUNDESLAENDER[land]}: "
+            f"Das rechnerische Fristende ({format_datum(ende)}) ist kein Werktag in {ortstext(land, ort)}: "
             f"{'; '.join(hindernisse)}. Die Frist endet daher mit Ablauf des nächsten Werktags, "
             f"{format_datum(fristablauf)} ({NORM_VERSCHIEBUNG})."
         )
         schritte.append(verschiebungsgrund)
-    else:
-        schritte.append(f"Das Fristende ist ein Werktag in {BUNDESLAENDER[land]}; keine Verschiebung nach {NORM_VERSCHIEBUNG}.")
+    elif not warnungen:
+        schritte.append(f"Das Fristende ist ein Werktag in {ortstext(land, ort)}; keine Verschiebung nach {NORM_VERSCHIEBUNG}.")
+    schritte.extend(warnungen)
     schritte.append(f"Fristablauf: {format_datum(fristablauf)}, 24:00 Uhr.")
 
     if notfrist:
@@ -478,7 +726,7 @@ def berechne_frist(
 
     vorfrist: date | None = None
     if vorfrist_tage:
-        kandidat = _vorfrist(fristablauf, vorfrist_tage, arbeitstage=vorfrist_arbeitstage, bundesland=land)
+        kandidat = _vorfrist(fristablauf, vorfrist_tage, arbeitstage=vorfrist_arbeitstage, kalender=kalender)
         art = "Arbeitstage" if vorfrist_arbeitstage else "Tage"
         if kandidat < ereignis_datum:
             schritte.append(f"Vorfrist ({vorfrist_tage} {art}) entfällt, da sie vor dem Ereignistag läge.")
@@ -509,36 +757,171 @@ def berechne_frist(
         bundesland=land,
         erlaeuterung="\n".join(schritte),
         bezeichnung=bezeichnung,
+        ort=ort,
+        ortsquelle=ortsquelle,
+        warnungen=tuple(warnungen),
+        fristablauf_bei_teilfeiertag=spaetestens if spaetestens != fristablauf else None,
     )
 
 
 def berechne_preset(
     preset_key: str,
-    ereignis_datum: date,
-    bundesland: str = "NW",
+    ereignis_datum: date | None,
+    bundesland: str | None,
     *,
+    ort: str | None = None,
+    ortsquelle: str | None = None,
     vorfrist_tage: int | None = 7,
     vorfrist_arbeitstage: bool = False,
+    verkuendung: date | None = None,
 ) -> FristErgebnis:
     """Calculate a preset period (see ``PRESETS``) triggered by the event on ``ereignis_datum``.
 
-    Raises FristError for unknown presets and invalid input.
+    For presets with the five-month rule (§§ 517, 520 Abs. 2 ZPO, § 66 Abs. 1 ArbGG) ``verkuendung``
+    adds the latest start five months after the Verkündung; the earlier end applies, and without a
+    Zustellung (``ereignis_datum`` None) the limit alone is computed. A backward preset (§ 132 ZPO)
+    counts back from the Termin in ``ereignis_datum`` and moves off non-working days to the day
+    before. Raises FristError for unknown presets and invalid input.
     """
     preset = PRESETS.get(preset_key)
     if preset is None:
         raise FristError(FEHLER_PRESET.format(wert=preset_key, verfuegbar=", ".join(PRESETS)))
-    ergebnis = berechne_frist(
-        ereignis_datum=ereignis_datum,
-        dauer=preset.dauer,
-        einheit=preset.einheit,
-        bundesland=bundesland,
-        vorfrist_tage=vorfrist_tage,
-        vorfrist_arbeitstage=vorfrist_arbeitstage,
-        notfrist=preset.notfrist,
-        rechtsgrundlage=preset.rechtsgrundlage,
-        bezeichnung=preset.label,
-    )
-    zeilen = [f"{preset.label} ({preset.rechtsgrundlage}), ausgelöst durch: {preset.ereignis}.", ergebnis.erlaeuterung]
+    if verkuendung is not None and not preset.fuenf_monate:
+        raise FristError(FEHLER_VERKUENDUNG_OHNE_REGEL.format(vorlage=preset.label))
+    if preset.art == "rueckwaerts":
+        return _rueckwaerts(preset, ereignis_datum, bundesland, ort, ortsquelle)
+    if preset.art == "jahresende":
+        return _verjaehrung(preset, ereignis_datum, bundesland, ort, ortsquelle)
+    if ereignis_datum is None and verkuendung is None:
+        raise FristError(FEHLER_DATUM.format(wert=ereignis_datum))
+    kwargs = {
+        "dauer": preset.dauer,
+        "einheit": preset.einheit,
+        "bundesland": bundesland,
+        "ort": ort,
+        "ortsquelle": ortsquelle,
+        "vorfrist_tage": vorfrist_tage,
+        "vorfrist_arbeitstage": vorfrist_arbeitstage,
+        "notfrist": preset.notfrist,
+        "rechtsgrundlage": preset.rechtsgrundlage,
+        "bezeichnung": preset.label,
+    }
+    zeilen = [f"{preset.label} ({preset.rechtsgrundlage}), ausgelöst durch: {preset.ereignis}."]
+    ergebnis = berechne_frist(ereignis_datum=ereignis_datum, **kwargs) if ereignis_datum is not None else None  # type: ignore[arg-type]
+    if verkuendung is not None:
+        if isinstance(verkuendung, datetime) or not isinstance(verkuendung, date):
+            raise FristError(FEHLER_DATUM.format(wert=verkuendung))
+        spaetester_beginn, _ = _plus_monate(verkuendung, 5)
+        grenze = berechne_frist(ereignis_datum=spaetester_beginn, **kwargs)  # type: ignore[arg-type]
+        grenzsatz = (
+            f"Fünf-Monats-Grenze: Verkündung am {format_datum(verkuendung)}; die Frist beginnt spätestens mit Ablauf "
+            f"des {format_datum(spaetester_beginn)} und endet dann am {format_datum(grenze.fristablauf)}."
+        )
+        if ergebnis is None or grenze.fristablauf < ergebnis.fristablauf:
+            zeilen.append(grenzsatz + " Diese Grenze ist maßgeblich (früheres Fristende).")
+            ergebnis = replace(grenze, ereignis_datum=ereignis_datum or grenze.ereignis_datum)
+        else:
+            zeilen.append(grenzsatz + " Die Frist ab Zustellung endet früher und ist maßgeblich.")
+    if ergebnis is None:  # unreachable: ereignis_datum or verkuendung is set
+        raise FristError(FEHLER_DATUM.format(wert=ereignis_datum))
+    zeilen.insert(1, ergebnis.erlaeuterung)
     if preset.hinweis:
         zeilen.append(f"Hinweis: {preset.hinweis}")
     return replace(ergebnis, erlaeuterung="\n".join(zeilen))
+
+
+def _rueckwaerts(
+    preset: FristPreset, termin: date | None, bundesland: str | None, ort: str | None, ortsquelle: str | None
+) -> FristErgebnis:
+    if isinstance(termin, datetime) or not isinstance(termin, date):
+        raise FristError(FEHLER_DATUM.format(wert=termin))
+    land = _bundesland(bundesland)
+    kalender = Feiertagskalender(land, ort.strip() if ort and ort.strip() else None)
+    tage = preset.dauer * 7 if preset.einheit is Einheit.WOCHEN else preset.dauer
+    if preset.einheit not in (Einheit.TAGE, Einheit.WOCHEN):
+        raise FristError(FEHLER_EINHEIT.format(wert=preset.einheit))
+    ende = termin - timedelta(days=tage)
+    letzter = ende
+    # Backwards the safe direction is earlier: uncertain partial holidays count as free.
+    while not kalender.ist_werktag(letzter, teilfeiertage_frei=True):
+        letzter -= timedelta(days=1)
+    schritte = [
+        f"{preset.label} ({preset.rechtsgrundlage}), rückwärts gerechnet vom Termin am {format_datum(termin)}.",
+        f"{_dauer_text(preset.dauer, preset.einheit)} vor dem Termin: {format_datum(ende)}.",
+        f"Feiertage nach dem Gerichtsort: {ortstext(land, kalender.ort)}" + (f" ({ortsquelle})." if ortsquelle else "."),
+    ]
+    grund = None
+    if letzter != ende:
+        grund = (
+            f"{format_datum(ende)} ist kein Werktag in {ortstext(land, kalender.ort)}; bei einer Rückwärtsfrist gilt der "
+            f"Werktag davor: {format_datum(letzter)}."
+        )
+        schritte.append(grund)
+    schritte.append(f"Spätester Tag: {format_datum(letzter)}.")
+    if preset.hinweis:
+        schritte.append(f"Hinweis: {preset.hinweis}")
+    return FristErgebnis(
+        ereignis_datum=termin,
+        fristbeginn=ende,
+        dauer=preset.dauer,
+        einheit=preset.einheit,
+        rechnerisches_ende=ende,
+        fristablauf=letzter,
+        verschoben=letzter != ende,
+        verschiebungsgrund=grund,
+        vorfrist=None,
+        notfrist=False,
+        rechtsgrundlage=preset.rechtsgrundlage,
+        bundesland=land,
+        erlaeuterung="\n".join(schritte),
+        bezeichnung=preset.label,
+        ort=kalender.ort,
+        ortsquelle=ortsquelle,
+    )
+
+
+def _verjaehrung(
+    preset: FristPreset, ereignis: date | None, bundesland: str | None, ort: str | None, ortsquelle: str | None
+) -> FristErgebnis:
+    if isinstance(ereignis, datetime) or not isinstance(ereignis, date):
+        raise FristError(FEHLER_DATUM.format(wert=ereignis))
+    land = _bundesland(bundesland)
+    beginn = date(ereignis.year, 12, 31)
+    try:
+        ende = date(ereignis.year + preset.dauer, 12, 31)
+    except ValueError:
+        raise FristError(FEHLER_ZU_LANG) from None
+    kalender = Feiertagskalender(land, ort.strip() if ort and ort.strip() else None)
+    warnungen: list[str] = []
+    if not kalender.ist_werktag(ende):
+        warnungen.append(
+            f"Der {format_datum(ende)} ist kein Werktag. Ob § 193 BGB das Ende der Verjährung auf den nächsten Werktag "
+            "verschiebt, wird nicht unterstellt: notiert ist der 31.12. (früheres, sicheres Datum)."
+        )
+    schritte = [
+        f"{preset.label} ({preset.rechtsgrundlage}), ausgelöst durch: {preset.ereignis}.",
+        f"Anspruch entstanden und Kenntnis im Jahr {ereignis.year} ({format_datum(ereignis)}); die Verjährung beginnt "
+        f"mit dem Schluss des Jahres, {format_datum(beginn)} (§ 199 Abs. 1 BGB).",
+        f"Dauer: drei Jahre (§ 195 BGB). Die Verjährung endet mit Ablauf des {format_datum(ende)}.",
+        *warnungen,
+        f"Hinweis: {preset.hinweis}",
+    ]
+    return FristErgebnis(
+        ereignis_datum=ereignis,
+        fristbeginn=date(ereignis.year + 1, 1, 1),
+        dauer=preset.dauer,
+        einheit=preset.einheit,
+        rechnerisches_ende=ende,
+        fristablauf=ende,
+        verschoben=False,
+        verschiebungsgrund=None,
+        vorfrist=None,
+        notfrist=False,
+        rechtsgrundlage=preset.rechtsgrundlage,
+        bundesland=land,
+        erlaeuterung="\n".join(schritte),
+        bezeichnung=preset.label,
+        ort=kalender.ort,
+        ortsquelle=ortsquelle,
+        warnungen=tuple(warnungen),
+    )

@@ -5,7 +5,10 @@ Legal basis
   half a cent up, written into Abs. 2 by the KostBRÄG 2025).
 - Kostenverzeichnis (Anlage 1 GKG): Nr. 1100 (Mahnverfahren, 0.5, with a minimum amount),
   Nrn. 1210/1211 (erster Rechtszug 3.0, ermäßigt 1.0), Nrn. 1220/1222 (Berufung 4.0, ermäßigt 2.0),
-  Nr. 1230 (Revision 5.0).
+  Nr. 1230 (Revision 5.0), Nrn. 1410-1412 (Arrest, einstweilige Verfügung 1.5 / 1.0 / 3.0),
+  Nrn. 8210/8211 (Arbeitsgericht 2.0 / 0.4; a gerichtlicher Vergleich ends it without fee),
+  Nrn. 8220-8222 (LAG 3.2 / 0.8 / 1.6). The KV is not part of the statute corpus; these rates
+  are not checked against its text by a test.
 - § 71 Abs. 1 GKG: fees follow the version in force when the proceedings became pending
   (for an appeal: when it was filed), so the version is chosen by that date.
 
@@ -26,6 +29,7 @@ FEHLER_DATUM = "Für Verfahren, die vor dem 01.01.2021 anhängig wurden, ist kei
 FEHLER_WERT = "Der Streitwert muss größer als 0 Euro sein (angegeben: {wert})."
 FEHLER_SATZ = "Der Gebührensatz muss größer als 0 sein (angegeben: {satz})."
 FEHLER_UNBEKANNT = "Nr. {kv} KV GKG ist im Rechner nicht hinterlegt. Verfügbar sind die Nrn. {verfuegbar}."
+HINWEIS_HOECHSTWERT = "Der Streitwert {wert} übersteigt den Höchstwert; gerechnet wird mit 30.000.000,00 € (§ 39 Abs. 2 GKG)."
 
 
 class GkgError(ValueError):
@@ -94,6 +98,14 @@ KV: dict[str, KvNummer] = {
         KvNummer("1220", "Verfahren im Allgemeinen (Berufung)", Decimal("4.0")),
         KvNummer("1222", "Ermäßigte Verfahrensgebühr Berufung (z. B. Rücknahme, Vergleich)", Decimal("2.0")),
         KvNummer("1230", "Verfahren im Allgemeinen (Revision)", Decimal("5.0")),
+        KvNummer("1410", "Arrest oder einstweilige Verfügung (Verfahren über den Antrag)", Decimal("1.5")),
+        KvNummer("1411", "Arrest oder einstweilige Verfügung, ermäßigt (z. B. Rücknahme, Vergleich)", Decimal("1.0")),
+        KvNummer("1412", "Arrest oder einstweilige Verfügung, Entscheidung durch Urteil", Decimal("3.0")),
+        KvNummer("8210", "Arbeitsgericht, Verfahren im Allgemeinen (erster Rechtszug)", Decimal("2.0")),
+        KvNummer("8211", "Arbeitsgericht, ermäßigte Verfahrensgebühr (z. B. Rücknahme, Anerkenntnis)", Decimal("0.4")),
+        KvNummer("8220", "Landesarbeitsgericht, Verfahren im Allgemeinen (Berufung)", Decimal("3.2")),
+        KvNummer("8221", "Landesarbeitsgericht, Rücknahme vor Eingang der Berufungsbegründung", Decimal("0.8")),
+        KvNummer("8222", "Landesarbeitsgericht, ermäßigte Verfahrensgebühr", Decimal("1.6")),
     )
 }
 
@@ -106,6 +118,7 @@ class KvPosition:
     value: Decimal
     amount: Decimal
     version: str
+    hinweis: str | None = None
 
 
 def version_for(anhaengig_seit: date) -> GkgVersion:
@@ -167,4 +180,7 @@ def kv_gebuehr(kv: str, streitwert: Decimal, *, on: date) -> KvPosition:
     mindestbetrag = version.mindestbetraege.get(kv)
     if mindestbetrag is not None:
         betrag = max(betrag, mindestbetrag)
-    return KvPosition(kv=kv, label=nummer.label, rate=nummer.rate, value=wert, amount=betrag, version=version.key)
+    hinweis = HINWEIS_HOECHSTWERT.format(wert=format_euro(wert)) if wert > version.tabelle.hoechstwert else None
+    return KvPosition(
+        kv=kv, label=nummer.label, rate=nummer.rate, value=wert, amount=betrag, version=version.key, hinweis=hinweis
+    )

@@ -29,6 +29,7 @@ from rechner.tabellen import (
     als_decimal,
     format_datum,
     format_euro,
+    format_satz,
     format_zahl,
     runde_cent,
     satzgebuehr,
@@ -57,6 +58,32 @@ FEHLER_AUFTRAGGEBER = "Die Zahl der Auftraggeber muss mindestens 1 sein (angegeb
 FEHLER_KM = "Die gefahrenen Kilometer dürfen nicht negativ sein (angegeben: {km})."
 FEHLER_STUNDEN = "Die Abwesenheitsdauer muss größer als 0 Stunden sein (angegeben: {stunden})."
 FEHLER_UST = "Der Umsatzsteuersatz muss zwischen 0 und 1 liegen, z. B. 0.19 (angegeben: {satz})."
+FEHLER_SCHWELLE_INKASSO = (
+    "Bei einer Inkassodienstleistung über eine unbestrittene Forderung kann eine Geschäftsgebühr von mehr als 0,9 "
+    "nur gefordert werden, wenn sie besonders umfangreich oder besonders schwierig war (Anm. Abs. 2 zu Nr. 2300 VV "
+    "RVG). Bitte bestätige das oder wähle einen Satz bis 0,9."
+)
+FEHLER_INKASSO_NUR_2300 = (
+    "Die Inkasso-Regeln (Anm. Abs. 2 zu Nr. 2300, § 13 Abs. 2 RVG) gelten nur für Nr. 2300, nicht für Nr. {vv}."
+)
+FEHLER_INKASSO_DATUM = (
+    "Die Inkasso-Regeln (Anm. Abs. 2 zu Nr. 2300, § 13 Abs. 2 RVG) gelten für Aufträge ab dem 01.10.2021 "
+    "(Auftragsdatum: {datum})."
+)
+FEHLER_EINIGUNG_BERUFUNG = (
+    "Ist über den Gegenstand ein Berufungs- oder Revisionsverfahren anhängig, beträgt die Einigungsgebühr 1,3 "
+    "(Nr. 1004 VV RVG), nicht 1,0 (Nr. 1003). Bitte wähle Nr. 1004."
+)
+FEHLER_EINIGUNG_ERSTE_INSTANZ = (
+    "Nr. 1004 VV RVG (1,3) gilt nur, wenn über den Gegenstand ein Berufungs- oder Revisionsverfahren anhängig ist; "
+    "im ersten Rechtszug und im Mahnverfahren beträgt die Einigungsgebühr 1,0 (Nr. 1003)."
+)
+HINWEIS_HOECHSTWERT = (
+    "Der Gegenstandswert {wert} übersteigt den Höchstwert; gerechnet wird mit 30.000.000,00 € (§ 22 Abs. 2 Satz 1 RVG)."
+)
+HINWEIS_INKASSO_50 = "Inkasso, unbestrittene Forderung, Wert bis 50 €: die 1,0-Gebühr beträgt {betrag} (§ 13 Abs. 2 RVG)."
+INKASSO_AB = date(2021, 10, 1)
+
 FEHLER_ANRECHNUNG_ZIEL = (
     "Die Geschäftsgebühr kann nur auf eine Verfahrensgebühr des gerichtlichen Verfahrens angerechnet werden "
     "(Nr. 3100, 3305 oder 3307 VV RVG); keine dieser Positionen ist angegeben."
@@ -74,6 +101,11 @@ class Angelegenheit(StrEnum):
     MAHNVERFAHREN = "mahnverfahren"
     ERSTER_RECHTSZUG = "erster_rechtszug"
     BERUFUNG = "berufung"
+    REVISION = "revision"
+    ERFOLGSAUSSICHT = "erfolgsaussicht"
+    ZWANGSVOLLSTRECKUNG = "zwangsvollstreckung"
+    PKH_VERFAHREN = "pkh_verfahren"
+    EINZELTAETIGKEIT = "einzeltaetigkeit"
 
     @property
     def label(self) -> str:
@@ -85,9 +117,15 @@ _ANGELEGENHEIT_LABELS = {
     Angelegenheit.MAHNVERFAHREN: "Mahnverfahren",
     Angelegenheit.ERSTER_RECHTSZUG: "Erster Rechtszug",
     Angelegenheit.BERUFUNG: "Berufungsverfahren",
+    Angelegenheit.REVISION: "Revisionsverfahren",
+    Angelegenheit.ERFOLGSAUSSICHT: "Prüfung der Erfolgsaussicht eines Rechtsmittels",
+    Angelegenheit.ZWANGSVOLLSTRECKUNG: "Zwangsvollstreckung",
+    Angelegenheit.PKH_VERFAHREN: "Verfahren über die Prozesskostenhilfe",
+    Angelegenheit.EINZELTAETIGKEIT: "Einzeltätigkeit",
 }
 # Court Angelegenheiten in procedural order: an Einigung belongs to the most advanced one.
-_GERICHTLICH = (Angelegenheit.MAHNVERFAHREN, Angelegenheit.ERSTER_RECHTSZUG, Angelegenheit.BERUFUNG)
+_GERICHTLICH = (Angelegenheit.MAHNVERFAHREN, Angelegenheit.ERSTER_RECHTSZUG, Angelegenheit.BERUFUNG, Angelegenheit.REVISION)
+_RECHTSMITTEL = (Angelegenheit.BERUFUNG, Angelegenheit.REVISION)
 
 
 @dataclass(frozen=True)
@@ -109,6 +147,9 @@ class PkhTabelle:
         return self.hoechstgebuehr
 
 
+INKASSO_GRENZE = Decimal(50)  # § 13 Abs. 2 RVG
+
+
 def _pkh_zeilen(*zeilen: tuple[int, str]) -> tuple[tuple[Decimal, Decimal], ...]:
     return tuple((Decimal(bis), Decimal(gebuehr)) for bis, gebuehr in zeilen)
 
@@ -126,17 +167,20 @@ class RvgVersion:
     abwesenheitsgeld: tuple[Decimal, Decimal, Decimal]  # up to 4 h, more than 4 up to 8 h, more than 8 h
     pauschale_anteil: Decimal
     pauschale_hoechstbetrag: Decimal
+    inkasso_bis_50: Decimal  # § 13 Abs. 2 RVG: 1.0 fee of an undisputed Inkasso claim up to 50 EUR
 
-    def einfache_gebuehr(self, wert: Decimal, *, pkh: bool = False) -> Decimal:
+    def einfache_gebuehr(self, wert: Decimal, *, pkh: bool = False, inkasso: bool = False) -> Decimal:
+        if inkasso and wert <= INKASSO_GRENZE:
+            return self.inkasso_bis_50
         if pkh:
             pkh_gebuehr = self.pkh.einfache_gebuehr(wert)
             if pkh_gebuehr is not None:
                 return pkh_gebuehr
         return self.tabelle.einfache_gebuehr(wert)
 
-    def gebuehr(self, wert: Decimal, satz: Decimal, *, pkh: bool = False) -> Decimal:
+    def gebuehr(self, wert: Decimal, satz: Decimal, *, pkh: bool = False, inkasso: bool = False) -> Decimal:
         """``satz`` times the 1.0 fee, rounded to cents, at least the minimum fee of § 13 Abs. 3 RVG."""
-        return satzgebuehr(self.einfache_gebuehr(wert, pkh=pkh), satz, self.tabelle.mindestgebuehr)
+        return satzgebuehr(self.einfache_gebuehr(wert, pkh=pkh, inkasso=inkasso), satz, self.tabelle.mindestgebuehr)
 
     def tabellenname(self, wert: Decimal, *, pkh: bool) -> str:
         if pkh and wert > self.pkh.ab_wert:
@@ -182,6 +226,7 @@ RVG_2021 = RvgVersion(
     abwesenheitsgeld=(Decimal("30.00"), Decimal("50.00"), Decimal("80.00")),
     pauschale_anteil=Decimal("0.20"),
     pauschale_hoechstbetrag=Decimal("20.00"),
+    inkasso_bis_50=Decimal("30.00"),
 )
 
 RVG_2025 = RvgVersion(
@@ -224,6 +269,7 @@ RVG_2025 = RvgVersion(
     abwesenheitsgeld=(Decimal("30.00"), Decimal("50.00"), Decimal("80.00")),
     pauschale_anteil=Decimal("0.20"),
     pauschale_hoechstbetrag=Decimal("20.00"),
+    inkasso_bis_50=Decimal("31.50"),
 )
 
 VERSIONS = (RVG_2021, RVG_2025)
@@ -263,6 +309,7 @@ VV: dict[str, VvNummer] = {
     for nummer in (
         _fest("1000", "Einigungsgebühr", "1.5", None),
         _fest("1003", "Einigungsgebühr (gerichtliches Verfahren anhängig)", "1.0", None),
+        _fest("1004", "Einigungsgebühr (Berufungs- oder Revisionsverfahren anhängig)", "1.3", None),
         VvNummer(
             "2300",
             "Geschäftsgebühr",
@@ -273,10 +320,46 @@ VV: dict[str, VvNummer] = {
             schwelle=Decimal("1.3"),
             erhoehungsfaehig=True,
         ),
+        _fest("1010", "Zusatzgebühr für besonders umfangreiche Beweisaufnahmen", "0.3", None),
+        VvNummer(
+            "2100",
+            "Prüfung der Erfolgsaussicht eines Rechtsmittels",
+            satz_von=Decimal("0.5"),
+            satz_bis=Decimal("1.0"),
+            regelsatz=Decimal("0.75"),
+            angelegenheit=Angelegenheit.ERFOLGSAUSSICHT,
+        ),
+        _fest("2101", "Prüfung der Erfolgsaussicht mit schriftlichem Gutachten", "1.3", Angelegenheit.ERFOLGSAUSSICHT),
         _fest("3100", "Verfahrensgebühr", "1.3", Angelegenheit.ERSTER_RECHTSZUG, erhoehungsfaehig=True),
+        _fest(
+            "3101",
+            "Verfahrensgebühr bei vorzeitiger Beendigung oder Protokollierung",
+            "0.8",
+            Angelegenheit.ERSTER_RECHTSZUG,
+            erhoehungsfaehig=True,
+        ),
         _fest("3104", "Terminsgebühr", "1.2", Angelegenheit.ERSTER_RECHTSZUG),
+        _fest(
+            "3105", "Terminsgebühr bei Säumnis (nur Versäumnisurteil oder Prozessleitung)", "0.5", Angelegenheit.ERSTER_RECHTSZUG
+        ),
         _fest("3200", "Verfahrensgebühr Berufung", "1.6", Angelegenheit.BERUFUNG, erhoehungsfaehig=True),
+        _fest(
+            "3201", "Verfahrensgebühr Berufung bei vorzeitiger Beendigung", "1.1", Angelegenheit.BERUFUNG, erhoehungsfaehig=True
+        ),
         _fest("3202", "Terminsgebühr Berufung", "1.2", Angelegenheit.BERUFUNG),
+        _fest("3203", "Terminsgebühr Berufung bei Säumnis", "0.5", Angelegenheit.BERUFUNG),
+        _fest("3206", "Verfahrensgebühr Revision", "1.6", Angelegenheit.REVISION, erhoehungsfaehig=True),
+        _fest(
+            "3207", "Verfahrensgebühr Revision bei vorzeitiger Beendigung", "1.1", Angelegenheit.REVISION, erhoehungsfaehig=True
+        ),
+        _fest(
+            "3208",
+            "Verfahrensgebühr Revision (nur BGH-Anwalt zugelassen)",
+            "2.3",
+            Angelegenheit.REVISION,
+            erhoehungsfaehig=True,
+        ),
+        _fest("3210", "Terminsgebühr Revision", "1.5", Angelegenheit.REVISION),
         _fest(
             "3305", "Verfahrensgebühr Mahnverfahren (Antragsteller)", "1.0", Angelegenheit.MAHNVERFAHREN, erhoehungsfaehig=True
         ),
@@ -287,17 +370,29 @@ VV: dict[str, VvNummer] = {
             Angelegenheit.MAHNVERFAHREN,
             erhoehungsfaehig=True,
         ),
+        _fest("3309", "Verfahrensgebühr Zwangsvollstreckung", "0.3", Angelegenheit.ZWANGSVOLLSTRECKUNG, erhoehungsfaehig=True),
+        _fest("3310", "Terminsgebühr Zwangsvollstreckung", "0.3", Angelegenheit.ZWANGSVOLLSTRECKUNG),
+        VvNummer(
+            "3335",
+            "Verfahrensgebühr für das Verfahren über die Prozesskostenhilfe (wie die Hauptsache, höchstens 1,0)",
+            satz_von=Decimal("0.3"),
+            satz_bis=Decimal("1.0"),
+            regelsatz=Decimal("1.0"),
+            angelegenheit=Angelegenheit.PKH_VERFAHREN,
+        ),
+        _fest("3403", "Verfahrensgebühr für sonstige Einzeltätigkeiten", "0.8", Angelegenheit.EINZELTAETIGKEIT),
     )
 }
 
 ERHOEHUNG_JE_AUFTRAGGEBER = Decimal("0.3")  # Nr. 1008 VV RVG
 ERHOEHUNG_HOECHSTENS = Decimal("2.0")  # Anm. Abs. 3 zu Nr. 1008 VV RVG
 ANRECHNUNG_HOECHSTENS = Decimal("0.75")  # Vorbem. 3 Abs. 4 Satz 1 VV RVG
+INKASSO_SCHWELLE = Decimal("0.9")  # Anm. Abs. 2 zu Nr. 2300 VV RVG
 UST_REGELSATZ = Decimal("0.19")  # § 12 Abs. 1 UStG, Nr. 7008 VV RVG
 
 # Anrechnung targets in procedural order: the Geschäftsgebühr is credited against the first
 # Verfahrensgebühr of the court proceedings; the Mahnverfahren fee against that of the Rechtsstreit.
-_GERICHTLICHE_VERFAHRENSGEBUEHREN = ("3305", "3307", "3100")
+_GERICHTLICHE_VERFAHRENSGEBUEHREN = ("3305", "3307", "3100", "3101")
 _MAHNVERFAHREN_ZIEL = "3100"
 
 
@@ -314,6 +409,7 @@ class PositionRequest:
     value: Decimal | None = None
     umfangreich_oder_schwierig: bool = False
     angelegenheit: Angelegenheit | None = None
+    inkasso_unbestritten: bool = False  # Nr. 2300 only: Anm. Abs. 2 zu Nr. 2300, § 13 Abs. 2 RVG
 
 
 @dataclass(frozen=True)
@@ -328,6 +424,18 @@ class AnrechnungRequest:
     rate: Decimal
     value: Decimal | None = None
     auftragsdatum: date | None = None
+
+
+@dataclass(frozen=True)
+class AuslagenRequest:
+    """Auslagen besides Nr. 7002/7003/7005: Nr. 7000 (pages in black and white / colour, files),
+    Nr. 7004 (other means of transport, in full), Nr. 7006 (other travel costs, in full)."""
+
+    seiten_sw: int = 0
+    seiten_farbe: int = 0
+    dateien: int = 0
+    fahrtkosten: Decimal | None = None
+    reiseauslagen: Decimal | None = None
 
 
 @dataclass(frozen=True)
@@ -361,6 +469,7 @@ class Calculation:
     ust_rate: Decimal
     ust: Decimal
     gross: Decimal
+    hinweise: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, eq=False)
@@ -411,19 +520,24 @@ def gebuehr(value: Decimal, rate: Decimal, *, on: date, pkh: bool = False) -> De
     return version_for(on).gebuehr(_wert(value), _satz(rate), pkh=pkh)
 
 
-def validate_rate(vv: str, rate: Decimal | None = None, *, umfangreich_oder_schwierig: bool = False) -> Decimal:
+def validate_rate(
+    vv: str, rate: Decimal | None = None, *, umfangreich_oder_schwierig: bool = False, inkasso_unbestritten: bool = False
+) -> Decimal:
     """The rate to use for Nr. ``vv``: the usual rate if none is given, else the checked rate.
 
     Raises RvgError for unknown numbers, out-of-frame rates and a Geschäftsgebühr above 1.3 that
-    is not marked as umfangreich oder schwierig.
+    is not marked as umfangreich oder schwierig (above 0.9 for an undisputed Inkasso claim, which
+    must then be besonders umfangreich oder schwierig).
     """
     if vv == "1008":
         raise RvgError(FEHLER_1008)
     nummer = VV.get(vv)
     if nummer is None:
         raise RvgError(FEHLER_UNBEKANNT.format(vv=vv, verfuegbar=", ".join(VV)))
+    if inkasso_unbestritten and vv != "2300":
+        raise RvgError(FEHLER_INKASSO_NUR_2300.format(vv=vv))
     if rate is None:
-        return nummer.regelsatz
+        return INKASSO_SCHWELLE if inkasso_unbestritten else nummer.regelsatz
     satz = _satz(rate)
     if nummer.satz_von == nummer.satz_bis and satz != nummer.satz_von:
         raise RvgError(
@@ -441,6 +555,8 @@ def validate_rate(vv: str, rate: Decimal | None = None, *, umfangreich_oder_schw
                 bis=format_zahl(nummer.satz_bis),
             )
         )
+    if inkasso_unbestritten and satz > INKASSO_SCHWELLE and not umfangreich_oder_schwierig:
+        raise RvgError(FEHLER_SCHWELLE_INKASSO)
     if nummer.schwelle is not None and satz > nummer.schwelle and not umfangreich_oder_schwierig:
         raise RvgError(FEHLER_SCHWELLE.format(schwelle=format_zahl(nummer.schwelle)))
     return satz
@@ -467,6 +583,14 @@ def _angelegenheit(request: PositionRequest, nummer: VvNummer, requests: Sequenc
     return Angelegenheit.AUSSERGERICHTLICH if nummer.vv == "1000" else Angelegenheit.ERSTER_RECHTSZUG
 
 
+def _einigung_pruefen(vv: str, angelegenheit: Angelegenheit) -> None:
+    """Nr. 1003 (1.0) and Nr. 1004 (1.3) depend on the instance in which the matter is pending."""
+    if vv == "1003" and angelegenheit in _RECHTSMITTEL:
+        raise RvgError(FEHLER_EINIGUNG_BERUFUNG)
+    if vv == "1004" and angelegenheit not in _RECHTSMITTEL:
+        raise RvgError(FEHLER_EINIGUNG_ERSTE_INSTANZ)
+
+
 def _abwesenheitsgeld(version: RvgVersion, stunden: Decimal) -> Decimal:
     bis_4, bis_8, ueber_8 = version.abwesenheitsgeld
     if stunden <= 4:
@@ -488,6 +612,7 @@ def calculate(
     km: Decimal | None = None,
     abwesenheit_stunden: Sequence[Decimal] = (),
     ust_rate: Decimal = UST_REGELSATZ,
+    weitere_auslagen: AuslagenRequest | None = None,
 ) -> Calculation:
     """Calculate a lawyer's fee note (Kostenrechnung) under the RVG.
 
@@ -515,17 +640,33 @@ def calculate(
 
     zeilen: list[Position] = []
     gebuehren: list[_Gebuehr] = []
+    hinweise: list[str] = []
     for request in positions:
-        satz = validate_rate(request.vv, request.rate, umfangreich_oder_schwierig=request.umfangreich_oder_schwierig)
+        satz = validate_rate(
+            request.vv,
+            request.rate,
+            umfangreich_oder_schwierig=request.umfangreich_oder_schwierig,
+            inkasso_unbestritten=request.inkasso_unbestritten,
+        )
         nummer = VV[request.vv]
         positionswert = wert if request.value is None else _wert(request.value)
         angelegenheit = _angelegenheit(request, nummer, positions)
-        betrag = version.gebuehr(positionswert, satz, pkh=pkh)
+        _einigung_pruefen(nummer.vv, angelegenheit)
+        inkasso = request.inkasso_unbestritten
+        if inkasso and auftragsdatum < INKASSO_AB:
+            raise RvgError(FEHLER_INKASSO_DATUM.format(datum=f"{auftragsdatum:%d.%m.%Y}"))
+        if inkasso and positionswert <= INKASSO_GRENZE:
+            hinweise.append(HINWEIS_INKASSO_50.format(betrag=format_euro(version.inkasso_bis_50)))
+        if positionswert > version.tabelle.hoechstwert:
+            hinweis = HINWEIS_HOECHSTWERT.format(wert=format_euro(positionswert))
+            if hinweis not in hinweise:
+                hinweise.append(hinweis)
+        betrag = version.gebuehr(positionswert, satz, pkh=pkh, inkasso=inkasso)
         zeilen.append(Position(nummer.vv, nummer.label, betrag, satz, positionswert, angelegenheit))
         gesamtsatz, gesamtbetrag = satz, betrag
         if nummer.erhoehungsfaehig and zuschlag > 0:
             gesamtsatz = satz + zuschlag
-            gesamtbetrag = version.gebuehr(positionswert, gesamtsatz, pkh=pkh)
+            gesamtbetrag = version.gebuehr(positionswert, gesamtsatz, pkh=pkh, inkasso=inkasso)
             weitere = auftraggeber - 1
             zeilen.append(
                 Position(
@@ -541,6 +682,7 @@ def calculate(
 
     anrechnungen = _anrechnungen(version, gebuehren, anrechnung, pkh=pkh) if anrechnung is not False else []
     auslagen = _auslagen(version, gebuehren, auslagenpauschale=auslagenpauschale, km=km, stunden=abwesenheit_stunden)
+    auslagen.extend(weitere_auslagen_positionen(weitere_auslagen or AuslagenRequest()))
 
     summe_gebuehren = sum((zeile.amount for zeile in zeilen), Decimal("0.00"))
     summe_anrechnung = sum((zeile.amount for zeile in anrechnungen), Decimal("0.00"))
@@ -565,6 +707,7 @@ def calculate(
         ust_rate=ust_satz,
         ust=ust,
         gross=netto + ust,
+        hinweise=tuple(hinweise),
     )
 
 
@@ -664,11 +807,64 @@ def _auslagen(
     return zeilen
 
 
+# Nr. 7000 VV RVG (unchanged by the KostBRÄG 2025): per page for the first 50 pages / each further page.
+SEITE_SW = (Decimal("0.50"), Decimal("0.15"))
+SEITE_FARBE = (Decimal("1.00"), Decimal("0.30"))
+JE_DATEI = Decimal("1.50")
+DATEIEN_HOECHSTENS = Decimal("5.00")
+FEHLER_ANZAHL = "{was}: bitte eine ganze Zahl ab 0 angeben (angegeben: {wert})."
+FEHLER_BETRAG_NEGATIV = "{was} darf nicht negativ sein (angegeben: {wert})."
+
+
+def _seiten(anzahl: int, saetze: tuple[Decimal, Decimal]) -> Decimal:
+    erste, weitere = saetze
+    return min(anzahl, 50) * erste + max(anzahl - 50, 0) * weitere
+
+
+def weitere_auslagen_positionen(request: AuslagenRequest) -> list[Position]:
+    """Positions of Nrn. 7000, 7004 and 7006 VV RVG. Raises RvgError for negative input."""
+    zeilen: list[Position] = []
+    for was, anzahl in (("Seiten s/w", request.seiten_sw), ("Seiten Farbe", request.seiten_farbe), ("Dateien", request.dateien)):
+        if isinstance(anzahl, bool) or not isinstance(anzahl, int) or anzahl < 0:
+            raise RvgError(FEHLER_ANZAHL.format(was=was, wert=anzahl))
+    if request.seiten_sw or request.seiten_farbe:
+        betrag = _seiten(request.seiten_sw, SEITE_SW) + _seiten(request.seiten_farbe, SEITE_FARBE)
+        zeilen.append(
+            Position(
+                "7000",
+                f"Dokumentenpauschale: {request.seiten_sw} Seiten s/w, {request.seiten_farbe} Seiten Farbe "
+                "(je 0,50 € / 1,00 € für die ersten 50, danach 0,15 € / 0,30 €)",
+                betrag,
+            )
+        )
+    if request.dateien:
+        zeilen.append(
+            Position(
+                "7000",
+                f"Dokumentenpauschale: {request.dateien} Dateien zu je 1,50 €, höchstens 5,00 € je Arbeitsgang",
+                min(request.dateien * JE_DATEI, DATEIEN_HOECHSTENS),
+            )
+        )
+    voll: tuple[tuple[str, str, Decimal | None], ...] = (
+        ("7004", "Fahrtkosten mit anderen Verkehrsmitteln (in voller Höhe)", request.fahrtkosten),
+        ("7006", "Sonstige Auslagen der Geschäftsreise (in voller Höhe)", request.reiseauslagen),
+    )
+    for vv, was, angabe in voll:
+        if angabe is None:
+            continue
+        wert = _decimal(angabe, was)
+        if wert < 0:
+            raise RvgError(FEHLER_BETRAG_NEGATIV.format(was=was, wert=format_euro(wert)))
+        if wert > 0:
+            zeilen.append(Position(vv, was, runde_cent(wert)))
+    return zeilen
+
+
 def describe(calculation: Calculation) -> str:
     """A plain German fee note for display and for the assistant."""
     zeilen = [f"Kostenberechnung nach {calculation.version_label}, Tabelle: {calculation.table}"]
     for position in (*calculation.positions, *calculation.anrechnungen, *calculation.auslagen):
-        satz = f"{format_zahl(position.rate)} " if position.rate is not None else ""
+        satz = f"{format_satz(position.rate)} " if position.rate is not None else ""
         wert = f" (Wert {format_euro(position.value)})" if position.value is not None else ""
         kennung = f"Nr. {position.vv}" if position.vv[0].isdigit() else position.vv
         zeilen.append(f"{kennung}: {satz}{position.label}{wert}: {format_euro(position.amount)}")
@@ -676,4 +872,5 @@ def describe(calculation: Calculation) -> str:
     zeilen.append(f"Umsatzsteuer {format_zahl(calculation.ust_rate * 100)} % (Nr. 7008): {format_euro(calculation.ust)}")
     zeilen.append(f"Gesamtbetrag: {format_euro(calculation.gross)}")
     zeilen.append(f"Auftragsdatum: {format_datum(calculation.auftragsdatum)}")
+    zeilen.extend(f"Hinweis: {hinweis}" for hinweis in calculation.hinweise)
     return "\n".join(zeilen)

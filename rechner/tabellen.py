@@ -12,9 +12,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
-from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal, InvalidOperation
+from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal
+
+from rechner.zahlen import parse_zahl
 
 CENT = Decimal("0.01")
+# § 22 Abs. 2 Satz 1 RVG, § 39 Abs. 2 GKG, § 33 Abs. 2 FamGKG: the value counts at most 30 million EUR.
+HOECHSTWERT = Decimal(30_000_000)
 
 # Upper limits and step sizes of the value ranges; None is the open range above 500,000 EUR.
 _BEREICHE: tuple[tuple[int | None, int], ...] = (
@@ -41,24 +45,11 @@ def satzgebuehr(einfache_gebuehr: Decimal, satz: Decimal, mindestgebuehr: Decima
 
 
 def als_decimal(wert: object, *, feld: str) -> Decimal:
-    """Convert user input to Decimal; floats are refused because they cannot hold cents exactly.
+    """Convert user input to Decimal with the one amount parser (``rechner.zahlen.parse_zahl``).
 
     Raises ValueError with a German message; callers re-raise it as their module's error type.
     """
-    if isinstance(wert, bool) or isinstance(wert, float):
-        raise ValueError(f"{feld}: bitte als Decimal, Ganzzahl oder Zeichenkette angeben (kein float).")
-    if isinstance(wert, Decimal):
-        ergebnis = wert
-    elif isinstance(wert, int | str):
-        try:
-            ergebnis = Decimal(str(wert).strip().replace(",", "."))
-        except InvalidOperation:
-            raise ValueError(f"{feld}: „{wert}“ ist keine Zahl.") from None
-    else:
-        raise ValueError(f"{feld}: „{wert!r}“ ist keine Zahl.")
-    if not ergebnis.is_finite():
-        raise ValueError(f"{feld}: „{wert}“ ist keine endliche Zahl.")
-    return ergebnis
+    return parse_zahl(wert, feld=feld)
 
 
 def format_euro(betrag: Decimal) -> str:
@@ -71,6 +62,12 @@ def format_zahl(zahl: Decimal) -> str:
     """German decimal format without trailing zeros: ``Decimal("1.30")`` → ``"1,3"``."""
     text = format(zahl.normalize(), "f")
     return text.replace(".", ",")
+
+
+def format_satz(satz: Decimal) -> str:
+    """A fee rate as written in fee notes: ``Decimal("1.30")`` → ``"1,3"``, ``Decimal("1")`` → ``"1,0"``."""
+    text = format_zahl(satz)
+    return text if "," in text else f"{text},0"
 
 
 def format_datum(tag: date) -> str:
@@ -112,11 +109,14 @@ class Wertgebuehrentabelle:
     stufen: tuple[Stufe, ...]
     mindestgebuehr: Decimal
     grundwert: Decimal = Decimal(500)
+    hoechstwert: Decimal = HOECHSTWERT
 
     def einfache_gebuehr(self, wert: Decimal) -> Decimal:
-        """The 1.0 fee for ``wert`` (> 0), as printed in the statute's table."""
+        """The 1.0 fee for ``wert`` (> 0), as printed in the statute's table; values above
+        ``hoechstwert`` count as ``hoechstwert`` (§ 22 Abs. 2 RVG, § 39 Abs. 2 GKG, § 33 Abs. 2 FamGKG)."""
         if wert <= 0:
             raise ValueError("Der Wert muss größer als 0 Euro sein.")
+        wert = min(wert, self.hoechstwert)
         gebuehr = self.grundgebuehr
         untergrenze = self.grundwert
         for stufe in self.stufen:

@@ -4,12 +4,23 @@ Each view validates its form, calls one calculator function and renders the resu
 error (RvgError, GkgError, FristError) carries a German message and becomes a form error.
 """
 
-from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from decimal import Decimal
+from typing import Any
 
-from . import fristen, gkg, rvg
-from .forms import FristForm, GkgForm, RvgForm
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_POST
+
+from akten.fristen_rules import QUELLE_ANGABE, FristOrt, KalenderRegelFehler, frist_ort, frist_ort_bestimmen
+from akten.models import Akte, Role, User
+from drafts.models import HelenaDraft
+from drafts.services import DraftError, draft_create
+
+from . import famgkg, fristen, gkg, rahmen, risiko, rvg, zinsen
+from .forms import FamilienForm, FristForm, GkgForm, RahmenForm, RisikoForm, RvgForm, ZinsForm
 
 
 @login_required
@@ -19,7 +30,7 @@ def rechner_start(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def rvg_rechner(request: HttpRequest) -> HttpResponse:
-    form = RvgForm(request.GET or None)
+    form = RvgForm.aus_anfrage(request.GET)
     ergebnis = None
     if form.is_bound and form.is_valid():
         daten = form.cleaned_data
@@ -33,6 +44,8 @@ def rvg_rechner(request: HttpRequest) -> HttpResponse:
                 pkh=daten["pkh"],
                 auslagenpauschale=daten["auslagenpauschale"],
                 km=daten["km"],
+                abwesenheit_stunden=[daten["abwesenheit_stunden"]] if daten["abwesenheit_stunden"] else [],
+                weitere_auslagen=form.auslagen(),
             )
         except rvg.RvgError as fehler:
             form.add_error(None, str(fehler))
@@ -54,31 +67,187 @@ def gkg_rechner(request: HttpRequest) -> HttpResponse:
     return render(request, "rechner/gkg.html", {"form": form, "ergebnis": ergebnis, "fassung": fassung})
 
 
+FEHLER_TITEL = "Bitte gib eine Bezeichnung für die Frist an."
+ENTWURF_AKTEN_HOECHSTENS = 300
+
+
+def _darf_entwerfen(user: Any) -> bool:
+    """Staff may propose calendar entries; a MANDANT never sees Fristen or drafts."""
+    return user.is_active and (user.is_admin_role or user.role != Role.MANDANT)
+
+
+def _frist_berechnen(daten: dict[str, Any], ort: FristOrt) -> fristen.FristErgebnis:
+    """Run the Fristenrechner for a valid FristForm at ``ort``. Raises FristError."""
+    if daten["vorlage"]:
+        return fristen.berechne_preset(
+            daten["vorlage"],
+            daten["ereignisdatum"],
+            ort.bundesland,
+            ort=ort.ort,
+            ortsquelle=ort.quelle,
+            vorfrist_tage=daten["vorfrist"],
+            vorfrist_arbeitstage=daten["vorfrist_arbeitstage"],
+            verkuendung=daten["verkuendung"],
+        )
+    return fristen.berechne_frist(
+        ereignis_datum=daten["ereignisdatum"],
+        dauer=daten["dauer"],
+        einheit=daten["einheit"],
+        bundesland=ort.bundesland,
+        ort=ort.ort,
+        ortsquelle=ort.quelle,
+        fristbeginn=daten["fristbeginn"],
+        vorfrist_tage=daten["vorfrist"],
+        vorfrist_arbeitstage=daten["vorfrist_arbeitstage"],
+    )
+
+
+def _fristen_seite(request: HttpRequest, form: FristForm, ergebnis: fristen.FristErgebnis | None) -> HttpResponse:
+    akten = None
+    if ergebnis is not None and _darf_entwerfen(request.user):
+        akten = (
+            Akte.objects.visible_to(request.user)
+            .filter(status=Akte.Status.OFFEN)
+            .order_by("aktenzeichen")[:ENTWURF_AKTEN_HOECHSTENS]
+        )
+    return render(request, "rechner/fristen.html", {"form": form, "ergebnis": ergebnis, "akten": akten})
+
+
 @login_required
 def fristenrechner(request: HttpRequest) -> HttpResponse:
     form = FristForm(request.GET or None)
     ergebnis = None
     if form.is_bound and form.is_valid():
         daten = form.cleaned_data
+        if daten["bundesland"]:
+            ort: FristOrt | None = FristOrt(daten["bundesland"], daten["ort"] or None, QUELLE_ANGABE)
+        else:
+            ort = frist_ort(akte=None)
         try:
-            if daten["vorlage"]:
-                ergebnis = fristen.berechne_preset(
-                    daten["vorlage"],
-                    daten["ereignisdatum"],
-                    daten["bundesland"],
-                    vorfrist_tage=daten["vorfrist"],
-                    vorfrist_arbeitstage=daten["vorfrist_arbeitstage"],
-                )
-            else:
-                ergebnis = fristen.berechne_frist(
-                    ereignis_datum=daten["ereignisdatum"],
-                    dauer=daten["dauer"],
-                    einheit=daten["einheit"],
-                    bundesland=daten["bundesland"],
-                    fristbeginn=daten["fristbeginn"],
-                    vorfrist_tage=daten["vorfrist"],
-                    vorfrist_arbeitstage=daten["vorfrist_arbeitstage"],
-                )
+            if ort is None:
+                raise fristen.FristError(fristen.FEHLER_KEIN_BUNDESLAND)
+            ergebnis = _frist_berechnen(daten, ort)
         except fristen.FristError as fehler:
             form.add_error(None, str(fehler))
-    return render(request, "rechner/fristen.html", {"form": form, "ergebnis": ergebnis})
+    return _fristen_seite(request, form, ergebnis)
+
+
+@login_required
+@require_POST
+def frist_entwurf(request: HttpRequest) -> HttpResponse:
+    """ "Als Frist-Entwurf in die Akte übernehmen": recompute the deadline at the Akte's court and
+    propose it through drafts.services.draft_create (the same path and validator as Helena's)."""
+    user = request.user
+    if not isinstance(user, User) or not _darf_entwerfen(user):
+        raise Http404
+    akte_id = request.POST.get("akte", "")
+    akte = Akte.objects.visible_to(request.user).filter(pk=int(akte_id)).first() if akte_id.isdigit() else None
+    if akte is None:
+        raise Http404
+    form = FristForm(request.POST)
+    titel = request.POST.get("titel", "").strip()[:200]
+    if form.is_valid():
+        daten = form.cleaned_data
+        try:
+            if not titel:
+                raise fristen.FristError(FEHLER_TITEL)
+            ort = frist_ort_bestimmen(akte=akte, bundesland=daten["bundesland"], ort=daten["ort"])
+            ergebnis = _frist_berechnen(daten, ort)
+            draft_create(
+                typ=HelenaDraft.Typ.FRIST,
+                akte=akte,
+                requested_by=user,
+                payload={
+                    "typ": "FRIST",
+                    "titel": titel,
+                    "datum": fristen.kalenderdatum(ergebnis, timezone.localdate()).isoformat(),
+                    "fristablauf": ergebnis.fristablauf.isoformat(),
+                    "vorfrist": ergebnis.vorfrist.isoformat() if ergebnis.vorfrist else None,
+                    "notfrist": ergebnis.notfrist,
+                    "beschreibung": ergebnis.erlaeuterung[:2000],
+                },
+            )
+        except (fristen.FristError, KalenderRegelFehler, DraftError) as fehler:
+            form.add_error(None, getattr(fehler, "message", None) or str(fehler))
+        else:
+            return redirect(reverse("akte-detail", args=[akte.pk]) + "#entwuerfe")
+    return _fristen_seite(request, form, None)
+
+
+@login_required
+def zinsrechner(request: HttpRequest) -> HttpResponse:
+    form = ZinsForm(request.GET or None)
+    ergebnis = None
+    if form.is_bound and form.is_valid():
+        daten = form.cleaned_data
+        try:
+            ergebnis = zinsen.verzugszinsen(
+                hauptforderung=daten["hauptforderung"], von=daten["von"], bis=daten["bis"], art=daten["art"]
+            )
+        except zinsen.ZinsError as fehler:
+            form.add_error(None, str(fehler))
+    return render(request, "rechner/zinsen.html", {"form": form, "ergebnis": ergebnis})
+
+
+@login_required
+def risikorechner(request: HttpRequest) -> HttpResponse:
+    form = RisikoForm(request.GET or None)
+    ergebnis = None
+    if form.is_bound and form.is_valid():
+        daten = form.cleaned_data
+        try:
+            ergebnis = risiko.prozesskostenrisiko(
+                streitwert=daten["streitwert"],
+                datum=daten["datum"],
+                instanzen=int(daten["instanzen"]),
+                gericht=daten["gericht"],
+                vorsteuerabzug=daten["vorsteuerabzug"],
+            )
+        except (rvg.RvgError, gkg.GkgError) as fehler:
+            form.add_error(None, str(fehler))
+    return render(request, "rechner/risiko.html", {"form": form, "ergebnis": ergebnis})
+
+
+@login_required
+def rahmenrechner(request: HttpRequest) -> HttpResponse:
+    form = RahmenForm.aus_anfrage(request.GET)
+    ergebnis = None
+    if form.is_bound and form.is_valid():
+        daten = form.cleaned_data
+        try:
+            ergebnis, _ = rahmen.berechne(
+                auftragsdatum=daten["auftragsdatum"],
+                positions=[
+                    rahmen.RahmenRequest(
+                        vv,
+                        pflichtverteidiger=daten["pflichtverteidiger"] and rahmen.RAHMEN[vv].pflicht is not None,
+                        umfangreich_oder_schwierig=daten["umfangreich_oder_schwierig"],
+                    )
+                    for vv in daten["nummern"]
+                ],
+                auslagenpauschale=daten["auslagenpauschale"],
+            )
+        except rvg.RvgError as fehler:
+            form.add_error(None, str(fehler))
+    return render(request, "rechner/rahmen.html", {"form": form, "ergebnis": ergebnis})
+
+
+@login_required
+def familienrechner(request: HttpRequest) -> HttpResponse:
+    form = FamilienForm(request.GET or None)
+    ergebnis = None
+    if form.is_bound and form.is_valid():
+        daten = form.cleaned_data
+        try:
+            ergebnis = famgkg.familienkosten(
+                daten["art"],
+                on=daten["datum"],
+                netto_monat=daten["netto_monat"] or Decimal(0),
+                anrechte=daten["anrechte"] or 0,
+                kindschaftsfolgesachen=daten["kindschaftsfolgesachen"] or 0,
+                unterhalt_monat=daten["unterhalt_monat"] or Decimal(0),
+                rueckstand=daten["rueckstand"] or Decimal(0),
+            )
+        except gkg.GkgError as fehler:
+            form.add_error(None, str(fehler))
+    return render(request, "rechner/famgkg.html", {"form": form, "ergebnis": ergebnis})

@@ -7,9 +7,12 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
-from agent.tools.common import Params, ToolError, iso
+from akten.fristen_rules import FristOrt, KalenderRegelFehler, frist_ort_bestimmen
+from akten.models import Akte
 from rechner import fristen
 from rechner.tabellen import wochentag
+
+from .common import Params, ToolError, iso
 
 ERR_ART = "Gib entweder 'vorlage' oder 'dauer' und 'einheit' an (nicht beides, nicht nichts)."
 
@@ -30,8 +33,19 @@ class FristBerechnung(Params):
     dauer: Annotated[int | None, Field(ge=1, le=1200, description="Length of a custom period.")] = None
     einheit: Literal["tage", "wochen", "monate", "jahre"] | None = None
     bundesland: Annotated[
-        Bundesland, Field(description="State whose public holidays count (for court deadlines: the court's seat).")
-    ] = "NW"
+        Bundesland | None,
+        Field(
+            description="State of the court whose holidays count. Omit it to use the court entered in the Akte "
+            "(or, if the Akte names no court, the Kanzlei's seat); if neither is known you get an error asking for it."
+        ),
+    ] = None
+    ort: Annotated[
+        str | None,
+        Field(
+            max_length=100,
+            description="Municipality of the court (e.g. 'München'); decides holidays kept only in parts of a state.",
+        ),
+    ] = None
     fristbeginn: Annotated[
         Literal["ereignis", "tagesbeginn"],
         Field(description="'ereignis': event day not counted (§ 187 Abs. 1 BGB, e.g. Zustellung); 'tagesbeginn': counted."),
@@ -40,6 +54,13 @@ class FristBerechnung(Params):
         int | None, Field(ge=0, le=90, description="Days before the end for the Vorfrist; 0 or null: none.")
     ] = 7
     vorfrist_arbeitstage: Annotated[bool, Field(description="Count the Vorfrist in working days.")] = False
+    verkuendung: Annotated[
+        datetime.date | None,
+        Field(
+            description="Presets berufung, berufungsbegruendung, berufung_arbgg, berufungsbegruendung_arbgg: day the "
+            "judgment was pronounced; adds the five-month limit (the earlier end applies)."
+        ),
+    ] = None
     notfrist: Annotated[bool, Field(description="Custom periods only: mark as Notfrist.")] = False
 
     @model_validator(mode="after")
@@ -50,16 +71,27 @@ class FristBerechnung(Params):
         return self
 
 
-def fristenrechner(ereignis_datum: datetime.date, berechnung: FristBerechnung) -> fristen.FristErgebnis:
-    """Run rechner.fristen for the parameters; FristError becomes a ToolError with its German text."""
+def frist_ort_fuer(berechnung: FristBerechnung, akte: Akte | None) -> FristOrt:
+    """The place whose holidays count (see akten.fristen_rules.frist_ort_bestimmen) as a ToolError on failure."""
+    try:
+        return frist_ort_bestimmen(akte=akte, bundesland=berechnung.bundesland, ort=berechnung.ort)
+    except KalenderRegelFehler as exc:
+        raise ToolError(exc.message) from None
+
+
+def fristenrechner(ereignis_datum: datetime.date, berechnung: FristBerechnung, ort: FristOrt) -> fristen.FristErgebnis:
+    """Run rechner.fristen for the parameters at ``ort``; FristError becomes a ToolError with its German text."""
     try:
         if berechnung.vorlage is not None:
             return fristen.berechne_preset(
                 berechnung.vorlage,
                 ereignis_datum,
-                berechnung.bundesland,
+                ort.bundesland,
+                ort=ort.ort,
+                ortsquelle=ort.quelle,
                 vorfrist_tage=berechnung.vorfrist_tage,
                 vorfrist_arbeitstage=berechnung.vorfrist_arbeitstage,
+                verkuendung=berechnung.verkuendung,
             )
         if berechnung.dauer is None or berechnung.einheit is None:
             raise ToolError(ERR_ART)
@@ -67,7 +99,9 @@ def fristenrechner(ereignis_datum: datetime.date, berechnung: FristBerechnung) -
             ereignis_datum=ereignis_datum,
             dauer=berechnung.dauer,
             einheit=berechnung.einheit,
-            bundesland=berechnung.bundesland,
+            bundesland=ort.bundesland,
+            ort=ort.ort,
+            ortsquelle=ort.quelle,
             fristbeginn=berechnung.fristbeginn,
             vorfrist_tage=berechnung.vorfrist_tage,
             vorfrist_arbeitstage=berechnung.vorfrist_arbeitstage,
@@ -91,5 +125,9 @@ def ergebnis_data(ergebnis: fristen.FristErgebnis) -> dict[str, Any]:
         "notfrist": ergebnis.notfrist,
         "rechtsgrundlage": ergebnis.rechtsgrundlage,
         "bundesland": fristen.BUNDESLAENDER[ergebnis.bundesland],
+        "ort": ergebnis.ort,
+        "feiertage_nach": ergebnis.ortsangabe,
+        "warnungen": list(ergebnis.warnungen),
+        "fristablauf_bei_teilfeiertag": iso(ergebnis.fristablauf_bei_teilfeiertag),
         "erlaeuterung": ergebnis.erlaeuterung,
     }

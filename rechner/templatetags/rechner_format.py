@@ -6,7 +6,7 @@ from decimal import Decimal
 from django import template
 
 from rechner.fristen import BUNDESLAENDER
-from rechner.tabellen import format_datum, format_euro, format_zahl
+from rechner.tabellen import format_datum, format_euro, format_satz, format_zahl
 
 register = template.Library()
 
@@ -21,10 +21,7 @@ def euro(betrag: Decimal | None) -> str:
 def satz(wert: Decimal | None) -> str:
     """A fee rate as written in fee notes: ``Decimal("1.30")`` → ``"1,3"``, ``Decimal("1")`` → ``"1,0"``;
     empty for None (Auslagen have no rate)."""
-    if wert is None:
-        return ""
-    text = format_zahl(wert)
-    return text if "," in text else f"{text},0"
+    return "" if wert is None else format_satz(wert)
 
 
 @register.filter

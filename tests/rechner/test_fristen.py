@@ -164,7 +164,7 @@ def test_monatsende_erlaeuterung() -> None:
 
 def test_berufungsbegruendung_im_schaltjahr() -> None:
     # Zustellung So 31.12.2023 (Zustellung am Wochenende ist möglich) + 2 Monate → Do 29.02.2024.
-    ergebnis = berechne_preset("berufungsbegruendung", date(2023, 12, 31))
+    ergebnis = berechne_preset("berufungsbegruendung", date(2023, 12, 31), "NW")
     assert ergebnis.fristablauf == date(2024, 2, 29)
     assert not ergebnis.notfrist
 
@@ -180,7 +180,7 @@ def test_berufungsbegruendung_im_schaltjahr() -> None:
     ],
 )
 def test_wochenfristen(preset: str, ereignis: date, fristablauf: date) -> None:
-    ergebnis = berechne_preset(preset, ereignis)
+    ergebnis = berechne_preset(preset, ereignis, "NW")
     assert ergebnis.fristablauf == fristablauf
     assert ergebnis.fristablauf.weekday() == ereignis.weekday()
     assert not ergebnis.verschoben
@@ -242,14 +242,14 @@ def test_fristbeginn_tagesbeginn(beginn: date, dauer: int, einheit: Einheit, end
 
 def test_vorfrist_sieben_tage() -> None:
     # Zustellung Mi 05.03.2025 + 1 Monat → Sa 05.04.2025 → Mo 07.04.2025; Vorfrist 7 Tage → Mo 31.03.2025.
-    ergebnis = berechne_preset("berufung", date(2025, 3, 5))
+    ergebnis = berechne_preset("berufung", date(2025, 3, 5), "NW")
     assert ergebnis.fristablauf == date(2025, 4, 7)
     assert ergebnis.vorfrist == date(2025, 3, 31)
 
 
 def test_vorfrist_auf_karfreitag_wird_vorverlegt() -> None:
     # Di 05.03.2024 + 1 Monat → Fr 05.04.2024; 7 Tage vorher Fr 29.03.2024 Karfreitag → Do 28.03.2024.
-    ergebnis = berechne_preset("berufung", date(2024, 3, 5))
+    ergebnis = berechne_preset("berufung", date(2024, 3, 5), "NW")
     assert ergebnis.fristablauf == date(2024, 4, 5)
     assert ergebnis.vorfrist == date(2024, 3, 28)
 
@@ -262,7 +262,7 @@ def test_vorfrist_am_wochenende_wird_vorverlegt() -> None:
 def test_vorfrist_in_arbeitstagen() -> None:
     # Fristablauf Di 02.04.2024 (NW); 3 Arbeitstage zurück: Mo 01.04. Ostermontag, So, Sa, Fr 29.03. Karfreitag
     # zählen nicht; Do 28.03. (1), Mi 27.03. (2), Di 26.03. (3) → Di 26.03.2024.
-    ergebnis = berechne_preset("berufung", date(2024, 2, 29), vorfrist_tage=3, vorfrist_arbeitstage=True)
+    ergebnis = berechne_preset("berufung", date(2024, 2, 29), "NW", vorfrist_tage=3, vorfrist_arbeitstage=True)
     assert ergebnis.vorfrist == date(2024, 3, 26)
 
 
@@ -292,7 +292,7 @@ def test_vorfrist_entfaellt() -> None:
     ],
 )
 def test_preset_notfrist(preset: str, notfrist: bool) -> None:
-    ergebnis = berechne_preset(preset, date(2025, 3, 4))
+    ergebnis = berechne_preset(preset, date(2025, 3, 4), "NW")
     assert ergebnis.notfrist is notfrist
     assert fristen.PRESETS[preset].rechtsgrundlage in ergebnis.rechtsgrundlage
     assert ("Notfrist: nicht verlängerbar" in ergebnis.erlaeuterung) is notfrist
@@ -330,14 +330,20 @@ def test_eingaben_werden_normalisiert() -> None:
     ],
 )
 def test_ungueltige_eingaben(kwargs: dict[str, object], meldung: str) -> None:
-    eingaben: dict[str, object] = {"ereignis_datum": date(2025, 3, 4), "dauer": 2, "einheit": Einheit.WOCHEN, **kwargs}
+    eingaben: dict[str, object] = {
+        "ereignis_datum": date(2025, 3, 4),
+        "dauer": 2,
+        "einheit": Einheit.WOCHEN,
+        "bundesland": "NW",
+        **kwargs,
+    }
     with pytest.raises(FristError, match=meldung):
         berechne_frist(**eingaben)  # type: ignore[arg-type]
 
 
 def test_unbekannte_vorlage() -> None:
     with pytest.raises(FristError, match="Unbekannte Fristvorlage „berufungg“. Verfügbar sind: berufung"):
-        berechne_preset("berufungg", date(2025, 3, 4))
+        berechne_preset("berufungg", date(2025, 3, 4), "NW")
 
 
 def test_frist_error_ist_value_error() -> None:

@@ -198,6 +198,8 @@ def test_fristen_ungueltiges_datum(angemeldet) -> None:
 
 
 def test_fristen_rechnerfehler_als_formularfehler(angemeldet) -> None:
-    html = seite(angemeldet, "/rechner/fristen/", {"dauer": "1000", "einheit": "jahre", "ereignisdatum": "9999-01-01"})
+    html = seite(
+        angemeldet, "/rechner/fristen/", {"dauer": "1000", "einheit": "jahre", "ereignisdatum": "9999-01-01", "bundesland": "NW"}
+    )
     assert "Die Frist reicht über das Jahr 9999 hinaus und kann nicht berechnet werden." in html
     assert 'id="ergebnis-h"' not in html

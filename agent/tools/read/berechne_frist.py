@@ -8,32 +8,40 @@ from typing import Annotated
 from pydantic import Field
 
 from ..base import Tool, ToolContext, ToolResult
-from ..common import ok
-from ..fristen import FristBerechnung, ergebnis_data, fristenrechner
+from ..common import AkteRef, akte_optional, akte_source, ok
+from ..fristen import FristBerechnung, ergebnis_data, frist_ort_fuer, fristenrechner
 
 
 class BerechneFristParams(FristBerechnung):
     ereignis_datum: Annotated[datetime.date, Field(description="Day of the triggering event, e.g. the Zustellung (YYYY-MM-DD).")]
+    akte: AkteRef = None
 
 
 def execute(ctx: ToolContext, params: BerechneFristParams) -> ToolResult:
-    ergebnis = fristenrechner(params.ereignis_datum, params)
-    return ok(
-        ergebnis_data(ergebnis), sources=[{"rechner": "Fristenrechner", "rechtsgrundlage": ergebnis.rechtsgrundlage}], count=1
-    )
+    akte = akte_optional(ctx, params.akte)
+    ergebnis = fristenrechner(params.ereignis_datum, params, frist_ort_fuer(params, akte))
+    sources = [{"rechner": "Fristenrechner", "rechtsgrundlage": ergebnis.rechtsgrundlage, "feiertage_nach": ergebnis.ortsangabe}]
+    if akte is not None:
+        sources.append(akte_source(akte))
+    return ok(ergebnis_data(ergebnis), sources=sources, count=1, akte=akte)
 
 
 TOOL = Tool(
     name="berechne_frist",
     description=(
-        "Compute a deadline (Fristablauf) and its Vorfrist under §§ 187-193 BGB and § 222 ZPO, with public holidays "
-        "of the given Bundesland, either from a statutory preset (vorlage, e.g. 'berufung') or from dauer + einheit.\n"
+        "Compute a deadline (Fristablauf) and its Vorfrist under §§ 187-193 BGB and § 222 ZPO with the public holidays "
+        "at the court's place, either from a statutory preset (vorlage, e.g. 'berufung') or from dauer + einheit.\n"
+        "The place: the court entered in the Akte (the conversation's Akte or 'akte'); if the Akte names no court, "
+        "the Kanzlei's seat; or give 'bundesland' and 'ort' of the court. Without any of these you get an error: then "
+        "ask the user for the court.\n"
         "Use it whenever a deadline date is needed - never compute deadlines yourself. To enter the deadline into "
         "an Akte, propose it with create_draft_frist (which can run the same calculation).\n"
         "Returns {fristablauf, fristablauf_wochentag, vorfrist, verschoben, verschiebungsgrund, notfrist, "
-        "rechtsgrundlage, erlaeuterung (step-by-step German explanation)}.\n"
-        "Errors: neither or both of vorlage and dauer/einheit; deadline beyond year 9999.\n"
-        'Example: {"ereignis_datum": "2025-03-14", "vorlage": "berufung", "bundesland": "BY"}'
+        "rechtsgrundlage, feiertage_nach (Land and Ort used), warnungen (e.g. a holiday kept only in parts of the "
+        "Land: tell the user), fristablauf_bei_teilfeiertag, erlaeuterung (step-by-step German explanation)}.\n"
+        "Errors: neither or both of vorlage and dauer/einheit; no known place; a place that contradicts the Akte's "
+        "court; deadline beyond year 9999.\n"
+        'Example: {"ereignis_datum": "2025-03-14", "vorlage": "berufung", "bundesland": "BY", "ort": "München"}'
     ),
     params=BerechneFristParams,
     execute=execute,

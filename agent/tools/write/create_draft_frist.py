@@ -7,15 +7,16 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from akten.fristen_rules import KalenderRegelFehler, kalender_eintrag_pruefen
 from akten.models import Akte, User
 from drafts.models import HelenaDraft
-from rechner.fristen import BUNDESLAENDER, ist_werktag
-from rechner.tabellen import format_datum, wochentag
+from rechner.fristen import kalenderdatum
+from rechner.tabellen import format_datum
 
 from ..base import Tool, ToolContext, ToolResult
 from ..common import AkteRef, Params, ToolError, akte_resolve, iso, person, today
 from ..drafting import propose
-from ..fristen import Bundesland, FristBerechnung, fristenrechner
+from ..fristen import FristBerechnung, frist_ort_fuer, fristenrechner
 
 ERR_BERECHNUNG_TYP = "Der Fristenrechner ('berechnung') gilt nur für typ FRIST."
 ERR_FRISTABLAUF = "Eine Frist braucht 'fristablauf' oder 'berechnung' (dann rechnet der Fristenrechner ab 'datum')."
@@ -23,11 +24,7 @@ ERR_WIDERSPRUCH = (
     "Der angegebene Fristablauf {angegeben} widerspricht der Berechnung ({berechnet}). Lass 'fristablauf' weg "
     "oder prüfe die Angaben mit berechne_frist."
 )
-ERR_KEIN_WERKTAG = (
-    "Der Fristablauf {datum} ist ein {grund} in {land}; nach § 193 BGB endet die Frist erst am nächsten Werktag. "
-    "Berechne die Frist mit berechne_frist oder nutze 'berechnung'."
-)
-ERR_VERGANGEN = "{was} {datum} liegt in der Vergangenheit. Prüfe das Datum (auch das Jahr)."
+ERR_VERGANGEN = "Das Datum {datum} liegt in der Vergangenheit. Prüfe das Datum (auch das Jahr)."
 ERR_VERANTWORTLICH = "Die verantwortliche Person {id} ist unbekannt oder hat keinen Zugriff auf die Akte."
 
 
@@ -48,21 +45,10 @@ class CreateDraftFristParams(Params):
     notfrist: Annotated[bool, Field(description="FRIST only: a Notfrist (cannot be extended).")] = False
     beschreibung: Annotated[str, Field(max_length=2000)] = ""
     verantwortlich_id: Annotated[int | None, Field(ge=1, description="User id of the responsible person; default you.")] = None
-    bundesland: Annotated[Bundesland, Field(description="State whose holidays apply when checking the Fristablauf.")] = "NW"
     berechnung: Annotated[
         FristBerechnung | None,
         Field(description="FRIST only: let the Fristenrechner compute fristablauf and vorfrist from 'datum'."),
     ] = None
-
-
-def _werktag_pruefen(fristablauf: datetime.date, bundesland: str) -> None:
-    if not ist_werktag(fristablauf, bundesland):
-        grund = "Wochenende" if fristablauf.weekday() >= 5 else "Feiertag"
-        raise ToolError(
-            ERR_KEIN_WERKTAG.format(
-                datum=f"{wochentag(fristablauf)}, {format_datum(fristablauf)}", grund=grund, land=BUNDESLAENDER[bundesland]
-            )
-        )
 
 
 def _verantwortlich(akte: Akte, user_id: int | None) -> User | None:
@@ -77,34 +63,40 @@ def _verantwortlich(akte: Akte, user_id: int | None) -> User | None:
 def execute(ctx: ToolContext, params: CreateDraftFristParams) -> ToolResult:
     akte = akte_resolve(ctx, params.akte)
     fristablauf, vorfrist, notfrist = params.fristablauf, params.vorfrist, params.notfrist
-    bundesland = params.bundesland
+    datum = params.datum
     berechnet: dict[str, Any] | None = None
     if params.berechnung is not None:
         if params.typ != "FRIST":
             raise ToolError(ERR_BERECHNUNG_TYP)
-        ergebnis = fristenrechner(params.datum, params.berechnung)
+        ergebnis = fristenrechner(params.datum, params.berechnung, frist_ort_fuer(params.berechnung, akte))
         if fristablauf is not None and fristablauf != ergebnis.fristablauf:
             raise ToolError(
                 ERR_WIDERSPRUCH.format(angegeben=format_datum(fristablauf), berechnet=format_datum(ergebnis.fristablauf))
             )
         fristablauf, vorfrist = ergebnis.fristablauf, vorfrist or ergebnis.vorfrist
         notfrist = notfrist or ergebnis.notfrist
-        bundesland = ergebnis.bundesland
-        berechnet = {"rechtsgrundlage": ergebnis.rechtsgrundlage, "erlaeuterung": ergebnis.erlaeuterung}
+        datum = kalenderdatum(ergebnis, today())
+        berechnet = {
+            "rechtsgrundlage": ergebnis.rechtsgrundlage,
+            "feiertage_nach": ergebnis.ortsangabe,
+            "warnungen": list(ergebnis.warnungen),
+            "erlaeuterung": ergebnis.erlaeuterung,
+        }
     heute = today()
-    if params.typ == "FRIST":
-        if fristablauf is None:
-            raise ToolError(ERR_FRISTABLAUF)
-        if fristablauf < heute:
-            raise ToolError(ERR_VERGANGEN.format(was="Der Fristablauf", datum=format_datum(fristablauf)))
-        _werktag_pruefen(fristablauf, bundesland)
-    elif params.datum < heute:
-        raise ToolError(ERR_VERGANGEN.format(was="Das Datum", datum=format_datum(params.datum)))
+    if params.typ == "FRIST" and fristablauf is None:
+        raise ToolError(ERR_FRISTABLAUF)
+    if params.typ != "FRIST" and params.datum < heute:
+        # Helena proposes only coming appointments; a human may still record a past one.
+        raise ToolError(ERR_VERGANGEN.format(datum=format_datum(params.datum)))
+    try:
+        kalender_eintrag_pruefen(akte=akte, typ=params.typ, fristablauf=fristablauf, vorfrist=vorfrist, heute=heute)
+    except KalenderRegelFehler as exc:
+        raise ToolError(exc.message) from None
     verantwortlich = _verantwortlich(akte, params.verantwortlich_id)
     payload = {
         "typ": params.typ,
         "titel": params.titel,
-        "datum": iso(params.datum),
+        "datum": iso(datum),
         "uhrzeit": iso(params.uhrzeit),
         "fristablauf": iso(fristablauf),
         "vorfrist": iso(vorfrist),
@@ -132,9 +124,10 @@ TOOL = Tool(
         "existing ones read_fristen.\n"
         "Returns {draft_id, typ, titel, status, akte, vorschau}.\n"
         "Errors: unknown Akte or no access (same message); a FRIST without fristablauf; a Fristablauf on a weekend "
-        "or holiday (§ 193 BGB) or in the past; a Vorfrist after the Fristablauf; an unknown responsible person.\n"
+        "or holiday at the court's place (§ 193 BGB) or in the past; a Vorfrist after the Fristablauf; no known "
+        "court place for 'berechnung' (ask for the court); an unknown responsible person.\n"
         'Example: {"akte": "12/25", "typ": "FRIST", "titel": "Berufungsfrist", "datum": "2025-03-14", '
-        '"berechnung": {"vorlage": "berufung", "bundesland": "NW"}}'
+        '"berechnung": {"vorlage": "berufung"}}'
     ),
     params=CreateDraftFristParams,
     execute=execute,

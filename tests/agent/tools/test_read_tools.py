@@ -269,7 +269,7 @@ def test_get_kosten_rules_catalog_and_errors(call, anwalt):
 
 
 def test_berechne_frist_preset_and_custom(call, anwalt):
-    berufung = call(anwalt, "berechne_frist", {"ereignis_datum": "2025-03-14", "vorlage": "berufung"}).data
+    berufung = call(anwalt, "berechne_frist", {"ereignis_datum": "2025-03-14", "vorlage": "berufung", "bundesland": "NW"}).data
     assert berufung["fristablauf"] == "2025-04-14" and berufung["notfrist"] and "§ 517 ZPO" in berufung["rechtsgrundlage"]
     assert "§ 187 Abs. 1 BGB" in berufung["erlaeuterung"]
     # 2 weeks from Fri 2025-05-16 end on Fri 2025-05-30; 3 working days before, skipping Christi
@@ -277,11 +277,20 @@ def test_berechne_frist_preset_and_custom(call, anwalt):
     custom = call(
         anwalt,
         "berechne_frist",
-        {"ereignis_datum": "2025-05-16", "dauer": 2, "einheit": "wochen", "vorfrist_tage": 3, "vorfrist_arbeitstage": True},
+        {
+            "ereignis_datum": "2025-05-16",
+            "dauer": 2,
+            "einheit": "wochen",
+            "vorfrist_tage": 3,
+            "vorfrist_arbeitstage": True,
+            "bundesland": "NW",
+        },
     )
     assert (custom.data["fristablauf"], custom.data["vorfrist"]) == ("2025-05-30", "2025-05-26")
     # Ends on Sunday 2025-06-01 → moved to Monday (§ 193 BGB).
-    moved = call(anwalt, "berechne_frist", {"ereignis_datum": "2025-05-18", "dauer": 2, "einheit": "wochen"}).data
+    moved = call(
+        anwalt, "berechne_frist", {"ereignis_datum": "2025-05-18", "dauer": 2, "einheit": "wochen", "bundesland": "NW"}
+    ).data
     assert moved["fristablauf"] == "2025-06-02" and moved["verschoben"]
     assert (
         "Gib entweder 'vorlage' oder 'dauer' und 'einheit' an"

@@ -44,6 +44,8 @@ READ_TOOLS = {
     "get_kosten_rules",
     "berechne_frist",
     "search_web",
+    "calc_prozesskostenrisiko",
+    "calc_verzugszinsen",
 }
 WRITE_TOOLS = {
     "create_draft_dokument",
@@ -497,8 +499,14 @@ def test_concurrent_calls_share_the_cache_safely():
 
     async def both():
         return await asyncio.gather(
-            box.execute("berechne_frist", {"ereignis_datum": "2025-03-14", "vorlage": "berufung"}, call_id="a"),
-            box.execute("berechne_frist", {"ereignis_datum": "2025-03-14", "dauer": 2, "einheit": "wochen"}, call_id="b"),
+            box.execute(
+                "berechne_frist", {"ereignis_datum": "2025-03-14", "vorlage": "berufung", "bundesland": "NW"}, call_id="a"
+            ),
+            box.execute(
+                "berechne_frist",
+                {"ereignis_datum": "2025-03-14", "dauer": 2, "einheit": "wochen", "bundesland": "NW"},
+                call_id="b",
+            ),
         )
 
     first, second = async_to_sync(both)()

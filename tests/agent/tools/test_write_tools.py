@@ -92,7 +92,7 @@ def test_create_draft_frist_with_fristenrechner(call, anwalt, akte):
             "typ": "FRIST",
             "titel": "Berufungsfrist",
             "datum": ereignis.isoformat(),
-            "berechnung": {"vorlage": "berufung"},
+            "berechnung": {"vorlage": "berufung", "bundesland": "NW"},
         },
     )
     assert result.ok, result.error
@@ -127,7 +127,7 @@ def test_create_draft_frist_validates_dates(call, anwalt, akte):
     today = timezone.localdate()
     saturday = today + datetime.timedelta(days=(5 - today.weekday()) % 7 or 7)
     weekend = call(anwalt, "create_draft_frist", {**base, "datum": today.isoformat(), "fristablauf": saturday.isoformat()})
-    assert "ist ein Wochenende" in weekend.error and "§ 193 BGB" in weekend.error
+    assert "fällt auf ein Wochenende" in weekend.error and "§ 193 BGB" in weekend.error
     past = call(anwalt, "create_draft_frist", {**base, "datum": "2020-01-02", "fristablauf": "2020-01-03"})
     assert "Der Fristablauf Freitag, 03.01.2020 liegt in der Vergangenheit" in past.error
     assert (
@@ -145,7 +145,7 @@ def test_create_draft_frist_validates_dates(call, anwalt, akte):
             "vorfrist": (monday + datetime.timedelta(days=3)).isoformat(),
         },
     )
-    assert "Die Vorfrist liegt nach dem Fristablauf." in late_vorfrist.error
+    assert "liegt nach dem Fristablauf" in late_vorfrist.error
     assert (
         "gilt nur für typ FRIST"
         in call(
@@ -161,7 +161,7 @@ def test_create_draft_frist_validates_dates(call, anwalt, akte):
             **base,
             "datum": today.isoformat(),
             "fristablauf": _workday(2).isoformat(),
-            "berechnung": {"dauer": 1, "einheit": "monate"},
+            "berechnung": {"dauer": 1, "einheit": "monate", "bundesland": "NW"},
         },
     )
     assert "widerspricht der Berechnung" in conflict.error

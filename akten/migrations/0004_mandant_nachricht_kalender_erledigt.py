@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('akten', '0002_vector_extension'),
+        ('akten', '0003_gericht_kanzleiprofil'),
     ]
 
     operations = [

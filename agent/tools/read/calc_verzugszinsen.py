@@ -1,0 +1,77 @@
+"""calc_verzugszinsen: interest on a claim in default (§ 288 BGB) on the Basiszinssatz (§ 247 BGB)."""
+
+from __future__ import annotations
+
+import datetime
+from decimal import Decimal
+from typing import Annotated, Any, Literal
+
+from pydantic import BeforeValidator, Field
+
+from rechner.zahlen import parse_zahl
+from rechner.zinsen import ZinsError, verzugszinsen
+
+from ..base import Tool, ToolContext, ToolResult
+from ..common import Params, ToolError, iso, money, ok
+
+
+def _betrag(wert: Any) -> Any:
+    if isinstance(wert, float):
+        return Decimal(repr(wert))
+    return parse_zahl(wert, feld="hauptforderung") if isinstance(wert, str) else wert
+
+
+class CalcVerzugszinsenParams(Params):
+    hauptforderung: Annotated[
+        Decimal, BeforeValidator(_betrag), Field(gt=0, le=Decimal("1000000000"), description="Claim in EUR ('5.000,50').")
+    ]
+    von: Annotated[datetime.date, Field(description="First day with interest: the day after default began (YYYY-MM-DD).")]
+    bis: Annotated[datetime.date, Field(description="Last day with interest (YYYY-MM-DD), e.g. the payment day.")]
+    art: Annotated[
+        Literal["verbraucher", "unternehmer"],
+        Field(description="'verbraucher': 5 points (§ 288 Abs. 1); 'unternehmer': no consumer involved, 9 points and 40 EUR."),
+    ] = "verbraucher"
+
+
+def execute(ctx: ToolContext, params: CalcVerzugszinsenParams) -> ToolResult:
+    try:
+        zinsen = verzugszinsen(hauptforderung=params.hauptforderung, von=params.von, bis=params.bis, art=params.art)
+    except ZinsError as exc:
+        raise ToolError(str(exc)) from None
+    data: dict[str, Any] = {
+        "hauptforderung_eur": money(zinsen.hauptforderung),
+        "von": iso(zinsen.von),
+        "bis": iso(zinsen.bis),
+        "perioden": [
+            {
+                "von": iso(p.von),
+                "bis": iso(p.bis),
+                "tage": p.tage,
+                "basiszins_prozent": str(p.basiszins),
+                "zinssatz_prozent": str(p.zinssatz),
+                "zinsen_eur": money(p.zinsen),
+            }
+            for p in zinsen.perioden
+        ],
+        "zinsen_eur": money(zinsen.zinsen),
+        "pauschale_288_5_eur": money(zinsen.pauschale),
+        "erlaeuterung": zinsen.erlaeuterung,
+    }
+    return ok(data, sources=[{"rechner": "Verzugszinsen", "grundlage": "§§ 247, 288 BGB, Basiszinssatz der Bundesbank"}])
+
+
+TOOL = Tool(
+    name="calc_verzugszinsen",
+    description=(
+        "Compute Verzugszinsen under § 288 BGB from date to date on the Basiszinssatz history (§ 247 BGB), split "
+        "by half year, exact days per calendar year.\n"
+        "Use it for interest claims in dunning letters, lawsuits and settlements - never compute interest yourself.\n"
+        "Returns {zinsen_eur, perioden: [{von, bis, tage, basiszins_prozent, zinssatz_prozent, zinsen_eur}], "
+        "pauschale_288_5_eur, erlaeuterung}.\n"
+        "Errors: end before start; a period before 2002 or after the last stored Basiszinssatz (the message says "
+        "until when it can compute).\n"
+        'Example: {"hauptforderung": 10000, "von": "2024-01-01", "bis": "2024-12-31", "art": "unternehmer"}'
+    ),
+    params=CalcVerzugszinsenParams,
+    execute=execute,
+)

@@ -1,0 +1,145 @@
+"""Rules for calendar entries: the place whose holidays count and the one validator every path
+that stores a KalenderEintrag passes (agent tool, draft edit, draft accept).
+
+The place of a deadline is the court of the Akte (Ort and Bundesland); only when the Akte names no
+court does the Kanzlei's seat (KanzleiProfil) count. There is no default Land.
+"""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass
+
+from django.utils import timezone
+
+from rechner.feiertage import Feiertagskalender, bundesweiter_feiertag
+from rechner.fristen import FEHLER_KEIN_BUNDESLAND, ortstext
+from rechner.tabellen import format_datum
+
+from .models import Akte, KalenderEintrag, KanzleiProfil
+
+QUELLE_GERICHT = "Gericht der Akte"
+QUELLE_KANZLEI = "Kanzleisitz"
+QUELLE_ANGABE = "Angabe"
+
+ERR_VERGANGEN = "Der Fristablauf {datum} liegt in der Vergangenheit. Prüfe das Datum (auch das Jahr)."
+ERR_WOCHENENDE = (
+    "Der Fristablauf {datum} fällt auf ein Wochenende; nach § 193 BGB, § 222 Abs. 2 ZPO endet die Frist erst am "
+    "nächsten Werktag. Berechne die Frist mit dem Fristenrechner."
+)
+ERR_FEIERTAG = (
+    "Der Fristablauf {datum} ist ein Feiertag ({name}) in {ort}; nach § 193 BGB, § 222 Abs. 2 ZPO endet die Frist "
+    "erst am nächsten Werktag. Berechne die Frist mit dem Fristenrechner."
+)
+ERR_VORFRIST = "Die Vorfrist {vorfrist} liegt nach dem Fristablauf {fristablauf}."
+ERR_FRISTABLAUF_FEHLT = "Eine Frist braucht einen Fristablauf."
+
+
+class KalenderRegelFehler(ValueError):
+    """A calendar entry breaks a deadline rule; the message is German and shown to the user."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+@dataclass(frozen=True)
+class FristOrt:
+    """The place whose holidays count for a deadline and where that place comes from."""
+
+    bundesland: str
+    ort: str | None
+    quelle: str
+
+    @property
+    def text(self) -> str:
+        return f"{ortstext(self.bundesland, self.ort)} ({self.quelle})"
+
+
+def frist_ort(*, akte: Akte | None) -> FristOrt | None:
+    """The court of ``akte`` if it names one, else the Kanzlei's seat, else None (ask the user)."""
+    if akte is not None and akte.gericht_bundesland:
+        return FristOrt(akte.gericht_bundesland, akte.gericht_ort or None, _gericht_quelle(akte))
+    profil = KanzleiProfil.current()
+    if profil is not None and profil.sitz_bundesland:
+        return FristOrt(profil.sitz_bundesland, profil.sitz_ort or None, QUELLE_KANZLEI)
+    return None
+
+
+def frist_ort_oder_fehler(*, akte: Akte | None) -> FristOrt:
+    """Like ``frist_ort``, but raises KalenderRegelFehler with a German request for the place."""
+    ort = frist_ort(akte=akte)
+    if ort is None:
+        raise KalenderRegelFehler(FEHLER_KEIN_BUNDESLAND)
+    return ort
+
+
+ERR_ORT_OHNE_LAND = (
+    "Zum Ort des Gerichts fehlt das Bundesland. Gib beides an oder lass beides weg, damit das Gericht der Akte gilt."
+)
+ERR_ANDERES_GERICHT = (
+    "Das Gericht der Akte {aktenzeichen} liegt in {gericht}; angegeben ist {angabe}. Lass Bundesland und Ort weg, "
+    "damit die Feiertage am Gerichtsort gelten, oder korrigiere das Gericht in der Akte."
+)
+
+
+def frist_ort_bestimmen(*, akte: Akte | None, bundesland: str | None, ort: str | None) -> FristOrt:
+    """The place for a calculation: an explicit ``bundesland``/``ort``, else the Akte's court, else the
+    Kanzlei's seat. An explicit place that contradicts the Akte's court, an Ort without Land and no
+    known place at all raise KalenderRegelFehler (German)."""
+    ort = (ort or "").strip() or None
+    if ort and not bundesland:
+        raise KalenderRegelFehler(ERR_ORT_OHNE_LAND)
+    if not bundesland:
+        return frist_ort_oder_fehler(akte=akte)
+    if akte is not None and akte.gericht_bundesland:
+        ort_passt = not ort or not akte.gericht_ort or ort.casefold() == akte.gericht_ort.casefold()
+        if bundesland != akte.gericht_bundesland or not ort_passt:
+            raise KalenderRegelFehler(
+                ERR_ANDERES_GERICHT.format(
+                    aktenzeichen=akte.aktenzeichen,
+                    gericht=ortstext(akte.gericht_bundesland, akte.gericht_ort or None),
+                    angabe=ortstext(bundesland, ort),
+                )
+            )
+        return FristOrt(akte.gericht_bundesland, ort or akte.gericht_ort or None, QUELLE_ANGABE)
+    return FristOrt(bundesland, ort, QUELLE_ANGABE)
+
+
+def _gericht_quelle(akte: Akte) -> str:
+    return f"{QUELLE_GERICHT}: {akte.gericht_name}" if akte.gericht_name else QUELLE_GERICHT
+
+
+def kalender_eintrag_pruefen(
+    *,
+    akte: Akte | None,
+    typ: str,
+    fristablauf: datetime.date | None,
+    vorfrist: datetime.date | None,
+    heute: datetime.date | None = None,
+) -> None:
+    """Check a calendar entry before it is proposed, edited or stored.
+
+    A FRIST needs a Fristablauf that is not in the past and is a working day at the court's place
+    (§ 193 BGB, § 222 Abs. 2 ZPO); without a known place, weekends and nationwide holidays are
+    checked. A Vorfrist must not lie after the Fristablauf. Raises KalenderRegelFehler.
+    """
+    if vorfrist is not None and fristablauf is not None and vorfrist > fristablauf:
+        raise KalenderRegelFehler(ERR_VORFRIST.format(vorfrist=format_datum(vorfrist), fristablauf=format_datum(fristablauf)))
+    if typ != KalenderEintrag.Typ.FRIST:
+        return
+    if fristablauf is None:
+        raise KalenderRegelFehler(ERR_FRISTABLAUF_FEHLT)
+    if fristablauf < (heute or timezone.localdate()):
+        raise KalenderRegelFehler(ERR_VERGANGEN.format(datum=format_datum(fristablauf)))
+    if fristablauf.weekday() >= 5:
+        raise KalenderRegelFehler(ERR_WOCHENENDE.format(datum=format_datum(fristablauf)))
+    ort = frist_ort(akte=akte)
+    if ort is None:
+        name = bundesweiter_feiertag(fristablauf)
+        ort_text = "ganz Deutschland"
+    else:
+        name = Feiertagskalender(ort.bundesland, ort.ort).feiertag(fristablauf)
+        ort_text = ort.text
+    if name is not None:
+        raise KalenderRegelFehler(ERR_FEIERTAG.format(datum=format_datum(fristablauf), name=name, ort=ort_text))

@@ -1,0 +1,148 @@
+"""FamGKG court fees in family matters: Verfahrenswert rules and typical KV numbers.
+
+Legal basis (FamGKG as in force since the KostBRÄG 2025)
+- § 28 FamGKG: the fee table has the amounts of § 34 GKG (Anlage 2), minimum fee 15 EUR;
+  § 33 Abs. 2 FamGKG: value at most 30 million EUR.
+- § 43 FamGKG (Ehesachen): net income of both spouses in three months, at least 3,000 EUR, at
+  most 1 million EUR; § 44 Abs. 2: each Kindschaftssache in the Verbund adds 20 % of that value,
+  at most 5,000 EUR each; § 50 Abs. 1: Versorgungsausgleich 10 % of the three-month income per
+  Anrecht, at least 1,000 EUR; § 45 Abs. 1: Kindschaftssachen (Sorge, Umgang, Herausgabe) 5,000 EUR;
+  § 51 Abs. 1, 2: Unterhalt twelve monthly amounts after filing plus the arrears due at filing.
+- KV FamGKG: Nr. 1110 (Ehesache, Verfahren im Allgemeinen, 2.0), 1111 (ermäßigt, 0.5), 1220
+  (selbständige Familienstreitsache, e.g. Unterhalt, 3.0), 1221 (ermäßigt, 1.0), 1310
+  (Kindschaftssache, 0.5). The KV is not part of the statute corpus; the value rules are.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+from typing import Literal
+
+from rechner import gkg
+from rechner.tabellen import als_decimal, format_euro, runde_cent
+
+Art = Literal["scheidung", "kindschaft", "unterhalt"]
+
+EHESACHE_MIN = Decimal(3_000)
+EHESACHE_MAX = Decimal(1_000_000)
+KINDSCHAFT = Decimal(5_000)
+KINDSCHAFT_IM_VERBUND_HOECHSTENS = Decimal(5_000)
+VA_MIN = Decimal(1_000)
+
+FEHLER_ART = "Unbekannte Familiensache „{wert}“: zulässig sind scheidung, kindschaft und unterhalt."
+FEHLER_NEGATIV = "{feld} darf nicht negativ sein (angegeben: {wert})."
+FEHLER_ANZAHL = "{feld}: bitte eine ganze Zahl ab 0 (angegeben: {wert})."
+
+KV: dict[str, gkg.KvNummer] = {
+    nummer.kv: nummer
+    for nummer in (
+        gkg.KvNummer("1110", "Ehesache (Scheidung) mit Folgesachen, Verfahren im Allgemeinen", Decimal("2.0")),
+        gkg.KvNummer("1111", "Ehesache, ermäßigte Gebühr (z. B. Rücknahme, Verzicht auf Begründung)", Decimal("0.5")),
+        gkg.KvNummer("1220", "Selbständige Familienstreitsache (z. B. Unterhalt), Verfahren im Allgemeinen", Decimal("3.0")),
+        gkg.KvNummer("1221", "Selbständige Familienstreitsache, ermäßigte Gebühr", Decimal("1.0")),
+        gkg.KvNummer("1310", "Kindschaftssache (Sorge, Umgang, Herausgabe), Verfahren im Allgemeinen", Decimal("0.5")),
+    )
+}
+_KV_JE_ART = {"scheidung": "1110", "kindschaft": "1310", "unterhalt": "1220"}
+
+
+@dataclass(frozen=True)
+class FamilienKosten:
+    art: str
+    verfahrenswert: Decimal
+    wertbegruendung: tuple[str, ...]
+    kv: str
+    label: str
+    rate: Decimal
+    gebuehr: Decimal
+
+
+def _betrag(wert: object, feld: str) -> Decimal:
+    try:
+        zahl = als_decimal(wert, feld=feld)
+    except ValueError as fehler:
+        raise gkg.GkgError(str(fehler)) from None
+    if zahl < 0:
+        raise gkg.GkgError(FEHLER_NEGATIV.format(feld=feld, wert=format_euro(zahl)))
+    return zahl
+
+
+def _anzahl(wert: int, feld: str) -> int:
+    if isinstance(wert, bool) or not isinstance(wert, int) or wert < 0:
+        raise gkg.GkgError(FEHLER_ANZAHL.format(feld=feld, wert=wert))
+    return wert
+
+
+def verfahrenswert(
+    art: str,
+    *,
+    netto_monat: object = 0,
+    anrechte: int = 0,
+    kindschaftsfolgesachen: int = 0,
+    unterhalt_monat: object = 0,
+    rueckstand: object = 0,
+) -> tuple[Decimal, tuple[str, ...]]:
+    """The Verfahrenswert and its reasoning. ``netto_monat`` is the monthly net income of both spouses."""
+    if art == "kindschaft":
+        return KINDSCHAFT, ("Kindschaftssache: 5.000,00 € (§ 45 Abs. 1 FamGKG), auch für mehrere Kinder (§ 45 Abs. 2).",)
+    if art == "unterhalt":
+        monat = _betrag(unterhalt_monat, "Monatlicher Unterhalt")
+        alt = _betrag(rueckstand, "Rückstand")
+        wert = runde_cent(12 * monat + alt)
+        return wert, (
+            f"Unterhalt: 12 × {format_euro(monat)} = {format_euro(12 * monat)} (§ 51 Abs. 1 FamGKG) "
+            f"zuzüglich Rückstand bei Einreichung {format_euro(alt)} (§ 51 Abs. 2 FamGKG) = {format_euro(wert)}.",
+        )
+    if art != "scheidung":
+        raise gkg.GkgError(FEHLER_ART.format(wert=art))
+    netto = _betrag(netto_monat, "Nettoeinkommen")
+    drei_monate = 3 * netto
+    ehesache = min(max(drei_monate, EHESACHE_MIN), EHESACHE_MAX)
+    zeilen = [
+        f"Ehesache: dreifaches Monatsnetto beider Ehegatten {format_euro(drei_monate)}, mindestens 3.000 €, höchstens "
+        f"1 Mio. € (§ 43 FamGKG) = {format_euro(ehesache)}."
+    ]
+    wert = ehesache
+    anzahl_va = _anzahl(anrechte, "Anrechte")
+    if anzahl_va:
+        va = max(runde_cent(drei_monate * Decimal("0.1") * anzahl_va), VA_MIN)
+        zeilen.append(
+            f"Versorgungsausgleich: {anzahl_va} Anrecht(e) × 10 % von {format_euro(drei_monate)}, mindestens 1.000 € "
+            f"(§ 50 Abs. 1 FamGKG) = {format_euro(va)}."
+        )
+        wert += va
+    kinder = _anzahl(kindschaftsfolgesachen, "Kindschaftsfolgesachen")
+    if kinder:
+        je = min(runde_cent(ehesache * Decimal("0.2")), KINDSCHAFT_IM_VERBUND_HOECHSTENS)
+        zeilen.append(
+            f"Kindschaftsfolgesachen im Verbund: {kinder} × 20 % der Ehesache, höchstens 5.000 € je Sache "
+            f"(§ 44 Abs. 2 FamGKG) = {format_euro(je * kinder)}."
+        )
+        wert += je * kinder
+    zeilen.append(f"Verfahrenswert gesamt (§ 44 Abs. 1 FamGKG: ein Verfahren): {format_euro(wert)}.")
+    return wert, tuple(zeilen)
+
+
+def familienkosten(art: str, *, on: date, kv: str | None = None, **werte: object) -> FamilienKosten:
+    """Verfahrenswert and court fee of a family matter; ``kv`` defaults to the usual number of ``art``.
+
+    Raises GkgError (German) for invalid input or dates before 2021.
+    """
+    if art not in _KV_JE_ART:
+        raise gkg.GkgError(FEHLER_ART.format(wert=art))
+    nummer = KV.get(kv or _KV_JE_ART[art])
+    if nummer is None:
+        raise gkg.GkgError(gkg.FEHLER_UNBEKANNT.format(kv=kv, verfuegbar=", ".join(KV)).replace("KV GKG", "KV FamGKG"))
+    wert, begruendung = verfahrenswert(art, **werte)  # type: ignore[arg-type]
+    tabelle = gkg.version_for(on).tabelle
+    return FamilienKosten(
+        art=art,
+        verfahrenswert=wert,
+        wertbegruendung=begruendung,
+        kv=nummer.kv,
+        label=nummer.label,
+        rate=nummer.rate,
+        gebuehr=tabelle.gebuehr(max(wert, Decimal("0.01")), nummer.rate),
+    )

@@ -1,0 +1,247 @@
+"""RVG fees that do not follow the value: Betragsrahmengebühren and Festgebühren.
+
+Legal basis (RVG i. d. F. des KostBRÄG 2025, mandates from 2025-06-01, § 60 Abs. 1 RVG)
+- Teil 4 VV RVG (Strafsachen), Teil 5 VV RVG (Bußgeldsachen): a frame (Wahlanwalt) and a fixed fee
+  for the court-appointed lawyer (gerichtlich bestellter oder beigeordneter Rechtsanwalt).
+- § 3 RVG with Nrn. 2302, 3102, 3106 VV RVG: Sozialgerichtsverfahren with Betragsrahmengebühren.
+- § 14 Abs. 1 RVG: within the frame the lawyer fixes the fee by Umfang, Schwierigkeit, Bedeutung,
+  Einkommens- und Vermögensverhältnisse and Haftungsrisiko; the Mittelgebühr ((von + bis) / 2) is the
+  fee of the average case. Anm. zu Nr. 2302: more than 391 EUR only if umfangreich oder schwierig.
+- Teil 2 Abschnitt 5 VV RVG (Beratungshilfe, Nrn. 2500 to 2508): Festgebühren.
+- Nr. 7002 VV RVG: 20 % of the fees, at most 20 EUR, per Angelegenheit (here: one Angelegenheit).
+Amounts of the versions before 2025-06-01 are not stored: such mandates get a German error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+
+from rechner import rvg
+from rechner.rvg import AuslagenRequest, Calculation, Position, RvgError
+from rechner.tabellen import als_decimal, format_euro, runde_cent
+
+GUELTIG_AB = date(2025, 6, 1)
+
+FEHLER_DATUM = (
+    "Betragsrahmen- und Festgebühren sind für Aufträge ab dem 01.06.2025 (KostBRÄG 2025) hinterlegt; Auftragsdatum: {datum}."
+)
+FEHLER_UNBEKANNT = "Nr. {vv} VV RVG ist als Rahmen- oder Festgebühr nicht hinterlegt. Verfügbar sind die Nrn. {verfuegbar}."
+FEHLER_RAHMEN = "Der Betrag {betrag} liegt außerhalb des Rahmens von Nr. {vv} VV RVG: zulässig sind {von} bis {bis}."
+FEHLER_FEST = "Nr. {vv} VV RVG ist eine Festgebühr von {betrag}; ein eigener Betrag ist nicht möglich."
+FEHLER_PFLICHT = "Nr. {vv} VV RVG hat keinen Festbetrag für den gerichtlich bestellten oder beigeordneten Anwalt."
+FEHLER_SCHWELLE = (
+    "Eine Geschäftsgebühr nach Nr. 2302 VV RVG von mehr als 391,00 € kann nur gefordert werden, wenn die Tätigkeit "
+    "umfangreich oder schwierig war. Bitte bestätige das oder wähle höchstens 391,00 €."
+)
+FEHLER_KEINE = "Bitte mindestens eine Gebührenposition angeben."
+BEGRUENDUNG_MITTEL = (
+    "Mittelgebühr nach § 14 Abs. 1 RVG ({betrag}): Umfang und Schwierigkeit der Tätigkeit, Bedeutung der Angelegenheit, "
+    "Einkommens- und Vermögensverhältnisse und Haftungsrisiko entsprechen einem Durchschnittsfall."
+)
+BEGRUENDUNG_BESTIMMT = (
+    "Vom Anwalt nach § 14 Abs. 1 RVG bestimmt ({betrag}, Mittelgebühr {mittel}): maßgeblich sind Umfang, "
+    "Schwierigkeit, Bedeutung, Einkommens- und Vermögensverhältnisse und Haftungsrisiko; gegenüber Dritten ist die "
+    "Bestimmung nicht verbindlich, wenn sie unbillig ist (in der Praxis bis etwa 20 % Abweichung geduldet)."
+)
+BEGRUENDUNG_PFLICHT = "Festbetrag des gerichtlich bestellten oder beigeordneten Rechtsanwalts ({betrag})."
+BEGRUENDUNG_FEST = "Festgebühr ({betrag})."
+
+
+@dataclass(frozen=True)
+class Rahmengebuehr:
+    """A fee of Teil 2 Abschnitt 5, 3 (Sozialrecht), 4 or 5 VV RVG; von == bis for a Festgebühr."""
+
+    vv: str
+    label: str
+    von: Decimal
+    bis: Decimal
+    pflicht: Decimal | None = None  # fixed fee of the court-appointed lawyer (Teile 4 and 5)
+    schwelle: Decimal | None = None  # Nr. 2302: more than this only if umfangreich oder schwierig
+
+    @property
+    def mittelgebuehr(self) -> Decimal:
+        return runde_cent((self.von + self.bis) / 2)
+
+    @property
+    def festgebuehr(self) -> bool:
+        return self.von == self.bis
+
+
+def _r(vv: str, label: str, von: str, bis: str, pflicht: str | None = None, schwelle: str | None = None) -> Rahmengebuehr:
+    return Rahmengebuehr(
+        vv,
+        label,
+        Decimal(von),
+        Decimal(bis),
+        None if pflicht is None else Decimal(pflicht),
+        None if schwelle is None else Decimal(schwelle),
+    )
+
+
+def _fest(vv: str, label: str, betrag: str) -> Rahmengebuehr:
+    return Rahmengebuehr(vv, label, Decimal(betrag), Decimal(betrag))
+
+
+RAHMEN: dict[str, Rahmengebuehr] = {
+    gebuehr.vv: gebuehr
+    for gebuehr in (
+        # Beratungshilfe (Teil 2 Abschnitt 5)
+        _fest("2500", "Beratungshilfegebühr (vom Rechtsuchenden)", "15.00"),
+        _fest("2501", "Beratungsgebühr (Beratungshilfe)", "42.00"),
+        _fest("2502", "Beratungsgebühr Schuldenbereinigung (Beratungshilfe)", "84.00"),
+        _fest("2503", "Geschäftsgebühr (Beratungshilfe)", "102.00"),
+        _fest("2504", "Geschäftsgebühr Schuldenbereinigung, bis 5 Gläubiger (Beratungshilfe)", "324.00"),
+        _fest("2505", "Geschäftsgebühr Schuldenbereinigung, 6 bis 10 Gläubiger (Beratungshilfe)", "486.00"),
+        _fest("2506", "Geschäftsgebühr Schuldenbereinigung, 11 bis 15 Gläubiger (Beratungshilfe)", "647.00"),
+        _fest("2507", "Geschäftsgebühr Schuldenbereinigung, mehr als 15 Gläubiger (Beratungshilfe)", "810.00"),
+        _fest("2508", "Einigungs- und Erledigungsgebühr (Beratungshilfe)", "180.00"),
+        # Sozialrecht (§ 3 RVG)
+        _r("2302", "Geschäftsgebühr in sozialrechtlichen Angelegenheiten", "65.00", "837.00", schwelle="391.00"),
+        _r("3102", "Verfahrensgebühr vor den Sozialgerichten", "65.00", "719.00"),
+        _r("3106", "Terminsgebühr vor den Sozialgerichten", "65.00", "665.00"),
+        # Strafsachen (Teil 4)
+        _r("4100", "Grundgebühr (Strafsachen)", "48.00", "432.00", "192.00"),
+        _r("4101", "Grundgebühr mit Zuschlag (Mandant nicht auf freiem Fuß)", "48.00", "540.00", "235.00"),
+        _r("4102", "Terminsgebühr außerhalb der Hauptverhandlung", "48.00", "360.00", "163.00"),
+        _r("4104", "Verfahrensgebühr vorbereitendes Verfahren", "48.00", "348.00", "158.00"),
+        _r("4105", "Verfahrensgebühr vorbereitendes Verfahren mit Zuschlag", "48.00", "435.00", "193.00"),
+        _r("4106", "Verfahrensgebühr erster Rechtszug Amtsgericht", "48.00", "348.00", "158.00"),
+        _r("4107", "Verfahrensgebühr erster Rechtszug Amtsgericht mit Zuschlag", "48.00", "435.00", "193.00"),
+        _r("4108", "Terminsgebühr je Hauptverhandlungstag Amtsgericht", "84.00", "576.00", "264.00"),
+        _r("4109", "Terminsgebühr je Hauptverhandlungstag Amtsgericht mit Zuschlag", "84.00", "719.00", "321.00"),
+        _r("4112", "Verfahrensgebühr erster Rechtszug Strafkammer", "60.00", "384.00", "178.00"),
+        _r("4114", "Terminsgebühr je Hauptverhandlungstag Strafkammer", "96.00", "671.00", "307.00"),
+        _r("4124", "Verfahrensgebühr Berufungsverfahren", "96.00", "671.00", "307.00"),
+        _r("4126", "Terminsgebühr je Hauptverhandlungstag Berufung", "96.00", "671.00", "307.00"),
+        _r("4130", "Verfahrensgebühr Revisionsverfahren", "144.00", "1331.00", "590.00"),
+        _r("4132", "Terminsgebühr je Hauptverhandlungstag Revision", "144.00", "671.00", "326.00"),
+        # Bußgeldsachen (Teil 5)
+        _r("5100", "Grundgebühr (Bußgeldsachen)", "36.00", "204.00", "96.00"),
+        _r("5101", "Verfahrensgebühr Verwaltungsbehörde, Geldbuße unter 80 €", "24.00", "132.00", "62.00"),
+        _r("5102", "Terminsgebühr Verwaltungsbehörde, Geldbuße unter 80 €", "24.00", "132.00", "62.00"),
+        _r("5103", "Verfahrensgebühr Verwaltungsbehörde, Geldbuße 80 bis 5.000 €", "36.00", "348.00", "154.00"),
+        _r("5104", "Terminsgebühr Verwaltungsbehörde, Geldbuße 80 bis 5.000 €", "36.00", "348.00", "154.00"),
+        _r("5105", "Verfahrensgebühr Verwaltungsbehörde, Geldbuße über 5.000 €", "48.00", "360.00", "163.00"),
+        _r("5106", "Terminsgebühr Verwaltungsbehörde, Geldbuße über 5.000 €", "48.00", "360.00", "163.00"),
+        _r("5107", "Verfahrensgebühr Amtsgericht, Geldbuße unter 80 €", "24.00", "132.00", "62.00"),
+        _r("5108", "Terminsgebühr je Hauptverhandlungstag, Geldbuße unter 80 €", "24.00", "288.00", "125.00"),
+        _r("5109", "Verfahrensgebühr Amtsgericht, Geldbuße 80 bis 5.000 €", "36.00", "348.00", "154.00"),
+        _r("5110", "Terminsgebühr je Hauptverhandlungstag, Geldbuße 80 bis 5.000 €", "48.00", "564.00", "245.00"),
+        _r("5111", "Verfahrensgebühr Amtsgericht, Geldbuße über 5.000 €", "60.00", "420.00", "192.00"),
+        _r("5112", "Terminsgebühr je Hauptverhandlungstag, Geldbuße über 5.000 €", "96.00", "671.00", "307.00"),
+        _r("5113", "Verfahrensgebühr Rechtsbeschwerde", "96.00", "671.00", "307.00"),
+        _r("5114", "Terminsgebühr je Hauptverhandlungstag Rechtsbeschwerde", "96.00", "671.00", "307.00"),
+    )
+}
+
+
+@dataclass(frozen=True)
+class RahmenRequest:
+    """A fee of ``RAHMEN``: ``betrag`` within the frame (default: Mittelgebühr); ``pflichtverteidiger``
+    takes the fixed fee of the court-appointed lawyer instead."""
+
+    vv: str
+    betrag: Decimal | None = None
+    pflichtverteidiger: bool = False
+    umfangreich_oder_schwierig: bool = False
+
+
+def _betrag(request: RahmenRequest) -> tuple[Rahmengebuehr, Decimal, str]:
+    gebuehr = RAHMEN.get(request.vv)
+    if gebuehr is None:
+        raise RvgError(FEHLER_UNBEKANNT.format(vv=request.vv, verfuegbar=", ".join(RAHMEN)))
+    if gebuehr.festgebuehr:
+        if request.betrag is not None and _zahl(request.betrag) != gebuehr.von:
+            raise RvgError(FEHLER_FEST.format(vv=gebuehr.vv, betrag=format_euro(gebuehr.von)))
+        return gebuehr, gebuehr.von, BEGRUENDUNG_FEST.format(betrag=format_euro(gebuehr.von))
+    if request.pflichtverteidiger:
+        if gebuehr.pflicht is None:
+            raise RvgError(FEHLER_PFLICHT.format(vv=gebuehr.vv))
+        return gebuehr, gebuehr.pflicht, BEGRUENDUNG_PFLICHT.format(betrag=format_euro(gebuehr.pflicht))
+    mittel = gebuehr.mittelgebuehr
+    if gebuehr.schwelle is not None and not request.umfangreich_oder_schwierig:
+        mittel = min(mittel, gebuehr.schwelle)
+    if request.betrag is None:
+        return gebuehr, mittel, BEGRUENDUNG_MITTEL.format(betrag=format_euro(mittel))
+    betrag = _zahl(request.betrag)
+    if not gebuehr.von <= betrag <= gebuehr.bis:
+        raise RvgError(
+            FEHLER_RAHMEN.format(
+                betrag=format_euro(betrag), vv=gebuehr.vv, von=format_euro(gebuehr.von), bis=format_euro(gebuehr.bis)
+            )
+        )
+    if gebuehr.schwelle is not None and betrag > gebuehr.schwelle and not request.umfangreich_oder_schwierig:
+        raise RvgError(FEHLER_SCHWELLE)
+    return gebuehr, runde_cent(betrag), BEGRUENDUNG_BESTIMMT.format(betrag=format_euro(betrag), mittel=format_euro(mittel))
+
+
+def _zahl(wert: object) -> Decimal:
+    try:
+        return als_decimal(wert, feld="Betrag")
+    except ValueError as fehler:
+        raise RvgError(str(fehler)) from None
+
+
+def berechne(
+    *,
+    auftragsdatum: date,
+    positions: Sequence[RahmenRequest],
+    auslagenpauschale: bool = True,
+    ust_rate: Decimal = rvg.UST_REGELSATZ,
+    auslagen: AuslagenRequest | None = None,
+) -> tuple[Calculation, tuple[str, ...]]:
+    """A fee note of Betragsrahmen- and Festgebühren in one Angelegenheit, with the § 14 reasoning per fee.
+
+    Nr. 2500 (paid by the client) gets no Nr. 7002 and no USt share of its own (Anm. zu Nr. 2500).
+    Raises RvgError with a German message.
+    """
+    if auftragsdatum < GUELTIG_AB:
+        raise RvgError(FEHLER_DATUM.format(datum=f"{auftragsdatum:%d.%m.%Y}"))
+    if not positions:
+        raise RvgError(FEHLER_KEINE)
+    ust_satz = _zahl(ust_rate)
+    if not 0 <= ust_satz < 1:
+        raise RvgError(rvg.FEHLER_UST.format(satz=ust_satz))
+    zeilen: list[Position] = []
+    begruendungen: list[str] = []
+    for request in positions:
+        gebuehr, betrag, begruendung = _betrag(request)
+        zeilen.append(Position(gebuehr.vv, gebuehr.label, betrag))
+        begruendungen.append(f"Nr. {gebuehr.vv}: {begruendung}")
+    summe = sum((z.amount for z in zeilen), Decimal("0.00"))
+    pauschalfaehig = sum((z.amount for z in zeilen if z.vv != "2500"), Decimal("0.00"))
+    auslagen_zeilen: list[Position] = []
+    if auslagenpauschale and pauschalfaehig > 0:
+        auslagen_zeilen.append(
+            Position(
+                "7002",
+                "Pauschale für Post- und Telekommunikationsentgelte",
+                min(runde_cent(pauschalfaehig * rvg.RVG_2025.pauschale_anteil), rvg.RVG_2025.pauschale_hoechstbetrag),
+            )
+        )
+    auslagen_zeilen.extend(rvg.weitere_auslagen_positionen(auslagen or AuslagenRequest()))
+    summe_auslagen = sum((z.amount for z in auslagen_zeilen), Decimal("0.00"))
+    netto = summe + summe_auslagen
+    ust = runde_cent(netto * ust_satz)
+    calculation = Calculation(
+        version=rvg.RVG_2025.key,
+        version_label=rvg.RVG_2025.label,
+        table="Betragsrahmen- und Festgebühren (Teile 2.5, 3, 4 und 5 VV RVG)",
+        auftragsdatum=auftragsdatum,
+        positions=tuple(zeilen),
+        anrechnungen=(),
+        auslagen=tuple(auslagen_zeilen),
+        fees=summe,
+        anrechnung=Decimal("0.00"),
+        auslagenpauschale=sum((z.amount for z in auslagen_zeilen if z.vv == "7002"), Decimal("0.00")),
+        auslagen_total=summe_auslagen,
+        net=netto,
+        ust_rate=ust_satz,
+        ust=ust,
+        gross=netto + ust,
+        hinweise=tuple(begruendungen),
+    )
+    return calculation, tuple(begruendungen)

@@ -1,0 +1,96 @@
+"""Prozesskostenrisiko: what a civil case costs the losing party in one or two instances.
+
+Per instance the loser bears (§ 91 Abs. 1 ZPO) the own lawyer, the opposing lawyer and the court:
+- erster Rechtszug: Nrn. 3100 (1,3) and 3104 (1,2) VV RVG, Nr. 1210 KV GKG (3,0);
+- Berufung: Nrn. 3200 (1,6) and 3202 (1,2) VV RVG, Nr. 1220 KV GKG (4,0);
+- each lawyer with Nr. 7002 and, unless the party may deduct input tax, 19 % USt (Nr. 7008).
+In the labour court's first instance each party bears its own lawyer whatever the outcome (§ 12a
+Abs. 1 Satz 1 ArbGG); the court fee is Nr. 8210 KV GKG (2,0). The Berufung to the LAG follows § 91 ZPO
+(Nr. 8220 KV GKG, 3,2). Amounts follow the versions in force on ``datum`` (§ 60 RVG, § 71 GKG).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+from typing import Literal
+
+from rechner import gkg, rvg
+from rechner.rvg import PositionRequest
+
+Gericht = Literal["zivil", "arbeit"]
+
+FEHLER_INSTANZEN = "Bitte eine oder zwei Instanzen angeben (angegeben: {wert})."
+FEHLER_GERICHT = "Unbekannte Gerichtsbarkeit „{wert}“: zulässig sind „zivil“ und „arbeit“."
+
+_INSTANZEN: dict[str, tuple[tuple[str, tuple[str, ...], str], ...]] = {
+    "zivil": (("Erster Rechtszug", ("3100", "3104"), "1210"), ("Berufung", ("3200", "3202"), "1220")),
+    "arbeit": (("Erster Rechtszug (Arbeitsgericht)", ("3100", "3104"), "8210"), ("Berufung (LAG)", ("3200", "3202"), "8220")),
+}
+
+
+@dataclass(frozen=True)
+class RisikoZeile:
+    instanz: str
+    eigener_anwalt: Decimal
+    gegenanwalt: Decimal  # what the loser must reimburse; 0 in the labour court's first instance
+    gericht: Decimal
+    summe: Decimal
+    gegenanwalt_erstattungsfaehig: bool
+
+
+@dataclass(frozen=True)
+class Prozesskostenrisiko:
+    streitwert: Decimal
+    datum: date
+    gericht: str
+    zeilen: tuple[RisikoZeile, ...]
+    gesamt: Decimal
+    hinweise: tuple[str, ...]
+
+
+def prozesskostenrisiko(
+    *, streitwert: Decimal, datum: date, instanzen: int = 1, gericht: str = "zivil", vorsteuerabzug: bool = False
+) -> Prozesskostenrisiko:
+    """The cost risk of losing completely in ``instanzen`` (1 or 2) instances, as table rows.
+
+    Raises RvgError or GkgError (German messages) for invalid values and dates.
+    """
+    if isinstance(instanzen, bool) or instanzen not in (1, 2):
+        raise rvg.RvgError(FEHLER_INSTANZEN.format(wert=instanzen))
+    if gericht not in _INSTANZEN:
+        raise rvg.RvgError(FEHLER_GERICHT.format(wert=gericht))
+    ust = Decimal(0) if vorsteuerabzug else rvg.UST_REGELSATZ
+    zeilen: list[RisikoZeile] = []
+    for index, (name, vv_nummern, kv) in enumerate(_INSTANZEN[gericht][:instanzen]):
+        anwalt = rvg.calculate(
+            gegenstandswert=streitwert,
+            auftragsdatum=datum,
+            positions=[PositionRequest(vv) for vv in vv_nummern],
+            anrechnung=False,
+            ust_rate=ust,
+        ).gross
+        erstattung = not (gericht == "arbeit" and index == 0)
+        gegner = anwalt if erstattung else Decimal("0.00")
+        gebuehr = gkg.kv_gebuehr(kv, streitwert, on=datum).amount
+        zeilen.append(RisikoZeile(name, anwalt, gegner, gebuehr, anwalt + gegner + gebuehr, erstattung))
+    hinweise = [
+        "Annahme: vollständiges Unterliegen nach streitiger Verhandlung ohne Vergleich; Gegenanwalt mit denselben "
+        "Gebühren; ohne Reisekosten, Sachverständige und Zeugen.",
+    ]
+    if vorsteuerabzug:
+        hinweise.append("Ohne Umsatzsteuer gerechnet (Vorsteuerabzug).")
+    if gericht == "arbeit":
+        hinweise.append(
+            "Arbeitsgericht erster Instanz: keine Erstattung der Anwaltskosten, jede Partei trägt ihren Anwalt "
+            "(§ 12a Abs. 1 Satz 1 ArbGG); ein gerichtlicher Vergleich lässt die Gerichtsgebühr entfallen."
+        )
+    return Prozesskostenrisiko(
+        streitwert=streitwert,
+        datum=datum,
+        gericht=gericht,
+        zeilen=tuple(zeilen),
+        gesamt=sum((z.summe for z in zeilen), Decimal("0.00")),
+        hinweise=tuple(hinweise),
+    )

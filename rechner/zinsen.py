@@ -1,0 +1,154 @@
+"""Verzugszinsen (§ 288 BGB) on the Basiszinssatz (§ 247 BGB) from date to date.
+
+Legal basis
+- § 288 Abs. 1 BGB: 5 percentage points above the Basiszinssatz; § 288 Abs. 2 BGB: 9 points for an
+  Entgeltforderung where no consumer is involved; § 288 Abs. 5 BGB: 40 EUR Pauschale in that case.
+- § 247 BGB: the Basiszinssatz changes on 1 January and 1 July; its history is shipped in
+  ``data/basiszinssatz.json`` (Deutsche Bundesbank). Periods after its last half year are refused.
+- Interest runs from the day after Verzugseintritt (§ 187 Abs. 1 BGB analogously); ``von`` is the
+  first and ``bis`` the last day with interest. Days are counted exactly and divided by the days of
+  their calendar year (365 or 366); every half year and year is a period of its own.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from decimal import Decimal
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from rechner.tabellen import als_decimal, format_datum, format_euro, format_zahl, runde_cent
+
+DATEN = Path(__file__).resolve().parent / "data" / "basiszinssatz.json"
+
+Glaeubigerart = Literal["verbraucher", "unternehmer"]
+AUFSCHLAG: dict[str, Decimal] = {"verbraucher": Decimal(5), "unternehmer": Decimal(9)}
+PAUSCHALE_288_5 = Decimal("40.00")
+
+FEHLER_BETRAG = "Die Hauptforderung muss größer als 0 Euro sein (angegeben: {wert})."
+FEHLER_DATUM = "Bitte gib Beginn und Ende der Verzinsung als Datum an (angegeben: {wert!r})."
+FEHLER_REIHENFOLGE = "Das Ende der Verzinsung ({bis}) liegt vor ihrem Beginn ({von})."
+FEHLER_VOR_2002 = "Der Basiszinssatz nach § 247 BGB ist ab dem 01.01.2002 hinterlegt; Beginn {von} liegt davor."
+FEHLER_NICHT_HINTERLEGT = (
+    "Der Basiszinssatz ab dem {ab} ist im Rechner noch nicht hinterlegt (zuletzt gültig bis {bis}). Bitte den von der "
+    "Bundesbank bekanntgemachten Satz ergänzen oder die Verzinsung bis {bis} berechnen."
+)
+FEHLER_ART = "Unbekannte Art „{wert}“: zulässig sind „verbraucher“ (§ 288 Abs. 1 BGB) und „unternehmer“ (§ 288 Abs. 2 BGB)."
+
+
+class ZinsError(ValueError):
+    """Invalid input for an interest calculation; the message is German."""
+
+
+@dataclass(frozen=True)
+class Basiszins:
+    gueltig_ab: date
+    satz: Decimal  # percent
+
+
+@lru_cache(maxsize=1)
+def basiszinssaetze() -> tuple[tuple[Basiszins, ...], date]:
+    """The shipped history and the last day it covers."""
+    daten = json.loads(DATEN.read_text(encoding="utf-8"))
+    werte = tuple(Basiszins(date.fromisoformat(ab), Decimal(satz)) for ab, satz in daten["werte"])
+    return werte, date.fromisoformat(daten["gueltig_bis"])
+
+
+def basiszins_am(tag: date) -> Decimal:
+    """The Basiszinssatz in percent on ``tag``. Raises ZinsError outside the shipped history."""
+    werte, bis = basiszinssaetze()
+    if tag < werte[0].gueltig_ab:
+        raise ZinsError(FEHLER_VOR_2002.format(von=format_datum(tag)))
+    if tag > bis:
+        raise ZinsError(FEHLER_NICHT_HINTERLEGT.format(ab=format_datum(bis + timedelta(days=1)), bis=format_datum(bis)))
+    return [w.satz for w in werte if w.gueltig_ab <= tag][-1]
+
+
+@dataclass(frozen=True)
+class Zinsperiode:
+    von: date
+    bis: date
+    tage: int
+    jahrestage: int
+    basiszins: Decimal
+    zinssatz: Decimal
+    zinsen: Decimal  # rounded to cents for display; the total is rounded once
+
+
+@dataclass(frozen=True)
+class Zinsberechnung:
+    hauptforderung: Decimal
+    art: str
+    von: date
+    bis: date
+    perioden: tuple[Zinsperiode, ...]
+    zinsen: Decimal
+    pauschale: Decimal
+    erlaeuterung: str
+
+
+def _naechste_grenze(tag: date) -> date:
+    """The first day of the next half year after ``tag``."""
+    return date(tag.year, 7, 1) if tag.month < 7 else date(tag.year + 1, 1, 1)
+
+
+def verzugszinsen(*, hauptforderung: object, von: date, bis: date, art: str = "verbraucher") -> Zinsberechnung:
+    """Interest under § 288 BGB on ``hauptforderung`` for every day from ``von`` to ``bis`` (both included).
+
+    ``art="unternehmer"`` (no consumer involved, Entgeltforderung): 9 points and the 40 EUR Pauschale.
+    Raises ZinsError with a German message.
+    """
+    try:
+        betrag = als_decimal(hauptforderung, feld="Hauptforderung")
+    except ValueError as fehler:
+        raise ZinsError(str(fehler)) from None
+    if betrag <= 0:
+        raise ZinsError(FEHLER_BETRAG.format(wert=format_euro(betrag)))
+    for wert in (von, bis):
+        if isinstance(wert, datetime) or not isinstance(wert, date):
+            raise ZinsError(FEHLER_DATUM.format(wert=wert))
+    if bis < von:
+        raise ZinsError(FEHLER_REIHENFOLGE.format(von=format_datum(von), bis=format_datum(bis)))
+    if art not in AUFSCHLAG:
+        raise ZinsError(FEHLER_ART.format(wert=art))
+    basiszins_am(bis)  # refuses periods beyond the shipped history before any work
+    perioden: list[Zinsperiode] = []
+    summe = Decimal(0)
+    beginn = von
+    while beginn <= bis:
+        ende = min(_naechste_grenze(beginn) - timedelta(days=1), bis)
+        tage = (ende - beginn).days + 1
+        jahrestage = 366 if beginn.year % 4 == 0 and (beginn.year % 100 != 0 or beginn.year % 400 == 0) else 365
+        basis = basiszins_am(beginn)
+        satz = basis + AUFSCHLAG[art]
+        zinsen = betrag * satz / 100 * tage / jahrestage
+        summe += zinsen
+        perioden.append(Zinsperiode(beginn, ende, tage, jahrestage, basis, satz, runde_cent(zinsen)))
+        beginn = ende + timedelta(days=1)
+    pauschale = PAUSCHALE_288_5 if art == "unternehmer" else Decimal("0.00")
+    norm = "§ 288 Abs. 1 BGB (5 Prozentpunkte)" if art == "verbraucher" else "§ 288 Abs. 2 BGB (9 Prozentpunkte)"
+    zeilen = [
+        f"Verzugszinsen auf {format_euro(betrag)} vom {format_datum(von)} bis {format_datum(bis)} nach {norm} über dem "
+        "Basiszinssatz (§ 247 BGB), taggenau je Halbjahr:"
+    ]
+    zeilen.extend(
+        f"{p.von:%d.%m.%Y}–{p.bis:%d.%m.%Y}: {p.tage} Tage × {format_zahl(p.zinssatz)} % "
+        f"(Basiszins {format_zahl(p.basiszins)} %) / {p.jahrestage} = {format_euro(p.zinsen)}"
+        for p in perioden
+    )
+    zeilen.append(f"Zinsen gesamt: {format_euro(runde_cent(summe))}.")
+    if pauschale:
+        zeilen.append("Verzugspauschale nach § 288 Abs. 5 BGB: 40,00 € (auf Kosten der Rechtsverfolgung anzurechnen).")
+    return Zinsberechnung(
+        hauptforderung=betrag,
+        art=art,
+        von=von,
+        bis=bis,
+        perioden=tuple(perioden),
+        zinsen=runde_cent(summe),
+        pauschale=pauschale,
+        erlaeuterung="\n".join(zeilen),
+    )

@@ -1,0 +1,160 @@
+"""berechne_frist and create_draft_frist use the court's place (issue 12, defects 1, 2 and 6)."""
+
+import datetime
+
+import pytest
+from django.utils import timezone
+
+from akten.models import KanzleiProfil, Role
+from drafts.models import HelenaDraft
+from tests.factories import AkteFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def anwalt():
+    return UserFactory(role=Role.ANWALT)
+
+
+def _akte(anwalt, **gericht):
+    akte = AkteFactory(anwalt=anwalt)
+    for feld, wert in gericht.items():
+        setattr(akte, feld, wert)
+    akte.save()
+    return akte
+
+
+ZWEI_WOCHEN_AB_5_6_2025 = {"ereignis_datum": "2025-06-05", "dauer": 2, "einheit": "wochen"}
+
+
+def test_ohne_ort_kein_stilles_nrw(call, anwalt):
+    result = call(anwalt, "berechne_frist", ZWEI_WOCHEN_AB_5_6_2025)
+    assert not result.ok and "fehlt das Bundesland des Gerichts" in result.error
+
+
+def test_gericht_der_akte_in_berlin(call, anwalt):
+    akte = _akte(anwalt, gericht_name="Landgericht Berlin II", gericht_ort="Berlin", gericht_bundesland="BE")
+    result = call(anwalt, "berechne_frist", ZWEI_WOCHEN_AB_5_6_2025, akte=akte)
+    assert result.ok, result.error
+    assert result.data["fristablauf"] == "2025-06-19"  # not 20.06. (Fronleichnam only in NW)
+    assert result.data["feiertage_nach"] == "Berlin (Berlin); Quelle: Gericht der Akte: Landgericht Berlin II"
+    explicit = call(anwalt, "berechne_frist", {**ZWEI_WOCHEN_AB_5_6_2025, "akte": akte.aktenzeichen})
+    assert explicit.data["fristablauf"] == "2025-06-19"
+
+
+def test_kanzleisitz_nur_wenn_kein_gericht(call, anwalt):
+    KanzleiProfil(name="Kanzlei", sitz_ort="Köln", sitz_bundesland="NW").save()
+    ohne_gericht = _akte(anwalt)
+    result = call(anwalt, "berechne_frist", ZWEI_WOCHEN_AB_5_6_2025, akte=ohne_gericht)
+    assert result.data["fristablauf"] == "2025-06-20"
+    assert result.data["feiertage_nach"] == "Köln (Nordrhein-Westfalen); Quelle: Kanzleisitz"
+    berlin = _akte(anwalt, gericht_ort="Berlin", gericht_bundesland="BE")
+    assert call(anwalt, "berechne_frist", ZWEI_WOCHEN_AB_5_6_2025, akte=berlin).data["fristablauf"] == "2025-06-19"
+
+
+def test_angabe_gegen_das_gericht_der_akte_wird_abgelehnt(call, anwalt):
+    akte = _akte(anwalt, gericht_ort="Berlin", gericht_bundesland="BE")
+    result = call(anwalt, "berechne_frist", {**ZWEI_WOCHEN_AB_5_6_2025, "bundesland": "NW"}, akte=akte)
+    assert not result.ok and "liegt in Berlin (Berlin); angegeben ist Nordrhein-Westfalen" in result.error
+
+
+def test_teilfeiertag_ohne_ort_warnt_und_nimmt_das_fruehere_datum(call, anwalt):
+    args = {"ereignis_datum": "2025-08-01", "dauer": 2, "einheit": "wochen", "bundesland": "BY"}
+    unsicher = call(anwalt, "berechne_frist", args).data
+    assert unsicher["fristablauf"] == "2025-08-15" and unsicher["fristablauf_bei_teilfeiertag"] == "2025-08-18"
+    assert "Mariä Himmelfahrt" in unsicher["warnungen"][0]
+    assert "keine Verschiebung" not in unsicher["erlaeuterung"]
+    muenchen = call(anwalt, "berechne_frist", {**args, "ort": "München"}).data
+    assert muenchen["fristablauf"] == "2025-08-18" and muenchen["warnungen"] == []
+
+
+def test_ort_ohne_bundesland_wird_abgelehnt(call, anwalt):
+    result = call(anwalt, "berechne_frist", {**ZWEI_WOCHEN_AB_5_6_2025, "ort": "München"})
+    assert not result.ok and "Zum Ort des Gerichts fehlt das Bundesland" in result.error
+
+
+def test_fremde_akte_wird_nicht_verraten(call, anwalt):
+    fremd = AkteFactory(gericht_ort="Berlin", gericht_bundesland="BE")
+    result = call(anwalt, "berechne_frist", {**ZWEI_WOCHEN_AB_5_6_2025, "akte": fremd.aktenzeichen})
+    assert not result.ok and "nicht gefunden oder kein Zugriff" in result.error
+
+
+def test_create_draft_frist_rechnet_am_gerichtsort(call, anwalt):
+    akte = _akte(anwalt, gericht_name="Landgericht München I", gericht_ort="München", gericht_bundesland="BY")
+    # Zustellung Mo 02.08.2027 + 2 Wochen → Mo 16.08.2027; 15.08.2027 is a Sunday: no shift needed.
+    heute = timezone.localdate()
+    zustellung = heute + datetime.timedelta(days=(0 - heute.weekday()) % 7 or 7)
+    result = call(
+        anwalt,
+        "create_draft_frist",
+        {
+            "akte": akte.aktenzeichen,
+            "typ": "FRIST",
+            "titel": "Sofortige Beschwerde",
+            "datum": zustellung.isoformat(),
+            "berechnung": {"vorlage": "sofortige_beschwerde"},
+        },
+    )
+    assert result.ok, result.error
+    berechnung = result.data["vorschau"]["berechnung"]
+    assert berechnung["feiertage_nach"].startswith("München (Bayern); Quelle: Gericht der Akte")
+    draft = HelenaDraft.objects.get(pk=result.data["draft_id"])
+    assert datetime.date.fromisoformat(draft.payload["fristablauf"]) >= zustellung + datetime.timedelta(weeks=2)
+
+
+def test_create_draft_frist_ohne_ort_fragt_nach(call, anwalt):
+    akte = _akte(anwalt)
+    result = call(
+        anwalt,
+        "create_draft_frist",
+        {
+            "akte": akte.aktenzeichen,
+            "typ": "FRIST",
+            "titel": "Berufungsfrist",
+            "datum": timezone.localdate().isoformat(),
+            "berechnung": {"vorlage": "berufung"},
+        },
+    )
+    assert not result.ok and "fehlt das Bundesland des Gerichts" in result.error
+    assert not HelenaDraft.objects.exists()
+
+
+def test_wochentag_steht_nur_einmal_in_der_meldung(call, anwalt):
+    akte = _akte(anwalt)
+    heute = timezone.localdate()
+    sonntag = heute + datetime.timedelta(days=(6 - heute.weekday()) % 7 or 7)
+    result = call(
+        anwalt,
+        "create_draft_frist",
+        {"akte": akte.aktenzeichen, "typ": "FRIST", "titel": "F", "datum": heute.isoformat(), "fristablauf": sonntag.isoformat()},
+    )
+    assert f"Sonntag, {sonntag:%d.%m.%Y}" in result.error
+    assert "Sonntag, Sonntag" not in result.error
+
+
+def test_berechne_frist_mit_verkuendung_und_neuen_vorlagen(call, anwalt):
+    args = {"ereignis_datum": "2025-06-20", "vorlage": "berufung_arbgg", "verkuendung": "2025-01-15", "bundesland": "NW"}
+    assert call(anwalt, "berechne_frist", args).data["fristablauf"] == "2025-07-15"
+    owi = {"ereignis_datum": "2025-04-04", "vorlage": "einspruch_bussgeldbescheid", "bundesland": "BY", "ort": "München"}
+    assert call(anwalt, "berechne_frist", owi).data["fristablauf"] == "2025-04-22"
+
+
+def test_create_draft_frist_rueckwaerts(call, anwalt):
+    akte = _akte(anwalt, gericht_ort="Berlin", gericht_bundesland="BE")
+    termin = timezone.localdate() + datetime.timedelta(days=60)
+    result = call(
+        anwalt,
+        "create_draft_frist",
+        {
+            "akte": akte.aktenzeichen,
+            "typ": "FRIST",
+            "titel": "Schriftsatz vor Termin",
+            "datum": termin.isoformat(),
+            "berechnung": {"vorlage": "schriftsatz_vor_termin"},
+        },
+    )
+    assert result.ok, result.error
+    payload = HelenaDraft.objects.get(pk=result.data["draft_id"]).payload
+    assert datetime.date.fromisoformat(payload["fristablauf"]) <= termin - datetime.timedelta(weeks=1)
+    assert payload["datum"] == timezone.localdate().isoformat()

@@ -1,0 +1,174 @@
+"""get_kosten_rules: German amounts, the value cap, Nr. 1004, Inkasso and German rates (issue 12)."""
+
+import pytest
+
+from akten.models import Role
+from tests.factories import UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def anwalt():
+    return UserFactory(role=Role.ANWALT)
+
+
+def kosten(call, anwalt, **args):
+    result = call(anwalt, "get_kosten_rules", {"datum": "2025-07-01", **args})
+    assert result.ok, result.error
+    return result.data
+
+
+def test_deutscher_tausenderpunkt(call, anwalt):
+    data = kosten(call, anwalt, gegenstandswert="5.000", rvg_positionen=[{"vv": "3100"}], umsatzsteuer=False)
+    assert data["gegenstandswert_eur"] == "5000.00"
+    assert data["rvg"]["positionen"][0]["betrag_eur"] == "460.85"
+    mit_cent = kosten(call, anwalt, gegenstandswert="5.000,50", gkg_nummern=["1210"])
+    assert mit_cent["gegenstandswert_eur"] == "5000.50"
+
+
+def test_mehrdeutiger_betrag_wird_auf_deutsch_abgelehnt(call, anwalt):
+    result = call(anwalt, "get_kosten_rules", {"gegenstandswert": "1,234", "rvg_positionen": [{"vv": "3100"}]})
+    assert not result.ok and "mehrdeutig" in result.error
+
+
+def test_hoechstwert_30_millionen(call, anwalt):
+    data = kosten(
+        call,
+        anwalt,
+        gegenstandswert="50.000.000",
+        rvg_positionen=[{"vv": "3100", "satz": "1,3"}],
+        gkg_nummern=["1210"],
+        auslagenpauschale=False,
+        umsatzsteuer=False,
+    )
+    assert data["rvg"]["positionen"][0]["betrag_eur"] == "139102.60"  # 1,3 × 107.002,00
+    assert data["gkg"]["positionen"][0]["betrag_eur"] == "384114.00"
+    assert any("§ 22 Abs. 2" in hinweis for hinweis in data["rvg"]["hinweise"])
+
+
+def test_einigung_in_der_berufung(call, anwalt):
+    data = kosten(call, anwalt, gegenstandswert=10000, rvg_positionen=[{"vv": "3200"}, {"vv": "3202"}, {"vv": "1004"}])
+    assert data["rvg"]["gesamt_eur"] == "3204.91"
+    falsch = call(
+        anwalt,
+        "get_kosten_rules",
+        {"gegenstandswert": 10000, "rvg_positionen": [{"vv": "3200"}, {"vv": "3202"}, {"vv": "1003"}]},
+    )
+    assert not falsch.ok and "Nr. 1004" in falsch.error
+
+
+def test_saetze_mit_komma_und_nachkommastelle(call, anwalt):
+    data = kosten(call, anwalt, gegenstandswert=5000, rvg_positionen=[{"vv": "3100"}, {"vv": "1003"}])
+    einigung = data["rvg"]["positionen"][1]
+    assert einigung["satz"] == "1,0"
+    assert "Nr. 1003: 1,0 Einigungsgebühr" in data["rvg"]["aufstellung"]
+
+
+def test_inkasso_unbestritten(call, anwalt):
+    data = kosten(
+        call,
+        anwalt,
+        gegenstandswert=40,
+        rvg_positionen=[{"vv": "2300", "inkasso_unbestritten": True}],
+        auslagenpauschale=False,
+        umsatzsteuer=False,
+    )
+    # 0,9 × 31,50 € = 28,35 € (§ 13 Abs. 2 RVG, Anm. Abs. 2 zu Nr. 2300 VV RVG).
+    assert data["rvg"]["positionen"][0]["betrag_eur"] == "28.35"
+    zu_hoch = call(
+        anwalt,
+        "get_kosten_rules",
+        {"gegenstandswert": 1000, "rvg_positionen": [{"vv": "2300", "satz": 1.3, "inkasso_unbestritten": True}]},
+    )
+    assert not zu_hoch.ok and "mehr als 0,9" in zu_hoch.error
+
+
+def test_strafsache_mittelgebuehr_und_pflichtverteidiger(call, anwalt):
+    nummern = ["4100", "4104", "4106", "4108"]
+    wahl = kosten(call, anwalt, rahmen_positionen=[{"vv": vv} for vv in nummern])["rahmengebuehren"]
+    # Mittelgebühren 240 + 198 + 198 + 330 = 966,00 €; + 20,00 € Nr. 7002; + 19 % USt.
+    assert [p["betrag_eur"] for p in wahl["positionen"]] == ["240.00", "198.00", "198.00", "330.00"]
+    assert wahl["gesamt_eur"] == "1173.34"
+    assert any("§ 14 Abs. 1 RVG" in h for h in wahl["hinweise"])
+    pflicht = kosten(call, anwalt, rahmen_positionen=[{"vv": vv, "pflichtverteidiger": True} for vv in nummern])
+    assert pflicht["rahmengebuehren"]["gesamt_eur"] == "942.48"  # (192 + 158 + 158 + 264 + 20) × 1,19
+
+
+def test_rahmen_ausserhalb_und_sozialrecht_schwelle(call, anwalt):
+    zu_hoch = call(anwalt, "get_kosten_rules", {"datum": "2025-07-01", "rahmen_positionen": [{"vv": "4106", "betrag": "400"}]})
+    assert not zu_hoch.ok and "außerhalb des Rahmens" in zu_hoch.error
+    sozial = kosten(call, anwalt, rahmen_positionen=[{"vv": "2302"}], auslagenpauschale=False, umsatzsteuer=False)
+    assert sozial["rahmengebuehren"]["positionen"][0]["betrag_eur"] == "391.00"  # Schwellengebühr, not 451,00
+    alt = call(anwalt, "get_kosten_rules", {"datum": "2025-05-01", "rahmen_positionen": [{"vv": "4100"}]})
+    assert not alt.ok and "ab dem 01.06.2025" in alt.error
+
+
+def test_auslagen_7000_bis_7006(call, anwalt):
+    data = kosten(
+        call,
+        anwalt,
+        gegenstandswert=5000,
+        rvg_positionen=[{"vv": "3100"}],
+        auslagenpauschale=False,
+        umsatzsteuer=False,
+        auslagen={
+            "seiten_sw": 60,
+            "dateien": 5,
+            "km": "100",
+            "abwesenheit_stunden": ["5"],
+            "fahrtkosten": "45,80",
+            "reiseauslagen": "12,00",
+        },
+    )
+    auslagen = {(p["nr"], p["betrag_eur"]) for p in data["rvg"]["auslagen"]}
+    # 50 × 0,50 + 10 × 0,15 = 26,50 €; 5 Dateien höchstens 5,00 €; 100 km × 0,42 €; 5 Stunden 50,00 €.
+    assert auslagen == {
+        ("7000", "26.50"),
+        ("7000", "5.00"),
+        ("7003", "42.00"),
+        ("7005", "50.00"),
+        ("7004", "45.80"),
+        ("7006", "12.00"),
+    }
+
+
+def test_zwangsvollstreckung_mindestgebuehr(call, anwalt):
+    data = kosten(call, anwalt, gegenstandswert=300, rvg_positionen=[{"vv": "3309"}], auslagenpauschale=False, umsatzsteuer=False)
+    assert data["rvg"]["positionen"][0]["betrag_eur"] == "15.45"  # 0,3 × 51,50 €
+    klein = kosten(call, anwalt, gegenstandswert=300, rvg_positionen=[{"vv": "3310"}], datum="2021-06-01")
+    assert klein["rvg"]["positionen"][0]["betrag_eur"] == "15.00"  # 0,3 × 49,00 € = 14,70 € → Mindestgebühr
+
+
+def test_calc_verzugszinsen(call, anwalt):
+    result = call(anwalt, "calc_verzugszinsen", {"hauptforderung": "10.000", "von": "2024-01-01", "bis": "2024-12-31"})
+    assert result.ok, result.error
+    assert result.data["zinsen_eur"] == "849.43" and len(result.data["perioden"]) == 2
+    zukunft = call(anwalt, "calc_verzugszinsen", {"hauptforderung": 100, "von": "2025-12-01", "bis": "2026-02-01"})
+    assert not zukunft.ok and "noch nicht hinterlegt" in zukunft.error
+
+
+def test_calc_prozesskostenrisiko_aus_der_akte(call, anwalt):
+    from tests.factories import AkteFactory
+
+    akte = AkteFactory(anwalt=anwalt, gegenstandswert=10000)
+    result = call(anwalt, "calc_prozesskostenrisiko", {"instanzen": 2, "datum": "2025-07-01"}, akte=akte)
+    assert result.ok, result.error
+    assert result.data["gesamt_bei_unterliegen_eur"] == "10300.52"
+    assert [z["instanz"] for z in result.data["tabelle"]] == ["Erster Rechtszug", "Berufung"]
+    fremd = AkteFactory(gegenstandswert=10000)
+    assert not call(anwalt, "calc_prozesskostenrisiko", {"akte": fremd.aktenzeichen}).ok
+
+
+def test_famgkg_scheidung_kindschaft_unterhalt(call, anwalt):
+    scheidung = kosten(
+        call, anwalt, familie={"art": "scheidung", "netto_monat": "4.000", "anrechte": 2, "kindschaftsfolgesachen": 1}
+    )["famgkg"]
+    # 12.000 € Ehesache + 2.400 € Versorgungsausgleich + 2.400 € Kindschaft = 16.800 €; 2,0 × 374,50 € = 749,00 €.
+    assert scheidung["verfahrenswert_eur"] == "16800.00" and scheidung["gerichtsgebuehr_eur"] == "749.00"
+    assert any("§ 50 Abs. 1 FamGKG" in z for z in scheidung["wertbegruendung"])
+    assert kosten(call, anwalt, familie={"art": "kindschaft"})["famgkg"]["gerichtsgebuehr_eur"] == "85.25"
+    unterhalt = kosten(call, anwalt, familie={"art": "unterhalt", "unterhalt_monat": 500, "rueckstand": "1.000"})["famgkg"]
+    assert (unterhalt["verfahrenswert_eur"], unterhalt["gerichtsgebuehr_eur"]) == ("7000.00", "646.50")
+    klein = kosten(call, anwalt, familie={"art": "scheidung", "netto_monat": 500})["famgkg"]
+    assert klein["verfahrenswert_eur"] == "3000.00"  # Mindestwert § 43 Abs. 1 Satz 2 FamGKG

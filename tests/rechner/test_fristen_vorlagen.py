@@ -1,0 +1,92 @@
+"""Fristen presets a Kanzlei uses daily (issue 12): five-month limits, labour, administrative, social
+and criminal courts, Verjährung, backward deadlines. Each date was counted on the calendar.
+
+Calendar anchors 2025: 15.01. Wednesday, 15.06. Sunday, 15.07. Tuesday, 18.04. Karfreitag,
+21.04. Ostermontag, 09.06. Pfingstmontag, 19.06. Fronleichnam (NW, not BE), 31.12.2028 Sunday.
+"""
+
+from datetime import date
+
+import pytest
+
+from rechner.fristen import PRESETS, FristError, berechne_preset
+
+VERKUENDUNG = date(2025, 1, 15)
+
+
+@pytest.mark.parametrize("vorlage", ["berufung", "berufung_arbgg"])
+def test_fuenf_monats_grenze_der_berufung(vorlage: str) -> None:
+    # Verkündung Mi 15.01.2025 → spätester Beginn 15.06.2025 → Fristende Di 15.07.2025.
+    # Zustellung erst Fr 20.06.2025 → 1 Monat → So 20.07. → Mo 21.07.2025: die Grenze ist früher.
+    spaet = berechne_preset(vorlage, date(2025, 6, 20), "NW", verkuendung=VERKUENDUNG)
+    assert spaet.fristablauf == date(2025, 7, 15) and spaet.notfrist
+    assert "Fünf-Monats-Grenze" in spaet.erlaeuterung and "maßgeblich (früheres Fristende)" in spaet.erlaeuterung
+    # Noch nicht zugestellt: nur die Grenze.
+    assert berechne_preset(vorlage, None, "NW", verkuendung=VERKUENDUNG).fristablauf == date(2025, 7, 15)
+    # Zustellung Mo 03.02.2025 → Mo 03.03.2025: früher als die Grenze.
+    frueh = berechne_preset(vorlage, date(2025, 2, 3), "NW", verkuendung=VERKUENDUNG)
+    assert frueh.fristablauf == date(2025, 3, 3)
+    assert "Die Frist ab Zustellung endet früher" in frueh.erlaeuterung
+
+
+@pytest.mark.parametrize("vorlage", ["berufungsbegruendung", "berufungsbegruendung_arbgg"])
+def test_fuenf_monats_grenze_der_begruendung(vorlage: str) -> None:
+    # 15.06.2025 + 2 Monate → Fr 15.08.2025 (kein Feiertag in Köln); ab Zustellung 20.06. → Mi 20.08.2025.
+    assert berechne_preset(vorlage, date(2025, 6, 20), "NW", ort="Köln", verkuendung=VERKUENDUNG).fristablauf == date(2025, 8, 15)
+
+
+def test_verkuendung_nur_bei_fuenf_monats_vorlagen() -> None:
+    with pytest.raises(FristError, match="Fünf-Monats-Grenze"):
+        berechne_preset("sofortige_beschwerde", date(2025, 6, 20), "NW", verkuendung=VERKUENDUNG)
+
+
+@pytest.mark.parametrize(
+    ("vorlage", "ereignis", "fristablauf"),
+    [
+        ("befristungskontrollklage", date(2025, 6, 30), date(2025, 7, 21)),  # Mo + 3 Wochen
+        ("anfechtungsklage_vwgo", date(2025, 1, 31), date(2025, 2, 28)),  # § 188 Abs. 3 BGB
+        ("zulassung_berufung_vwgo", date(2025, 3, 14), date(2025, 4, 14)),  # Fr 14.03. + 1 Monat → Mo 14.04.2025
+        ("zulassung_berufung_begruendung_vwgo", date(2025, 3, 14), date(2025, 5, 14)),
+        ("klage_sgg", date(2025, 5, 15), date(2025, 6, 16)),  # So 15.06. → Mo 16.06.2025
+        ("berufung_sgg", date(2025, 5, 7), date(2025, 6, 10)),  # Sa 07.06., So, Pfingstmontag → Di 10.06.
+        ("berufung_stpo", date(2025, 3, 6), date(2025, 3, 13)),
+        ("revision_stpo", date(2025, 4, 11), date(2025, 4, 22)),  # Fr 18.04. Karfreitag … Ostermontag → Di 22.04.
+        ("revisionsbegruendung_stpo", date(2025, 3, 20), date(2025, 4, 22)),  # So 20.04. Ostersonntag, Mo → Di 22.04.
+        ("einspruch_strafbefehl", date(2025, 4, 4), date(2025, 4, 22)),
+        ("einspruch_bussgeldbescheid", date(2025, 4, 4), date(2025, 4, 22)),
+        ("verjaehrung_mietsache", date(2025, 8, 31), date(2026, 3, 2)),  # Sa 28.02.2026 (§ 188 Abs. 3) → Mo 02.03.
+    ],
+)
+def test_vorlagen_vorwaerts(vorlage: str, ereignis: date, fristablauf: date) -> None:
+    assert berechne_preset(vorlage, ereignis, "NW").fristablauf == fristablauf
+
+
+def test_regelverjaehrung_zum_jahresende() -> None:
+    ergebnis = berechne_preset("verjaehrung_regel", date(2022, 5, 10), "NW")
+    assert ergebnis.fristablauf == date(2025, 12, 31)
+    assert "Schluss des Jahres" in ergebnis.erlaeuterung and not ergebnis.warnungen
+    sonntag = berechne_preset("verjaehrung_regel", date(2025, 2, 1), "BE")
+    assert sonntag.fristablauf == date(2028, 12, 31)  # the earlier, safe date
+    assert sonntag.warnungen and "§ 193 BGB" in sonntag.warnungen[0]
+
+
+def test_rueckwaertsfrist_132_zpo() -> None:
+    # Termin Do 26.06.2025 − 1 Woche = Do 19.06.2025: Fronleichnam in NW → Mi 18.06.2025; in Berlin Werktag.
+    nrw = berechne_preset("schriftsatz_vor_termin", date(2025, 6, 26), "NW")
+    assert nrw.fristablauf == date(2025, 6, 18) and nrw.verschoben
+    assert "Werktag davor" in (nrw.verschiebungsgrund or "")
+    assert berechne_preset("schriftsatz_vor_termin", date(2025, 6, 26), "BE").fristablauf == date(2025, 6, 19)
+    # Termin Mo 23.06.2025 − 3 Tage = Fr 20.06.2025.
+    assert berechne_preset("gegenerklaerung_vor_termin", date(2025, 6, 23), "NW").fristablauf == date(2025, 6, 20)
+    # Termin Di 24.06.2025 − 3 Tage = Sa 21.06. → Fr 20.06.2025 (never later).
+    assert berechne_preset("gegenerklaerung_vor_termin", date(2025, 6, 24), "NW").fristablauf == date(2025, 6, 20)
+
+
+def test_rueckwaertsfrist_nimmt_unsicheren_teilfeiertag_als_frei() -> None:
+    # Termin Fr 22.08.2025 − 1 Woche = Fr 15.08.2025 (Mariä Himmelfahrt in Teilen Bayerns) → Do 14.08.2025.
+    assert berechne_preset("schriftsatz_vor_termin", date(2025, 8, 22), "BY").fristablauf == date(2025, 8, 14)
+
+
+def test_alle_vorlagen_haben_rechtsgrundlage_und_ereignis() -> None:
+    for vorlage in PRESETS.values():
+        assert vorlage.rechtsgrundlage and vorlage.ereignis and vorlage.label

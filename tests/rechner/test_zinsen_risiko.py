@@ -1,0 +1,99 @@
+"""Verzugszinsen (§§ 247, 288 BGB) and Prozesskostenrisiko (issue 12)."""
+
+from datetime import date
+from decimal import Decimal
+
+import pytest
+
+from rechner.risiko import prozesskostenrisiko
+from rechner.rvg import RvgError
+from rechner.zinsen import ZinsError, basiszins_am, basiszinssaetze, verzugszinsen
+
+# Published by the Deutsche Bundesbank (§ 247 Abs. 2 BGB), checked value by value.
+VEROEFFENTLICHT = {
+    date(2002, 1, 1): "2.57",
+    date(2008, 1, 1): "3.32",
+    date(2009, 7, 1): "0.12",
+    date(2011, 7, 1): "0.37",
+    date(2013, 1, 1): "-0.13",
+    date(2016, 7, 1): "-0.88",
+    date(2022, 7, 1): "-0.88",
+    date(2023, 1, 1): "1.62",
+    date(2023, 7, 1): "3.12",
+    date(2024, 1, 1): "3.62",
+    date(2024, 7, 1): "3.37",
+    date(2025, 1, 1): "2.27",
+    date(2025, 7, 1): "1.27",
+}
+
+
+@pytest.mark.parametrize(("ab", "satz"), VEROEFFENTLICHT.items())
+def test_basiszinssatz_wie_veroeffentlicht(ab: date, satz: str) -> None:
+    assert basiszins_am(ab) == Decimal(satz)
+    assert basiszins_am(date(ab.year, ab.month + 5, 30)) == Decimal(satz)  # the whole half year
+
+
+def test_jedes_halbjahr_ist_hinterlegt() -> None:
+    werte, bis = basiszinssaetze()
+    erwartet = [date(jahr, monat, 1) for jahr in range(2002, bis.year + 1) for monat in (1, 7)]
+    assert [w.gueltig_ab for w in werte] == erwartet
+
+
+def test_zinsen_2024_verbraucher() -> None:
+    # 10.000 € × 8,62 % × 182/366 = 428,64 €; × 8,37 % × 184/366 = 420,79 €; gesamt 849,43 €.
+    zinsen = verzugszinsen(hauptforderung="10.000", von=date(2024, 1, 1), bis=date(2024, 12, 31))
+    assert [(p.tage, p.zinssatz, p.zinsen) for p in zinsen.perioden] == [
+        (182, Decimal("8.62"), Decimal("428.64")),
+        (184, Decimal("8.37"), Decimal("420.79")),
+    ]
+    assert zinsen.zinsen == Decimal("849.43") and zinsen.pauschale == Decimal("0.00")
+
+
+def test_zinsen_unternehmer_ueber_den_jahreswechsel() -> None:
+    # 5.000 € B2B vom 15.12.2024 bis 15.01.2025: 17 Tage × 12,37 % / 366 + 15 Tage × 11,27 % / 365.
+    zinsen = verzugszinsen(hauptforderung=Decimal(5000), von=date(2024, 12, 15), bis=date(2025, 1, 15), art="unternehmer")
+    erwartet = Decimal(5000) * Decimal("12.37") / 100 * 17 / 366 + Decimal(5000) * Decimal("11.27") / 100 * 15 / 365
+    assert zinsen.zinsen == erwartet.quantize(Decimal("0.01"))
+    assert zinsen.pauschale == Decimal("40.00")
+    assert "§ 288 Abs. 2 BGB" in zinsen.erlaeuterung
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "meldung"),
+    [
+        ({"von": date(2025, 3, 1), "bis": date(2025, 2, 1)}, "liegt vor ihrem Beginn"),
+        ({"von": date(2001, 12, 1), "bis": date(2002, 2, 1)}, "ab dem 01.01.2002"),
+        ({"von": date(2025, 12, 1), "bis": date(2026, 3, 1)}, "ab dem Donnerstag, 01.01.2026 ist im Rechner noch nicht"),
+        ({"hauptforderung": "1,234"}, "mehrdeutig"),
+        ({"art": "bank"}, "Unbekannte Art"),
+    ],
+)
+def test_zinsen_fehler_auf_deutsch(kwargs: dict[str, object], meldung: str) -> None:
+    eingaben: dict[str, object] = {"hauptforderung": "1000", "von": date(2024, 1, 1), "bis": date(2024, 2, 1), **kwargs}
+    with pytest.raises(ZinsError, match=meldung):
+        verzugszinsen(**eingaben)  # type: ignore[arg-type]
+
+
+def test_prozesskostenrisiko_zwei_instanzen() -> None:
+    # 10.000 €, 2025: 1,0 RVG 652,00 €; GKG 283,00 €.
+    # I: (2,5 × 652 + 20) × 1,19 = 1.963,50 € je Anwalt; 3,0 × 283 = 849,00 €.
+    # II: (2,8 × 652 + 20) × 1,19 = 2.196,26 € je Anwalt; 4,0 × 283 = 1.132,00 €.
+    risiko = prozesskostenrisiko(streitwert=Decimal(10_000), datum=date(2025, 7, 1), instanzen=2)
+    assert [(z.eigener_anwalt, z.gegenanwalt, z.gericht, z.summe) for z in risiko.zeilen] == [
+        (Decimal("1963.50"), Decimal("1963.50"), Decimal("849.00"), Decimal("4776.00")),
+        (Decimal("2196.26"), Decimal("2196.26"), Decimal("1132.00"), Decimal("5524.52")),
+    ]
+    assert risiko.gesamt == Decimal("10300.52")
+
+
+def test_prozesskostenrisiko_arbeitsgericht_ohne_kostenerstattung() -> None:
+    risiko = prozesskostenrisiko(streitwert=Decimal(10_000), datum=date(2025, 7, 1), gericht="arbeit", vorsteuerabzug=True)
+    zeile = risiko.zeilen[0]
+    assert zeile.eigener_anwalt == Decimal("1650.00") and zeile.gegenanwalt == Decimal("0.00")
+    assert zeile.gericht == Decimal("566.00")  # 2,0 × 283,00 € (Nr. 8210 KV GKG)
+    assert any("§ 12a Abs. 1 Satz 1 ArbGG" in h for h in risiko.hinweise)
+
+
+def test_prozesskostenrisiko_fehler() -> None:
+    with pytest.raises(RvgError, match="eine oder zwei Instanzen"):
+        prozesskostenrisiko(streitwert=Decimal(1000), datum=date(2025, 7, 1), instanzen=3)
