@@ -7,7 +7,6 @@ start-up (`ToolRegistryError`), never a run.
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 import pkgutil
 import re
@@ -31,11 +30,6 @@ class ToolRegistryError(ImproperlyConfigured):
 _tools: dict[str, Tool] | None = None
 
 
-# Labels of tool modules that another branch is changing right now (issue 12); they move into the
-# modules' TOOL(label=...) once that branch is merged.
-PENDING_LABELS = {"get_kosten_rules": "Berechne Kosten …"}
-
-
 def discover_tools() -> dict[str, Tool]:
     """Import every tool module and check its TOOL. Raises ToolRegistryError (or the import error)."""
     found: dict[str, Tool] = {}
@@ -49,8 +43,6 @@ def discover_tools() -> dict[str, Tool]:
             tool = _checked_tool(module_name, info.name, getattr(module, "TOOL", None), writes)
             if tool.name in found:
                 raise ToolRegistryError(f"{module_name}: duplicate tool name {tool.name!r}")
-            if not tool.label and tool.name in PENDING_LABELS:
-                tool = dataclasses.replace(tool, label=PENDING_LABELS[tool.name])
             found[tool.name] = tool
     return found
 
