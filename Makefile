@@ -53,6 +53,7 @@ test: lint typecheck pytest
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 typecheck: $(VENV)/.installed-dev
 	$(BIN)/mypy

@@ -8,8 +8,8 @@ def _seed_tool_matrix(sender: Any, using: str = "default", **kwargs: Any) -> Non
     """After `migrate`: create the role × tool rows that are missing, with their defaults."""
     from django.db import connections
 
-    from .models import ToolPermission
-    from .registry import tool_matrix_ensure_defaults
+    from agent.models import ToolPermission
+    from agent.tools.permissions import tool_matrix_ensure_defaults
 
     if ToolPermission._meta.db_table in connections[using].introspection.table_names():
         tool_matrix_ensure_defaults(using=using)
@@ -20,9 +20,13 @@ class AgentConfig(AppConfig):
     verbose_name = "Helena (Agent)"
 
     def ready(self) -> None:
-        from .registry import all_tools
+        from agent.tools.discovery import all_tools
 
         # Import every tool module now: a broken tool stops the start-up instead of failing silently later.
         all_tools()
         post_migrate.connect(_seed_tool_matrix, sender=self, dispatch_uid="agent_seed_tool_matrix")
-        from . import signals  # noqa: F401  (live draft-card updates)
+        from agent.runs.delivery import draft_changed_deliver
+        from drafts.events import draft_changed
+
+        # Live draft cards: the draft services announce each change, the open tabs hear of it.
+        draft_changed.connect(draft_changed_deliver, dispatch_uid="agent.draft_changed")

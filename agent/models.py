@@ -1,6 +1,6 @@
 """Helena's runs, their events, conversations and the admin-editable configuration of the engine.
 
-The engine core (agent/runtime.py and friends) is plain async Python; these models are what the
+The engine core (agent/engine/) is plain async Python; these models are what the
 Django side persists around it: every run with its honest final status, every event in order
 (so a reconnecting browser can replay), every tool call (audit), and the configuration that
 admins edit (tiers, caps, rate limits, the role × tool matrix).
@@ -341,3 +341,11 @@ class ConfigChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.model} {self.object_repr} ({self.created_at:%d.%m.%Y %H:%M})"
+
+    @classmethod
+    def of(
+        cls, *, user: Any, obj: models.Model, before: dict[str, Any], after: dict[str, Any], object_repr: str = ""
+    ) -> ConfigChange:
+        """The (unsaved) record of one change of the configuration row `obj` by `user`: the admin
+        saves it with the change, the tool matrix writes its changes in one bulk insert."""
+        return cls(user=user, model=obj._meta.label, object_repr=(object_repr or str(obj))[:200], before=before, after=after)

@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.utils.translation import gettext_lazy as _
 
-from helena.admin_mixins import VisibleKontaktAdminMixin, VisibleToAdminMixin, VisibleUserAdminMixin
+from akten.admin_mixins import VisibleKontaktAdminMixin, VisibleToAdminMixin, VisibleUserAdminMixin
 
 from .models import (
     Akte,

@@ -54,7 +54,7 @@ class AkteListApi(generics.ListAPIView):
     def get_queryset(self) -> Any:
         params = self.request.query_params
         return selectors.akte_list(
-            user=self.request.user,
+            user=request_user(self.request),
             q=params.get("q", "").strip(),
             status=params.get("status", ""),
             sachgebiet=params.get("sachgebiet", ""),
@@ -65,7 +65,7 @@ class AkteDetailApi(generics.RetrieveAPIView):
     serializer_class = AkteDetailSerializer
 
     def get_object(self) -> Any:
-        return selectors.akte_get(user=self.request.user, pk=self.kwargs["pk"])
+        return selectors.akte_get(user=request_user(self.request), pk=self.kwargs["pk"])
 
 
 @extend_schema(parameters=[AKTE_PARAM])
@@ -74,7 +74,7 @@ class DokumentListApi(WriteRateLimitMixin, generics.ListAPIView):
     parser_classes = [parsers.MultiPartParser, parsers.FormParser]
 
     def get_queryset(self) -> Any:
-        return selectors.dokument_list(user=self.request.user, akte_id=_akte_param(self.request))
+        return selectors.dokument_list(user=request_user(self.request), akte_id=_akte_param(self.request))
 
     @extend_schema(request=DokumentUploadSerializer, responses={201: DokumentDetailSerializer})
     def post(self, request: Request) -> Response:
@@ -105,13 +105,13 @@ class DokumentDetailApi(generics.RetrieveAPIView):
     serializer_class = DokumentDetailSerializer
 
     def get_queryset(self) -> Any:
-        return selectors.dokument_list(user=self.request.user)
+        return selectors.dokument_list(user=request_user(self.request))
 
 
 class DokumentDownloadApi(APIView):
     @extend_schema(responses={(200, "application/octet-stream"): bytes})
     def get(self, request: Request, pk: int) -> FileResponse:
-        dokument = selectors.dokument_list(user=request.user).filter(pk=pk).first()
+        dokument = selectors.dokument_list(user=request_user(request)).filter(pk=pk).first()
         if dokument is None:
             raise Http404
         return FileResponse(
@@ -136,7 +136,7 @@ class KalenderListApi(generics.ListAPIView):
         offen_raw = self.request.query_params.get("offen")
         offen = None if offen_raw in (None, "") else offen_raw.lower() in ("1", "true", "ja")
         return selectors.kalender_list(
-            user=self.request.user,
+            user=request_user(self.request),
             akte_id=_akte_param(self.request),
             typ=self.request.query_params.get("typ", ""),
             offen=offen,
@@ -147,7 +147,7 @@ class KalenderDetailApi(generics.RetrieveAPIView):
     serializer_class = KalenderEintragSerializer
 
     def get_queryset(self) -> Any:
-        return selectors.kalender_list(user=self.request.user)
+        return selectors.kalender_list(user=request_user(self.request))
 
 
 @extend_schema(parameters=[AKTE_PARAM])
@@ -155,14 +155,14 @@ class ZeiterfassungListApi(generics.ListAPIView):
     serializer_class = ZeiterfassungSerializer
 
     def get_queryset(self) -> Any:
-        return selectors.zeiterfassung_list(user=self.request.user, akte_id=_akte_param(self.request))
+        return selectors.zeiterfassung_list(user=request_user(self.request), akte_id=_akte_param(self.request))
 
 
 class ZeiterfassungDetailApi(generics.RetrieveAPIView):
     serializer_class = ZeiterfassungSerializer
 
     def get_queryset(self) -> Any:
-        return selectors.zeiterfassung_list(user=self.request.user)
+        return selectors.zeiterfassung_list(user=request_user(self.request))
 
 
 @extend_schema(parameters=[AKTE_PARAM])
@@ -170,11 +170,11 @@ class NotizListApi(generics.ListAPIView):
     serializer_class = NotizSerializer
 
     def get_queryset(self) -> Any:
-        return selectors.notiz_list(user=self.request.user, akte_id=_akte_param(self.request))
+        return selectors.notiz_list(user=request_user(self.request), akte_id=_akte_param(self.request))
 
 
 class NotizDetailApi(generics.RetrieveAPIView):
     serializer_class = NotizSerializer
 
     def get_queryset(self) -> Any:
-        return selectors.notiz_list(user=self.request.user)
+        return selectors.notiz_list(user=request_user(self.request))

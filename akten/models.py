@@ -526,10 +526,6 @@ class KalenderEintragQuerySet(AkteBoundQuerySet):
     def open(self) -> Any:
         return self.filter(erledigt=False)
 
-    def due_within(self, days: int) -> Any:
-        today = timezone.localdate()
-        return self.open().filter(fristablauf__gte=today, fristablauf__lte=today + datetime.timedelta(days=days))
-
 
 class KalenderEintrag(models.Model):
     class Typ(models.TextChoices):

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import datetime
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.db import transaction
 from django.http import Http404
 from django.utils import timezone
-
-from agent.models import AgentRun
 
 from .extraction import ExtractionError, extract_text, guess_mime_type
 from .models import (
@@ -28,6 +26,9 @@ from .models import (
 )
 from .policy import sees_internal
 from .signals import dokument_saved
+
+if TYPE_CHECKING:
+    from agent.models import AgentRun
 
 ERR_FILE_TOO_LARGE = "Die Datei ist zu groß (höchstens {limit} MB)."
 ERR_FILE_EMPTY = "Die Datei ist leer."

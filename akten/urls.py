@@ -17,7 +17,5 @@ api_urlpatterns = [
 ]
 
 page_urlpatterns = [
-    path("", views.start, name="start"),
-    path("akten/<int:pk>/", views.akte_detail, name="akte-detail"),
     path("kalender/<int:pk>/erledigt/", views.kalender_erledigen, name="kalender-erledigen"),
 ]

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/engine.py [--runs 20] [--loop-runs 300]
 
-1. Database path: `services.run_execute` on the embedded PostgreSQL (own database
+1. Database path: `execution.run_execute` on the embedded PostgreSQL (own database
    helena_bench_engine) with a zero-latency in-process model that calls `read_akte` on another Akte
    at every step (10 tool steps, then the answer): the real registry (role matrix, validation,
    audit row per call), the real `RunEventSink` (an AgentStep row per event) and the persona and
@@ -51,12 +51,12 @@ django.setup()
 from asgiref.sync import async_to_sync, sync_to_async  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 
-from agent import services  # noqa: E402
-from agent.events import NullSink  # noqa: E402
+from agent.engine.events import NullSink  # noqa: E402
+from agent.engine.loop import Limits, run_agent  # noqa: E402
+from agent.engine.tools import CancelToken, ToolResult  # noqa: E402
 from agent.llm.base import LLMResponse, ToolCall, Usage  # noqa: E402
 from agent.models import AgentRun, EngineConfig, RateLimit, TierConfig  # noqa: E402
-from agent.runtime import Limits, run_agent  # noqa: E402
-from agent.tools.base import CancelToken, ToolResult  # noqa: E402
+from agent.runs import execution, services  # noqa: E402
 from akten.models import Akte, Role, User  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "engine.json"
@@ -153,6 +153,10 @@ class TimedToolBox:
     def schemas(self) -> list[dict[str, Any]]:
         return self.inner.schemas()
 
+    def label(self, name: str) -> str:
+        label: str = self.inner.label(name)
+        return label
+
     def names(self) -> set[str]:
         return self.inner.names()
 
@@ -168,8 +172,8 @@ def bench_database(runs: int) -> dict[str, Any]:
     user, akten = setup_database()
     tool_seconds: list[float] = []
     body_seconds: list[float] = []
-    registry_toolbox = services.toolbox_for
-    services.toolbox_for = lambda ctx: TimedToolBox(registry_toolbox(ctx), tool_seconds, body_seconds)  # type: ignore[assignment]
+    registry_toolbox = execution.toolbox_for
+    execution.toolbox_for = lambda ctx: TimedToolBox(registry_toolbox(ctx), tool_seconds, body_seconds)  # type: ignore[assignment]
     per_step: list[float] = []
     per_step_overhead: list[float] = []
     per_step_without_tools: list[float] = []
@@ -193,7 +197,7 @@ def bench_database(runs: int) -> dict[str, Any]:
                 marks.append(time.perf_counter())
 
         started = time.perf_counter()
-        done = async_to_sync(services.run_execute)(run.pk, publish=publish, client_factory=lambda tier, m=model: m)
+        done = async_to_sync(execution.run_execute)(run.pk, publish=publish, client_factory=lambda tier, m=model: m)
         per_run.append((time.perf_counter() - started) * 1000)
         if done.status != AgentRun.Status.DONE or done.tool_calls != TOOL_STEPS:
             raise SystemExit(f"Bench-Lauf nicht wie erwartet: {done.status} {done.finish_reason} {done.error}")
@@ -204,7 +208,7 @@ def bench_database(runs: int) -> dict[str, Any]:
             per_step.append(step_ms)
             per_step_overhead.append(step_ms - (bodies_of_run[index] * 1000 if has_tool else 0))
             per_step_without_tools.append(step_ms - (tools_of_run[index] * 1000 if has_tool else 0))
-    services.toolbox_for = registry_toolbox  # type: ignore[assignment]
+    execution.toolbox_for = registry_toolbox  # type: ignore[assignment]
     return {
         "per_step": summary(per_step),
         "per_step_overhead": summary(per_step_overhead),
@@ -228,6 +232,9 @@ class TrivialToolBox:
                 "function": {"name": "lookup", "description": "Gibt den Schlüssel zurück.", "parameters": {"type": "object"}},
             }
         ]
+
+    def label(self, name: str) -> str:
+        return name
 
     def names(self) -> set[str]:
         return {"lookup"}
@@ -277,7 +284,7 @@ def bench_cancel(samples: int) -> dict[str, Any]:
         run = services.run_create(user=user, text="Warte auf das Modell", mode="INLINE")
 
         async def scenario(run_id: int = run.pk) -> tuple[float, str]:
-            task = asyncio.create_task(services.run_execute(run_id, client_factory=lambda tier: HangingModel()))
+            task = asyncio.create_task(execution.run_execute(run_id, client_factory=lambda tier: HangingModel()))
             await asyncio.sleep(0.3 + random.random() * 0.4)
             await sync_to_async(AgentRun.objects.filter(pk=run_id).update)(cancel_requested=True)
             asked = time.perf_counter()

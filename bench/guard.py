@@ -24,7 +24,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agent.guard import guard_response  # noqa: E402
+from agent.engine.guard import guard_response  # noqa: E402
 from agent.llm.base import LLMResponse, ToolCall  # noqa: E402
 
 CASES = ROOT / "bench" / "data" / "guard_cases.jsonl"

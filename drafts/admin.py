@@ -7,7 +7,7 @@ from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
 from django.views.decorators.http import require_POST
 
-from helena.admin_mixins import VisibleToAdminMixin
+from akten.admin_mixins import VisibleToAdminMixin
 
 from . import services
 from .models import DraftRevision, HelenaAlert, HelenaDraft

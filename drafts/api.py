@@ -12,7 +12,7 @@ from rest_framework.views import APIView
 
 from helena.api import WriteRateLimitMixin, request_user
 
-from . import services
+from . import selectors, services
 from .models import HelenaAlert, HelenaDraft
 from .serializers import (
     AlertSerializer,
@@ -28,13 +28,11 @@ class DraftListApi(generics.ListAPIView):
     serializer_class = DraftSerializer
 
     def get_queryset(self) -> Any:
-        qs = HelenaDraft.objects.visible_to(self.request.user).select_related("akte", "reviewer", "result_content_type")
         params = self.request.query_params
-        if params.get("status"):
-            qs = qs.filter(status=params["status"])
-        if params.get("akte", "").isdigit():
-            qs = qs.filter(akte_id=int(params["akte"]))
-        return qs
+        akte = params.get("akte", "")
+        return selectors.draft_list(
+            user=request_user(self.request), status=params.get("status", ""), akte_id=int(akte) if akte.isdigit() else None
+        )
 
 
 class DraftDetailApi(WriteRateLimitMixin, generics.RetrieveAPIView):
@@ -77,17 +75,15 @@ class AlertListApi(generics.ListAPIView):
     serializer_class = AlertSerializer
 
     def get_queryset(self) -> Any:
-        qs = HelenaAlert.objects.visible_to(self.request.user).select_related("akte")
-        if self.request.query_params.get("aktiv", "").lower() in ("1", "true", "ja"):
-            qs = qs.active()
-        return qs
+        active_only = self.request.query_params.get("aktiv", "").lower() in ("1", "true", "ja")
+        return selectors.alert_list(user=request_user(self.request), active_only=active_only)
 
 
 class AlertDetailApi(generics.RetrieveAPIView):
     serializer_class = AlertSerializer
 
     def get_queryset(self) -> Any:
-        return HelenaAlert.objects.visible_to(self.request.user).select_related("akte")
+        return selectors.alert_list(user=request_user(self.request))
 
 
 class AlertActionApi(WriteRateLimitMixin, generics.GenericAPIView):

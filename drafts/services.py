@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.contrib.contenttypes.models import ContentType
@@ -20,11 +20,12 @@ from django.utils import timezone
 from django.utils.text import slugify
 from pydantic import ValidationError
 
-from agent.models import AgentRun, AgentStep
 from akten import services as akten_services
 from akten.fristen_rules import KalenderRegelFehler, kalender_eintrag_pruefen
 from akten.models import Akte, AktenActivity, User
+from helena.errors import NotFound, ServiceError
 
+from .events import draft_changed_announce
 from .models import DraftRevision, HelenaAlert, HelenaDraft
 from .schemas import (
     AkteUpdatePayload,
@@ -36,6 +37,10 @@ from .schemas import (
     payload_to_json,
     validate_payload,
 )
+from .selectors import draft_get
+
+if TYPE_CHECKING:
+    from agent.models import AgentRun, AgentStep
 
 ERR_NOT_FOUND = "Entwurf nicht gefunden."
 ERR_NOT_PENDING = "Der Entwurf ist bereits {status} und kann nicht mehr {action} werden."
@@ -52,15 +57,11 @@ ERR_VERANTWORTLICH = "Die verantwortliche Person ist unbekannt oder hat keinen Z
 ERR_AKTE_REQUIRED = "Dieser Entwurf braucht eine Akte."
 
 
-class DraftError(Exception):
-    status_code = 400
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+class DraftError(ServiceError):
+    """A refusal of the draft services (German message, HTTP status for the API)."""
 
 
-class DraftNotFound(DraftError):
+class DraftNotFound(DraftError, NotFound):
     status_code = 404
 
 
@@ -151,13 +152,9 @@ def draft_create(
 
 
 def _lock_draft(*, draft_id: int, user: User) -> HelenaDraft:
-    """Lock and return the draft if `user` may see it. Must run inside a transaction."""
-    visible = HelenaDraft.objects.visible_to(user).filter(pk=draft_id)
-    try:
-        # Lock only the draft row; `of=("self",)` keeps joined Akte rows unlocked.
-        return visible.select_for_update(of=("self",)).select_related("akte", "origin_run").get()
-    except HelenaDraft.DoesNotExist:
-        raise DraftNotFound(ERR_NOT_FOUND) from None
+    """Lock and return the draft if `user` may see it (DraftNotFound otherwise). Must run inside a
+    transaction."""
+    return draft_get(user=user, pk=draft_id, lock=True)
 
 
 def _require_pending(draft: HelenaDraft, action: str) -> None:
@@ -277,6 +274,7 @@ def draft_accept(*, draft_id: int, by: User) -> HelenaDraft:
                 "record_type": draft.result_content_type.model,
             },
         )
+    draft_changed_announce(draft)
     return draft
 
 
@@ -303,6 +301,7 @@ def draft_edit(*, draft_id: int, by: User, payload: dict[str, Any]) -> HelenaDra
             by=by,
             data={"draft": draft.pk},
         )
+    draft_changed_announce(draft)
     return draft
 
 
@@ -335,6 +334,7 @@ def draft_reject(*, draft_id: int, by: User, reason: str = "", categories: list[
             by=by,
             data={"draft": draft.pk, "categories": categories},
         )
+    draft_changed_announce(draft)
     return draft
 
 
@@ -393,6 +393,7 @@ def draft_undo(*, draft_id: int, by: User) -> HelenaDraft:
             by=by,
             data={"draft": draft.pk},
         )
+    draft_changed_announce(draft)
     return draft
 
 

@@ -10,6 +10,7 @@ from django.views.decorators.http import require_POST
 
 from akten import selectors
 from akten.policy import is_mandant
+from helena.api import request_user
 
 from . import services
 
@@ -22,10 +23,10 @@ def mandant_message_send(request: HttpRequest, pk: int) -> HttpResponse:
     """Only a MANDANT writes here (staff write Notizen); anyone else gets 404, like a foreign Akte."""
     if not is_mandant(request.user):
         raise Http404
-    akte = selectors.akte_get(user=request.user, pk=pk)
+    akte = selectors.akte_get(user=request_user(request), pk=pk)
     target = reverse("akte-detail", args=[akte.pk]) + "#msg-h"
     try:
-        services.mandant_message_send(akte=akte, by=request.user, text=request.POST.get("text", ""))  # type: ignore[arg-type]
+        services.mandant_message_send(akte=akte, by=request_user(request), text=request.POST.get("text", ""))
     except services.DraftInvalid as exc:
         messages.error(request, exc.message)
     else:

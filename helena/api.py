@@ -10,7 +10,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from drafts.services import DraftError
+from helena.errors import ServiceError
 
 from .errors import CSRF_FAILED_MESSAGE
 
@@ -25,7 +25,7 @@ UNSAFE_METHODS = ["POST", "PUT", "PATCH", "DELETE"]
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, Ratelimited):
         return Response({"detail": RATE_LIMITED_MESSAGE}, status=status.HTTP_429_TOO_MANY_REQUESTS)
-    if isinstance(exc, DraftError):
+    if isinstance(exc, ServiceError):
         return Response({"detail": exc.message}, status=exc.status_code)
     if isinstance(exc, Http404):
         return Response({"detail": NOT_FOUND_MESSAGE}, status=status.HTTP_404_NOT_FOUND)

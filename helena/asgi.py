@@ -11,8 +11,8 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
-from agent.orphans import orphan_sweeper_start  # noqa: E402
-from agent.ws_urls import websocket_urlpatterns  # noqa: E402
+from agent.chat.routing import websocket_urlpatterns  # noqa: E402
+from agent.runs.orphans import orphan_sweeper_start  # noqa: E402
 from helena.access_log import AccessLogMiddleware  # noqa: E402
 
 # A web process sweeps orphaned runs too: a run of a dead worker ends even with no worker left.

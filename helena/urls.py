@@ -11,7 +11,7 @@ from recherche.urls import api_urlpatterns as recherche_api
 from recherche.urls import page_urlpatterns as recherche_pages
 from rechner.urls import page_urlpatterns as rechner_pages
 
-from .views import admin_login, login_view
+from .views import admin_login, akte_detail, login_view, start
 
 admin.site.site_header = "Helena – Verwaltung"
 admin.site.site_title = "Helena"
@@ -25,11 +25,13 @@ urlpatterns = [
     path("api/", include([*akten_api, *drafts_api, *recherche_api])),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
+    path("", start, name="start"),
+    path("akten/<int:pk>/", akte_detail, name="akte-detail"),
     *akten_pages,
     *drafts_pages,
     *recherche_pages,
     *rechner_pages,
-    path("", include("agent.urls")),
+    path("", include("agent.chat.urls")),
 ]
 
 handler400 = "helena.views.error_400"

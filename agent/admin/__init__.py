@@ -1,3 +1,3 @@
 """Admin for the agent app, one module per area (runs, tools, configuration)."""
 
-from . import config, runs, tools  # noqa: F401
+from agent.admin import config, runs, tools  # noqa: F401

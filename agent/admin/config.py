@@ -19,7 +19,7 @@ from django.db import transaction
 from django.forms.models import model_to_dict
 from django.http import HttpRequest
 
-from ..models import ConfigChange, EngineConfig, RateLimit, TierConfig
+from agent.models import ConfigChange, EngineConfig, RateLimit, TierConfig
 
 TEST_PROMPT = "Antworte nur mit dem Wort: bereit"
 TEST_TIMEOUT_SECONDS = 30
@@ -35,7 +35,7 @@ def _snapshot(obj: Any) -> dict[str, Any]:
 
 
 def config_change_record(*, user: Any, obj: Any, before: dict[str, Any], after: dict[str, Any]) -> ConfigChange:
-    change = ConfigChange(user=user, model=obj._meta.label, object_repr=str(obj)[:200], before=before, after=after)
+    change = ConfigChange.of(user=user, obj=obj, before=before, after=after)
     change.full_clean()
     change.save()
     return change
@@ -95,7 +95,7 @@ async def _ask(client: Any) -> tuple[str, int]:
 
 def tier_connection_test(tier: TierConfig) -> tuple[bool, str]:
     """Call the tier's model once; (ok, German message with the answer time)."""
-    from agent.services import client_for_tier
+    from agent.runs.routes import client_for_tier
 
     try:
         answer, ms = async_to_sync(_ask)(client_for_tier(tier))

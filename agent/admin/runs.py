@@ -1,8 +1,7 @@
 from django.contrib import admin
 
-from helena.admin_mixins import OwnVisibleRunsAdminMixin
-
-from ..models import AgentRun, AgentStep, ToolCallAudit
+from agent.models import AgentRun, AgentStep, ToolCallAudit
+from akten.admin_mixins import OwnVisibleRunsAdminMixin
 
 
 class AgentStepInline(admin.TabularInline):

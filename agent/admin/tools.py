@@ -1,6 +1,6 @@
 """Admin for the tool layer: the read-only audit trail of tool calls and the role × tool matrix,
 edited as one grid (tools as rows, roles as columns). Only the ADMIN role or a superuser may
-change the matrix; every change is recorded in ConfigChange by agent.registry.tool_matrix_update."""
+change the matrix; every change is recorded in ConfigChange by agent.tools.permissions.tool_matrix_update."""
 
 from __future__ import annotations
 
@@ -13,10 +13,9 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 
+from agent.models import ToolCallAudit, ToolPermission
+from agent.tools import discovery, permissions
 from akten.models import Akte, Role
-
-from .. import registry
-from ..models import ToolCallAudit, ToolPermission
 
 MSG_SAVED = "Werkzeugrechte gespeichert: {count} Änderung(en)."
 MSG_UNCHANGED = "Keine Änderung."
@@ -99,11 +98,11 @@ class ToolPermissionAdmin(admin.ModelAdmin):
             if not can_change:
                 raise PermissionDenied
             allowed = [tuple(key.split("__", 2)[1:]) for key in request.POST if key.startswith("perm__") and key.count("__") == 2]
-            changes = registry.tool_matrix_update(by=request.user, allowed=allowed)  # type: ignore[arg-type]
+            changes = permissions.tool_matrix_update(by=request.user, allowed=allowed)  # type: ignore[arg-type]
             self.message_user(request, MSG_SAVED.format(count=len(changes)) if changes else MSG_UNCHANGED, messages.SUCCESS)
             return HttpResponseRedirect(request.path)
-        tools = registry.all_tools()
-        grid = registry.tool_matrix()
+        tools = discovery.all_tools()
+        grid = permissions.tool_matrix()
         rows = [
             {
                 "name": name,
@@ -114,7 +113,7 @@ class ToolPermissionAdmin(admin.ModelAdmin):
                     {
                         "field": f"perm__{role}__{name}",
                         "checked": grid[name][role],
-                        "locked": not registry.role_may_ever_use(role, tools[name]),
+                        "locked": not permissions.role_may_ever_use(role, tools[name]),
                     }
                     for role in Role.values
                 ],

@@ -68,15 +68,6 @@ def llama_server_installed() -> bool:
     return importlib.util.find_spec("llama_cpp") is not None
 
 
-def demo_available() -> bool:
-    """Whether the demo model can be started here (package and server installed)."""
-    try:
-        demo_model_path()
-    except DemoModelUnavailable:
-        return False
-    return llama_server_installed()
-
-
 # The server runs under a small launcher that exits when its parent is gone, so a killed web
 # server or test run never leaves a model server behind. The launcher also turns off HTML
 # autoescaping for the server's prompt templates: llama-cpp-python renders the

@@ -1,13 +1,27 @@
 from typing import Any
 
 from django import template
+from django.utils.html import json_script
+from django.utils.safestring import SafeString
 
-from agent.cards import draft_card
+from agent.chat.cards import draft_card
+from agent.chat.routing import WS_PATH
+from agent.engine.events import client_config
+from agent.models import AgentRun
+from akten.models import User
 
 register = template.Library()
 
 
 @register.filter(name="draft_cards")
-def draft_cards_filter(drafts: Any, viewer: Any) -> list[dict[str, Any]]:
-    """Draft cards (see agent.cards) for a queryset the view has already scoped to `viewer`."""
+def draft_cards_filter(drafts: Any, viewer: User) -> list[dict[str, Any]]:
+    """Draft cards (see agent.chat.cards) for a queryset the view has already scoped to `viewer`."""
     return [draft_card(d, viewer=viewer) for d in drafts.select_related("akte", "result_content_type")]
+
+
+@register.simple_tag
+def helena_client() -> SafeString:
+    """The JSON script "helena-client" that static/js/helena-socket.js reads: socket path, terminal
+    events, German status labels and the continuation offer, defined once on the server."""
+    config = client_config(ws_path=WS_PATH) | {"status_labels": {code: str(label) for code, label in AgentRun.Status.choices}}
+    return json_script(config, "helena-client")

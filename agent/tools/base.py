@@ -1,38 +1,15 @@
-"""The contract between the engine and the tools.
-
-A tool module under `agent/tools/read/` or `agent/tools/write/` defines a module-level `TOOL = Tool(...)`:
-a snake_case name, a description written for the model, a pydantic parameter model (from which
-the JSON schema for Ollama and OpenAI is generated), and `execute(ctx, params) -> ToolResult`.
-Tools are synchronous Django code (selectors and services); the registry runs them in a thread
-(`sync_to_async`) so the async engine never blocks on the database.
-"""
-
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
 if TYPE_CHECKING:
     from agent.models import AgentRun
     from akten.models import Akte, User
-
-
-class CancelToken:
-    """Set by whoever cancels the run; checked by the loop at every await point and by long tools."""
-
-    def __init__(self) -> None:
-        self._event = threading.Event()
-
-    def cancel(self) -> None:
-        self._event.set()
-
-    @property
-    def cancelled(self) -> bool:
-        return self._event.is_set()
+from agent.engine.tools import CancelToken, ToolResult
 
 
 @dataclass
@@ -55,28 +32,6 @@ class ToolContext:
         return str(self.user.role)
 
 
-@dataclass
-class ToolResult:
-    data: Any = None
-    error: str = ""
-    source: list[dict[str, Any]] = field(default_factory=list)
-    meta: dict[str, Any] = field(default_factory=dict)
-    # True when `data` carries text written by third parties (documents, decisions, web).
-    untrusted: bool = False
-
-    @property
-    def ok(self) -> bool:
-        return not self.error
-
-    def as_observation(self) -> dict[str, Any]:
-        """What the model sees: data or error, source, _meta."""
-        body: dict[str, Any] = {"error": self.error} if self.error else {"data": self.data}
-        if self.source:
-            body["source"] = self.source
-        body["_meta"] = self.meta
-        return body
-
-
 @dataclass(frozen=True)
 class Tool:
     name: str
@@ -88,19 +43,36 @@ class Tool:
     cross_akte: bool = False
     # offered only when this returns True (e.g. search_web needs a configured backend)
     available: Callable[[], bool] = lambda: True
+    # the German progress label of a call ("Durchsuche Gesetze …"); empty: derived from the name
+    label: str = ""
+
+    @property
+    def progress_label(self) -> str:
+        return self.label or default_label(self.name)
 
 
-class ToolBox(Protocol):
-    """The tools one run may use: what the engine offers the model and how it executes a call.
+VERBS = {
+    "search": "Durchsuche",
+    "read": "Lese",
+    "list": "Liste",
+    "get": "Hole",
+    "berechne": "Berechne",
+    "calc": "Berechne",
+    "calculate": "Berechne",
+    "create": "Entwerfe",
+    "draft": "Entwerfe",
+    "propose": "Entwerfe",
+    "update": "Entwerfe Änderung:",
+    "find": "Suche",
+}
+# English words of tool names that a German label leaves out
+SILENT_WORDS = ("draft", "detail")
 
-    Built by the registry for a ToolContext (role filter applied). `execute` never raises: every
-    problem (unknown or forbidden tool, invalid arguments, access, exceptions) is an error result.
-    """
 
-    def schemas(self) -> list[dict[str, Any]]:
-        """OpenAI-format function specs of the offered tools ({"type": "function", "function": {...}})."""
-        ...
-
-    def names(self) -> set[str]: ...
-
-    async def execute(self, name: str, arguments: dict[str, Any], *, call_id: str = "") -> ToolResult: ...
+def default_label(name: str) -> str:
+    """A German progress label from a tool's name: search_gesetze → "Durchsuche Gesetze …"."""
+    head, _, rest = name.partition("_")
+    verb = VERBS.get(head)
+    words = " ".join(w for w in (rest if verb else name).split("_") if w and w not in SILENT_WORDS)
+    obj = " ".join(word[:1].upper() + word[1:] for word in words.split())
+    return f"{verb} {obj} …" if verb else f"Nutze {obj} …"

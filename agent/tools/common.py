@@ -17,9 +17,9 @@ from django.db.models import Model
 from django.utils import timezone
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent.engine.tools import ToolResult
+from agent.tools.base import ToolContext
 from akten.models import Akte, User
-
-from .base import ToolContext, ToolResult
 
 ERR_AKTE = "Akte {ref} nicht gefunden oder kein Zugriff. Nutze search_alle_akten, um die richtige Akte zu finden."
 ERR_AKTE_MISSING = (

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent.engine.tools import ToolResult
+from agent.tools.base import ToolContext
+from agent.tools.common import ToolError, akte_ref, ok, source
 from akten.models import Akte
 from drafts.services import DraftError, draft_create
-
-from .base import ToolContext, ToolResult
-from .common import ToolError, akte_ref, ok, source
 
 DRAFT_NOTE = (
     "Entwurf angelegt. Er wird erst zum Eintrag in der Akte, wenn ein Mensch ihn prüft und übernimmt; "

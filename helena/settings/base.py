@@ -46,6 +46,8 @@ INSTALLED_APPS = [
     "django_tasks",
     "django_tasks_db",
     "rechner",
+    # the project package: setup_demo and seed_demo (they compose every app)
+    "helena",
 ]
 
 MIDDLEWARE = [

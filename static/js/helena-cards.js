@@ -20,18 +20,7 @@
   };
   var cards = {};
 
-  function el(tag, attrs, children) {
-    var node = document.createElement(tag);
-    Object.keys(attrs || {}).forEach(function (key) {
-      if (key === "text") node.textContent = attrs[key];
-      else if (key === "className") node.className = attrs[key];
-      else node.setAttribute(key, attrs[key]);
-    });
-    (children || []).forEach(function (child) {
-      if (child) node.appendChild(typeof child === "string" ? document.createTextNode(child) : child);
-    });
-    return node;
-  }
+  var el = window.Helena.el;
 
   function germanDate(value) {
     if (!value) return "–";
@@ -319,24 +308,12 @@
     if (!container || !data) return;
     JSON.parse(data.textContent).forEach(function (card) { place(container, card); });
     var akte = container.dataset.akte;
-    var proto = window.location.protocol === "https:" ? "wss://" : "ws://";
-    var delay = 500;
-    function connect() {
-      var socket = new WebSocket(proto + window.location.host + "/ws/helena/");
-      socket.addEventListener("open", function () {
-        delay = 500;
-        socket.send(JSON.stringify({ type: "akte.watch", akte: Number(akte) }));
-      });
-      socket.addEventListener("message", function (event) {
-        var msg = JSON.parse(event.data);
+    var connection = window.Helena.connect({
+      open: function () { connection.send({ type: "akte.watch", akte: Number(akte) }); },
+      message: function (msg) {
         if (msg.type === "draft.changed") update(msg);
         if (msg.type === "draft.created" && msg.card && String(msg.card.akte) === akte) place(container, msg.card);
-      });
-      socket.addEventListener("close", function () {
-        window.setTimeout(connect, delay);
-        delay = Math.min(delay * 2, 10000);
-      });
-    }
-    connect();
+      },
+    });
   });
 })();

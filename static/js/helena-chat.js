@@ -3,39 +3,15 @@
 (function () {
   "use strict";
 
-  var TERMINAL = { "run.finished": 1, "run.failed": 1, "run.cancelled": 1 };
-  var STATUS_LABEL = {
-    DONE: "fertig", CAP_REACHED: "Schrittlimit erreicht", TIMEOUT: "Zeitlimit erreicht", STALLED: "festgefahren",
-    CANCELLED: "abgebrochen", FAILED: "fehlgeschlagen", RATE_LIMITED: "Anfragelimit erreicht", RUNNING: "läuft", PENDING: "wartet",
-  };
-  var CONTINUE_OFFER = "Ich bin noch nicht fertig. Soll ich im Hintergrund weitermachen?";
-
-  var state, feed, socket, form, textBox, errorBox, connectionBox;
+  var el = window.Helena.el;
+  var state, feed, connection, form, textBox, errorBox, connectionBox;
   var lastSeq = {};
   var runs = {};
   var watchedAkten = {};
-  var reconnectDelay = 500;
   var pendingSend = null;
 
-  function el(tag, attrs, children) {
-    var node = document.createElement(tag);
-    Object.keys(attrs || {}).forEach(function (key) {
-      if (key === "text") node.textContent = attrs[key];
-      else if (key === "className") node.className = attrs[key];
-      else node.setAttribute(key, attrs[key]);
-    });
-    (children || []).forEach(function (child) {
-      if (child) node.appendChild(typeof child === "string" ? document.createTextNode(child) : child);
-    });
-    return node;
-  }
-
   function send(message) {
-    if (socket && socket.readyState === WebSocket.OPEN) {
-      socket.send(JSON.stringify(message));
-      return true;
-    }
-    return false;
+    return connection ? connection.send(message) : false;
   }
 
   function watchAkte(akte) {
@@ -103,7 +79,7 @@
     if (!block) return;
     var type = event.type;
     // A run rendered by the server (reopened conversation) only fills its step list on demand.
-    if (block.isStatic && (type === "answer.delta" || type === "draft.created" || TERMINAL[type] || type === "run.cap_reached")) {
+    if (block.isStatic && (type === "answer.delta" || type === "draft.created" || window.Helena.isTerminal(type) || type === "run.cap_reached")) {
       return;
     }
     if (type === "run.started") {
@@ -145,8 +121,8 @@
         watchAkte(event.card.akte);
       }
     } else if (type === "run.cap_reached") {
-      offerContinuation(block, event.message || CONTINUE_OFFER);
-    } else if (TERMINAL[type]) {
+      offerContinuation(block, event.message || window.Helena.config().continue_offer);
+    } else if (window.Helena.isTerminal(type)) {
       finish(block, event);
     }
   }
@@ -163,7 +139,7 @@
   }
 
   function finish(block, event) {
-    block.status.textContent = "Status: " + (STATUS_LABEL[event.status] || event.status || "beendet");
+    block.status.textContent = "Status: " + window.Helena.statusLabel(event.status);
     block.li.classList.remove("live");
     block.li.classList.add("finished");
     if (block.cancel) block.cancel.remove();
@@ -171,8 +147,8 @@
     if (event.answer_html) block.answer.innerHTML = event.answer_html; // sanitised on the server (nh3)
     else if (event.answer) block.answer.textContent = event.answer;
     if (event.error) block.answer.appendChild(el("p", { className: "error", text: event.error }));
-    if (event.continuable) offerContinuation(block, CONTINUE_OFFER);
-    announce("Helena hat geantwortet (" + (STATUS_LABEL[event.status] || "beendet") + ").");
+    if (event.continuable) offerContinuation(block, window.Helena.config().continue_offer);
+    announce("Helena hat geantwortet (" + window.Helena.statusLabel(event.status) + ").");
     var active = document.activeElement;
     if (block.mine && (!active || active === document.body || active.id === "chat-send" || active.classList.contains("cancel-run"))) {
       block.answer.focus();
@@ -185,8 +161,7 @@
 
   /* ---- the socket ------------------------------------------------------------------------ */
 
-  function onMessage(raw) {
-    var message = JSON.parse(raw.data);
+  function onMessage(message) {
     if (message.type === "hello") return;
     if (message.type === "error") {
       showError(message.message, message.run);
@@ -233,36 +208,34 @@
   }
 
   function connect() {
-    var proto = window.location.protocol === "https:" ? "wss://" : "ws://";
-    socket = new WebSocket(proto + window.location.host + state.ws_path);
-    socket.addEventListener("open", function () {
-      reconnectDelay = 500;
-      connectionBox.textContent = "Verbunden.";
-      document.body.dataset.ws = "open";
-      watchedAkten = {};
-      if (state.akte) watchAkte(state.akte);
-      Object.keys(window.HelenaCards.all).forEach(function (id) { watchAkte(window.HelenaCards.all[id].akte); });
-      state.open_runs.forEach(function (r) {
-        send({ type: "run.resume", run: r.run, after_seq: lastSeq[r.run] || 0 });
-      });
-      Object.keys(runs).forEach(function (id) {
-        if (runs[id].li && runs[id].li.classList.contains("live")) send({ type: "run.resume", run: Number(id), after_seq: lastSeq[id] || 0 });
-      });
-      if (pendingSend) {
-        send(pendingSend);
-        pendingSend = null;
-      }
-    });
-    socket.addEventListener("message", onMessage);
-    socket.addEventListener("close", function (event) {
-      document.body.dataset.ws = "closed";
-      if (event.code === 4401) {
-        connectionBox.textContent = "Du bist nicht mehr angemeldet. Bitte lade die Seite neu.";
-        return;
-      }
-      connectionBox.textContent = "Verbindung unterbrochen – neuer Versuch …";
-      window.setTimeout(connect, reconnectDelay);
-      reconnectDelay = Math.min(reconnectDelay * 2, 10000);
+    connection = window.Helena.connect({
+      open: function () {
+        connectionBox.textContent = "Verbunden.";
+        document.body.dataset.ws = "open";
+        watchedAkten = {};
+        if (state.akte) watchAkte(state.akte);
+        Object.keys(window.HelenaCards.all).forEach(function (id) { watchAkte(window.HelenaCards.all[id].akte); });
+        state.open_runs.forEach(function (r) {
+          send({ type: "run.resume", run: r.run, after_seq: lastSeq[r.run] || 0 });
+        });
+        Object.keys(runs).forEach(function (id) {
+          if (runs[id].li && runs[id].li.classList.contains("live")) send({ type: "run.resume", run: Number(id), after_seq: lastSeq[id] || 0 });
+        });
+        if (pendingSend) {
+          send(pendingSend);
+          pendingSend = null;
+        }
+      },
+      message: onMessage,
+      close: function (event) {
+        document.body.dataset.ws = "closed";
+        if (event.code === 4401) {
+          connectionBox.textContent = "Du bist nicht mehr angemeldet. Bitte lade die Seite neu.";
+          return false;
+        }
+        connectionBox.textContent = "Verbindung unterbrochen – neuer Versuch …";
+        return true;
+      },
     });
   }
 

@@ -17,7 +17,11 @@ import pytest
 
 pytest.importorskip("llama_cpp", reason="llama-cpp-python[server] ist nicht installiert (make test installiert es)")
 
-from agent.guard import guard_response  # noqa: E402
+from agent.engine.events import ListSink  # noqa: E402
+from agent.engine.guard import guard_response  # noqa: E402
+from agent.engine.loop import Limits, RunStatus, run_agent  # noqa: E402
+from agent.engine.routing import Route, TierRouter  # noqa: E402
+from agent.engine.tools import ToolResult  # noqa: E402
 from agent.llm import demo  # noqa: E402
 from agent.llm.base import LLMResponse, ToolCall, assistant_message  # noqa: E402
 from agent.llm.demo import (  # noqa: E402
@@ -29,9 +33,10 @@ from agent.llm.demo import (  # noqa: E402
     ensure_demo_server,
     stop_demo_server,
 )
-from agent.llm.factory import resolve_client  # noqa: E402
+from agent.llm.factory import build_client  # noqa: E402
 from agent.llm.openai_compat import OpenAICompatClient  # noqa: E402
 from agent.models import TierConfig  # noqa: E402
+from agent.runs.routes import DemoClient  # noqa: E402
 
 SEARCH_TOOL = {
     "type": "function",
@@ -108,8 +113,9 @@ async def test_demo_client_sees_the_tools_and_calls_one(server: DemoServer, stre
     response = await client_for(server).chat(QUESTION, tools=[SEARCH_TOOL], on_delta=on_delta if streamed else None)
     outcome = guard_response(response, {"search_gesetze"})
     assert outcome.ok
-    assert [c.name for c in outcome.runnable_calls] == ["search_gesetze"]
-    assert isinstance(outcome.runnable_calls[0].arguments, dict)
+    runnable = [c for c in outcome.response.tool_calls if c.id not in outcome.failed_call_ids]
+    assert [c.name for c in runnable] == ["search_gesetze"]
+    assert isinstance(runnable[0].arguments, dict)
     assert response.finish_reason == "tool_calls"
     assert response.usage.prompt_tokens > 100 and response.usage.completion_tokens > 0
     assert "".join(fragments) == (response.text if streamed else "")
@@ -162,14 +168,43 @@ async def test_demo_client_reuses_the_server_and_is_marked(server: DemoServer) -
 
 @pytest.mark.asyncio
 async def test_local_tier_without_ollama_falls_back_to_the_demo_model(server: DemoServer) -> None:
+    # The routes of a run (agent/runs/routes.py): the unreachable local tier first, the demo model
+    # last and only for outages; the loop escalates on the outage and the demo model answers.
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         dead_port = sock.getsockname()[1]
     tier = TierConfig(tier=1, name="Klein", provider="OLLAMA", model="qwen3:4b", base_url=f"http://127.0.0.1:{dead_port}")
-    client = await resolve_client(tier)
-    assert client.is_demo and client.model == DEMO_MODEL
-    response = await client.chat([{"role": "user", "content": "Sag Hallo."}])
-    assert response.text.strip()
+    router = TierRouter(
+        [
+            Route(client=build_client(tier), tier=1),
+            Route(client=DemoClient(), tier=1, demo=True, outage_only=True),
+        ]
+    )
+    sink = ListSink()
+    outcome = await run_agent(
+        transcript=[{"role": "user", "content": "Sag Hallo."}],
+        model=router,
+        tools=NoTools(),
+        sink=sink,
+        limits=Limits(max_steps=2, timeout_seconds=120),
+    )
+    assert outcome.status == RunStatus.DONE and outcome.demo and outcome.model == DEMO_MODEL
+    assert sink.of_type("escalation")[0]["demo"] is True
+    assert outcome.answer.strip()
+
+
+class NoTools:
+    def schemas(self) -> list[dict]:
+        return []
+
+    def label(self, name: str) -> str:
+        return name
+
+    def names(self) -> set[str]:
+        return set()
+
+    async def execute(self, name: str, arguments: dict, *, call_id: str = "") -> ToolResult:
+        return ToolResult(error="keine Werkzeuge")
 
 
 def test_demo_server_exits_with_its_parent() -> None:

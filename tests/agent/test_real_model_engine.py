@@ -12,9 +12,9 @@ from django.utils import timezone
 
 pytest.importorskip("llama_cpp", reason="llama-cpp-python[server] ist nicht installiert (make test installiert es)")
 
-from agent import services  # noqa: E402
 from agent.llm.demo import stop_demo_server  # noqa: E402
 from agent.models import AgentStep, ToolCallAudit  # noqa: E402
+from agent.runs import execution, services
 from akten.models import KalenderEintrag  # noqa: E402
 from tests.factories import AkteFactory, KalenderEintragFactory  # noqa: E402
 
@@ -38,7 +38,7 @@ def test_german_question_on_a_demo_akte_runs_through_the_engine_with_the_real_mo
         user=akte.anwalt, text=f"Welche Fristen laufen in der Akte {akte.aktenzeichen}?", akte=akte, mode="BACKGROUND"
     )
 
-    run = async_to_sync(services.run_execute)(run.pk)
+    run = async_to_sync(execution.run_execute)(run.pk)
 
     events = list(AgentStep.objects.filter(run=run).order_by("seq").values_list("type", "payload"))
     types = [t for t, _ in events]

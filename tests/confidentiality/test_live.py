@@ -14,7 +14,7 @@ from django.db import connection
 from django.utils import timezone
 
 from drafts import services as draft_services
-from tests.agent.ui.conftest import is_terminal, receive_until, ws_connect
+from tests.agent.chat.conftest import is_terminal, receive_until, ws_connect
 
 from .world import World, build_world
 
@@ -100,7 +100,7 @@ def _arguments_for(name: str, world: World) -> list[dict[str, Any]]:
 
 
 def _granted_tools(user: Any) -> list[str]:
-    from agent.registry import tools_for_user
+    from agent.tools.permissions import tools_for_user
 
     return sorted(tools_for_user(user))
 

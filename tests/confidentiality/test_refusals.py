@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from agent.guard import guard_response
+from agent.engine.guard import guard_response
 from agent.llm.base import LLMResponse, ToolCall
 from akten.models import Role
 from drafts.models import HelenaDraft
@@ -27,7 +27,7 @@ def test_a_withheld_tool_is_not_allowed_for_the_role_not_unknown():
 @pytest.mark.django_db
 @pytest.mark.parametrize(("role", "can_review"), [(Role.PRAKTIKANT, False), (Role.SEKRETARIAT, False), (Role.ANWALT, True)])
 def test_draft_card_tells_whether_the_viewer_may_review(role, can_review):
-    from agent.cards import draft_cards
+    from agent.chat.cards import draft_cards
 
     viewer = UserFactory(role=role)
     akte = AkteFactory(anwalt=viewer) if role == Role.ANWALT else AkteFactory(sachbearbeiter=viewer)
@@ -57,8 +57,8 @@ def test_mandant_without_granted_tools_gets_no_helena_run_and_a_german_notice():
     from django.core.exceptions import ValidationError
 
     from agent.models import AgentRun, ToolPermission
-    from agent.registry import tool_matrix_ensure_defaults
-    from agent.services import ERR_HELENA_UNAVAILABLE, run_create
+    from agent.runs.services import ERR_HELENA_UNAVAILABLE, run_create
+    from agent.tools.permissions import tool_matrix_ensure_defaults
 
     tool_matrix_ensure_defaults()
     ToolPermission.objects.filter(role=Role.MANDANT).update(allowed=False)

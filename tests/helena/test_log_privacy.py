@@ -25,7 +25,7 @@ from django.test import Client
 
 from agent.models import TierConfig
 from helena.log_privacy import PrivacyFilter, scrub_query_strings
-from tests.agent.ui.conftest import is_terminal, receive_until, ws_connect
+from tests.agent.chat.conftest import is_terminal, receive_until, ws_connect
 from tests.browser.conftest import free_port
 from tests.factories import AkteFactory, BeteiligterFactory, DokumentFactory
 from tests.support.scripted_llm import scripted_llm_server

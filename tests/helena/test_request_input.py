@@ -169,7 +169,7 @@ def test_a_page_server_error_is_the_german_page(monkeypatch, anwalt):
     def broken(**kwargs):
         raise RuntimeError("kaputt")
 
-    monkeypatch.setattr("akten.views.selectors.akte_list", broken)
+    monkeypatch.setattr("helena.views.akten_selectors.akte_list", broken)
     client = Client(raise_request_exception=False)
     client.force_login(anwalt)
     response = client.get("/")

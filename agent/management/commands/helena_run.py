@@ -20,13 +20,21 @@ from asgiref.sync import async_to_sync
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from agent.engine.events import EventType
 from agent.models import AgentRun
-from agent.selectors import NotFound
-from agent.services import run_create, run_execute
+from agent.runs.execution import run_execute
+from agent.runs.services import run_create
 from akten.models import Akte, User
+from helena.errors import NotFound
 
 OK_STATUSES = frozenset({AgentRun.Status.DONE, AgentRun.Status.CAP_REACHED, AgentRun.Status.STALLED})
-PROGRESS_EVENTS = {"step.started", "tool.call", "escalation", "draft.created", "run.cap_reached"}
+PROGRESS_EVENTS = {
+    EventType.STEP_STARTED,
+    EventType.TOOL_CALL,
+    EventType.ESCALATION,
+    EventType.DRAFT_CREATED,
+    EventType.RUN_CAP_REACHED,
+}
 
 
 class Command(BaseCommand):

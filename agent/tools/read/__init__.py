@@ -1,1 +1,1 @@
-"""Read tools: one module per tool, each defining `TOOL`; discovered by agent.registry."""
+"""Read tools: one module per tool, each defining `TOOL`; found by agent.tools.discovery."""

@@ -341,4 +341,5 @@ TOOL = Tool(
     ),
     params=GetKostenRulesParams,
     execute=execute,
+    label="Berechne Kosten …",
 )

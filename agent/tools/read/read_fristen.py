@@ -24,10 +24,13 @@ def execute(ctx: ToolContext, params: ReadFristenParams) -> ToolResult:
     akte = akte_optional(ctx, params.akte)
     heute = today()
     eintraege = selectors.kalender_list(
-        user=ctx.user, akte_id=akte.pk if akte else None, typ="" if params.typ == "ALLE" else params.typ
+        user=ctx.user,
+        akte_id=akte.pk if akte else None,
+        typ="" if params.typ == "ALLE" else params.typ,
+        offen=True if params.zeitraum == "aktiv" else None,  # KalenderEintragQuerySet.open()
     ).annotate(stichtag=Coalesce("fristablauf", "datum"))
     if params.zeitraum == "aktiv":
-        eintraege = eintraege.filter(erledigt=False).order_by("stichtag", "pk")
+        eintraege = eintraege.order_by("stichtag", "pk")
     elif params.zeitraum == "vergangen":
         eintraege = eintraege.filter(Q(erledigt=True) | Q(stichtag__lt=heute)).order_by("-stichtag", "-pk")
     else:

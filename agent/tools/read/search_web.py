@@ -78,4 +78,5 @@ TOOL = Tool(
     params=SearchWebParams,
     execute=execute,
     available=lambda: bool(web_search_url()),
+    label="Durchsuche das Web …",
 )

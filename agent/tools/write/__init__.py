@@ -1,1 +1,1 @@
-"""Write tools (proposals only): one module per tool, each defining `TOOL`; discovered by agent.registry."""
+"""Write tools (proposals only): one module per tool, each defining `TOOL`; found by agent.tools.discovery."""

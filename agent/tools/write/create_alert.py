@@ -65,4 +65,5 @@ TOOL = Tool(
     params=CreateAlertParams,
     execute=execute,
     writes=True,
+    label="Lege Hinweis an …",
 )

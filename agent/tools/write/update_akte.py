@@ -82,5 +82,6 @@ TOOL = Tool(
     ),
     params=UpdateAkteParams,
     execute=execute,
+    label="Entwerfe Änderung der Akte …",
     writes=True,
 )

@@ -9,12 +9,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.events import ListSink
+from agent.engine.events import ListSink
+from agent.engine.loop import Limits, RunOutcome, run_agent
+from agent.engine.routing import Router
+from agent.engine.tools import CancelToken, ToolResult
 from agent.llm.base import LLMClient
 from agent.llm.ollama import OllamaClient
 from agent.llm.openai_compat import OpenAICompatClient
-from agent.runtime import Limits, Router, RunOutcome, run_agent
-from agent.tools.base import CancelToken, ToolResult
 
 ToolFn = Callable[[dict[str, Any]], Awaitable[ToolResult] | ToolResult]
 
@@ -25,6 +26,7 @@ class MemoryToolBox:
 
     tools: dict[str, ToolFn]
     executed: list[tuple[str, dict[str, Any], float, float]] = field(default_factory=list)
+    labels: dict[str, str] = field(default_factory=dict)
 
     def schemas(self) -> list[dict[str, Any]]:
         return [
@@ -41,6 +43,9 @@ class MemoryToolBox:
 
     def names(self) -> set[str]:
         return set(self.tools)
+
+    def label(self, name: str) -> str:
+        return self.labels.get(name, f"Nutze {name} …")
 
     async def execute(self, name: str, arguments: dict[str, Any], *, call_id: str = "") -> ToolResult:
         fn = self.tools.get(name)

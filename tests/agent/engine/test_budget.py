@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from agent.budget import KEEP_RECENT_RESULTS, Budget, cap_observation, estimate_tokens, placeholder
-from agent.runtime import RunStatus
-from agent.tools.base import ToolResult
+from agent.engine.budget import KEEP_RECENT_RESULTS, Budget, cap_observation, estimate_tokens, placeholder
+from agent.engine.loop import RunStatus
+from agent.engine.tools import ToolResult
 
 from .support import MemoryToolBox, call, ollama, openai, pairs_intact, run
 
@@ -98,7 +98,7 @@ async def test_the_loop_sends_truncated_results_with_every_pair_intact(scripted_
 
 
 def test_compact_schema_keeps_parameter_names_and_drops_prose():
-    from agent.runtime import compact_schema
+    from agent.engine.loop import compact_schema
 
     spec = {
         "type": "function",

@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from agent.runtime import CAP_MESSAGE, UNTRUSTED_OPEN, RunStatus
-from agent.tools.base import CancelToken, ToolResult
+from agent.engine.loop import CAP_MESSAGE, UNTRUSTED_OPEN, RunStatus
+from agent.engine.tools import CancelToken, ToolResult
 
 from .support import MemoryToolBox, call, echo, ollama, openai, pairs_intact, run, tools_sent
 
@@ -25,7 +25,7 @@ async def test_multi_step_run_ends_done_with_events_and_transcript(scripted_llm,
             {"text": "In Akte 12/25 läuft die Berufungsfrist bis 3. März."},
         ]
     )
-    tools = MemoryToolBox({"read_akte": echo, "read_fristen": echo})
+    tools = MemoryToolBox({"read_akte": echo, "read_fristen": echo}, labels={"read_akte": "Lese Akte …"})
 
     outcome, sink = await run(client(scripted_llm), tools)
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import datetime
 
-from agent.persona import INTRO, AkteContext, Rejection, build_system_prompt, tool_guidance, with_intro
-from agent.runtime import UNTRUSTED_CLOSE, UNTRUSTED_OPEN
+from agent.engine.loop import UNTRUSTED_CLOSE, UNTRUSTED_OPEN
+from agent.engine.prompt import INTRO, AkteContext, Rejection, build_system_prompt, tool_guidance, with_intro
 
 TOOLS = [
     {"type": "function", "function": {"name": "read_fristen", "description": "Liest die Fristen einer Akte. Nutze es, wenn ..."}},

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from agent.pii import Pseudonymizer, PseudonymizingClient, person_values
-from agent.runtime import Route, RunStatus
-from agent.tiers import TierRouter
+from agent.engine.loop import RunStatus
+from agent.engine.pii import Pseudonymizer, PseudonymizingClient, person_values
+from agent.engine.routing import Route, TierRouter
 
 from .support import MemoryToolBox, call, echo, openai, run
 

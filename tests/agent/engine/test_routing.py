@@ -6,10 +6,11 @@ import socket
 
 import pytest
 
-from agent.runtime import DEMO_NOTE, Route, RunStatus
-from agent.tiers import (
+from agent.engine.loop import DEMO_NOTE, RunStatus
+from agent.engine.routing import (
     BACKGROUND,
     INLINE,
+    Route,
     TaskType,
     TierRouter,
     apply_user_choice,

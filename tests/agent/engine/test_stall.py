@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from agent.runtime import RunStatus
-from agent.stall import NUDGE, StallDetector, StallReason, canonical_call
-from agent.tools.base import ToolResult
+from agent.engine.loop import RunStatus
+from agent.engine.stall import NUDGE, StallDetector, StallReason, canonical_call
+from agent.engine.tools import ToolResult
 
 from .support import MemoryToolBox, call, echo, ollama, run, tools_sent
 

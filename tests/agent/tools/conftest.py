@@ -9,8 +9,9 @@ import pytest
 from asgiref.sync import async_to_sync
 from django.core.management import call_command
 
-from agent.registry import RunToolBox, toolbox_for
-from agent.tools.base import ToolContext, ToolResult
+from agent.engine.tools import ToolResult
+from agent.tools.base import ToolContext
+from agent.tools.executor import RunToolBox, toolbox_for
 
 DATA = Path(__file__).resolve().parents[3] / "recherche" / "data"
 MINI_GESETZE = Path(__file__).resolve().parents[2] / "recherche" / "data"

@@ -6,8 +6,9 @@ write creates nothing."""
 import pytest
 
 from agent.models import ToolCallAudit
-from agent.registry import all_tools, default_allowed
 from agent.tools.base import ToolContext
+from agent.tools.discovery import all_tools
+from agent.tools.permissions import default_allowed
 from akten.models import Akte, Role
 from drafts.models import HelenaAlert, HelenaDraft
 from recherche.services import dokument_index

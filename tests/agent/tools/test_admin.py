@@ -8,7 +8,8 @@ from django.contrib.auth.models import Permission
 from django.utils import timezone
 
 from agent.models import ConfigChange, ToolCallAudit, ToolPermission
-from agent.registry import all_tools, tool_matrix_ensure_defaults
+from agent.tools.discovery import all_tools
+from agent.tools.permissions import tool_matrix_ensure_defaults
 from akten.models import Role
 from tests.agent.factories import ToolCallAuditFactory
 from tests.factories import AkteFactory, UserFactory

@@ -11,20 +11,14 @@ import jsonschema
 import pytest
 from asgiref.sync import async_to_sync
 
-from agent import registry
+from agent.engine.tools import ToolResult
 from agent.models import ConfigChange, ToolCallAudit, ToolPermission
-from agent.registry import (
-    ToolRegistryError,
-    all_tools,
-    default_allowed,
-    discover_tools,
-    ollama_tool_schema,
-    openai_tool_schema,
-    tool_matrix_ensure_defaults,
-    tool_matrix_update,
-    toolbox_for,
-)
-from agent.tools.base import Tool, ToolContext, ToolResult
+from agent.tools import discovery, executor
+from agent.tools.base import Tool, ToolContext
+from agent.tools.discovery import ToolRegistryError, all_tools, discover_tools
+from agent.tools.executor import toolbox_for
+from agent.tools.permissions import default_allowed, tool_matrix_ensure_defaults, tool_matrix_update
+from agent.tools.schemas import openai_tool_schema
 from akten.models import Role
 from drafts.models import HelenaDraft
 from tests.factories import AgentRunFactory, AkteFactory, DokumentFactory, UserFactory
@@ -81,7 +75,7 @@ def tool_package(tmp_path, monkeypatch):
     package.mkdir()
     (package / "__init__.py").write_text("")
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(registry, "TOOL_PACKAGES", {"fake_tools_pkg": False})
+    monkeypatch.setattr(discovery, "TOOL_PACKAGES", {"fake_tools_pkg": False})
     yield package
     for name in [m for m in sys.modules if m.startswith("fake_tools_pkg")]:
         del sys.modules[name]
@@ -120,7 +114,7 @@ def test_a_broken_tool_module_fails_loudly(tool_package, source, message):
 
 
 def test_write_tools_must_live_in_the_write_package(tool_package, monkeypatch):
-    monkeypatch.setattr(registry, "TOOL_PACKAGES", {"fake_tools_pkg": True})
+    monkeypatch.setattr(discovery, "TOOL_PACKAGES", {"fake_tools_pkg": True})
     (tool_package / "zaehle.py").write_text(textwrap.dedent(GOOD_TOOL.format(name="zaehle")))
     with pytest.raises(ToolRegistryError, match="writes=True"):
         discover_tools()
@@ -168,34 +162,6 @@ OLLAMA_PROPERTY = {
         "required": {"type": "array", "items": {"type": "string"}},
     },
 }
-OLLAMA_TOOL = {
-    "$defs": {"property": OLLAMA_PROPERTY},
-    "type": "object",
-    "required": ["type", "function"],
-    "additionalProperties": False,
-    "properties": {
-        "type": {"const": "function"},
-        "function": {
-            "type": "object",
-            "required": ["name", "description", "parameters"],
-            "additionalProperties": False,
-            "properties": {
-                "name": {"type": "string", "pattern": "^[a-z0-9_]{1,64}$"},
-                "description": {"type": "string"},
-                "parameters": {
-                    "type": "object",
-                    "required": ["type", "properties", "required"],
-                    "additionalProperties": False,
-                    "properties": {
-                        "type": {"const": "object"},
-                        "required": {"type": "array", "items": {"type": "string"}},
-                        "properties": {"type": "object", "additionalProperties": {"$ref": "#/$defs/property"}},
-                    },
-                },
-            },
-        },
-    },
-}
 
 
 def _example(tool: Tool) -> dict:
@@ -226,16 +192,6 @@ def test_openai_schema_is_a_valid_self_contained_json_schema(name):
     tool.params.model_validate(example)
 
 
-@pytest.mark.parametrize("name", sorted(READ_TOOLS | WRITE_TOOLS))
-def test_ollama_schema_fits_ollamas_tool_format(name):
-    spec = ollama_tool_schema(all_tools()[name])
-    jsonschema.validate(spec, OLLAMA_TOOL)
-    parameters = spec["function"]["parameters"]
-    assert set(parameters["required"]) <= set(parameters["properties"])
-    jsonschema.Draft202012Validator.check_schema(parameters)
-    jsonschema.validate(_example(all_tools()[name]), parameters)
-
-
 def test_descriptions_explain_purpose_use_returns_errors_and_example():
     for tool in all_tools().values():
         for part in ("Use it", "Returns", "Errors", "Example:"):
@@ -251,12 +207,6 @@ def test_optional_and_nested_parameters_are_simplified_for_the_model():
         "description": "FRIST: the last day, if already known.",
     }
     assert "berufung" in frist["properties"]["berechnung"]["properties"]["vorlage"]["enum"]
-    ollama = ollama_tool_schema(all_tools()["create_draft_frist"])["function"]["parameters"]["properties"]
-    assert ollama["datum"]["type"] == "string" and "YYYY-MM-DD" in ollama["datum"]["description"]
-    assert "object with fields: vorlage" in ollama["berechnung"]["description"]
-    kosten = ollama_tool_schema(all_tools()["get_kosten_rules"])["function"]["parameters"]["properties"]
-    assert kosten["gegenstandswert"]["type"] == "number"
-    assert kosten["rvg_positionen"]["items"]["properties"]["vv"]["enum"][0] == "1000"
 
 
 # --- matrix ------------------------------------------------------------------------------------
@@ -297,7 +247,6 @@ def test_toolbox_offers_exactly_the_role_defaults(role, settings):
     box = toolbox_for(ToolContext(user=user))
     assert box.names() == EXPECTED_DEFAULTS[role]
     assert {s["function"]["name"] for s in box.schemas()} == box.names()
-    assert {s["function"]["name"] for s in box.ollama_schemas()} == box.names()
 
 
 def test_search_web_is_not_offered_without_a_backend(settings, call):
@@ -422,7 +371,7 @@ def test_an_exception_becomes_an_error_result_and_is_logged_without_client_text(
         raise RuntimeError(client_text)
 
     monkeypatch.setattr("agent.tools.read.read_akte.akte_overview", explode)
-    with caplog.at_level(logging.ERROR, logger="agent.registry"):
+    with caplog.at_level(logging.ERROR, logger="agent.tools.executor"):
         result = call(user, "read_akte", {"akte": akte.pk})
     assert result.error == (
         "Beim Ausführen von read_akte ist ein interner Fehler aufgetreten. Versuche es mit anderen Argumenten oder nutze "
@@ -588,7 +537,7 @@ def test_result_of_a_tool_that_returns_garbage_is_an_error(call, monkeypatch):
         params=tools["berechne_frist"].params,
         execute=lambda ctx, params: {"not": "a ToolResult"},
     )
-    box = registry.RunToolBox(ToolContext(user=user), tools, thread_sensitive=True)
+    box = executor.RunToolBox(ToolContext(user=user), tools, thread_sensitive=True)
     result = run_call(box, "berechne_frist", {"ereignis_datum": "2025-03-14", "vorlage": "berufung"})
     assert "interner Fehler" in result.error
     assert isinstance(result, ToolResult)

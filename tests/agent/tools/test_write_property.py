@@ -10,8 +10,9 @@ from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent.registry import all_tools, toolbox_for
 from agent.tools.base import ToolContext
+from agent.tools.discovery import all_tools
+from agent.tools.executor import toolbox_for
 from akten.models import Akte, Dokument, KalenderEintrag, Notiz, Role, Zeiterfassung
 from akten.services import AKTE_EDITABLE_FIELDS
 from drafts.models import HelenaAlert, HelenaDraft

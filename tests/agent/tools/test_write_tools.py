@@ -43,7 +43,7 @@ def _no_records(akte: Akte) -> None:
 
 
 def test_create_draft_dokument_records_its_origin(anwalt, akte):
-    from agent.registry import toolbox_for
+    from agent.tools.executor import toolbox_for
 
     run = AgentRunFactory(user=anwalt, akte=akte)
     ctx = ToolContext(user=anwalt, akte=akte, run=run)

@@ -1,0 +1,161 @@
+"""What the browser shows for Helena's output: answers as sanitised HTML with linked citations, and
+draft cards as plain dicts that one piece of JavaScript renders in the chat and on the Akte page."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from django.conf import settings
+from django.urls import reverse
+from django.utils.html import escape
+
+from akten.models import Akte, Dokument, User
+from drafts.models import HelenaDraft
+from drafts.selectors import drafts_by_ids
+from drafts.services import user_may_approve
+from helena.markdown import render_markdown
+
+# "§ 823 BGB", "§§ 187 ff. BGB", "Art. 28 DSGVO", "§ 222 Abs. 2 ZPO"
+NORM_RE = re.compile(
+    r"(?P<cite>(?P<kind>§§?|Art\.)\s*(?P<nummer>\d+[a-z]?)(?:\s+(?:Abs\.|Satz|S\.|Nr\.|ff\.|f\.)\s*\d*[a-z]?)*\s+(?P<gesetz>[A-ZÄÖÜ][A-Za-zÄÖÜäöü]{1,15}))"
+)
+# Aktenzeichen as Helena writes them: "Akte 12/25"
+AKTE_RE = re.compile(r"\bAkte\s+(?P<az>\d{1,6}/\d{2,4})\b")
+# Document titles as Helena quotes them: „Klageschrift vom 03.05.2026“
+DOKUMENT_RE = re.compile(r"„(?P<name>[^„“\n]{3,200})“")
+TAG_RE = re.compile(r"(<[^>]+>)")
+AKTE_FIELDS = {f.name: str(f.verbose_name) for f in Akte._meta.concrete_fields}
+
+
+def _norm_links(text: str) -> dict[str, str]:
+    """Citation text → norm reader URL, for the norms found in `text` that exist in the library."""
+    from recherche.models import Norm
+
+    wanted: dict[tuple[str, str, str], list[str]] = {}
+    for match in NORM_RE.finditer(text):
+        art = "Art." if match["kind"] == "Art." else "§"
+        wanted.setdefault((art, match["gesetz"], match["nummer"]), []).append(match["cite"])
+    if not wanted:
+        return {}
+    links: dict[str, str] = {}
+    norms = Norm.objects.filter(gesetz__abkuerzung__in={k[1] for k in wanted}, nummer__in={k[2] for k in wanted})
+    for norm in norms.select_related("gesetz").order_by("position"):
+        for cite in wanted.get((norm.art, norm.gesetz.abkuerzung, norm.nummer), []):
+            links.setdefault(cite, reverse("norm-detail", args=[norm.pk]))
+    return links
+
+
+def _akte_links(text: str, user: User) -> dict[str, str]:
+    numbers = {m["az"] for m in AKTE_RE.finditer(text)}
+    if not numbers:
+        return {}
+    visible = Akte.objects.visible_to(user).filter(aktenzeichen__in=numbers).values_list("aktenzeichen", "pk")
+    return {f"Akte {az}": reverse("akte-detail", args=[pk]) for az, pk in visible}
+
+
+def _dokument_links(text: str, user: User) -> dict[str, str]:
+    """Quoted titles of Dokumente the user may see → their download (the same rule as the API)."""
+    names = {m["name"].strip() for m in DOKUMENT_RE.finditer(text)}
+    if not names:
+        return {}
+    visible = Dokument.objects.visible_to(user).filter(name__in=names).order_by("-pk").values_list("name", "pk")
+    links: dict[str, str] = {}
+    for name, pk in visible:
+        links.setdefault(f"„{name}“", reverse("api-dokument-download", args=[pk]))
+    return links
+
+
+def _link_text_nodes(html: str, links: dict[str, str]) -> str:
+    """Wrap citations in links, only in text outside existing links (the HTML is already sanitised)."""
+    if not links:
+        return html
+    pattern = re.compile("|".join(re.escape(escape(cite)) for cite in sorted(links, key=len, reverse=True)))
+    by_escaped = {escape(cite): url for cite, url in links.items()}
+    out: list[str] = []
+    in_link = 0
+    for part in TAG_RE.split(html):
+        if part.startswith("<"):
+            if part.startswith("<a"):
+                in_link += 1
+            elif part.startswith("</a"):
+                in_link = max(0, in_link - 1)
+            out.append(part)
+        elif in_link:
+            out.append(part)
+        else:
+            out.append(pattern.sub(lambda m: f'<a href="{by_escaped[m.group(0)]}">{m.group(0)}</a>', part))
+    return "".join(out)
+
+
+def answer_html(text: str, *, user: User) -> str:
+    """Helena's answer as sanitised HTML; norms link to the norm reader, Akten to their page and
+    quoted document titles to the document, each only where the user may see it."""
+    html = render_markdown(text)
+    return _link_text_nodes(html, {**_norm_links(text), **_akte_links(text, user), **_dokument_links(text, user)})
+
+
+def _result_url(draft: HelenaDraft) -> str:
+    if draft.result_content_type is None or draft.result_object_id is None:
+        return ""
+    kind = draft.result_content_type.model
+    if kind == "dokument":
+        return reverse("api-dokument-download", args=[draft.result_object_id])
+    if draft.akte_id is None:
+        return ""
+    anchors = {"kalendereintrag": "#kal-h", "zeiterfassung": "#zeit-h", "notiz": "#not-h"}
+    return reverse("akte-detail", args=[draft.akte_id]) + anchors.get(kind, "")
+
+
+def draft_card(draft: HelenaDraft, *, viewer: User) -> dict[str, Any]:
+    """Everything a draft card shows to `viewer` (who must be allowed to see the draft). The
+    payload is data, never HTML; only `preview_html` is HTML (sanitised Markdown of a document
+    draft). `can_review` says whether the viewer may accept, edit, reject or undo: other roles see
+    the card without buttons."""
+    payload = draft.payload if isinstance(draft.payload, dict) else {}
+    card: dict[str, Any] = {
+        "id": draft.pk,
+        "typ": draft.typ,
+        "typ_label": str(draft.get_typ_display()),
+        "status": draft.status,
+        "status_label": str(draft.get_status_display()),
+        "titel": draft.titel,
+        "akte": draft.akte_id,
+        "aktenzeichen": draft.akte.aktenzeichen if draft.akte_id and draft.akte else "",
+        "akte_url": reverse("akte-detail", args=[draft.akte_id]) if draft.akte_id else "",
+        "untrusted": draft.untrusted_input,
+        "payload": payload,
+        "run": draft.origin_run_id,
+        "result_url": _result_url(draft),
+        "reviewed_at": draft.reviewed_at.isoformat() if draft.reviewed_at else "",
+        "undo_seconds": settings.HELENA_DRAFT_UNDO_SECONDS,
+        "rejection_reason": draft.rejection_reason,
+        "can_review": user_may_approve(viewer),
+    }
+    if draft.typ == HelenaDraft.Typ.DOKUMENT:
+        card["preview_html"] = render_markdown(str(payload.get("inhalt_markdown", "")))
+    if draft.typ == HelenaDraft.Typ.AKTE_UPDATE and draft.akte is not None:
+        changes = payload.get("changes") or {}
+        # After approval the Akte already holds the new values; the draft kept the old ones for undo.
+        before = (draft.undo_data or {}).get("before") or {}
+        card["diff"] = [
+            {
+                "field": AKTE_FIELDS.get(name, name),
+                "before": _plain(before[name] if name in before else getattr(draft.akte, name, "")),
+                "after": _plain(value),
+            }
+            for name, value in changes.items()
+        ]
+    return card
+
+
+def _plain(value: Any) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, list | tuple):
+        return ", ".join(str(v) for v in value)
+    return str(value)
+
+
+def draft_cards(*, user: User, draft_ids: list[int]) -> list[dict[str, Any]]:
+    return [draft_card(d, viewer=user) for d in drafts_by_ids(user=user, draft_ids=draft_ids)]

@@ -1,0 +1,324 @@
+"""The chat websocket: thin. It validates each message, re-checks access, calls one service and
+delivers the run's persisted events (see agent/runs/delivery.py for how events cross processes)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any, Literal
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.core.exceptions import PermissionDenied, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter
+from pydantic import ValidationError as PydanticValidationError
+
+from agent.chat import inline, tails
+from agent.chat.cards import draft_cards
+from agent.chat.tails import RunTail
+from agent.models import AgentRun
+from agent.runs import selectors
+from agent.runs.delivery import akte_group, run_group, user_group, user_notify_run
+from akten.models import Akte, User
+from akten.selectors import akte_get
+from helena.errors import NotFound
+
+logger = logging.getLogger(__name__)
+
+MAX_FRAME_BYTES = 16 * 1024
+MAX_TEXT_CHARS = 8000
+RATE_WINDOW_SECONDS = 10.0
+RATE_MAX_MESSAGES = 20
+
+ERR_TOO_LARGE = "Die Nachricht ist zu groß."
+ERR_INVALID = "Die Nachricht ist ungültig."
+ERR_RATE = "Zu viele Nachrichten in kurzer Zeit. Bitte warte einen Moment."
+ERR_START_FAILED = "Helena konnte den Auftrag nicht annehmen. Bitte versuche es erneut."
+ERR_ACTION_FAILED = "Die Aktion ist fehlgeschlagen. Bitte versuche es erneut."
+ERR_NOT_ACTIVE = "Dieser Auftrag läuft nicht mehr."
+ERR_RUN_CRASHED = "Helena ist bei diesem Auftrag auf einen internen Fehler gestoßen. Bitte versuche es erneut."
+
+CLOSE_UNAUTHENTICATED = 4401
+CLOSE_ABUSE = 4429
+
+Id = Annotated[int, Field(gt=0, lt=2**63)]
+
+
+class _Incoming(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+
+class ChatSend(_Incoming):
+    type: Literal["chat.send"]
+    text: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_TEXT_CHARS)]
+    conversation: Id | None = None
+    akte: Id | None = None
+    mode: Literal["INLINE", "BACKGROUND"] | None = None
+
+
+class RunCancel(_Incoming):
+    type: Literal["run.cancel"]
+    run: Id
+
+
+class RunContinueBackground(_Incoming):
+    type: Literal["run.continue_background"]
+    run: Id
+
+
+class RunResume(_Incoming):
+    type: Literal["run.resume"]
+    run: Id
+    after_seq: Annotated[int, Field(ge=0, lt=2**31)] = 0
+
+
+class AkteWatch(_Incoming):
+    """Follow draft cards of an Akte (the Akte page and an Akte conversation show them)."""
+
+    type: Literal["akte.watch"]
+    akte: Id
+
+
+Incoming = Annotated[ChatSend | RunCancel | RunContinueBackground | RunResume | AkteWatch, Field(discriminator="type")]
+incoming_adapter: TypeAdapter[Any] = TypeAdapter(Incoming)
+
+
+def german_error(exc: BaseException, default: str) -> str:
+    """A user-facing German message for an expected error; never a stack trace."""
+    if isinstance(exc, NotFound):
+        return exc.message
+    if isinstance(exc, ValidationError):
+        return " ".join(str(m) for m in exc.messages) or default
+    if isinstance(exc, PermissionDenied) and str(exc):
+        return str(exc)
+    message = getattr(exc, "user_message", None) or getattr(exc, "message", None)
+    if isinstance(message, str) and message and getattr(exc, "is_user_facing", True) and type(exc).__module__.startswith("agent"):
+        return message
+    return default
+
+
+class ChatConsumer(AsyncJsonWebsocketConsumer):
+    """`/ws/helena/`: one socket per tab. Groups: the user's (new runs, draft cards without Akte),
+    one per watched run, one per watched Akte (draft cards)."""
+
+    user: User
+    tails: dict[int, RunTail]
+    seen: dict[int, int]
+    groups_joined: set[str]
+    recent: deque[float]
+
+    async def connect(self) -> None:
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated or not user.is_active:
+            await self.close(code=CLOSE_UNAUTHENTICATED)
+            return
+        self.user = user
+        self.tails = {}
+        self.seen = {}
+        self.groups_joined = set()
+        self.recent = deque()
+        await self._join(user_group(user.pk))
+        await self.accept()
+        await self.send_json({"type": "hello", "user": user.pk})
+
+    async def disconnect(self, code: int) -> None:
+        for tail in list(getattr(self, "tails", {}).values()):
+            tail.unwatch()
+            if tail.task is not None:
+                tail.task.cancel()
+        for group in list(getattr(self, "groups_joined", set())):
+            await self.channel_layer.group_discard(group, self.channel_name)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs: Any) -> None:
+        if not self._within_rate():
+            await self.send_error(ERR_RATE, code="rate")
+            if len(self.recent) > 2 * RATE_MAX_MESSAGES:
+                await self.close(code=CLOSE_ABUSE)
+            return
+        if text_data is None or len(text_data.encode()) > MAX_FRAME_BYTES:
+            await self.send_error(ERR_TOO_LARGE if text_data else ERR_INVALID, code="invalid")
+            return
+        try:
+            message = incoming_adapter.validate_python(json.loads(text_data))
+        except (ValueError, RecursionError, PydanticValidationError):
+            # RecursionError: deeply nested JSON ("[[[[…") that still fits under the size limit
+            await self.send_error(ERR_INVALID, code="invalid")
+            return
+        await self.dispatch_message(message)
+
+    async def dispatch_message(self, message: Any) -> None:
+        handlers: dict[str, Callable[[Any], Awaitable[None]]] = {
+            "chat.send": self.chat_send,
+            "run.cancel": self.run_cancel,
+            "run.continue_background": self.run_continue_background,
+            "run.resume": self.run_resume,
+            "akte.watch": self.akte_watch,
+        }
+        try:
+            await handlers[message.type](message)
+        except NotFound as exc:
+            await self.send_error(exc.message, code="not_found", run=getattr(message, "run", None))
+        except Exception as exc:
+            logger.exception("chat message %s failed", message.type)
+            await self.send_error(german_error(exc, ERR_ACTION_FAILED), code="failed", run=getattr(message, "run", None))
+
+    # -- client → server ---------------------------------------------------------------------
+
+    async def chat_send(self, message: ChatSend) -> None:
+        from agent.runs import services
+
+        conversation, akte = await self._access_conversation_and_akte(message)
+        try:
+            run = await database_sync_to_async(services.run_create)(
+                user=self.user, text=message.text, conversation=conversation, akte=akte, mode=message.mode
+            )
+        except Exception as exc:
+            logger.info("run_create refused: %s", type(exc).__name__)
+            await self.send_error(german_error(exc, ERR_START_FAILED), code="refused")
+            return
+        await self.send_json(
+            {
+                "type": "run.accepted",
+                "run": run.pk,
+                "conversation": run.conversation_id,
+                "mode": run.mode,
+                "status": run.status,
+            }
+        )
+        if run.status in AgentRun.ACTIVE_STATUSES:
+            await self.execute(run)  # first: an inline run is then watched directly (agent/chat/inline.py)
+        await self.watch_run(run.pk, after_seq=0)
+        await user_notify_run(user_id=self.user.pk, run_id=run.pk)
+
+    async def run_cancel(self, message: RunCancel) -> None:
+        from agent.runs import services
+
+        run = await database_sync_to_async(selectors.run_get)(user=self.user, pk=message.run)
+        if not run.is_active:
+            await self.send_error(ERR_NOT_ACTIVE, code="not_active", run=run.pk)
+            return
+        await database_sync_to_async(services.run_request_cancel)(run_id=run.pk, by=self.user)
+        await self.send_json({"type": "run.cancel_requested", "run": run.pk})
+
+    async def run_continue_background(self, message: RunContinueBackground) -> None:
+        from agent.runs import services
+
+        run = await database_sync_to_async(selectors.run_get)(user=self.user, pk=message.run)
+        continued = await database_sync_to_async(services.run_continue_background)(run_id=run.pk, by=self.user)
+        await self.send_json(
+            {"type": "run.accepted", "run": continued.pk, "conversation": continued.conversation_id, "mode": continued.mode}
+        )
+        await self.execute(continued)
+        await self.watch_run(continued.pk, after_seq=0)
+        await user_notify_run(user_id=self.user.pk, run_id=continued.pk)
+
+    async def run_resume(self, message: RunResume) -> None:
+        run = await database_sync_to_async(selectors.run_get)(user=self.user, pk=message.run)
+        await self.watch_run(run.pk, after_seq=message.after_seq, restart=True)
+
+    async def akte_watch(self, message: AkteWatch) -> None:
+        akte: Akte = await database_sync_to_async(akte_get)(user=self.user, pk=message.akte)
+        await self._join(akte_group(akte.pk))
+
+    # -- running -----------------------------------------------------------------------------
+
+    async def execute(self, run: AgentRun) -> None:
+        """Background runs go to the task queue; inline runs execute in this process, on its
+        engine loop (agent/chat/inline.py)."""
+        from agent.runs import tasks
+
+        if run.mode == AgentRun.Mode.BACKGROUND:
+            await database_sync_to_async(tasks.run_enqueue)(run_id=run.pk)
+            return
+        inline.execute_inline(run.pk)
+
+    async def watch_run(self, run_id: int, *, after_seq: int, restart: bool = False) -> None:
+        existing = self.tails.get(run_id)
+        if existing is not None and not existing.done:
+            if not restart:
+                return
+            # A resume re-sends from the client's position; the client ignores what it already has.
+            async with existing.lock:
+                existing.last_seq = min(existing.last_seq, after_seq)
+            existing.wake.set()
+            return
+        if not restart:
+            after_seq = max(after_seq, self.seen.get(run_id, 0))
+        tail = RunTail(self, run_id, after_seq)
+        self.tails[run_id] = tail
+        if run_id in inline.executing_here:
+            inline.watchers.setdefault(run_id, set()).add(tail)
+        else:
+            await self._join(run_group(run_id))
+        tail.task = asyncio.create_task(tail.run())
+
+    async def tail_finished(self, tail: RunTail) -> None:
+        tail.unwatch()
+        if self.tails.get(tail.run_id) is tail:
+            del self.tails[tail.run_id]
+            group = run_group(tail.run_id)
+            if group in self.groups_joined:
+                self.groups_joined.discard(group)
+                await self.channel_layer.group_discard(group, self.channel_name)
+
+    # -- channel-layer handlers --------------------------------------------------------------
+
+    async def run_event(self, message: dict[str, Any]) -> None:
+        tail = self.tails.get(int(message["event"].get("run", 0)))
+        if tail is not None:
+            await tail.on_event(message["event"])
+
+    async def enrich(self, event: dict[str, Any]) -> dict[str, Any]:
+        return await tails.enrich(event, self.user)
+
+    async def run_crashed(self, message: dict[str, Any]) -> None:
+        run_id = int(message["run"])
+        tail = self.tails.get(run_id)
+        if tail is not None and tail.task is not None:
+            tail.unwatch()
+            tail.task.cancel()
+            self.tails.pop(run_id, None)
+        await self.send_error(ERR_RUN_CRASHED, code="failed", run=run_id)
+
+    async def run_announce(self, message: dict[str, Any]) -> None:
+        await self.watch_run(int(message["run"]), after_seq=0)
+
+    async def draft_changed(self, message: dict[str, Any]) -> None:
+        """Checked against this socket's user now, not when it subscribed: a MANDANT watching her
+        Akte, or a deputy whose Vertretung has ended, gets nothing."""
+        cards = await database_sync_to_async(draft_cards)(user=self.user, draft_ids=[int(message["draft"])])
+        if cards:
+            await self.send_json({"type": "draft.changed", **cards[0]})
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    async def send_error(self, text: str, *, code: str, run: int | None = None) -> None:
+        payload: dict[str, Any] = {"type": "error", "code": code, "message": text}
+        if run is not None:
+            payload["run"] = run
+        await self.send_json(payload)
+
+    async def _join(self, group: str) -> None:
+        if group not in self.groups_joined:
+            self.groups_joined.add(group)
+            await self.channel_layer.group_add(group, self.channel_name)
+
+    def _within_rate(self) -> bool:
+        now = time.monotonic()
+        self.recent.append(now)
+        while self.recent and self.recent[0] < now - RATE_WINDOW_SECONDS:
+            self.recent.popleft()
+        return len(self.recent) <= RATE_MAX_MESSAGES
+
+    @database_sync_to_async
+    def _access_conversation_and_akte(self, message: ChatSend) -> tuple[Any, Akte | None]:
+        conversation = selectors.conversation_get(user=self.user, pk=message.conversation) if message.conversation else None
+        if message.akte:
+            akte: Akte | None = akte_get(user=self.user, pk=message.akte)
+        else:
+            akte = conversation.akte if conversation is not None else None
+        return conversation, akte

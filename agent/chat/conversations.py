@@ -1,0 +1,69 @@
+"""Writes behind the chat page: conversations, and notes that hand Helena an `@Helena` task."""
+
+from __future__ import annotations
+
+import re
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from agent.models import AgentRun, Conversation
+from akten import services as akten_services
+from akten.models import Akte, Notiz, User
+
+ERR_TITLE_EMPTY = "Bitte gib einen Titel ein."
+DEFAULT_TITLE = "Neues Gespräch"
+# "@Helena <Auftrag>" at the start of a note (case-insensitive, optional colon)
+HELENA_MENTION_RE = re.compile(r"^\s*@helena\b[:,]?\s*(?P<auftrag>.+)", re.IGNORECASE | re.DOTALL)
+
+
+@transaction.atomic
+def conversation_create(*, user: User, akte: Akte | None = None, title: str = "") -> Conversation:
+    """The caller has checked that `user` may see `akte`."""
+    conversation = Conversation(user=user, akte=akte, title=(title.strip() or DEFAULT_TITLE)[:200])
+    conversation.full_clean()
+    conversation.save()
+    return conversation
+
+
+@transaction.atomic
+def conversation_rename(*, conversation: Conversation, title: str) -> Conversation:
+    title = title.strip()
+    if not title:
+        raise ValidationError(ERR_TITLE_EMPTY)
+    conversation.title = title[:200]
+    conversation.full_clean()
+    conversation.save(update_fields=["title", "updated_at"])
+    return conversation
+
+
+@transaction.atomic
+def conversation_delete(*, conversation: Conversation) -> None:
+    """Deletes the conversation and its messages; runs stay (audit) without the conversation."""
+    conversation.delete()
+
+
+def helena_mention(text: str) -> str:
+    """The task of an `@Helena <Auftrag>` note, or "" when the note does not address Helena."""
+    match = HELENA_MENTION_RE.match(text or "")
+    return match["auftrag"].strip() if match else ""
+
+
+def notiz_create_with_auftrag(*, akte: Akte, by: User, text: str, titel: str = "") -> tuple[Notiz, AgentRun | None]:
+    """Create the note; if it starts with `@Helena`, also start a background run for the Akte.
+
+    The run is queued after the transaction commits (agent.runs.tasks.run_enqueue). Errors of the run
+    service (e.g. the rate limit) propagate; the note is kept in that case only if the caller
+    catches them outside this transaction.
+    """
+    from agent.runs import services, tasks
+
+    with transaction.atomic():
+        notiz = akten_services.notiz_create(akte=akte, by=by, text=text, titel=titel)
+        auftrag = helena_mention(text)
+        if not auftrag:
+            return notiz, None
+        run = services.run_create(user=by, text=auftrag, akte=akte, mode=AgentRun.Mode.BACKGROUND)
+        if run.status in AgentRun.ACTIVE_STATUSES:
+            tasks.run_enqueue(run_id=run.pk)
+    return notiz, run

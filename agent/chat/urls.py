@@ -1,0 +1,14 @@
+from django.urls import path
+
+from agent.chat import views
+
+urlpatterns = [
+    path("helena/", views.chat, name="helena-chat"),
+    path("helena/gespraeche/neu/", views.conversation_new, name="helena-conversation-new"),
+    path("helena/gespraeche/<int:pk>/", views.chat, name="helena-conversation"),
+    path("helena/gespraeche/<int:pk>/umbenennen/", views.conversation_rename, name="helena-conversation-rename"),
+    path("helena/gespraeche/<int:pk>/loeschen/", views.conversation_delete, name="helena-conversation-delete"),
+    path("helena/auftraege/", views.run_list, name="helena-runs"),
+    path("helena/auftraege/<int:pk>/abbrechen/", views.run_cancel, name="helena-run-cancel"),
+    path("akten/<int:pk>/notizen/neu/", views.akte_note_create, name="akte-note-create"),
+]

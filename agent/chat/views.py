@@ -1,0 +1,181 @@
+"""The chat page, conversations, "Meine Aufträge" and `@Helena` notes (German, server-rendered;
+live updates come through the websocket, see agent/chat/consumers.py)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.safestring import mark_safe
+from django.views.decorators.http import require_POST
+
+from agent.chat import conversations
+from agent.chat.cards import answer_html, draft_card
+from agent.chat.consumers import german_error
+from agent.models import AgentRun, Message
+from agent.runs import selectors, services
+from akten.models import User
+from akten.policy import sees_internal
+from akten.selectors import ERR_AKTE_NOT_FOUND, akte_get
+from drafts.selectors import drafts_of_runs
+from helena.api import request_user
+from helena.errors import NotFound
+
+logger = logging.getLogger(__name__)
+
+ERR_NOTE_EMPTY = "Die Notiz ist leer."
+ERR_RUN_REFUSED = "Helena konnte den Auftrag nicht annehmen. Die Notiz wurde gespeichert."
+MSG_RUN_STARTED = "Die Notiz ist gespeichert. Helena arbeitet im Hintergrund an: „{auftrag}“ (siehe Meine Aufträge)."
+MSG_NOTE_SAVED = "Die Notiz ist gespeichert."
+MSG_CANCEL_REQUESTED = "Der Abbruch ist angefordert."
+
+
+def _turns(user: User, conversation: Any) -> list[dict[str, Any]]:
+    """The conversation as shown: each question, each answer with its run, steps and draft cards."""
+    items = list(selectors.conversation_messages(conversation=conversation))
+    run_ids = [m.run_id for m in items if m.run_id]
+    cards: dict[int, list[dict[str, Any]]] = {}
+    for draft in drafts_of_runs(user=user, run_ids=run_ids):
+        cards.setdefault(draft.origin_run_id or 0, []).append(draft_card(draft, viewer=user))
+    turns = []
+    for message in items:
+        turn: dict[str, Any] = {"message": message, "run": message.run}
+        if message.role == Message.Role.ASSISTANT:
+            turn["html"] = mark_safe(answer_html(message.text, user=user))  # noqa: S308 - sanitised by nh3
+            turn["cards"] = cards.get(message.run_id or 0, [])
+        turns.append(turn)
+    return turns
+
+
+@login_required
+def chat(request: HttpRequest, pk: int | None = None) -> HttpResponse:
+    user = request_user(request)
+    conversation = selectors.conversation_get(user=user, pk=pk) if pk else None
+    turns = _turns(user, conversation) if conversation else []
+    answered = {t["run"].pk for t in turns if t["run"] is not None and t["message"].role == Message.Role.ASSISTANT}
+    open_runs = []
+    if conversation is not None:
+        open_runs = [
+            {"run": r.pk, "after_seq": 0}
+            for r in conversation.runs.filter(user=user).order_by("created_at")
+            if r.is_active or r.pk not in answered
+        ]
+    context = {
+        "conversation": conversation,
+        "conversations": selectors.conversation_list(user=user)[:100],
+        "akten": selectors.akten_for_chat(user=user),
+        "turns": turns,
+        "chat_state": {
+            "conversation": conversation.pk if conversation else None,
+            "akte": conversation.akte_id if conversation and conversation.akte_id else None,
+            "open_runs": open_runs,
+        },
+        "preselected_akte": conversation.akte_id if conversation else _int(request.GET.get("akte")),
+        "cards_by_run": {str(t["run"].pk): t["cards"] for t in turns if t.get("cards")},
+        "helena_available": services.helena_available(user),
+    }
+    return render(request, "agent/chat.html", context)
+
+
+def _int(value: str | None) -> int | None:
+    return int(value) if value and value.isdigit() else None
+
+
+@login_required
+@require_POST
+def conversation_new(request: HttpRequest) -> HttpResponse:
+    akte_pk = request.POST.get("akte", "")
+    akte = akte_get(user=request_user(request), pk=akte_pk) if akte_pk else None
+    title = f"Akte {akte.aktenzeichen}" if akte else ""
+    conversation = conversations.conversation_create(user=request_user(request), akte=akte, title=title)
+    return redirect("helena-conversation", pk=conversation.pk)
+
+
+@login_required
+@require_POST
+def conversation_rename(request: HttpRequest, pk: int) -> HttpResponse:
+    conversation = selectors.conversation_get(user=request_user(request), pk=pk)
+    try:
+        conversations.conversation_rename(conversation=conversation, title=request.POST.get("title", ""))
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    return redirect("helena-conversation", pk=pk)
+
+
+@login_required
+@require_POST
+def conversation_delete(request: HttpRequest, pk: int) -> HttpResponse:
+    conversations.conversation_delete(conversation=selectors.conversation_get(user=request_user(request), pk=pk))
+    messages.info(request, "Das Gespräch wurde gelöscht.")
+    return redirect("helena-chat")
+
+
+@login_required
+def run_list(request: HttpRequest) -> HttpResponse:
+    user = request_user(request)
+    runs = list(selectors.run_list(user=user)[:200])
+    drafts: dict[int, int] = {}
+    for run_id in drafts_of_runs(user=user, run_ids=[r.pk for r in runs]).values_list("origin_run_id", flat=True):
+        drafts[run_id or 0] = drafts.get(run_id or 0, 0) + 1
+    rows = [{"run": r, "drafts": drafts.get(r.pk, 0), "duration": _duration(r)} for r in runs]
+    return render(request, "agent/runs.html", {"rows": rows, "active_ids": [r.pk for r in runs if r.is_active]})
+
+
+def _duration(run: AgentRun) -> str:
+    if run.started_at is None:
+        return "–"
+    end = run.finished_at
+    if end is None:
+        return "läuft"
+    seconds = int((end - run.started_at).total_seconds())
+    return f"{seconds // 60} min {seconds % 60} s" if seconds >= 60 else f"{seconds} s"
+
+
+@login_required
+@require_POST
+def run_cancel(request: HttpRequest, pk: int) -> HttpResponse:
+
+    run = selectors.run_get(user=request_user(request), pk=pk)
+    if run.is_active:
+        services.run_request_cancel(run_id=run.pk, by=request_user(request))
+        messages.info(request, MSG_CANCEL_REQUESTED)
+    return redirect("helena-runs")
+
+
+@login_required
+@require_POST
+def akte_note_create(request: HttpRequest, pk: int) -> HttpResponse:
+    """A note on the Akte page; `@Helena <Auftrag>` also starts a background run for the Akte.
+    Notes are internal: a MANDANT has no notes section (404, like a foreign Akte)."""
+    if not sees_internal(request.user):
+        raise NotFound(ERR_AKTE_NOT_FOUND)
+    akte = akte_get(user=request_user(request), pk=pk)
+    target = reverse("akte-detail", args=[akte.pk]) + "#not-h"
+    text = request.POST.get("text", "").strip()
+    if not text:
+        messages.error(request, ERR_NOTE_EMPTY)
+        return HttpResponseRedirect(target)
+    try:
+        _notiz, run = conversations.notiz_create_with_auftrag(
+            akte=akte, by=request_user(request), text=text, titel=request.POST.get("titel", "").strip()
+        )
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+        return HttpResponseRedirect(target)
+    except Exception as exc:
+        logger.exception("@Helena note failed")
+        messages.error(request, german_error(exc, ERR_RUN_REFUSED))
+        return HttpResponseRedirect(target)
+    if run is None:
+        messages.info(request, MSG_NOTE_SAVED)
+    elif run.status in AgentRun.ACTIVE_STATUSES:
+        messages.info(request, MSG_RUN_STARTED.format(auftrag=conversations.helena_mention(text)[:80]))
+    else:
+        messages.error(request, run.error or ERR_RUN_REFUSED)
+    return HttpResponseRedirect(target)

@@ -1,0 +1,284 @@
+"""Executing a run: claim it, prepare the loop's inputs, run the loop, persist the outcome.
+
+The websocket consumer (inline, agent/chat/inline.py), the background task (agent/runs/tasks.py)
+and `helena_run` call `run_execute`; the loop itself is agent/engine/loop.py and knows nothing of
+the database. `run_execute` wires it up: the user's ToolBox (agent/tools/executor.py), the tier
+routes (agent/runs/routes.py: classifier result, TierConfig rows, cloud rules, PII layer, demo
+fallback), the persona prompt, the earlier turns of the conversation, and a `RunEventSink` that
+persists every event before publishing it.
+
+Cancellation reaches a running run two ways: in the same process at once (the cancel tokens of
+the runs executing here, `local_cancels`), across processes through `AgentRun.cancel_requested`,
+which the run polls every `CANCEL_POLL_SECONDS`. The same poll writes `heartbeat_at`, so
+`runs_fail_orphaned` (agent/runs/services.py) can tell a run whose worker died from one that is
+still working.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from asgiref.sync import sync_to_async
+from django.db import DatabaseError, connection, transaction
+from django.utils import timezone
+
+from agent.engine.budget import estimate_tokens
+from agent.engine.events import terminal_event
+from agent.engine.loop import Limits, RunOutcome, RunStatus, response_guard, run_agent
+from agent.engine.prompt import build_system_prompt, with_intro
+from agent.engine.routing import (
+    TaskType,
+    TierRouter,
+)
+from agent.engine.tools import CancelToken, ToolBox
+from agent.llm.base import LLMClient, Message
+from agent.models import AgentRun, Conversation, EngineConfig, TierConfig
+from agent.models import Message as ChatMessage
+from agent.runs.events import Publish, Relay, RunEventSink, event_row_append
+from agent.runs.persona import persona_context_load
+from agent.runs.routes import routes_build
+from agent.tools.base import ToolContext
+from agent.tools.discovery import all_tools
+from akten.models import Akte
+
+logger = logging.getLogger(__name__)
+ERR_START = "Der Auftrag konnte nicht starten: {error}"
+
+CANCEL_POLL_SECONDS = 0.2
+HEARTBEAT_EVERY_POLLS = 5
+# earlier turns of the conversation may fill at most this share of the model's window
+HISTORY_SHARE = 0.25
+HISTORY_MAX_MESSAGES = 20
+
+# cancel tokens of the runs executing in this process (run id → token)
+local_cancels: dict[int, CancelToken] = {}
+_POLL_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="helena-cancel-poll")
+
+
+# -- execute -------------------------------------------------------------------------------------
+
+
+def toolbox_for(ctx: ToolContext) -> ToolBox:
+    from agent.tools.executor import toolbox_for as registry_toolbox
+
+    return registry_toolbox(ctx)
+
+
+def _history(conversation_id: int | None, *, before_run: int, context_window: int) -> list[Message]:
+    """Earlier turns of the conversation, newest kept first, within HISTORY_SHARE of the window."""
+    if conversation_id is None:
+        return []
+    rows = (
+        ChatMessage.objects.filter(conversation_id=conversation_id)
+        .exclude(run_id=before_run)
+        .order_by("-created_at", "-pk")[:HISTORY_MAX_MESSAGES]
+    )
+    budget = int(context_window * HISTORY_SHARE)
+    kept: list[Message] = []
+    for row in rows:
+        tokens = estimate_tokens(row.text)
+        if tokens > budget:
+            break
+        budget -= tokens
+        kept.append({"role": "user" if row.role == ChatMessage.Role.USER else "assistant", "content": row.text})
+    kept.reverse()
+    return kept
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """The loop's inputs for a claimed run (built by `_run_prepare`)."""
+
+    run: AgentRun
+    ctx: ToolContext
+    tools: ToolBox
+    router: TierRouter
+    transcript: list[Message]
+    limits: Limits
+    first_contact: bool
+
+
+@transaction.atomic
+def _run_claim(run_id: int) -> AgentRun | None:
+    """Mark a PENDING run RUNNING under a row lock; None if it is not PENDING (someone else has it)."""
+    run = AgentRun.objects.select_for_update(of=("self",)).select_related("user", "akte").filter(pk=run_id).first()
+    if run is None or run.status != AgentRun.Status.PENDING:
+        return None
+    run.status = AgentRun.Status.RUNNING
+    run.started_at = run.heartbeat_at = timezone.now()
+    run.worker_id = f"{os.uname().nodename}:{os.getpid()}"[:100]
+    run.save(update_fields=["status", "started_at", "heartbeat_at", "worker_id"])
+    return run
+
+
+@transaction.atomic
+def _run_fail_start(run_id: int, error: str) -> None:
+    run = AgentRun.objects.select_for_update().get(pk=run_id)
+    run.status = AgentRun.Status.FAILED
+    run.finish_reason = "Start fehlgeschlagen"
+    run.error = ERR_START.format(error=error)
+    run.finished_at = timezone.now()
+    run.save(update_fields=["status", "finish_reason", "error", "finished_at"])
+    event_row_append(run, terminal_event(run.status), status=run.status, answer="", error=run.error, usage={})
+
+
+def _run_prepare(run: AgentRun, cancel: CancelToken, client_factory: Callable[[TierConfig], LLMClient] | None) -> _Prepared:
+    """Everything the loop needs for a claimed run: tools, routes, prompt, transcript, limits."""
+    user, akte = run.user, run.akte
+    if akte is not None and not Akte.objects.visible_to(user).filter(pk=akte.pk).exists():
+        akte = None  # access lost since the run was created: the run continues without the Akte
+    ctx = ToolContext(user=user, akte=akte, run=run, cancel=cancel)
+    tools = toolbox_for(ctx)
+    task_type = run.task_type or TaskType.FRAGE
+    router = TierRouter(
+        routes_build(start_tier=run.tier or 1, task_type=task_type, user=user, akte=akte, client_factory=client_factory)
+    )
+    akte_context, rejections, first_contact = persona_context_load(user=user, akte=akte)
+    system = build_system_prompt(
+        tools=tools.schemas(),
+        akte=akte_context,
+        rejections=rejections,
+        first_contact=first_contact,
+        user_name=user.get_full_name() or "",
+        today=timezone.localdate(),
+    )
+    if run.transcript:
+        # a continuation: the same transcript with today's system prompt
+        transcript = list(run.transcript)
+        if transcript and transcript[0].get("role") == "system":
+            transcript[0] = {"role": "system", "content": system}
+    else:
+        history = _history(run.conversation_id, before_run=run.pk, context_window=router.route.client.context_window)
+        transcript = [{"role": "system", "content": system}, *history, {"role": "user", "content": run.task}]
+    limits = Limits(
+        max_steps=run.max_steps,
+        timeout_seconds=run.timeout_seconds,
+        max_tokens=EngineConfig.load().max_tokens_per_run,
+        offer_continuation=run.mode == AgentRun.Mode.INLINE,
+        mode=run.mode.lower(),
+    )
+    return _Prepared(
+        run=run, ctx=ctx, tools=tools, router=router, transcript=transcript, limits=limits, first_contact=first_contact
+    )
+
+
+def _run_finish(run_id: int, outcome: RunOutcome) -> None:
+    with transaction.atomic():
+        run = AgentRun.objects.select_for_update().get(pk=run_id)
+        run.status = AgentRun.Status(str(outcome.status))
+        run.finish_reason = outcome.finish_reason[:200]
+        run.error = outcome.error
+        run.answer = outcome.answer
+        run.transcript = outcome.transcript
+        run.steps_used = min(outcome.steps, 32767)
+        run.model_calls = outcome.model_calls
+        run.tool_calls = outcome.tool_calls
+        run.tokens_in = outcome.tokens_in
+        run.tokens_out = outcome.tokens_out
+        run.tier = outcome.tier if outcome.tier in (1, 2, 3) else run.tier
+        run.model_name = outcome.model[:200]
+        run.finished_at = run.heartbeat_at = timezone.now()
+        run.save()
+        if outcome.answer and run.conversation_id is not None:
+            ChatMessage.objects.create(
+                conversation_id=run.conversation_id, role=ChatMessage.Role.ASSISTANT, text=outcome.answer, run=run
+            )
+            Conversation.objects.filter(pk=run.conversation_id).update(updated_at=run.finished_at)
+
+
+def _poll(run_id: int, beat: bool) -> bool:
+    """Read `cancel_requested` (and write the heartbeat), on the poll thread's own connection."""
+    try:
+        if beat:
+            AgentRun.objects.filter(pk=run_id, status=AgentRun.Status.RUNNING).update(heartbeat_at=timezone.now())
+        return bool(AgentRun.objects.filter(pk=run_id).values_list("cancel_requested", flat=True).first())
+    except DatabaseError:
+        connection.close()  # reconnect at the next poll
+        raise
+
+
+def _poll_connection_close() -> None:
+    connection.close()
+
+
+async def _watch(run_id: int, cancel: CancelToken) -> None:
+    """Poll the database for a cancel request every CANCEL_POLL_SECONDS. The polls of all runs of
+    this process share one thread with one long-lived connection: opening a connection per poll
+    costs more than the query, and the sync thread may be busy with the run's own writes."""
+    loop = asyncio.get_running_loop()
+    polls = 0
+    while not cancel.cancelled:
+        await asyncio.sleep(CANCEL_POLL_SECONDS)
+        polls += 1
+        try:
+            requested = await loop.run_in_executor(_POLL_THREAD, _poll, run_id, polls % HEARTBEAT_EVERY_POLLS == 0)
+        except Exception:
+            logger.warning("Abbruch-Abfrage für Lauf %s fehlgeschlagen", run_id, exc_info=True)
+            continue
+        if requested:
+            cancel.cancel()
+
+
+async def run_execute(
+    run_id: int,
+    *,
+    publish: Publish | None = None,
+    relay: Relay | None = None,
+    client_factory: Callable[[TierConfig], LLMClient] | None = None,
+) -> AgentRun:
+    """Execute a PENDING run to its end and return it with its final status.
+
+    Idempotent: a run that is not PENDING (already claimed, finished, rate-limited) is returned as
+    it is. Every event is persisted (AgentStep) before `relay(event)` is called (in the thread that
+    wrote it) and `publish(event)` is awaited. The final status, answer, tokens and transcript are
+    saved before the terminal event is emitted.
+    `client_factory` builds the client of a TierConfig (default: `client_for_tier`).
+    """
+    cancel = CancelToken()
+    claimed = await sync_to_async(_run_claim)(run_id)
+    if claimed is None:
+        return await sync_to_async(AgentRun.objects.get)(pk=run_id)
+    try:
+        prepared = await sync_to_async(_run_prepare)(claimed, cancel, client_factory)
+    except Exception as exc:
+        logger.exception("Lauf %s konnte nicht starten", run_id)
+        await sync_to_async(_run_fail_start)(run_id, f"{type(exc).__name__}: {exc}")
+        return await sync_to_async(AgentRun.objects.get)(pk=run_id)
+    local_cancels[run_id] = cancel
+    watcher = asyncio.create_task(_watch(run_id, cancel))
+
+    async def finish(outcome: RunOutcome) -> None:
+        if prepared.first_contact and outcome.answer and outcome.status != RunStatus.CANCELLED:
+            outcome.answer = with_intro(outcome.answer)
+        await sync_to_async(_run_finish)(run_id, outcome)
+
+    sink = RunEventSink(prepared.run, publish, relay=relay)
+    withheld = frozenset(all_tools()) - set(prepared.tools.names())
+    try:
+        await run_agent(
+            transcript=prepared.transcript,
+            model=prepared.router,
+            tools=prepared.tools,
+            sink=sink,
+            limits=prepared.limits,
+            cancel=cancel,
+            guard=functools.partial(response_guard, withheld=withheld),
+            on_finish=finish,
+        )
+    finally:
+        try:
+            await sink.flush()
+        except Exception:
+            logger.exception("Lauf %s: letztes Ereignis nicht gespeichert", run_id)
+        watcher.cancel()
+        local_cancels.pop(run_id, None)
+        if not local_cancels:
+            # no run left to watch: give the poll connection back
+            await asyncio.get_running_loop().run_in_executor(_POLL_THREAD, _poll_connection_close)
+    return await sync_to_async(AgentRun.objects.get)(pk=run_id)

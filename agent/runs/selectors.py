@@ -1,0 +1,67 @@
+"""Reads around Helena's runs and conversations, always scoped to the user.
+
+The `*_get` selectors return the object or raise `NotFound` with one uniform German message, the
+same for a missing row and for another user's row, so that nobody can probe for ids.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import QuerySet
+
+from agent.models import AgentRun, AgentStep, Conversation, Message
+from akten.models import Akte, User
+from helena.errors import NotFound
+
+ERR_RUN_NOT_FOUND = "Auftrag nicht gefunden."
+ERR_CONVERSATION_NOT_FOUND = "Gespräch nicht gefunden."
+
+
+def run_list(*, user: User) -> QuerySet[AgentRun]:
+    return AgentRun.objects.filter(user=user).select_related("akte", "conversation").order_by("-created_at", "-pk")
+
+
+def run_get(*, user: User, pk: int, lock: bool = False) -> AgentRun:
+    """The user's own run, else NotFound. With `lock`, its row is locked: call it in a transaction."""
+    qs = AgentRun.objects.select_for_update() if lock else AgentRun.objects.all()
+    try:
+        return qs.get(pk=pk, user=user)
+    except AgentRun.DoesNotExist:
+        raise NotFound(ERR_RUN_NOT_FOUND) from None
+
+
+def run_steps_after(*, run_id: int, after_seq: int, limit: int = 500) -> list[dict[str, Any]]:
+    """Persisted events of a run with seq > after_seq, in order, as the wire dicts."""
+    rows = AgentStep.objects.filter(run_id=run_id, seq__gt=after_seq).order_by("seq")[:limit]
+    return [step_as_event(step) for step in rows]
+
+
+def step_as_event(step: AgentStep) -> dict[str, Any]:
+    event = dict(step.payload or {})
+    event.update({"type": step.type, "run": step.run_id, "seq": step.seq})
+    event.setdefault("at", step.created_at.isoformat())
+    return event
+
+
+def conversation_list(*, user: User) -> QuerySet[Conversation]:
+    return Conversation.objects.filter(user=user).select_related("akte").order_by("-updated_at", "-pk")
+
+
+def conversation_get(*, user: User, pk: int) -> Conversation:
+    """The user's own conversation. Its Akte is dropped from view when the user lost access to it."""
+    try:
+        conversation = Conversation.objects.select_related("akte").get(pk=pk, user=user)
+    except Conversation.DoesNotExist:
+        raise NotFound(ERR_CONVERSATION_NOT_FOUND) from None
+    if conversation.akte_id is not None and not Akte.objects.visible_to(user).filter(pk=conversation.akte_id).exists():
+        conversation.akte = None
+    return conversation
+
+
+def conversation_messages(*, conversation: Conversation) -> QuerySet[Message]:
+    return conversation.messages.select_related("run").order_by("created_at", "pk")
+
+
+def akten_for_chat(*, user: User) -> QuerySet[Akte]:
+    return Akte.objects.visible_to(user).order_by("aktenzeichen").only("pk", "aktenzeichen", "kurzrubrum")

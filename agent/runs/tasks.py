@@ -1,0 +1,27 @@
+"""Background runs through the Django Tasks API (django-tasks backport; the django-tasks-db queue in
+both the embedded default and production). A worker executes exactly the engine code an inline run
+executes; events reach the browsers through the database (see agent/runs/delivery.py)."""
+
+from __future__ import annotations
+
+from asgiref.sync import async_to_sync
+from django.db import transaction
+from django_tasks import task
+
+from agent.runs.delivery import event_publish
+
+
+@task()
+def run_agent(run_id: int) -> str:
+    """Execute one background run to its end; returns the final status."""
+    from agent.runs.execution import run_execute
+
+    # async_to_sync (not asyncio.run) so the engine's thread-sensitive database calls run in this
+    # worker thread instead of waiting for the process-wide sync thread.
+    run = async_to_sync(run_execute)(run_id, publish=event_publish)
+    return str(run.status)
+
+
+def run_enqueue(*, run_id: int) -> None:
+    """Queue a background run once the transaction that created it is committed."""
+    transaction.on_commit(lambda: run_agent.enqueue(run_id=run_id))

@@ -1,7 +1,0 @@
-from django.urls import path
-
-from .consumers import ChatConsumer
-
-websocket_urlpatterns = [
-    path("ws/helena/", ChatConsumer.as_asgi()),
-]
