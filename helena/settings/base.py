@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "django_tasks",
     "django_tasks_db",
     "rechner",
+    "schriftgut",
 ]
 
 MIDDLEWARE = [

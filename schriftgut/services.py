@@ -1,0 +1,156 @@
+"""Rendering and numbering. Synchronous, CPU-bound work: call it from views and services (threads),
+never on the event loop that serves the websockets.
+
+- `vorlage_waehlen` finds a template by id or name (firm templates first, then the shipped ones) and
+  stores an immutable copy (VorlagenStand) that drafts refer to.
+- `schriftstueck_rendern` fills a template with an Akte's data and the free text, puts the
+  letterhead on it and returns DOCX bytes, PDF on demand, and the missing fields.
+- `rechnungsnummer_vergeben` issues the next Rechnungsnummer of a year under a row lock.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import io
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+from docx import Document
+
+from akten.models import Akte, DokumentVorlage, KanzleiProfil, RechnungsnummerZaehler, VorlagenStand
+
+from .briefkopf import briefkopf_anwenden
+from .builtin import MITGELIEFERT, NACH_SCHLUESSEL, mitgeliefert_inhalt
+from .pdf import docx_zu_pdf
+from .platzhalter import kontext_fuer_akte
+from .vorlagen import VorlagenFehler, vorlage_rendern
+
+ERR_VORLAGE_UNBEKANNT = "Keine Vorlage „{ref}“ gefunden. Vorhanden: {namen}."
+ERR_STAND_FEHLT = "Die Vorlage dieses Entwurfs ist nicht mehr gespeichert."
+DOCX_MIME = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+PDF_MIME = "application/pdf"
+
+
+@dataclass(frozen=True)
+class VorlagenWahl:
+    stand: VorlagenStand
+    art: str
+    mandant_partei: str
+
+    def als_payload(self) -> dict[str, str]:
+        return {"sha256": self.stand.sha256, "name": self.stand.name, "mandant_partei": self.mandant_partei, "art": self.art}
+
+
+def vorlage_stand_sichern(*, name: str, inhalt: bytes) -> VorlagenStand:
+    sha = hashlib.sha256(inhalt).hexdigest()
+    stand, _ = VorlagenStand.objects.get_or_create(sha256=sha, defaults={"name": name[:100], "inhalt": inhalt})
+    return stand
+
+
+def vorlagen_namen() -> list[str]:
+    eigene = list(DokumentVorlage.objects.filter(aktiv=True).values_list("name", flat=True))
+    return eigene + [m.name for m in MITGELIEFERT if m.name not in eigene]
+
+
+def vorlage_waehlen(ref: str | int) -> VorlagenWahl:
+    """A template by id (firm template) or by name/what the user asked ("Klageerwiderung").
+    Firm templates win over shipped ones of the same name. Raises VorlagenFehler."""
+    text = str(ref).strip()
+    eigene = DokumentVorlage.objects.filter(aktiv=True)
+    vorlage = None
+    if text.isdigit():
+        vorlage = eigene.filter(pk=int(text)).first()
+    else:
+        vorlage = eigene.filter(name__iexact=text).first() or eigene.filter(name__icontains=text).first()
+    if vorlage is not None:
+        with vorlage.datei.open("rb") as datei:
+            inhalt = datei.read()
+        stand = vorlage_stand_sichern(name=vorlage.name, inhalt=inhalt)
+        return VorlagenWahl(stand=stand, art=vorlage.art, mandant_partei=vorlage.mandant_partei)
+    gesucht = text.lower()
+    # The most specific term wins: "Kündigungsschutzklage" before "Klage".
+    treffer = sorted(
+        (
+            (len(begriff), mitgeliefert)
+            for mitgeliefert in MITGELIEFERT
+            for begriff in (mitgeliefert.name.lower(), mitgeliefert.schluessel.lower(), *mitgeliefert.suchbegriffe)
+            if begriff in gesucht
+        ),
+        key=lambda paar: paar[0],
+        reverse=True,
+    )
+    if treffer:
+        mitgeliefert = treffer[0][1]
+        inhalt = mitgeliefert_inhalt(mitgeliefert.schluessel)
+        stand = vorlage_stand_sichern(name=mitgeliefert.name, inhalt=inhalt)
+        return VorlagenWahl(stand=stand, art=mitgeliefert.art, mandant_partei=mitgeliefert.mandant_partei)
+    raise VorlagenFehler(ERR_VORLAGE_UNBEKANNT.format(ref=text, namen=", ".join(vorlagen_namen())))
+
+
+def vorlage_stand_inhalt(sha256: str) -> bytes:
+    stand = VorlagenStand.objects.filter(sha256=sha256).first()
+    if stand is None:
+        raise VorlagenFehler(ERR_STAND_FEHLT)
+    return bytes(stand.inhalt)
+
+
+@dataclass(frozen=True)
+class Schriftstueck:
+    docx: bytes
+    fehlend: list[str]
+    docx_objekt: Any
+
+    def pdf(self) -> bytes:
+        return docx_zu_pdf(self.docx_objekt)
+
+
+def _docx_bytes(docx: Any) -> bytes:
+    buffer = io.BytesIO()
+    docx.save(buffer)
+    return buffer.getvalue()
+
+
+def schriftstueck_rendern(
+    *,
+    akte: Akte,
+    titel: str,
+    markdown: str,
+    vorlage: dict[str, Any] | None = None,
+    extra: dict[str, Any] | None = None,
+    heute: datetime.date | None = None,
+) -> Schriftstueck:
+    """Fill the draft's template (its stored copy) or, without one, the plain letter „Brief“ with
+    `akte`'s data and `markdown` as free text; add the letterhead. Raises VorlagenFehler."""
+    profil = KanzleiProfil.current()
+    if vorlage:
+        inhalt = vorlage_stand_inhalt(vorlage["sha256"])
+        mandant_partei = vorlage.get("mandant_partei", "")
+    else:
+        inhalt = mitgeliefert_inhalt(NACH_SCHLUESSEL["BRIEF"].schluessel)
+        mandant_partei = ""
+    kontext = kontext_fuer_akte(
+        akte=akte, profil=profil, betreff=titel, freitext=markdown, mandant_partei=mandant_partei, heute=heute
+    )
+    gerendert = vorlage_rendern(inhalt, kontext, extra=extra)
+    gerendert.docx.core_properties.title = titel
+    briefkopf_anwenden(gerendert.docx, profil=profil, aktenzeichen=akte.aktenzeichen)
+    return Schriftstueck(docx=_docx_bytes(gerendert.docx), fehlend=gerendert.fehlend, docx_objekt=gerendert.docx)
+
+
+def docx_als_pdf(docx: bytes) -> bytes:
+    """PDF of a stored DOCX (an approved document keeps the letterhead it was approved with)."""
+    return docx_zu_pdf(Document(io.BytesIO(docx)))
+
+
+@transaction.atomic
+def rechnungsnummer_vergeben(*, jahr: int) -> str:
+    """The next Rechnungsnummer of `jahr` ("2026-0007"). Locks the year's counter row until the
+    surrounding transaction ends, so concurrent approvals get consecutive numbers; a rolled-back
+    transaction gives its number back, a committed one is never issued again."""
+    RechnungsnummerZaehler.objects.bulk_create([RechnungsnummerZaehler(jahr=jahr)], ignore_conflicts=True)
+    zaehler = RechnungsnummerZaehler.objects.select_for_update().get(jahr=jahr)
+    zaehler.letzte_nummer += 1
+    zaehler.save(update_fields=["letzte_nummer"])
+    return f"{jahr}-{zaehler.letzte_nummer:04d}"
