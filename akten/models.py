@@ -736,6 +736,7 @@ class AktenActivity(models.Model):
         AKTE_GEAENDERT = "AKTE_GEAENDERT", _("Akte geändert")
         DOKUMENT_HOCHGELADEN = "DOKUMENT_HOCHGELADEN", _("Dokument hochgeladen")
         DOKUMENT_ANGELEGT = "DOKUMENT_ANGELEGT", _("Dokument angelegt")
+        DOKUMENT_NEUE_VERSION = "DOKUMENT_NEUE_VERSION", _("neue Version eines Dokuments")
         KALENDER_ANGELEGT = "KALENDER_ANGELEGT", _("Frist/Termin angelegt")
         ZEIT_ERFASST = "ZEIT_ERFASST", _("Zeit erfasst")
         NOTIZ_ANGELEGT = "NOTIZ_ANGELEGT", _("Notiz angelegt")
@@ -877,6 +878,7 @@ class DokumentVersion(models.Model):
     datei = models.FileField(_("Datei"), upload_to=dokument_version_upload_to, max_length=500)
     mime_type = models.CharField(_("MIME-Typ"), max_length=100)
     quelle_markdown = models.TextField(_("Quelltext (Markdown)"), blank=True)
+    vorlage = models.JSONField(_("Vorlage (Stand)"), default=dict, blank=True)
     erstellt_von = models.ForeignKey(
         User, verbose_name=_("erstellt von"), on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )

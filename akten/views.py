@@ -1,5 +1,8 @@
 """Server-rendered pages (German)."""
 
+from typing import cast
+
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -7,7 +10,7 @@ from django.shortcuts import render
 from drafts.models import HelenaDraft
 
 from . import selectors
-from .models import AktenActivity
+from .models import STAFF_ROLES, AktenActivity, User
 
 
 @login_required
@@ -32,5 +35,7 @@ def akte_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "notizen": selectors.notiz_list(user=user, akte_id=akte.pk),
         "drafts": HelenaDraft.objects.visible_to(user).filter(akte=akte).pending(),
         "verlauf": AktenActivity.objects.visible_to(user).filter(akte=akte).select_related("actor_user")[:30],
+        "darf_hochladen": cast(User, user).is_admin_role or cast(User, user).role in STAFF_ROLES,
+        "max_upload_mb": settings.HELENA_MAX_UPLOAD_BYTES // (1024 * 1024),
     }
     return render(request, "akten/akte_detail.html", context)

@@ -6,8 +6,10 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
-from docx import Document
+import docx
+from docx.document import Document
 from docx.enum.text import WD_ALIGN_PARAGRAPH
 from docx.shared import Cm, Pt
 
@@ -42,13 +44,14 @@ MITGELIEFERT = (
         "MAHNSCHREIBEN", "Mahnschreiben", DokumentVorlage.Art.BRIEF, "", ("mahnschreiben", "mahnung", "zahlungsaufforderung")
     ),
     Mitgeliefert("BRIEF", "Brief", DokumentVorlage.Art.BRIEF, "", ("brief", "schreiben", "anschreiben")),
+    Mitgeliefert("DOKUMENT", "Dokument", DokumentVorlage.Art.BRIEF, "", ("vermerk", "dokument")),
     Mitgeliefert("KOSTENNOTE", "Kostennote", DokumentVorlage.Art.KOSTENNOTE, "", ("kostennote", "rechnung", "vorschussrechnung")),
 )
 NACH_SCHLUESSEL = {m.schluessel: m for m in MITGELIEFERT}
 
 
 def _neu() -> Document:
-    doc = Document()
+    doc = docx.Document()
     section = doc.sections[0]
     section.page_width, section.page_height = Cm(21), Cm(29.7)
     section.left_margin, section.right_margin = Cm(2.5), Cm(2)
@@ -58,7 +61,7 @@ def _neu() -> Document:
     return doc
 
 
-def _p(doc: Document, text: str = "", *, bold: bool = False, size: float | None = None, align: int | None = None) -> None:
+def _p(doc: Document, text: str = "", *, bold: bool = False, size: float | None = None, align: Any = None) -> None:
     paragraph = doc.add_paragraph()
     if text:
         run = paragraph.add_run(text)
@@ -169,7 +172,18 @@ def _kostennote() -> Document:
     return doc
 
 
+def _schlicht() -> Document:
+    """A document without addressee (memo, draft text): title, Aktenzeichen, date, text."""
+    doc = _neu()
+    _p(doc, "{{ betreff }}", bold=True, size=14)
+    _p(doc, "Unser Zeichen: {{ aktenzeichen }} · {{ datum }}")
+    _p(doc, "{{p freitext }}")
+    return doc
+
+
 def _bauen(schluessel: str) -> Document:
+    if schluessel == "DOKUMENT":
+        return _schlicht()
     if schluessel == "KLAGEERWIDERUNG":
         return _schriftsatz("Klageerwiderung", streitwert=False)
     if schluessel == "KLAGE":

@@ -79,7 +79,7 @@ def _absatz(p: Any, part: Any, default_size: float) -> Absatz:
     """Read a <w:p>: runs in order, fields as markers, cached field results skipped."""
     from docx.text.paragraph import Paragraph
 
-    paragraph = Paragraph(p, None)
+    paragraph = Paragraph(p, None)  # type: ignore[arg-type]  # only the alignment is read
     style_name = ""
     style_id = p.pPr.pStyle.val if p.pPr is not None and p.pPr.pStyle is not None else ""
     if style_id:
@@ -235,7 +235,9 @@ def docx_zu_pdf(docx: DocxDocument) -> bytes:
         fuss_erste=lesen(section.first_page_footer) if erste_anders else [],
         fuss=lesen(section.footer),
         unit="mm",
-        format=(section.page_width / EMU_PER_MM, section.page_height / EMU_PER_MM) if section.page_width else "A4",
+        format=(section.page_width / EMU_PER_MM, section.page_height / EMU_PER_MM)
+        if section.page_width and section.page_height
+        else "A4",
     )
     fonts = _font_files()
     wunsch = normal.name if normal.name in fonts else "Liberation Sans"

@@ -72,6 +72,9 @@ PLATZHALTER: dict[str, str] = {
 # Placeholders that hold lines (rendered with line breaks).
 MEHRZEILIG = frozenset({"briefkopf", "partner", "rubrum", "unterschrift", "mandant_anschrift", "gegner_anschrift"})
 
+# May stay empty: a Kostennote needs no free text, a list of parties may be empty.
+OPTIONAL = frozenset({"freitext", "parteien"})
+
 PARTEI_KLAEGER = "KLAEGER"
 PARTEI_BEKLAGTER = "BEKLAGTER"
 
@@ -112,7 +115,11 @@ class Kontext:
 
     def fehlend(self, benutzt: set[str]) -> list[str]:
         """German descriptions of the used placeholders that have no value, in documentation order."""
-        return [PLATZHALTER[name] for name in PLATZHALTER if name in benutzt and self.werte.get(name) in (None, "", [])]
+        return [
+            PLATZHALTER[name]
+            for name in PLATZHALTER
+            if name in benutzt and name not in OPTIONAL and self.werte.get(name) in (None, "", [])
+        ]
 
 
 def _profil_werte(profil: KanzleiProfil | None) -> dict[str, Any]:

@@ -16,16 +16,28 @@ import io
 from dataclasses import dataclass
 from typing import Any
 
+from django.core.files.base import ContentFile
 from django.db import transaction
 from docx import Document
 
-from akten.models import Akte, DokumentVorlage, KanzleiProfil, RechnungsnummerZaehler, VorlagenStand
+from akten import services as akten_services
+from akten.models import (
+    Akte,
+    AktenActivity,
+    Dokument,
+    DokumentVersion,
+    DokumentVorlage,
+    KanzleiProfil,
+    RechnungsnummerZaehler,
+    User,
+    VorlagenStand,
+)
 
 from .briefkopf import briefkopf_anwenden
 from .builtin import MITGELIEFERT, NACH_SCHLUESSEL, mitgeliefert_inhalt
 from .pdf import docx_zu_pdf
 from .platzhalter import kontext_fuer_akte
-from .vorlagen import VorlagenFehler, vorlage_rendern
+from .vorlagen import VorlagenFehler, vorlage_rendern, xml_sauber
 
 ERR_VORLAGE_UNBEKANNT = "Keine Vorlage „{ref}“ gefunden. Vorhanden: {namen}."
 ERR_STAND_FEHLT = "Die Vorlage dieses Entwurfs ist nicht mehr gespeichert."
@@ -121,20 +133,20 @@ def schriftstueck_rendern(
     extra: dict[str, Any] | None = None,
     heute: datetime.date | None = None,
 ) -> Schriftstueck:
-    """Fill the draft's template (its stored copy) or, without one, the plain letter „Brief“ with
+    """Fill the draft's template (its stored copy) or, without one, the plain „Dokument“ with
     `akte`'s data and `markdown` as free text; add the letterhead. Raises VorlagenFehler."""
     profil = KanzleiProfil.current()
     if vorlage:
         inhalt = vorlage_stand_inhalt(vorlage["sha256"])
         mandant_partei = vorlage.get("mandant_partei", "")
     else:
-        inhalt = mitgeliefert_inhalt(NACH_SCHLUESSEL["BRIEF"].schluessel)
+        inhalt = mitgeliefert_inhalt(NACH_SCHLUESSEL["DOKUMENT"].schluessel)
         mandant_partei = ""
     kontext = kontext_fuer_akte(
         akte=akte, profil=profil, betreff=titel, freitext=markdown, mandant_partei=mandant_partei, heute=heute
     )
     gerendert = vorlage_rendern(inhalt, kontext, extra=extra)
-    gerendert.docx.core_properties.title = titel
+    gerendert.docx.core_properties.title = xml_sauber(titel)[:255]
     briefkopf_anwenden(gerendert.docx, profil=profil, aktenzeichen=akte.aktenzeichen)
     return Schriftstueck(docx=_docx_bytes(gerendert.docx), fehlend=gerendert.fehlend, docx_objekt=gerendert.docx)
 
@@ -154,3 +166,139 @@ def rechnungsnummer_vergeben(*, jahr: int) -> str:
     zaehler.letzte_nummer += 1
     zaehler.save(update_fields=["letzte_nummer"])
     return f"{jahr}-{zaehler.letzte_nummer:04d}"
+
+
+def kostennote_rendern(*, akte: Akte, payload: Any, nummer: str, heute: datetime.date | None = None) -> Schriftstueck:
+    """The Kostennote on the firm's template of art KOSTENNOTE (or the shipped one)."""
+    from .kostennote import rechnung_kontext
+
+    eigene = DokumentVorlage.objects.filter(aktiv=True, art=DokumentVorlage.Art.KOSTENNOTE).order_by("name").first()
+    wahl = vorlage_waehlen(eigene.pk if eigene else "Kostennote")
+    return schriftstueck_rendern(
+        akte=akte,
+        titel=payload.titel,
+        markdown=payload.text,
+        vorlage=wahl.als_payload(),
+        extra={"rechnung": rechnung_kontext(payload, nummer=nummer)},
+        heute=heute,
+    )
+
+
+ERR_KEINE_QUELLE = "Dieses Dokument hat keinen Quelltext; lade stattdessen die geänderte Datei hoch."
+ERR_NEUE_VERSION_LEER = "Bitte gib den geänderten Text an oder lade eine Datei hoch."
+
+
+def _dateiname(name: str, endung: str) -> str:
+    from django.utils.text import slugify
+
+    return f"{slugify(name)[:80] or 'dokument'}.{endung}"
+
+
+@transaction.atomic
+def dokument_aus_entwurf(
+    *,
+    akte: Akte,
+    by: User,
+    name: str,
+    docx: bytes,
+    quelle_markdown: str,
+    mandant_sichtbar: bool,
+    vorlage: dict[str, Any] | None = None,
+    activity_data: dict[str, Any] | None = None,
+) -> Dokument:
+    """Store an approved draft as DOCX in the Akte, with its source as version 1.
+    Called only from drafts.services.draft_accept (inside its transaction)."""
+    dokument = akten_services.dokument_create(
+        akte=akte,
+        by=by,
+        name=name,
+        filename=_dateiname(name, "docx"),
+        content=docx,
+        mime_type=DOCX_MIME,
+        mandant_sichtbar=mandant_sichtbar,
+        erstellt_von_helena=True,
+        activity_data=activity_data,
+    )
+    version = DokumentVersion(
+        dokument=dokument,
+        nummer=1,
+        mime_type=DOCX_MIME,
+        quelle_markdown=quelle_markdown,
+        vorlage=vorlage or {},
+        erstellt_von=by,
+    )
+    version.datei.save(_dateiname(name, "docx"), ContentFile(docx), save=False)
+    version.save()
+    return dokument
+
+
+@transaction.atomic
+def dokument_version_anlegen(
+    *,
+    dokument: Dokument,
+    by: User,
+    markdown: str = "",
+    datei: bytes | None = None,
+    dateiname: str = "",
+) -> DokumentVersion:
+    """A new version of an approved document: edited Markdown source (rendered again on the
+    template of the previous version) or an uploaded file. The Dokument shows the new version;
+    earlier versions stay downloadable. Locks the Dokument row. Raises ValueError (German)."""
+    from akten.extraction import ExtractionError, extract_text, guess_mime_type
+
+    dokument = Dokument.objects.select_for_update().get(pk=dokument.pk)
+    versionen = list(dokument.versionen.order_by("nummer"))
+    if not versionen:
+        with dokument.datei.open("rb") as handle:
+            bisher = handle.read()
+        erste = DokumentVersion(
+            dokument=dokument,
+            nummer=1,
+            mime_type=dokument.mime_type,
+            erstellt_von=dokument.erstellt_von,
+            created_at=dokument.created_at,
+        )
+        erste.datei.save((dokument.datei.name or "dokument").rsplit("/", 1)[-1], ContentFile(bisher), save=False)
+        erste.save()
+        versionen = [erste]
+    letzte = versionen[-1]
+    if datei:
+        inhalt, mime, quelle, name = datei, guess_mime_type(dateiname, None), "", dateiname
+    elif markdown.strip():
+        if not letzte.quelle_markdown:
+            raise ValueError(ERR_KEINE_QUELLE)
+        try:
+            inhalt = schriftstueck_rendern(
+                akte=dokument.akte, titel=dokument.name, markdown=markdown, vorlage=letzte.vorlage or None
+            ).docx
+        except VorlagenFehler as fehler:
+            raise ValueError(fehler.message) from fehler
+        mime, quelle, name = DOCX_MIME, markdown, _dateiname(dokument.name, "docx")
+    else:
+        raise ValueError(ERR_NEUE_VERSION_LEER)
+    version = DokumentVersion(
+        dokument=dokument,
+        nummer=letzte.nummer + 1,
+        mime_type=mime,
+        quelle_markdown=quelle,
+        vorlage=letzte.vorlage if quelle else {},
+        erstellt_von=by,
+    )
+    version.datei.save(name, ContentFile(inhalt), save=False)
+    version.save()
+    dokument.datei.save(name, ContentFile(inhalt), save=False)
+    dokument.mime_type, dokument.groesse = mime, len(inhalt)
+    try:
+        dokument.text, dokument.text_status, dokument.text_fehler = extract_text(inhalt, mime), Dokument.TextStatus.OK, ""
+    except ExtractionError as fehler:
+        dokument.text_status, dokument.text_fehler = Dokument.TextStatus.FEHLER, str(fehler)[:300]
+    dokument.full_clean()
+    dokument.save()
+    akten_services.activity_record(
+        akte=dokument.akte,
+        typ=AktenActivity.Typ.DOKUMENT_NEUE_VERSION,
+        beschreibung=f"Dokument „{dokument.name}“: Version {version.nummer}",
+        by=by,
+        data={"dokument": dokument.pk, "version": version.nummer},
+    )
+    return version

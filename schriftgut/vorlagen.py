@@ -16,11 +16,10 @@ from typing import Any
 
 import jinja2
 from docx.document import Document as DocxDocument
-from docx.enum.text import WD_BREAK
 from docx.text.paragraph import Paragraph
 from docxtpl import DocxTemplate, Listing
 
-from .platzhalter import MEHRZEILIG, PLATZHALTER, Kontext
+from .platzhalter import MEHRZEILIG, OPTIONAL, PLATZHALTER, Kontext
 
 ERR_KEIN_DOCX = "Die Datei ist keine Word-Datei im DOCX-Format (bitte in Word als .docx speichern; .doc und PDF gehen nicht)."
 ERR_SYNTAX = "Die Vorlage hat einen Fehler in der Platzhalter-Syntax: {detail}"
@@ -31,6 +30,8 @@ ERR_RENDER = "Die Vorlage konnte nicht gefüllt werden: {detail}"
 
 MAX_VORLAGE_BYTES = 10 * 1024 * 1024
 FEHLT = "[fehlt: {was}]"
+# Characters XML 1.0 (and so Word) cannot hold; user and model text is cleaned of them.
+_NICHT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 # Jinja names a template may use besides our placeholders: loop variables and filters' helpers.
 _JINJA_INTERN = frozenset({"loop", "range", "p", "position", "partei"})
 
@@ -161,7 +162,18 @@ def _has_style(ziel: Any, name: str) -> bool:
     return True
 
 
+def xml_sauber(wert: Any) -> Any:
+    if isinstance(wert, str):
+        return _NICHT_XML.sub("", wert)
+    if isinstance(wert, list):
+        return [xml_sauber(w) for w in wert]
+    if isinstance(wert, dict):
+        return {k: xml_sauber(v) for k, v in wert.items()}
+    return wert
+
+
 def _wert(name: str, wert: Any, tpl: DocxTemplate) -> Any:
+    wert = xml_sauber(wert)
     if name == "freitext":
         subdoc = tpl.new_subdoc()
         markdown_absaetze(subdoc, wert)
@@ -182,16 +194,10 @@ def vorlage_rendern(inhalt: bytes, kontext: Kontext, *, extra: dict[str, Any] | 
     for name in PLATZHALTER:
         wert = werte.get(name)
         if wert in (None, "", []):
-            wert = [] if name == "parteien" else FEHLT.format(was=PLATZHALTER[name])
-            if name == "freitext":
-                wert = FEHLT.format(was=PLATZHALTER[name].split(";")[0])
+            wert = ("" if name == "freitext" else []) if name in OPTIONAL else FEHLT.format(was=PLATZHALTER[name])
         context[name] = _wert(name, wert, tpl)
     try:
         tpl.render(context, jinja_env=_jinja_env(), autoescape=True)
     except jinja2.TemplateError as exc:
         raise VorlagenFehler(ERR_RENDER.format(detail=getattr(exc, "message", None) or type(exc).__name__)) from exc
     return Gerendert(docx=tpl.docx, fehlend=fehlend)
-
-
-def seitenumbruch(docx: DocxDocument) -> None:
-    docx.add_paragraph().add_run().add_break(WD_BREAK.PAGE)
