@@ -67,34 +67,35 @@ def vorlagen_namen() -> list[str]:
 
 
 def vorlage_waehlen(ref: str | int) -> VorlagenWahl:
-    """A template by id (firm template) or by name/what the user asked ("Klageerwiderung").
-    Firm templates win over shipped ones of the same name. Raises VorlagenFehler."""
+    """A template by id (firm template) or by name/what the user asked ("Klageerwiderung",
+    "Kündigungsschutzklage für Herrn X"). The most specific name wins ("Kündigungsschutzklage"
+    before "Klage"); on equal length a firm template wins over a shipped one. Raises VorlagenFehler."""
     text = str(ref).strip()
-    eigene = DokumentVorlage.objects.filter(aktiv=True)
-    vorlage = None
-    if text.isdigit():
-        vorlage = eigene.filter(pk=int(text)).first()
-    else:
-        vorlage = eigene.filter(name__iexact=text).first() or eigene.filter(name__icontains=text).first()
-    if vorlage is not None:
-        with vorlage.datei.open("rb") as datei:
-            inhalt = datei.read()
-        stand = vorlage_stand_sichern(name=vorlage.name, inhalt=inhalt)
-        return VorlagenWahl(stand=stand, art=vorlage.art, mandant_partei=vorlage.mandant_partei)
+    eigene = list(DokumentVorlage.objects.filter(aktiv=True))
     gesucht = text.lower()
-    # The most specific term wins: "Kündigungsschutzklage" before "Klage".
-    treffer = sorted(
+    if text.isdigit():
+        treffer_eigen = [v for v in eigene if v.pk == int(text)]
+    else:
+        treffer_eigen = sorted((v for v in eigene if v.name.lower() in gesucht), key=lambda v: len(v.name), reverse=True)
+    mitgeliefert_treffer = sorted(
         (
             (len(begriff), mitgeliefert)
             for mitgeliefert in MITGELIEFERT
             for begriff in (mitgeliefert.name.lower(), mitgeliefert.schluessel.lower(), *mitgeliefert.suchbegriffe)
-            if begriff in gesucht
+            if begriff in gesucht and not text.isdigit()
         ),
         key=lambda paar: paar[0],
         reverse=True,
     )
-    if treffer:
-        mitgeliefert = treffer[0][1]
+    laenge_mitgeliefert = mitgeliefert_treffer[0][0] if mitgeliefert_treffer else -1
+    if treffer_eigen and (text.isdigit() or len(treffer_eigen[0].name) >= laenge_mitgeliefert):
+        vorlage = treffer_eigen[0]
+        with vorlage.datei.open("rb") as datei:
+            inhalt = datei.read()
+        stand = vorlage_stand_sichern(name=vorlage.name, inhalt=inhalt)
+        return VorlagenWahl(stand=stand, art=vorlage.art, mandant_partei=vorlage.mandant_partei)
+    if mitgeliefert_treffer:
+        mitgeliefert = mitgeliefert_treffer[0][1]
         inhalt = mitgeliefert_inhalt(mitgeliefert.schluessel)
         stand = vorlage_stand_sichern(name=mitgeliefert.name, inhalt=inhalt)
         return VorlagenWahl(stand=stand, art=mitgeliefert.art, mandant_partei=mitgeliefert.mandant_partei)

@@ -88,3 +88,22 @@ def test_rechnungsnummern_are_sequential_per_year_and_never_reused() -> None:
     assert rechnungsnummer_vergeben(jahr=2026) == "2026-0002"
     assert rechnungsnummer_vergeben(jahr=2027) == "2027-0001"
     assert RechnungsnummerZaehler.objects.get(jahr=2026).letzte_nummer == 2
+
+
+def test_the_most_specific_template_name_wins_and_firm_templates_first() -> None:
+    import io
+
+    import docx
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from akten.models import DokumentVorlage
+
+    document = docx.Document()
+    document.add_paragraph("{{ gericht }}")
+    buffer = io.BytesIO()
+    document.save(buffer)
+    DokumentVorlage.objects.create(name="Klageerwiderung", datei=SimpleUploadedFile("k.docx", buffer.getvalue()))
+    assert vorlage_waehlen("Kündigungsschutzklage für Herrn Schmidt").stand.name == "Kündigungsschutzklage"
+    assert vorlage_waehlen("Klage").stand.name == "Klage"
+    firm = vorlage_waehlen("klageerwiderung")
+    assert firm.stand.name == "Klageerwiderung" and bytes(firm.stand.inhalt) == buffer.getvalue()
