@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from drf_spectacular.utils import extend_schema
 from rest_framework import parsers, serializers, status
 from rest_framework.exceptions import PermissionDenied, ValidationError
@@ -17,6 +17,8 @@ from akten.extraction import DOCX_TYPE, MARKDOWN_TYPES
 from akten.models import STAFF_ROLES, Dokument
 from drafts.models import HelenaDraft
 from drafts.schemas import validate_payload
+from drafts.serializers import DraftSerializer
+from drafts.services import DraftError
 from helena.api import WriteRateLimitMixin, request_user
 
 from . import selectors, services
@@ -25,7 +27,7 @@ from .vorlagen import VorlagenFehler
 ERR_FORMAT = "Unbekanntes Format {format}; möglich sind docx und pdf."
 ERR_PDF_ALS_WORD = "Ein hochgeladenes PDF lässt sich nicht als Word-Datei ausgeben; lade es als PDF herunter."
 ERR_NICHT_DRUCKBAR = "Dieser Dateityp lässt sich nicht umwandeln; lade die Originaldatei herunter."
-ERR_VERSION_VERBOTEN = "Du darfst keine Dokumente bearbeiten."
+ERR_VERSION_VERBOTEN = "Du darfst keine Dokumente bearbeiten oder anlegen."
 ENTWURF_NUMMER = "(wird bei der Übernahme vergeben)"
 
 
@@ -162,3 +164,26 @@ class VersionDownloadApi(APIView):
         name = (version.datei.name or "dokument").rsplit("/", 1)[-1]
         response["Content-Disposition"] = f'attachment; filename="{name}"'
         return response
+
+
+class AntwortAlsDokumentSerializer(serializers.Serializer):
+    titel = serializers.CharField(required=False, allow_blank=True, max_length=200, default="")
+
+
+class AntwortAlsDokumentApi(WriteRateLimitMixin, APIView):
+    """„Als Word speichern“ under a chat answer: a document draft of the run's Akte."""
+
+    @extend_schema(request=AntwortAlsDokumentSerializer, responses={201: DraftSerializer})
+    def post(self, request: Request, run_id: int) -> Response:
+        serializer = AntwortAlsDokumentSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        user = request_user(request)
+        if not (user.is_admin_role or user.role in STAFF_ROLES):
+            raise PermissionDenied(ERR_VERSION_VERBOTEN)
+        try:
+            draft = services.antwort_als_entwurf(run_id=run_id, by=user, titel=serializer.validated_data["titel"])
+        except LookupError as fehler:
+            raise Http404(str(fehler)) from None
+        except (ValueError, DraftError) as fehler:
+            raise ValidationError({"detail": getattr(fehler, "message", str(fehler))}) from fehler
+        return Response(DraftSerializer(draft).data, status=status.HTTP_201_CREATED)

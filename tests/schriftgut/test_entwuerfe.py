@@ -168,3 +168,22 @@ def test_another_users_akte_cannot_be_filled_or_downloaded(client):
         "c2",
     )
     assert not fremder_aufruf.ok and HelenaDraft.objects.filter(requested_by=fremd).count() == 0
+
+
+def test_chat_answer_saved_as_word_becomes_a_document_draft(client):
+    kanzlei()
+    akte = akte_mit_parteien()
+    run = AgentRunFactory(user=akte.anwalt, akte=akte, answer="## Ergebnis\n\nDie Kündigung ist **unwirksam**.")
+    client.force_login(akte.anwalt)
+    antwort = client.post(f"/api/antworten/{run.pk}/als-dokument/", {}, content_type="application/json")
+    assert antwort.status_code == 201, antwort.content
+    draft = HelenaDraft.objects.get(pk=antwort.json()["id"])
+    assert (draft.typ, draft.status, draft.akte) == ("DOKUMENT", "PENDING", akte)
+    assert "Die Kündigung ist unwirksam." in docx_text(client.get(antwort.json()["downloads"]["docx"]).content)
+    assert not Dokument.objects.exists()
+
+    ohne_akte = AgentRunFactory(user=akte.anwalt, akte=None, answer="Text")
+    fehler = client.post(f"/api/antworten/{ohne_akte.pk}/als-dokument/", {}, content_type="application/json")
+    assert fehler.status_code == 400 and "keiner Akte" in fehler.json()["detail"]
+    client.force_login(UserFactory(role=Role.ANWALT))
+    assert client.post(f"/api/antworten/{run.pk}/als-dokument/", {}, content_type="application/json").status_code == 404
