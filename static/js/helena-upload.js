@@ -1,5 +1,6 @@
-/* Drag-and-drop upload on the Akte page: POST /api/dokumente/ per file, then the extraction status
-   (or the German error) next to the file. No inline scripts (CSP). */
+/* Drag-and-drop upload on the Akte page and in the chat (to the chat's chosen Akte): POST
+   /api/dokumente/ per file, then the extraction status (or the German error) next to the file.
+   No inline scripts (CSP). */
 (function () {
   "use strict";
 
@@ -24,10 +25,21 @@
     return "Das Hochladen ist fehlgeschlagen (" + status + ").";
   }
 
+  function akteOf(form) {
+    if (form.dataset.akte) return form.dataset.akte;
+    var select = document.getElementById(form.dataset.akteSelect || "");
+    return select ? select.value : "";
+  }
+
   function upload(form, list, file) {
+    var akte = akteOf(form);
+    if (!akte) {
+      line(list, file.name + ": Bitte wähle zuerst oben eine Akte aus.", true);
+      return Promise.resolve();
+    }
     var li = line(list, file.name + ": wird hochgeladen …");
     var body = new FormData();
-    body.append("akte", form.dataset.akte);
+    body.append("akte", akte);
     body.append("datei", file, file.name);
     return fetch(form.dataset.url, {
       method: "POST",

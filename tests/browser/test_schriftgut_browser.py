@@ -68,3 +68,11 @@ def test_download_word_and_pdf_approve_and_upload(helena_server, browser_page, t
     page.wait_for_function("() => document.getElementById('upload-status').innerText.includes('Text erkannt')")
     assert Dokument.objects.filter(akte=akte, name="telefonnotiz.txt").exists()
     screenshot(page, "schriftgut-upload")
+
+    # In the chat the file goes to the Akte chosen there.
+    page.goto(f"{base}/helena/?akte={akte.pk}")
+    chat_datei = tmp_path / "vollmacht.txt"
+    chat_datei.write_text("Vollmacht für das Verfahren.", encoding="utf-8")
+    page.set_input_files("#upload-datei", str(chat_datei))
+    page.wait_for_function("() => document.getElementById('upload-status').innerText.includes('Text erkannt')")
+    assert Dokument.objects.filter(akte=akte, name="vollmacht.txt").exists()

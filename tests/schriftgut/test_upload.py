@@ -97,3 +97,12 @@ def test_no_upload_into_a_foreign_akte(client):
     akte = AkteFactory()
     client.force_login(UserFactory(role=Role.ANWALT))
     assert _upload(client, akte, "brief.txt", b"Hallo").status_code == 404
+
+
+def test_chat_page_offers_upload_to_staff_not_to_mandanten(client):
+    akte = AkteFactory()
+    client.force_login(akte.anwalt)
+    html = client.get(reverse("helena-chat")).content.decode()
+    assert 'id="upload-form"' in html and 'data-akte-select="chat-akte"' in html
+    client.force_login(UserFactory(role=Role.MANDANT))
+    assert 'id="upload-form"' not in client.get(reverse("helena-chat")).content.decode()
