@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint typecheck pytest chromium stop-db clean
+.PHONY: run test lint typecheck pytest chromium fonts stop-db clean
 
 $(BIN)/python:
 	@$(PYTHON) -c "import ensurepip, venv" 2>/dev/null || { \
@@ -37,7 +37,7 @@ $(VENV)/.installed-dev: requirements.txt requirements-dev.txt $(VENV)/.installed
 	$(BIN)/pip install --quiet -r requirements-dev.txt
 	@touch $@ $(VENV)/.installed
 
-run: $(VENV)/.installed
+run: $(VENV)/.installed fonts
 	$(BIN)/python manage.py setup_demo
 	@echo "Helena läuft auf http://$(HOST):$(PORT)/ (Beenden mit Strg+C)"
 	@( trap 'kill $$child 2>/dev/null; wait $$child 2>/dev/null; exit 0' INT TERM; \
@@ -58,12 +58,17 @@ lint: $(VENV)/.installed-dev
 typecheck: $(VENV)/.installed-dev
 	$(BIN)/mypy
 
-pytest: $(VENV)/.installed-dev chromium
+pytest: $(VENV)/.installed-dev chromium fonts
 	$(BIN)/python -m pytest
 
 # Browser tests drive Debian's Chromium through Playwright; no browser is ever downloaded.
 chromium:
 	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
+
+# The PDF of a Schriftsatz uses Liberation Sans/Serif (metric-compatible with Arial/Times, Debian).
+fonts:
+	@test -f /usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf || \
+		(apt-get update -qq && apt-get install -y -qq fonts-liberation)
 
 stop-db: $(VENV)/.installed
 	$(BIN)/python -c "from helena.embedded_pg.server import stop_server; print('gestoppt' if stop_server('var/pg') else 'lief nicht')"

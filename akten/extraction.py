@@ -11,6 +11,7 @@ SUPPORTED_TYPES = {"application/pdf", DOCX_TYPE, "text/plain", *MARKDOWN_TYPES}
 ERR_UNSUPPORTED = "Dateityp {mime} wird für die Texterkennung nicht unterstützt."
 ERR_EMPTY = "Die Datei enthält keinen erkennbaren Text (z. B. ein gescanntes PDF ohne Texterkennung)."
 ERR_BROKEN = "Die Datei konnte nicht gelesen werden: {reason}"
+ERR_ENCRYPTED = "Das PDF ist verschlüsselt (Passwortschutz); bitte lade es ohne Passwortschutz hoch."
 
 
 class ExtractionError(Exception):
@@ -39,6 +40,9 @@ def extract_text(data: bytes, mime_type: str) -> str:
             from pypdf import PdfReader
 
             reader = PdfReader(io.BytesIO(data))
+            # PDFs that only restrict permissions open with the empty password; real ones do not.
+            if reader.is_encrypted and not reader.decrypt(""):
+                raise ExtractionError(ERR_ENCRYPTED)
             text = "\n\n".join((page.extract_text() or "") for page in reader.pages)
         elif mime_type == DOCX_TYPE:
             import docx

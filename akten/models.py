@@ -372,9 +372,30 @@ class Akte(models.Model):
         return f"Akte {self.aktenzeichen} {self.kurzrubrum}"
 
 
+def validate_iban(value: str) -> None:
+    """ISO 13616 check digits (mod 97); spaces are allowed."""
+    from django.core.exceptions import ValidationError
+
+    iban = value.replace(" ", "").upper()
+    if not (15 <= len(iban) <= 34 and iban[:2].isalpha() and iban[2:4].isdigit() and iban.isalnum()):
+        raise ValidationError(_("Das ist keine gültige IBAN."))
+    digits = "".join(str(int(ch, 36)) for ch in iban[4:] + iban[:4])
+    if int(digits) % 97 != 1:
+        raise ValidationError(_("Die Prüfziffer der IBAN stimmt nicht. Bitte prüfe die IBAN."))
+
+
 class KanzleiProfil(models.Model):
-    """The firm's own data (one row). Its seat decides the holidays of deadlines when an Akte names
-    no court; later issues add address and letterhead here."""
+    """The firm's own data (one row): seat (holidays of deadlines when an Akte names no court),
+    address, bank details and the letterhead every document Helena renders is printed on."""
+
+    class Ausrichtung(models.TextChoices):
+        LINKS = "LINKS", _("links")
+        ZENTRIERT = "ZENTRIERT", _("zentriert")
+        RECHTS = "RECHTS", _("rechts")
+
+    class Schrift(models.TextChoices):
+        SANS = "SANS", _("serifenlos (Liberation Sans, wie Arial)")
+        SERIF = "SERIF", _("mit Serifen (Liberation Serif, wie Times New Roman)")
 
     SINGLETON_PK = 1
 
@@ -386,6 +407,33 @@ class KanzleiProfil(models.Model):
         choices=BUNDESLAND_CHOICES,
         blank=True,
         help_text=_("Gilt für Fristen nur, wenn in der Akte kein Gericht eingetragen ist."),
+    )
+    partner = models.TextField(
+        _("Partner und Anwälte"),
+        blank=True,
+        help_text=_("Eine Person je Zeile, z. B. „Dr. Katrin Müller, Fachanwältin für Mietrecht“."),
+    )
+    strasse = models.CharField(_("Straße und Hausnummer"), max_length=200, blank=True)
+    plz = models.CharField(_("PLZ"), max_length=10, blank=True)
+    ort = models.CharField(_("Ort"), max_length=100, blank=True)
+    telefon = models.CharField(_("Telefon"), max_length=50, blank=True)
+    telefax = models.CharField(_("Telefax"), max_length=50, blank=True)
+    email = models.EmailField(_("E-Mail"), blank=True)
+    web = models.CharField(_("Website"), max_length=200, blank=True)
+    bank_name = models.CharField(_("Bank"), max_length=100, blank=True)
+    iban = models.CharField(_("IBAN"), max_length=42, blank=True, validators=[validate_iban])
+    bic = models.CharField(_("BIC"), max_length=11, blank=True)
+    ust_id = models.CharField(_("USt-IdNr."), max_length=20, blank=True)
+    kammer = models.CharField(
+        _("Rechtsanwaltskammer"), max_length=200, blank=True, help_text=_("z. B. Rechtsanwaltskammer Berlin")
+    )
+    logo = models.ImageField(_("Logo"), upload_to="kanzlei/", blank=True, help_text=_("PNG oder JPEG, erscheint im Briefkopf."))
+    briefkopf_ausrichtung = models.CharField(
+        _("Briefkopf: Ausrichtung"), max_length=10, choices=Ausrichtung.choices, default=Ausrichtung.RECHTS, blank=True
+    )
+    briefkopf_schrift = models.CharField(_("Schrift"), max_length=5, choices=Schrift.choices, default=Schrift.SANS, blank=True)
+    briefkopf_fusszeile = models.BooleanField(
+        _("Fußzeile mit Bankverbindung und USt-IdNr."), default=True, help_text=_("Üblich auf Briefbogen und Rechnungen.")
     )
 
     class Meta:
@@ -409,6 +457,28 @@ class KanzleiProfil(models.Model):
     @classmethod
     def current(cls) -> KanzleiProfil | None:
         return cls.objects.filter(pk=cls.SINGLETON_PK).first()
+
+    @property
+    def anschrift(self) -> str:
+        return ", ".join(p for p in (self.strasse, f"{self.plz} {self.ort}".strip()) if p)
+
+
+class RechnungsnummerZaehler(models.Model):
+    """The last Rechnungsnummer issued in a year (§ 14 Abs. 4 Nr. 4 UStG: unique, sequential).
+    Only `schriftgut.services.rechnungsnummer_vergeben` writes it, under a row lock; it never
+    counts down, so a number is never issued twice (an undone Kostennote leaves a gap)."""
+
+    jahr = models.PositiveIntegerField(_("Jahr"))
+    letzte_nummer = models.PositiveIntegerField(_("zuletzt vergebene Nummer"), default=0)
+
+    class Meta:
+        verbose_name = _("Rechnungsnummernkreis")
+        verbose_name_plural = _("Rechnungsnummernkreise")
+        ordering = ["-jahr"]
+        constraints = [models.UniqueConstraint(fields=["jahr"], name="rechnungsnummer_jahr_unique")]
+
+    def __str__(self) -> str:
+        return f"Rechnungsnummern {self.jahr}: zuletzt {self.letzte_nummer}"
 
 
 class AkteBoundQuerySet(models.QuerySet[Any]):
@@ -670,6 +740,7 @@ class AktenActivity(models.Model):
         AKTE_GEAENDERT = "AKTE_GEAENDERT", _("Akte geändert")
         DOKUMENT_HOCHGELADEN = "DOKUMENT_HOCHGELADEN", _("Dokument hochgeladen")
         DOKUMENT_ANGELEGT = "DOKUMENT_ANGELEGT", _("Dokument angelegt")
+        DOKUMENT_NEUE_VERSION = "DOKUMENT_NEUE_VERSION", _("neue Version eines Dokuments")
         KALENDER_ANGELEGT = "KALENDER_ANGELEGT", _("Frist/Termin angelegt")
         ZEIT_ERFASST = "ZEIT_ERFASST", _("Zeit erfasst")
         NOTIZ_ANGELEGT = "NOTIZ_ANGELEGT", _("Notiz angelegt")
@@ -721,3 +792,111 @@ class AktenActivity(models.Model):
         if self.actor_run_id:
             return f"Helena (Lauf {self.actor_run_id})"
         return str(self.actor_user)
+
+
+class DokumentVorlage(models.Model):
+    """A firm template (Muster) as DOCX with placeholders (docxtpl/Jinja, see schriftgut.platzhalter).
+    `clean()` refuses files that are no DOCX, break the template syntax or use unknown placeholders."""
+
+    class Art(models.TextChoices):
+        SCHRIFTSATZ = "SCHRIFTSATZ", _("Schriftsatz an das Gericht")
+        BRIEF = "BRIEF", _("Brief")
+        KOSTENNOTE = "KOSTENNOTE", _("Kostennote / Rechnung")
+
+    name = models.CharField(_("Name"), max_length=100, unique=True, help_text=_("z. B. „Klageerwiderung“"))
+    art = models.CharField(_("Art"), max_length=12, choices=Art.choices, default=Art.SCHRIFTSATZ)
+    beschreibung = models.CharField(_("Beschreibung"), max_length=300, blank=True)
+    mandant_partei = models.CharField(
+        _("Mandant ist"),
+        max_length=10,
+        choices=[("KLAEGER", _("Klagepartei")), ("BEKLAGTER", _("beklagte Partei"))],
+        blank=True,
+        help_text=_("Für das Rubrum eines Schriftsatzes; leer bei Briefen."),
+    )
+    datei = models.FileField(_("Word-Datei (DOCX)"), upload_to="vorlagen/", max_length=300)
+    aktiv = models.BooleanField(_("aktiv"), default=True)
+    hochgeladen_von = models.ForeignKey(
+        User, verbose_name=_("hochgeladen von"), on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(_("angelegt"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("Dokumentvorlage")
+        verbose_name_plural = _("Dokumentvorlagen")
+        ordering = ["name"]
+        constraints = [models.CheckConstraint(condition=~Q(name=""), name="vorlage_name_not_empty")]
+
+    def __str__(self) -> str:
+        return f"Vorlage {self.name}"
+
+    def clean(self) -> None:
+        from django.core.exceptions import ValidationError
+
+        from schriftgut.vorlagen import VorlagenFehler, vorlage_pruefen
+
+        if not self.datei:
+            return
+        self.datei.open("rb")
+        try:
+            self.datei.seek(0)
+            inhalt = self.datei.read()
+        finally:
+            self.datei.seek(0)
+        try:
+            vorlage_pruefen(inhalt)
+        except VorlagenFehler as fehler:
+            raise ValidationError({"datei": fehler.message}) from fehler
+
+
+class VorlagenStand(models.Model):
+    """An immutable copy of the template a draft was made from, keyed by its SHA-256: the draft
+    still renders when the template is later changed or deleted."""
+
+    sha256 = models.CharField(_("SHA-256"), max_length=64, unique=True)
+    name = models.CharField(_("Name der Vorlage"), max_length=100)
+    inhalt = models.BinaryField(_("DOCX"))
+    created_at = models.DateTimeField(_("angelegt"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("Vorlagenstand")
+        verbose_name_plural = _("Vorlagenstände")
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"Vorlage {self.name} ({self.sha256[:10]})"
+
+
+def dokument_version_upload_to(instance: DokumentVersion, filename: str) -> str:
+    return f"akten/{instance.dokument.akte_id}/versionen/{instance.dokument_id}/{instance.nummer}-{filename}"
+
+
+class DokumentVersionQuerySet(AkteBoundQuerySet):
+    akte_path = "dokument__akte"
+    mandant_filter = Q(dokument__mandant_sichtbar=True)
+
+
+class DokumentVersion(models.Model):
+    """One version of a Dokument with who/when. The newest is also the Dokument's own file;
+    earlier versions stay downloadable."""
+
+    dokument = models.ForeignKey(Dokument, verbose_name=_("Dokument"), on_delete=models.CASCADE, related_name="versionen")
+    nummer = models.PositiveIntegerField(_("Version"))
+    datei = models.FileField(_("Datei"), upload_to=dokument_version_upload_to, max_length=500)
+    mime_type = models.CharField(_("MIME-Typ"), max_length=100)
+    quelle_markdown = models.TextField(_("Quelltext (Markdown)"), blank=True)
+    vorlage = models.JSONField(_("Vorlage (Stand)"), default=dict, blank=True)
+    erstellt_von = models.ForeignKey(
+        User, verbose_name=_("erstellt von"), on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(_("angelegt"), default=timezone.now)
+
+    objects = DokumentVersionQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("Dokumentversion")
+        verbose_name_plural = _("Dokumentversionen")
+        ordering = ["dokument", "-nummer"]
+        constraints = [models.UniqueConstraint(fields=["dokument", "nummer"], name="dokumentversion_nummer_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.dokument.name} Version {self.nummer}"

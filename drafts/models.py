@@ -36,6 +36,7 @@ class HelenaDraft(models.Model):
         NOTIZ = "NOTIZ", _("Notiz")
         ZEITERFASSUNG = "ZEITERFASSUNG", _("Zeiterfassung")
         AKTE_UPDATE = "AKTE_UPDATE", _("Änderung der Akte")
+        KOSTENNOTE = "KOSTENNOTE", _("Kostennote / Vorschussrechnung")
 
     class Status(models.TextChoices):
         PENDING = "PENDING", _("offen")

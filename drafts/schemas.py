@@ -15,10 +15,72 @@ class _Payload(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
 
+class VorlageRef(_Payload):
+    """The template a document draft is filled into: its stored copy (VorlagenStand) by SHA-256."""
+
+    sha256: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
+    name: Annotated[str, StringConstraints(min_length=1, max_length=100)]
+    mandant_partei: Literal["", "KLAEGER", "BEKLAGTER"] = ""
+    art: str = ""
+
+
 class DokumentPayload(_Payload):
     titel: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
     inhalt_markdown: Text
     mandant_sichtbar: bool = False
+    vorlage: VorlageRef | None = None
+    fehlende_felder: list[str] = Field(default_factory=list)
+
+
+Cent = Annotated[Decimal, Field(max_digits=14, decimal_places=2)]
+
+
+class KostenPosition(_Payload):
+    vv: Annotated[str, StringConstraints(min_length=1, max_length=40)]
+    bezeichnung: Annotated[str, StringConstraints(min_length=1, max_length=300)]
+    satz: Annotated[Decimal, Field(ge=0, max_digits=6, decimal_places=2)] | None = None
+    wert: Cent | None = None
+    betrag: Cent
+
+
+class KostennotePayload(_Payload):
+    """A fee note (§ 10 RVG) or an advance invoice (§ 9 RVG) from the RVG calculator. The
+    Rechnungsnummer is issued on approval; amounts must add up to the cent."""
+
+    art: Literal["KOSTENNOTE", "VORSCHUSS"]
+    titel: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+    gegenstandswert: Cent
+    auftragsdatum: datetime.date
+    tabelle: str = ""
+    positionen: Annotated[list[KostenPosition], Field(min_length=1)]
+    anrechnungen: list[KostenPosition] = Field(default_factory=list)
+    auslagen: list[KostenPosition] = Field(default_factory=list)
+    netto: Cent
+    ust_satz: Annotated[Decimal, Field(ge=0, lt=1, max_digits=5, decimal_places=4)]
+    ust: Cent
+    brutto: Cent
+    vorschuesse: Annotated[Decimal, Field(ge=0, max_digits=14, decimal_places=2)] = Decimal("0.00")
+    leistungszeitraum_von: datetime.date
+    leistungszeitraum_bis: datetime.date
+    hinweise: list[str] = Field(default_factory=list)
+    text: str = ""
+
+    @model_validator(mode="after")
+    def _check_sums(self) -> KostennotePayload:
+        from decimal import ROUND_HALF_UP
+
+        summe = sum((p.betrag for p in [*self.positionen, *self.anrechnungen, *self.auslagen]), Decimal("0.00"))
+        if summe != self.netto:
+            raise ValueError(f"Die Positionen ergeben {summe} EUR netto, nicht {self.netto} EUR.")
+        if (self.netto * self.ust_satz).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP) != self.ust:
+            raise ValueError("Die Umsatzsteuer passt nicht zum Nettobetrag und Steuersatz.")
+        if self.netto + self.ust != self.brutto:
+            raise ValueError("Der Bruttobetrag ist nicht netto plus Umsatzsteuer.")
+        if self.leistungszeitraum_bis < self.leistungszeitraum_von:
+            raise ValueError("Der Leistungszeitraum endet vor seinem Beginn.")
+        if self.vorschuesse > self.brutto:
+            raise ValueError("Die gezahlten Vorschüsse übersteigen den Rechnungsbetrag.")
+        return self
 
 
 class KalenderPayload(_Payload):
@@ -93,6 +155,7 @@ PAYLOAD_MODELS: dict[str, type[_Payload]] = {
     "NOTIZ": NotizPayload,
     "ZEITERFASSUNG": ZeiterfassungPayload,
     "AKTE_UPDATE": AkteUpdatePayload,
+    "KOSTENNOTE": KostennotePayload,
 }
 
 
@@ -102,7 +165,13 @@ def validate_payload(typ: str, payload: dict[str, Any]) -> _Payload:
 
 
 def payload_to_json(model: _Payload) -> dict[str, Any]:
-    return model.model_dump(mode="json", exclude_unset=isinstance(model, AkteUpdatePayload))
+    data = model.model_dump(mode="json", exclude_unset=isinstance(model, AkteUpdatePayload))
+    if isinstance(model, DokumentPayload):
+        # A plain document draft keeps its three fields; template data only when there is some.
+        for key in ("vorlage", "fehlende_felder"):
+            if not data.get(key):
+                data.pop(key, None)
+    return data
 
 
 def format_validation_error(error: ValidationError) -> str:

@@ -1,5 +1,6 @@
 from typing import Any
 
+from django.urls import reverse
 from rest_framework import serializers
 
 from .models import DraftRevision, HelenaAlert, HelenaDraft
@@ -19,6 +20,7 @@ class DraftSerializer(serializers.ModelSerializer):
     status_label = serializers.CharField(source="get_status_display")
     reviewer: serializers.StringRelatedField = serializers.StringRelatedField()
     result = serializers.SerializerMethodField()
+    downloads = serializers.SerializerMethodField()
 
     class Meta:
         model = HelenaDraft
@@ -40,10 +42,17 @@ class DraftSerializer(serializers.ModelSerializer):
             "rejection_reason",
             "rejection_categories",
             "result",
+            "downloads",
             "created_at",
             "updated_at",
         ]
         read_only_fields = fields
+
+    def get_downloads(self, obj: HelenaDraft) -> dict[str, str] | None:
+        """Word and PDF of a document or Kostennote draft (rendered on request, with letterhead)."""
+        if obj.typ not in (HelenaDraft.Typ.DOKUMENT, HelenaDraft.Typ.KOSTENNOTE) or obj.akte_id is None:
+            return None
+        return {fmt: reverse("api-draft-datei", kwargs={"pk": obj.pk, "ausgabe": fmt}) for fmt in ("docx", "pdf")}
 
     def get_result(self, obj: HelenaDraft) -> dict[str, Any] | None:
         if obj.result_content_type is None:

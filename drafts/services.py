@@ -17,13 +17,14 @@ from django.conf import settings
 from django.contrib.contenttypes.models import ContentType
 from django.db import models, transaction
 from django.utils import timezone
-from django.utils.text import slugify
 from pydantic import ValidationError
 
 from akten import services as akten_services
 from akten.fristen_rules import KalenderRegelFehler, kalender_eintrag_pruefen
 from akten.models import Akte, AktenActivity, User
 from helena.errors import NotFound, ServiceError
+from schriftgut import services as schriftgut_services
+from schriftgut.vorlagen import VorlagenFehler
 
 from .events import draft_changed_announce
 from .models import DraftRevision, HelenaAlert, HelenaDraft
@@ -31,6 +32,7 @@ from .schemas import (
     AkteUpdatePayload,
     DokumentPayload,
     KalenderPayload,
+    KostennotePayload,
     NotizPayload,
     ZeiterfassungPayload,
     format_validation_error,
@@ -55,6 +57,7 @@ ERR_REJECT_NEEDS_REASON = "Bitte gib einen Grund oder mindestens eine Kategorie 
 ERR_INVALID = "Der Entwurf ist ungültig: {details}"
 ERR_VERANTWORTLICH = "Die verantwortliche Person ist unbekannt oder hat keinen Zugriff auf die Akte."
 ERR_AKTE_REQUIRED = "Dieser Entwurf braucht eine Akte."
+ERR_RENDER = "Das Dokument konnte nicht erzeugt werden; der Entwurf bleibt erhalten. {details}"
 
 
 class DraftError(ServiceError):
@@ -98,7 +101,7 @@ def _kalender_pruefen(akte: Akte | None, payload: Any) -> None:
 
 
 def _title_for(typ: str, payload: Any) -> str:
-    if isinstance(payload, DokumentPayload | KalenderPayload):
+    if isinstance(payload, DokumentPayload | KalenderPayload | KostennotePayload):
         return payload.titel
     if isinstance(payload, NotizPayload):
         return payload.titel or payload.text[:80]
@@ -183,20 +186,42 @@ def _create_record(draft: HelenaDraft, by: User) -> tuple[models.Model, dict[str
         return record, {}
     akte = _akte_of(draft)
     if isinstance(model, DokumentPayload):
-        content = f"# {model.titel}\n\n{model.inhalt_markdown}\n".encode()
-        filename = f"{slugify(model.titel)[:80] or 'entwurf'}.md"
-        record = akten_services.dokument_create(
+        try:
+            schriftstueck = schriftgut_services.schriftstueck_rendern(
+                akte=akte,
+                titel=model.titel,
+                markdown=model.inhalt_markdown,
+                vorlage=model.vorlage.model_dump() if model.vorlage else None,
+            )
+        except VorlagenFehler as exc:
+            raise DraftInvalid(ERR_RENDER.format(details=exc.message)) from exc
+        record = schriftgut_services.dokument_aus_entwurf(
             akte=akte,
             by=by,
             name=model.titel,
-            filename=filename,
-            content=content,
-            mime_type="text/markdown",
+            docx=schriftstueck.docx,
+            quelle_markdown=model.inhalt_markdown,
             mandant_sichtbar=model.mandant_sichtbar,
-            erstellt_von_helena=True,
+            vorlage=model.vorlage.model_dump() if model.vorlage else None,
             activity_data=origin,
         )
         return record, {}
+    if isinstance(model, KostennotePayload):
+        nummer = schriftgut_services.rechnungsnummer_vergeben(jahr=timezone.localdate().year)
+        try:
+            schriftstueck = schriftgut_services.kostennote_rendern(akte=akte, payload=model, nummer=nummer)
+        except VorlagenFehler as exc:
+            raise DraftInvalid(ERR_RENDER.format(details=exc.message)) from exc
+        record = schriftgut_services.dokument_aus_entwurf(
+            akte=akte,
+            by=by,
+            name=f"{model.titel} Nr. {nummer}"[:255],
+            docx=schriftstueck.docx,
+            quelle_markdown=model.text,
+            mandant_sichtbar=False,
+            activity_data={**origin, "rechnungsnummer": nummer},
+        )
+        return record, {"rechnungsnummer": nummer}
     if isinstance(model, KalenderPayload):
         _kalender_pruefen(akte, model)
         verantwortlich = None
@@ -373,10 +398,13 @@ def draft_undo(*, draft_id: int, by: User) -> HelenaDraft:
         if record_model is None:
             raise DraftConflict(ERR_UNDO_NOT_ACCEPTED)
         record = record_model._default_manager.select_for_update().get(pk=draft.result_object_id)
-        stored_file = getattr(record, "datei", None)
+        stored_files = [getattr(record, "datei", None)]
+        if hasattr(record, "versionen"):
+            stored_files += [version.datei for version in record.versionen.all()]
         record.delete()
-        if stored_file:
-            stored_file.storage.delete(stored_file.name)
+        for stored_file in stored_files:
+            if stored_file:
+                stored_file.storage.delete(stored_file.name)
     draft.status = HelenaDraft.Status.PENDING
     draft.reviewer = None
     draft.reviewed_at = None

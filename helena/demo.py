@@ -23,6 +23,21 @@ DEMO_PASSWORD = "Helena-Demo-2026"  # noqa: S105 - printed by `make run`, demo d
 DEMO_TEXTS = Path(__file__).parent / "demo_data" / "dokumente"
 KANZLEI = "Kanzlei Müller & Becker Rechtsanwälte"
 KANZLEI_SITZ = ("Köln", "NW")  # all demo courts (Köln, Bonn) are in Nordrhein-Westfalen
+# Demo letterhead; the IBAN is the standard example IBAN (valid check digits, no real account).
+KANZLEI_BRIEFKOPF = {
+    "partner": "Dr. Katrin Müller, Fachanwältin für Mietrecht\nJonas Becker, Fachanwalt für Arbeitsrecht",
+    "strasse": "Hohenzollernring 12",
+    "plz": "50672",
+    "ort": "Köln",
+    "telefon": "0221 123456-0",
+    "email": "kanzlei@kanzlei.example",
+    "web": "www.kanzlei.example",
+    "bank_name": "Demo-Bank Köln",
+    "iban": "DE89 3704 0044 0532 0130 00",
+    "bic": "COBADEFFXXX",
+    "ust_id": "DE123456789",
+    "kammer": "Rechtsanwaltskammer Köln",
+}
 
 
 @dataclass(frozen=True)
@@ -193,7 +208,7 @@ def seed_demo(*, today: datetime.date | None = None) -> dict[str, int]:
     rng = random.Random(2026)  # noqa: S311 - deterministic demo data, not security relevant
     kanzlei = _seed_people(today)
     if KanzleiProfil.current() is None:
-        KanzleiProfil(name=KANZLEI, sitz_ort=KANZLEI_SITZ[0], sitz_bundesland=KANZLEI_SITZ[1]).save()
+        KanzleiProfil(name=KANZLEI, sitz_ort=KANZLEI_SITZ[0], sitz_bundesland=KANZLEI_SITZ[1], **KANZLEI_BRIEFKOPF).save()
     created = 0
     for index in range(AKTEN_COUNT):
         aktenzeichen = f"{101 + index}/{today:%y}"

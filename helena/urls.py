@@ -10,6 +10,8 @@ from drafts.urls import page_urlpatterns as drafts_pages
 from recherche.urls import api_urlpatterns as recherche_api
 from recherche.urls import page_urlpatterns as recherche_pages
 from rechner.urls import page_urlpatterns as rechner_pages
+from schriftgut.urls import api_urlpatterns as schriftgut_api
+from schriftgut.urls import page_urlpatterns as schriftgut_pages
 
 from .views import admin_login, akte_detail, login_view, start
 
@@ -22,7 +24,7 @@ urlpatterns = [
     path("abmelden/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/login/", admin_login),
     path("admin/", admin.site.urls),
-    path("api/", include([*akten_api, *drafts_api, *recherche_api])),
+    path("api/", include([*akten_api, *drafts_api, *recherche_api, *schriftgut_api])),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path("", start, name="start"),
@@ -31,6 +33,7 @@ urlpatterns = [
     *drafts_pages,
     *recherche_pages,
     *rechner_pages,
+    *schriftgut_pages,
     path("", include("agent.chat.urls")),
 ]
 

@@ -145,6 +145,8 @@ def akte_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "notizen": akten_selectors.notiz_list(user=user, akte_id=akte.pk),
         "drafts": drafts_selectors.drafts_pending(user=user, akte=akte),
         "verlauf": AktenActivity.objects.visible_to(user).filter(akte=akte).select_related("actor_user")[:30],
+        "darf_hochladen": user.is_admin_role or user.role in STAFF_ROLES,
+        "max_upload_mb": settings.HELENA_MAX_UPLOAD_BYTES // (1024 * 1024),
     }
     return render(request, "akten/akte_detail.html", context)
 

@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "rechner",
     # the project package: setup_demo and seed_demo (they compose every app)
     "helena",
+    "schriftgut",
 ]
 
 MIDDLEWARE = [

@@ -68,12 +68,56 @@
     return dl;
   }
 
+  function downloads(card) {
+    var base = "/api/drafts/" + card.id + "/datei/";
+    return el("p", { className: "downloads" }, [
+      el("a", { href: base + "docx/", download: "", text: "Als Word herunterladen" }), " · ",
+      el("a", { href: base + "pdf/", download: "", text: "Als PDF herunterladen" }),
+    ]);
+  }
+
+  function missing(p) {
+    var fields = p.fehlende_felder || [];
+    if (!fields.length) return null;
+    return el("div", { className: "missing-fields", role: "note" }, [
+      el("p", { text: "In der Akte fehlen Angaben; sie stehen im Dokument als „[fehlt: …]“:" }),
+      el("ul", {}, fields.map(function (f) { return el("li", { text: f }); })),
+    ]);
+  }
+
+  function euro(value) {
+    var n = Number(value);
+    return isNaN(n) ? String(value) : n.toLocaleString("de-DE", { minimumFractionDigits: 2, maximumFractionDigits: 2 }) + " €";
+  }
+
+  function kostennote(p) {
+    var rows = [].concat(p.positionen || [], p.anrechnungen || [], p.auslagen || []).map(function (pos) {
+      return el("tr", {}, [el("td", { text: pos.vv }), el("td", { text: pos.bezeichnung }), el("td", { className: "betrag", text: euro(pos.betrag) })]);
+    });
+    rows.push(el("tr", {}, [el("th", { scope: "row", colspan: "2", text: "netto" }), el("td", { className: "betrag", text: euro(p.netto) })]));
+    rows.push(el("tr", {}, [el("th", { scope: "row", colspan: "2", text: "Umsatzsteuer" }), el("td", { className: "betrag", text: euro(p.ust) })]));
+    rows.push(el("tr", {}, [el("th", { scope: "row", colspan: "2", text: "Gesamt" }), el("td", { className: "betrag", text: euro(p.brutto) })]));
+    return el("div", {}, [
+      facts([["Art", p.art === "VORSCHUSS" ? "Vorschussrechnung (§ 9 RVG)" : "Kostennote (§ 10 RVG)"],
+        ["Gegenstandswert", euro(p.gegenstandswert)],
+        ["Leistungszeitraum", germanDate(p.leistungszeitraum_von) + " bis " + germanDate(p.leistungszeitraum_bis)],
+        ["Rechnungsnummer", "wird bei der Übernahme vergeben"]]),
+      el("table", { className: "rechnung" }, [el("tbody", {}, rows)]),
+    ]);
+  }
+
   function body(card) {
     var p = card.payload || {};
     if (card.typ === "DOKUMENT") {
       var preview = el("div", { className: "doc-preview", "aria-label": "Vorschau des Dokuments" });
       preview.innerHTML = card.preview_html || ""; // sanitised by nh3 on the server
-      return preview;
+      return el("div", {}, [
+        p.vorlage ? el("p", { className: "muted", text: "Vorlage: " + p.vorlage.name }) : null,
+        missing(p), preview, downloads(card),
+      ]);
+    }
+    if (card.typ === "KOSTENNOTE") {
+      return el("div", {}, [kostennote(p), downloads(card)]);
     }
     if (card.typ === "FRIST") {
       return facts([

@@ -138,6 +138,40 @@
     block.actions.appendChild(block.offer);
   }
 
+  function csrfToken() {
+    var m = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
+    return m ? decodeURIComponent(m[1]) : "";
+  }
+
+  /* „Als Word speichern“: the answer becomes a document draft of the run's Akte (reviewed like every draft). */
+  function offerSaveAsWord(block) {
+    var button = el("button", { type: "button", className: "save-word", text: "Als Word speichern" });
+    var note = el("span", { className: "save-word-status", role: "status" });
+    button.addEventListener("click", function () {
+      button.disabled = true;
+      fetch("/api/antworten/" + block.id + "/als-dokument/", {
+        method: "POST",
+        credentials: "same-origin",
+        headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken(), Accept: "application/json" },
+        body: "{}",
+      }).then(function (response) {
+        return response.json().catch(function () { return {}; }).then(function (data) {
+          if (!response.ok) {
+            button.disabled = false;
+            note.textContent = (data && data.detail) || "Speichern fehlgeschlagen (" + response.status + ").";
+            return;
+          }
+          note.textContent = "Als Dokument-Entwurf in Akte " + data.aktenzeichen + " gespeichert; er wartet auf Prüfung. ";
+          note.appendChild(el("a", { href: data.downloads.docx, text: "Word" }));
+          note.appendChild(document.createTextNode(" · "));
+          note.appendChild(el("a", { href: data.downloads.pdf, text: "PDF" }));
+        });
+      });
+    });
+    block.actions.appendChild(button);
+    block.actions.appendChild(note);
+  }
+
   function finish(block, event) {
     block.status.textContent = "Status: " + window.Helena.statusLabel(event.status);
     block.li.classList.remove("live");
@@ -148,6 +182,7 @@
     else if (event.answer) block.answer.textContent = event.answer;
     if (event.error) block.answer.appendChild(el("p", { className: "error", text: event.error }));
     if (event.continuable) offerContinuation(block, window.Helena.config().continue_offer);
+    if (event.status === "DONE" && event.answer) offerSaveAsWord(block);
     announce("Helena hat geantwortet (" + window.Helena.statusLabel(event.status) + ").");
     var active = document.activeElement;
     if (block.mine && (!active || active === document.body || active.id === "chat-send" || active.classList.contains("cancel-run"))) {

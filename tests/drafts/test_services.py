@@ -21,20 +21,22 @@ def make_draft(typ, payload, akte=None, **kwargs):
     return services.draft_create(typ=typ, akte=akte, requested_by=akte.anwalt, payload=payload, **kwargs)
 
 
-def test_accept_dokument_stores_markdown_file_with_title_and_content():
+def test_accept_dokument_stores_docx_with_title_content_and_markdown_source():
     run = AgentRunFactory()
     draft = make_draft("DOKUMENT", {"titel": "Klageerwiderung", "inhalt_markdown": "Die Klage ist **abzuweisen**."}, run=run)
     accepted = services.draft_accept(draft_id=draft.pk, by=draft.akte.anwalt)
 
     dokument = Dokument.objects.get(pk=accepted.result_object_id)
     assert dokument.akte == draft.akte
-    assert dokument.mime_type == "text/markdown"
+    assert dokument.mime_type == "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+    assert dokument.datei.name.endswith(".docx")
     assert dokument.erstellt_von_helena
     with dokument.datei.open("rb") as handle:
-        stored = handle.read().decode()
-    assert stored == "# Klageerwiderung\n\nDie Klage ist **abzuweisen**.\n"
-    assert dokument.text == stored.strip()
-    assert dokument.groesse == len(stored.encode())
+        stored = handle.read()
+    assert "Die Klage ist abzuweisen." in dokument.text
+    assert "Klageerwiderung" in dokument.text
+    assert dokument.groesse == len(stored)
+    assert dokument.versionen.get().quelle_markdown == "Die Klage ist **abzuweisen**."
     assert accepted.status == HelenaDraft.Status.ACCEPTED
     assert accepted.reviewer == draft.akte.anwalt
     activity = AktenActivity.objects.get(akte=draft.akte, typ=AktenActivity.Typ.ENTWURF_UEBERNOMMEN)

@@ -1,0 +1,189 @@
+"""Downloads as Word and PDF with letterhead, and document versions. Rendering is synchronous
+CPU work; DRF views run in daphne's thread pool, never on the event loop of the websockets."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import Http404, HttpResponse
+from drf_spectacular.utils import extend_schema
+from rest_framework import parsers, serializers, status
+from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from akten.extraction import DOCX_TYPE, MARKDOWN_TYPES
+from akten.models import STAFF_ROLES, Dokument
+from drafts.models import HelenaDraft
+from drafts.schemas import validate_payload
+from drafts.serializers import DraftSerializer
+from drafts.services import DraftError
+from helena.api import WriteRateLimitMixin, request_user
+
+from . import selectors, services
+from .vorlagen import VorlagenFehler
+
+ERR_FORMAT = "Unbekanntes Format {format}; möglich sind docx und pdf."
+ERR_PDF_ALS_WORD = "Ein hochgeladenes PDF lässt sich nicht als Word-Datei ausgeben; lade es als PDF herunter."
+ERR_NICHT_DRUCKBAR = "Dieser Dateityp lässt sich nicht umwandeln; lade die Originaldatei herunter."
+ERR_VERSION_VERBOTEN = "Du darfst keine Dokumente bearbeiten oder anlegen."
+ENTWURF_NUMMER = "(wird bei der Übernahme vergeben)"
+
+
+def _datei(inhalt: bytes, *, name: str, ausgabe: str) -> HttpResponse:
+    mime = services.PDF_MIME if ausgabe == "pdf" else services.DOCX_MIME
+    response = HttpResponse(inhalt, content_type=mime)
+    response["Content-Disposition"] = f'attachment; filename="{services._dateiname(name, ausgabe)}"'
+    return response
+
+
+def _format(ausgabe: str) -> str:
+    # The kwarg is not called "format": DRF reads that name as a renderer suffix.
+    if ausgabe not in ("docx", "pdf"):
+        raise ValidationError({"ausgabe": ERR_FORMAT.format(format=ausgabe)})
+    return ausgabe
+
+
+def entwurf_rendern(draft: HelenaDraft) -> services.Schriftstueck:
+    """The draft as it would be stored on approval (a Kostennote without its number yet)."""
+    if draft.akte is None:  # selectors.entwurf_get only returns Akte-bound drafts
+        raise ValidationError({"detail": "Dieser Entwurf gehört zu keiner Akte."})
+    model: Any = validate_payload(draft.typ, draft.payload)
+    if draft.typ == HelenaDraft.Typ.KOSTENNOTE:
+        nummer = (draft.undo_data or {}).get("rechnungsnummer") or ENTWURF_NUMMER
+        return services.kostennote_rendern(akte=draft.akte, payload=model, nummer=nummer)
+    return services.schriftstueck_rendern(
+        akte=draft.akte,
+        titel=model.titel,
+        markdown=model.inhalt_markdown,
+        vorlage=model.vorlage.model_dump() if model.vorlage else None,
+    )
+
+
+class EntwurfDateiApi(APIView):
+    @extend_schema(responses={(200, "application/octet-stream"): bytes})
+    def get(self, request: Request, pk: int, ausgabe: str) -> HttpResponse:
+        _format(ausgabe)
+        draft = selectors.entwurf_get(user=request.user, pk=pk)
+        try:
+            schriftstueck = entwurf_rendern(draft)
+            inhalt = schriftstueck.pdf() if ausgabe == "pdf" else schriftstueck.docx
+        except VorlagenFehler as fehler:
+            raise ValidationError({"detail": fehler.message}) from fehler
+        return _datei(inhalt, name=draft.titel, ausgabe=ausgabe)
+
+
+class DokumentDateiApi(APIView):
+    @extend_schema(responses={(200, "application/octet-stream"): bytes})
+    def get(self, request: Request, pk: int, ausgabe: str) -> HttpResponse:
+        _format(ausgabe)
+        dokument = selectors.dokument_get(user=request.user, pk=pk)
+        with dokument.datei.open("rb") as handle:
+            original = handle.read()
+        if dokument.mime_type == DOCX_TYPE:
+            inhalt = services.docx_als_pdf(original) if ausgabe == "pdf" else original
+        elif dokument.mime_type == services.PDF_MIME:
+            if ausgabe == "docx":
+                raise ValidationError({"detail": ERR_PDF_ALS_WORD})
+            inhalt = original
+        elif dokument.mime_type in MARKDOWN_TYPES or dokument.mime_type == "text/plain":
+            schriftstueck = services.schriftstueck_rendern(
+                akte=dokument.akte, titel=dokument.name, markdown=original.decode("utf-8", errors="replace")
+            )
+            inhalt = schriftstueck.pdf() if ausgabe == "pdf" else schriftstueck.docx
+        else:
+            raise ValidationError({"detail": ERR_NICHT_DRUCKBAR})
+        return _datei(inhalt, name=dokument.name, ausgabe=ausgabe)
+
+
+class VersionSerializer(serializers.Serializer):
+    nummer = serializers.IntegerField()
+    mime_type = serializers.CharField()
+    erstellt_von = serializers.CharField(allow_null=True)
+    created_at = serializers.DateTimeField()
+    hat_quelle = serializers.BooleanField()
+    download = serializers.CharField()
+
+
+class NeueVersionSerializer(serializers.Serializer):
+    inhalt_markdown = serializers.CharField(required=False, allow_blank=True, max_length=200_000, default="")
+    datei = serializers.FileField(required=False)
+
+
+def _versionen(dokument: Dokument) -> list[dict[str, Any]]:
+    return [
+        {
+            "nummer": v.nummer,
+            "mime_type": v.mime_type,
+            "erstellt_von": str(v.erstellt_von) if v.erstellt_von else None,
+            "created_at": v.created_at,
+            "hat_quelle": bool(v.quelle_markdown),
+            "download": f"/api/dokumente/{dokument.pk}/versionen/{v.nummer}/download/",
+        }
+        for v in dokument.versionen.select_related("erstellt_von").order_by("-nummer")
+    ]
+
+
+class VersionenApi(WriteRateLimitMixin, APIView):
+    parser_classes = [parsers.JSONParser, parsers.MultiPartParser, parsers.FormParser]
+
+    @extend_schema(responses=VersionSerializer(many=True))
+    def get(self, request: Request, pk: int) -> Response:
+        dokument = selectors.dokument_get(user=request.user, pk=pk)
+        return Response(VersionSerializer(_versionen(dokument), many=True).data)
+
+    @extend_schema(request=NeueVersionSerializer, responses={201: VersionSerializer(many=True)})
+    def post(self, request: Request, pk: int) -> Response:
+        serializer = NeueVersionSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        user = request_user(request)
+        dokument = selectors.dokument_get(user=user, pk=pk)
+        if not (user.is_admin_role or user.role in STAFF_ROLES):
+            raise PermissionDenied(ERR_VERSION_VERBOTEN)
+        upload = serializer.validated_data.get("datei")
+        try:
+            services.dokument_version_anlegen(
+                dokument=dokument,
+                by=user,
+                markdown=serializer.validated_data["inhalt_markdown"],
+                datei=upload.read() if upload else None,
+                dateiname=upload.name if upload else "",
+            )
+        except ValueError as fehler:
+            raise ValidationError({"detail": str(fehler)}) from fehler
+        return Response(VersionSerializer(_versionen(dokument), many=True).data, status=status.HTTP_201_CREATED)
+
+
+class VersionDownloadApi(APIView):
+    @extend_schema(responses={(200, "application/octet-stream"): bytes})
+    def get(self, request: Request, pk: int, nummer: int) -> HttpResponse:
+        version = selectors.version_get(user=request.user, dokument_pk=pk, nummer=nummer)
+        with version.datei.open("rb") as handle:
+            response = HttpResponse(handle.read(), content_type=version.mime_type)
+        name = (version.datei.name or "dokument").rsplit("/", 1)[-1]
+        response["Content-Disposition"] = f'attachment; filename="{name}"'
+        return response
+
+
+class AntwortAlsDokumentSerializer(serializers.Serializer):
+    titel = serializers.CharField(required=False, allow_blank=True, max_length=200, default="")
+
+
+class AntwortAlsDokumentApi(WriteRateLimitMixin, APIView):
+    """„Als Word speichern“ under a chat answer: a document draft of the run's Akte."""
+
+    @extend_schema(request=AntwortAlsDokumentSerializer, responses={201: DraftSerializer})
+    def post(self, request: Request, run_id: int) -> Response:
+        serializer = AntwortAlsDokumentSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        user = request_user(request)
+        if not (user.is_admin_role or user.role in STAFF_ROLES):
+            raise PermissionDenied(ERR_VERSION_VERBOTEN)
+        try:
+            draft = services.antwort_als_entwurf(run_id=run_id, by=user, titel=serializer.validated_data["titel"])
+        except LookupError as fehler:
+            raise Http404(str(fehler)) from None
+        except (ValueError, DraftError) as fehler:
+            raise ValidationError({"detail": getattr(fehler, "message", str(fehler))}) from fehler
+        return Response(DraftSerializer(draft).data, status=status.HTTP_201_CREATED)

@@ -1,0 +1,305 @@
+"""PDF from the rendered DOCX (fpdf2): the same paragraphs, tables, letterhead, header with the
+Aktenzeichen and „Seite X von Y“, so DOCX and PDF never differ in content.
+
+Why not LibreOffice: see README „Schriftsätze, Vorlagen und Kostennote“ and bench/documents.py —
+fpdf2 is pure Python from PyPI, works offline and renders a two-page Schriftsatz in a few tens of
+milliseconds; a headless LibreOffice needs a large Debian install and seconds per conversion.
+The conversion covers what our templates and ordinary firm templates use: paragraphs with
+alignment, bold/italic runs, font sizes, headings, line and page breaks, simple tables, header and
+footer text, images in the header (logo) and the PAGE/NUMPAGES fields.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from docx.document import Document as DocxDocument
+from docx.enum.text import WD_ALIGN_PARAGRAPH
+from docx.oxml.ns import qn
+from fpdf import FPDF
+from fpdf.enums import Align
+from fpdf.fonts import FontFace
+
+logging.getLogger("fontTools").setLevel(logging.WARNING)
+
+FONT_DIRS = (Path("/usr/share/fonts/truetype/liberation"), Path("/usr/share/fonts/truetype/dejavu"))
+FONTS = {
+    "Liberation Sans": (
+        "LiberationSans-Regular.ttf",
+        "LiberationSans-Bold.ttf",
+        "LiberationSans-Italic.ttf",
+        "LiberationSans-BoldItalic.ttf",
+    ),
+    "Liberation Serif": (
+        "LiberationSerif-Regular.ttf",
+        "LiberationSerif-Bold.ttf",
+        "LiberationSerif-Italic.ttf",
+        "LiberationSerif-BoldItalic.ttf",
+    ),
+    "DejaVu Sans": ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSans-Oblique.ttf", "DejaVuSans-BoldOblique.ttf"),
+}
+EMU_PER_MM = 36000
+SEITE = "\x00PAGE\x00"
+SEITEN = "\x00NUMPAGES\x00"
+ALIGN = {
+    WD_ALIGN_PARAGRAPH.CENTER: Align.C,
+    WD_ALIGN_PARAGRAPH.RIGHT: Align.R,
+    WD_ALIGN_PARAGRAPH.JUSTIFY: Align.J,
+}
+HEADING_SIZE = {"Title": 16.0, "Heading 1": 14.0, "Heading 2": 12.5, "Heading 3": 11.5}
+
+
+@dataclass
+class Teil:
+    text: str
+    bold: bool = False
+    italic: bool = False
+    size: float | None = None
+
+
+@dataclass
+class Absatz:
+    teile: list[Teil] = field(default_factory=list)
+    align: Align = Align.L
+    size: float = 11.0
+    bold: bool = False
+    bilder: list[bytes] = field(default_factory=list)
+    seitenumbruch: bool = False
+
+    @property
+    def text(self) -> str:
+        return "".join(t.text for t in self.teile)
+
+
+def _absatz(p: Any, part: Any, default_size: float) -> Absatz:
+    """Read a <w:p>: runs in order, fields as markers, cached field results skipped."""
+    from docx.text.paragraph import Paragraph
+
+    paragraph = Paragraph(p, None)  # type: ignore[arg-type]  # only the alignment is read
+    style_name = ""
+    style_id = p.pPr.pStyle.val if p.pPr is not None and p.pPr.pStyle is not None else ""
+    if style_id:
+        style_name = {"Title": "Title", "Heading1": "Heading 1", "Heading2": "Heading 2", "Heading3": "Heading 3"}.get(
+            style_id, ""
+        )
+    absatz = Absatz(
+        align=ALIGN.get(paragraph.alignment, Align.L),  # type: ignore[arg-type]
+        size=HEADING_SIZE.get(style_name, default_size),
+        bold=bool(style_name),
+    )
+    im_ergebnis = False
+    for run in p.iter(qn("w:r")):
+        rpr = run.rPr
+        bold = absatz.bold or (rpr is not None and rpr.b is not None and rpr.b.val is not False)
+        italic = rpr is not None and rpr.i is not None and rpr.i.val is not False
+        size = rpr.sz.val.pt if rpr is not None and rpr.sz is not None and rpr.sz.val is not None else None
+        for child in run:
+            tag = child.tag
+            if tag == qn("w:fldChar"):
+                typ = child.get(qn("w:fldCharType"))
+                im_ergebnis = typ == "separate"
+            elif tag == qn("w:instrText"):
+                instr = (child.text or "").strip().split(" ")[0].upper()
+                if instr in ("PAGE", "NUMPAGES"):
+                    absatz.teile.append(Teil(SEITE if instr == "PAGE" else SEITEN, bold, italic, size))
+            elif im_ergebnis:
+                continue
+            elif tag == qn("w:t"):
+                absatz.teile.append(Teil(child.text or "", bold, italic, size))
+            elif tag == qn("w:tab"):
+                absatz.teile.append(Teil("    ", bold, italic, size))
+            elif tag in (qn("w:br"), qn("w:cr")):
+                if child.get(qn("w:type")) == "page":
+                    absatz.seitenumbruch = True
+                else:
+                    absatz.teile.append(Teil("\n", bold, italic, size))
+            elif tag == qn("w:drawing") and part is not None:
+                for blip in child.iter(qn("a:blip")):
+                    rid = blip.get(qn("r:embed"))
+                    if rid and rid in part.related_parts:
+                        absatz.bilder.append(part.related_parts[rid].blob)
+    # Simple fields (<w:fldSimple w:instr="PAGE">) as Word writes them.
+    for simple in p.iter(qn("w:fldSimple")):
+        instr = (simple.get(qn("w:instr")) or "").strip().split(" ")[0].upper()
+        if instr in ("PAGE", "NUMPAGES"):
+            absatz.teile.append(Teil(SEITE if instr == "PAGE" else SEITEN))
+    return absatz
+
+
+@dataclass
+class Tabelle:
+    zeilen: list[list[Absatz]]
+
+
+def _block_elemente(container: Any, part: Any, default_size: float) -> list[Absatz | Tabelle]:
+    bloecke: list[Absatz | Tabelle] = []
+    for child in container.iterchildren():
+        if child.tag == qn("w:p"):
+            bloecke.append(_absatz(child, part, default_size))
+        elif child.tag == qn("w:tbl"):
+            zeilen = []
+            for tr in child.iterchildren(qn("w:tr")):
+                zellen = []
+                for tc in tr.iterchildren(qn("w:tc")):
+                    absaetze = [_absatz(p, part, default_size) for p in tc.iterchildren(qn("w:p"))]
+                    zelle = absaetze[0] if absaetze else Absatz()
+                    for weitere in absaetze[1:]:
+                        zelle.teile += [Teil("\n"), *weitere.teile]
+                    zellen.append(zelle)
+                zeilen.append(zellen)
+            if zeilen:
+                bloecke.append(Tabelle(zeilen))
+    return bloecke
+
+
+def _font_files() -> dict[str, tuple[Path, ...]]:
+    gefunden = {}
+    for name, dateien in FONTS.items():
+        for verzeichnis in FONT_DIRS:
+            pfade = tuple(verzeichnis / d for d in dateien)
+            if all(p.exists() for p in pfade):
+                gefunden[name] = pfade
+    return gefunden
+
+
+class _Pdf(FPDF):
+    def __init__(
+        self, *, kopf_erste: list[Absatz], kopf: list[Absatz], fuss_erste: list[Absatz], fuss: list[Absatz], **kw: Any
+    ) -> None:
+        super().__init__(**kw)
+        self.kopf_erste, self.kopf, self.fuss_erste, self.fuss = kopf_erste, kopf, fuss_erste, fuss
+        self.schrift = "Helvetica"
+        self.unicode = False
+
+    def text_fuer(self, text: str) -> str:
+        if self.unicode:
+            return text
+        return (
+            text.replace("€", "EUR")
+            .replace("–", "-")
+            .replace("„", '"')
+            .replace("“", '"')
+            .encode("latin-1", "replace")
+            .decode("latin-1")
+        )
+
+    def _zeilen(self, absaetze: list[Absatz]) -> None:
+        for absatz in absaetze:
+            for bild in absatz.bilder:
+                breite = 40.0
+                x = {Align.C: (self.w - breite) / 2, Align.R: self.w - self.r_margin - breite}.get(absatz.align, self.l_margin)
+                info = self.image(io.BytesIO(bild), x=x, h=14)
+                self.set_y(self.get_y() + float(getattr(info, "rendered_height", 14)) + 1)
+            text = "".join(
+                str(self.page_no()) if t.text == SEITE else "{nb}" if t.text == SEITEN else t.text for t in absatz.teile
+            )
+            if not text.strip():
+                continue
+            erster = absatz.teile[0] if absatz.teile else Teil("")
+            groesse = next((t.size for t in absatz.teile if t.size), None) or 8.0
+            self.set_font(self.schrift, "B" if erster.bold else "", groesse)
+            self.multi_cell(0, groesse * 0.45, self.text_fuer(text), align=absatz.align, new_x="LMARGIN", new_y="NEXT")
+
+    def header(self) -> None:
+        self.set_y(10)
+        self._zeilen(self.kopf_erste if self.page_no() == 1 and self.kopf_erste else self.kopf)
+        self.set_y(max(self.get_y() + 4, self.t_margin))
+
+    def footer(self) -> None:
+        absaetze = self.fuss_erste if self.page_no() == 1 and self.fuss_erste else self.fuss
+        if not any(a.text.strip() for a in absaetze):
+            return
+        self.set_y(-15)
+        self._zeilen(absaetze)
+
+
+def docx_zu_pdf(docx: DocxDocument) -> bytes:
+    """Render the DOCX (after the letterhead was applied) as PDF bytes."""
+    section = docx.sections[0]
+    normal = docx.styles["Normal"].font
+    default_size = normal.size.pt if normal.size else 11.0
+    erste_anders = section.different_first_page_header_footer
+
+    def lesen(hf: Any) -> list[Absatz]:
+        if hf.is_linked_to_previous and hf is not section.header:
+            return []
+        return [b for b in _block_elemente(hf._element, hf.part, 8.0) if isinstance(b, Absatz)]
+
+    pdf = _Pdf(
+        kopf_erste=lesen(section.first_page_header) if erste_anders else [],
+        kopf=lesen(section.header),
+        fuss_erste=lesen(section.first_page_footer) if erste_anders else [],
+        fuss=lesen(section.footer),
+        unit="mm",
+        format=(section.page_width / EMU_PER_MM, section.page_height / EMU_PER_MM)
+        if section.page_width and section.page_height
+        else "A4",
+    )
+    fonts = _font_files()
+    wunsch = normal.name if normal.name in fonts else "Liberation Sans"
+    familie = wunsch if wunsch in fonts else next(iter(fonts), None)
+    if familie:
+        regular, bold, italic, bold_italic = fonts[familie]
+        pdf.add_font("Text", "", str(regular))
+        pdf.add_font("Text", "B", str(bold))
+        pdf.add_font("Text", "I", str(italic))
+        pdf.add_font("Text", "BI", str(bold_italic))
+        pdf.schrift, pdf.unicode = "Text", True
+    links = section.left_margin / EMU_PER_MM if section.left_margin else 25
+    rechts = section.right_margin / EMU_PER_MM if section.right_margin else 20
+    oben = section.top_margin / EMU_PER_MM if section.top_margin else 25
+    unten = section.bottom_margin / EMU_PER_MM if section.bottom_margin else 20
+    pdf.set_margins(links, max(oben, 20), rechts)
+    pdf.set_auto_page_break(True, margin=max(unten, 20))
+    pdf.set_title(docx.core_properties.title or "")
+    pdf.set_creator("Helena")
+    pdf.add_page()
+    for block in _block_elemente(docx.element.body, docx.part, default_size):
+        if isinstance(block, Tabelle):
+            _tabelle(pdf, block, default_size)
+        else:
+            _absatz_schreiben(pdf, block)
+    return bytes(pdf.output())
+
+
+def _style(teil: Teil, absatz: Absatz) -> str:
+    return ("B" if teil.bold or absatz.bold else "") + ("I" if teil.italic else "")
+
+
+def _absatz_schreiben(pdf: _Pdf, absatz: Absatz) -> None:
+    if absatz.seitenumbruch and not absatz.text.strip():
+        pdf.add_page()
+        return
+    zeilenhoehe = absatz.size * 0.5
+    if not absatz.text.strip():
+        pdf.ln(zeilenhoehe)
+        return
+    with pdf.text_columns(text_align=absatz.align, l_margin=pdf.l_margin, r_margin=pdf.r_margin) as spalten:
+        with spalten.paragraph(bottom_margin=zeilenhoehe * 0.4) as par:
+            for teil in absatz.teile:
+                pdf.set_font(pdf.schrift, _style(teil, absatz), teil.size or absatz.size)
+                par.write(pdf.text_fuer(teil.text))
+    if absatz.seitenumbruch:
+        pdf.add_page()
+
+
+def _tabelle(pdf: _Pdf, tabelle: Tabelle, default_size: float) -> None:
+    spalten = max(len(z) for z in tabelle.zeilen)
+    pdf.set_font(pdf.schrift, "", default_size - 1)
+    with pdf.table(first_row_as_headings=False, line_height=(default_size - 1) * 0.5, borders_layout="HORIZONTAL_LINES") as table:
+        for zeile in tabelle.zeilen:
+            row = table.row()
+            for index in range(spalten):
+                zelle = zeile[index] if index < len(zeile) else Absatz()
+                bold = zelle.bold or any(t.bold for t in zelle.teile if t.text.strip())
+                row.cell(
+                    pdf.text_fuer(zelle.text),
+                    align=zelle.align if zelle.align != Align.J else Align.L,
+                    style=FontFace(emphasis="BOLD") if bold else None,
+                )
+    pdf.set_font(pdf.schrift, "", default_size)
+    pdf.ln(2)

@@ -1,0 +1,274 @@
+"""The fixed, documented set of placeholders a template may use, and their values for an Akte.
+
+A value that the Akte or the Kanzleiprofil does not provide is *missing*: it is listed (German
+label) and printed as a visible marker „[fehlt: …]“, never left empty or as `{{ }}`.
+"""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.utils import timezone
+
+from akten.models import Akte, Beteiligter, KanzleiProfil, Kontakt, User
+from rechner.tabellen import format_euro
+
+MONATE = (
+    "Januar",
+    "Februar",
+    "März",
+    "April",
+    "Mai",
+    "Juni",
+    "Juli",
+    "August",
+    "September",
+    "Oktober",
+    "November",
+    "Dezember",
+)
+
+# name -> German description (shown in admin, README and errors). Order is the documentation order.
+PLATZHALTER: dict[str, str] = {
+    "briefkopf": "Briefkopf als Textblock: Kanzlei, Partner, Anschrift, Telefon, E-Mail",
+    "kanzlei": "Name der Kanzlei",
+    "kanzlei_anschrift": "Anschrift der Kanzlei (eine Zeile)",
+    "kanzlei_absender": "Absenderzeile über dem Adressfeld",
+    "kanzlei_telefon": "Telefon der Kanzlei",
+    "kanzlei_email": "E-Mail der Kanzlei",
+    "kanzlei_web": "Website der Kanzlei",
+    "kanzlei_bank": "Bank",
+    "kanzlei_iban": "IBAN",
+    "kanzlei_bic": "BIC",
+    "kanzlei_ust_id": "USt-IdNr.",
+    "kanzlei_kammer": "Rechtsanwaltskammer",
+    "partner": "Partner und Anwälte (eine Zeile je Person)",
+    "datum": "heutiges Datum, z. B. 24. November 2026",
+    "ort_datum": "Ort und Datum, z. B. Berlin, 24. November 2026",
+    "betreff": "Titel des Dokuments",
+    "aktenzeichen": "Aktenzeichen der Kanzlei",
+    "kurzrubrum": "Kurzrubrum der Akte",
+    "wegen": "Gegenstand („wegen …“)",
+    "gericht": "Gericht",
+    "gericht_ort": "Ort des Gerichts",
+    "gericht_aktenzeichen": "Aktenzeichen des Gerichts",
+    "rubrum": "Rubrum: Parteien mit Anschrift und Rolle, Prozessbevollmächtigte",
+    "parteien": "Liste der Beteiligten (je name, anschrift, rolle) für eigene Schleifen",
+    "mandant": "Mandant/in",
+    "mandant_anschrift": "Anschrift des Mandanten",
+    "gegner": "Gegner/in",
+    "gegner_anschrift": "Anschrift des Gegners",
+    "gegnervertreter": "Vertreter/in des Gegners",
+    "prozessbevollmaechtigte": "Prozessbevollmächtigte des Mandanten (die Kanzlei)",
+    "streitwert": "Streitwert / Gegenstandswert in Euro",
+    "anwalt": "verantwortliche Anwältin / verantwortlicher Anwalt",
+    "unterschrift": "Unterschriftenblock",
+    "freitext": "Text von Helena bzw. aus dem Entwurf; als eigener Absatz: {{p freitext }}",
+    "rechnung": "nur Kostennoten: Rechnungsnummer, Positionen, Summen (siehe README)",
+}
+
+# Placeholders that hold lines (rendered with line breaks).
+MEHRZEILIG = frozenset({"briefkopf", "partner", "rubrum", "unterschrift", "mandant_anschrift", "gegner_anschrift"})
+
+# May stay empty: a Kostennote needs no free text, a list of parties may be empty.
+OPTIONAL = frozenset({"freitext", "parteien"})
+
+PARTEI_KLAEGER = "KLAEGER"
+PARTEI_BEKLAGTER = "BEKLAGTER"
+
+
+def datum_lang(day: datetime.date) -> str:
+    return f"{day.day}. {MONATE[day.month - 1]} {day.year}"
+
+
+def _anschrift_zeilen(kontakt: Kontakt) -> list[str]:
+    zeilen = [kontakt.strasse, f"{kontakt.plz} {kontakt.ort}".strip()]
+    return [z for z in zeilen if z]
+
+
+def _feminin(kontakt: Kontakt) -> bool | None:
+    if kontakt.typ == Kontakt.Typ.JURISTISCH:
+        return True  # die Gesellschaft, die Behörde
+    anrede = kontakt.anrede.strip().lower()
+    if anrede.startswith("frau"):
+        return True
+    if anrede.startswith("herr"):
+        return False
+    return None
+
+
+def parteibezeichnung(partei: str, kontakt: Kontakt) -> str:
+    """„Klägerin“, „Beklagter“ …; without a known gender the neutral „Klagepartei“."""
+    feminin = _feminin(kontakt)
+    if partei == PARTEI_KLAEGER:
+        return {True: "Klägerin", False: "Kläger", None: "Klagepartei"}[feminin]
+    return {True: "Beklagte", False: "Beklagter", None: "beklagte Partei"}[feminin]
+
+
+@dataclass
+class Kontext:
+    """Template values (None = missing) and what they are called for people."""
+
+    werte: dict[str, Any] = field(default_factory=dict)
+
+    def fehlend(self, benutzt: set[str]) -> list[str]:
+        """German descriptions of the used placeholders that have no value, in documentation order."""
+        return [
+            PLATZHALTER[name]
+            for name in PLATZHALTER
+            if name in benutzt and name not in OPTIONAL and self.werte.get(name) in (None, "", [])
+        ]
+
+
+def _profil_werte(profil: KanzleiProfil | None) -> dict[str, Any]:
+    if profil is None:
+        return {}
+    briefkopf = [profil.name, *profil.partner.splitlines(), profil.anschrift]
+    kontakt = " · ".join(p for p in (profil.telefon and f"Tel. {profil.telefon}", profil.email, profil.web) if p)
+    briefkopf.append(kontakt)
+    return {
+        "briefkopf": "\n".join(z.strip() for z in briefkopf if z and z.strip()),
+        "kanzlei": profil.name,
+        "kanzlei_anschrift": profil.anschrift,
+        "kanzlei_absender": " · ".join(p for p in (profil.name, profil.strasse, f"{profil.plz} {profil.ort}".strip()) if p),
+        "kanzlei_telefon": profil.telefon,
+        "kanzlei_email": profil.email,
+        "kanzlei_web": profil.web,
+        "kanzlei_bank": profil.bank_name,
+        "kanzlei_iban": profil.iban,
+        "kanzlei_bic": profil.bic,
+        "kanzlei_ust_id": profil.ust_id,
+        "kanzlei_kammer": profil.kammer,
+        "partner": "\n".join(z.strip() for z in profil.partner.splitlines() if z.strip()),
+    }
+
+
+def _rubrum(
+    *, akte: Akte, mandanten: list[Kontakt], gegner: list[Kontakt], mandant_partei: str, bevollmaechtigte: str | None
+) -> str | None:
+    """The Rubrum of a pleading. Needs the Mandant's side (Kläger/Beklagter) and both parties."""
+    if mandant_partei not in (PARTEI_KLAEGER, PARTEI_BEKLAGTER) or not mandanten or not gegner:
+        return None
+    gegner_partei = PARTEI_BEKLAGTER if mandant_partei == PARTEI_KLAEGER else PARTEI_KLAEGER
+    seiten = {mandant_partei: mandanten, gegner_partei: gegner}
+    zeilen = ["In dem Rechtsstreit", ""]
+    for index, partei in enumerate((PARTEI_KLAEGER, PARTEI_BEKLAGTER)):
+        if index:
+            zeilen += ["", "gegen", ""]
+        for kontakt in seiten[partei]:
+            zeilen.append(", ".join([kontakt.display_name, *_anschrift_zeilen(kontakt)]))
+            zeilen.append(f"– {parteibezeichnung(partei, kontakt)} –")
+        if partei == mandant_partei and bevollmaechtigte:
+            zeilen.append(f"Prozessbevollmächtigte: {bevollmaechtigte}")
+    if akte.wegen:
+        zeilen += ["", f"wegen {akte.wegen}"]
+    return "\n".join(zeilen)
+
+
+def kontext_fuer_akte(
+    *,
+    akte: Akte,
+    profil: KanzleiProfil | None,
+    betreff: str,
+    freitext: str = "",
+    mandant_partei: str = "",
+    heute: datetime.date | None = None,
+) -> Kontext:
+    """All placeholder values for `akte`. Reads Beteiligte with their Kontakte (one query)."""
+    heute = heute or timezone.localdate()
+    beteiligte = list(akte.beteiligte.select_related("kontakt").order_by("rolle", "pk"))
+    mandanten = [b.kontakt for b in beteiligte if b.rolle == Beteiligter.Rolle.MANDANT]
+    gegner = [b.kontakt for b in beteiligte if b.rolle == Beteiligter.Rolle.GEGNER]
+    vertreter = [b.kontakt for b in beteiligte if b.rolle == Beteiligter.Rolle.GEGNERVERTRETER]
+    werte: dict[str, Any] = dict.fromkeys(PLATZHALTER)
+    werte.update(_profil_werte(profil))
+    anwalt: User | None = akte.anwalt
+    anwalt_name = anwalt.get_full_name() if anwalt else ""
+    bevollmaechtigte = None
+    if profil and profil.name:
+        bevollmaechtigte = ", ".join(p for p in (f"Rechtsanwälte {profil.name}", profil.anschrift) if p)
+    ort = (profil.ort or profil.sitz_ort) if profil else ""
+    werte.update(
+        {
+            "datum": datum_lang(heute),
+            "ort_datum": f"{ort}, {datum_lang(heute)}" if ort else None,
+            "betreff": betreff,
+            "aktenzeichen": akte.aktenzeichen,
+            "kurzrubrum": akte.kurzrubrum,
+            "wegen": akte.wegen,
+            "gericht": akte.gericht_name,
+            "gericht_ort": akte.gericht_ort,
+            "gericht_aktenzeichen": akte.gericht_aktenzeichen,
+            "rubrum": _rubrum(
+                akte=akte, mandanten=mandanten, gegner=gegner, mandant_partei=mandant_partei, bevollmaechtigte=bevollmaechtigte
+            ),
+            "parteien": [
+                {"name": b.kontakt.display_name, "anschrift": b.kontakt.anschrift, "rolle": b.get_rolle_display()}
+                for b in beteiligte
+                if b.rolle != Beteiligter.Rolle.GERICHT
+            ],
+            "mandant": ", ".join(k.display_name for k in mandanten),
+            "mandant_anschrift": "\n".join(_anschrift_zeilen(mandanten[0])) if mandanten else None,
+            "gegner": ", ".join(k.display_name for k in gegner),
+            "gegner_anschrift": "\n".join(_anschrift_zeilen(gegner[0])) if gegner else None,
+            "gegnervertreter": ", ".join(", ".join([k.display_name, k.anschrift]) for k in vertreter),
+            "prozessbevollmaechtigte": bevollmaechtigte,
+            "streitwert": format_euro(akte.gegenstandswert) if akte.gegenstandswert is not None else None,
+            "anwalt": anwalt_name,
+            "unterschrift": f"{anwalt_name}\nRechtsanwalt/Rechtsanwältin" if anwalt_name else None,
+            "freitext": freitext,
+        }
+    )
+    return Kontext(werte=werte)
+
+
+def beispiel_kontext(profil: KanzleiProfil | None) -> Kontext:
+    """Made-up values for the template preview in admin (never client data)."""
+    werte: dict[str, Any] = dict.fromkeys(PLATZHALTER)
+    werte.update(_profil_werte(profil))
+    heute = timezone.localdate()
+    werte.update(
+        {
+            "datum": datum_lang(heute),
+            "ort_datum": f"{(profil.ort or profil.sitz_ort) if profil else 'Musterstadt'}, {datum_lang(heute)}",
+            "betreff": "Beispiel-Schriftsatz",
+            "aktenzeichen": "1/26",
+            "kurzrubrum": "Mustermann ./. Beispiel GmbH",
+            "wegen": "Forderung",
+            "gericht": "Amtsgericht Musterstadt",
+            "gericht_ort": "Musterstadt",
+            "gericht_aktenzeichen": "12 C 345/26",
+            "rubrum": "In dem Rechtsstreit\n\nErika Mustermann, Musterweg 1, 12345 Musterstadt\n– Klägerin –\n"
+            "Prozessbevollmächtigte: Rechtsanwälte Muster\n\ngegen\n\nBeispiel GmbH, Hauptstraße 2, 12345 Musterstadt\n"
+            "– Beklagte –\n\nwegen Forderung",
+            "parteien": [
+                {"name": "Erika Mustermann", "anschrift": "Musterweg 1, 12345 Musterstadt", "rolle": "Mandant/in"},
+                {"name": "Beispiel GmbH", "anschrift": "Hauptstraße 2, 12345 Musterstadt", "rolle": "Gegner/in"},
+            ],
+            "mandant": "Erika Mustermann",
+            "mandant_anschrift": "Musterweg 1\n12345 Musterstadt",
+            "gegner": "Beispiel GmbH",
+            "gegner_anschrift": "Hauptstraße 2\n12345 Musterstadt",
+            "gegnervertreter": "Rechtsanwalt Max Beispiel, Nebenstraße 3, 12345 Musterstadt",
+            "prozessbevollmaechtigte": "Rechtsanwälte Muster",
+            "streitwert": "5.000,00 €",
+            "anwalt": "Dr. Maria Muster",
+            "unterschrift": "Dr. Maria Muster\nRechtsanwältin",
+            "freitext": "Hier steht der Text des Schriftsatzes.\n\nEr kann **fett** und *kursiv* sein.",
+            "rechnung": {
+                "titel": "Kostennote",
+                "nummer": "2026-0000",
+                "leistungszeitraum": "01.01.2026 bis 31.01.2026",
+                "gegenstandswert": "5.000,00 €",
+                "tabelle": "Gebührentabelle § 13 RVG",
+                "positionen": [
+                    {"vv": "3100", "bezeichnung": "Verfahrensgebühr", "satz": "1,3", "wert": "5.000,00 €", "betrag": "518,70 €"}
+                ],
+                "summen": [{"bezeichnung": "Summe netto", "betrag": "538,70 €"}],
+                "zahlbetrag": "641,05 €",
+            },
+        }
+    )
+    return Kontext(werte=werte)

@@ -1,0 +1,336 @@
+"""Rendering and numbering. Synchronous, CPU-bound work: call it from views and services (threads),
+never on the event loop that serves the websockets.
+
+- `vorlage_waehlen` finds a template by id or name (firm templates first, then the shipped ones) and
+  stores an immutable copy (VorlagenStand) that drafts refer to.
+- `schriftstueck_rendern` fills a template with an Akte's data and the free text, puts the
+  letterhead on it and returns DOCX bytes, PDF on demand, and the missing fields.
+- `rechnungsnummer_vergeben` issues the next Rechnungsnummer of a year under a row lock.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import io
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.files.base import ContentFile
+from django.db import transaction
+from django.utils import timezone
+from docx import Document
+
+from akten import services as akten_services
+from akten.models import (
+    Akte,
+    AktenActivity,
+    Dokument,
+    DokumentVersion,
+    DokumentVorlage,
+    KanzleiProfil,
+    RechnungsnummerZaehler,
+    User,
+    VorlagenStand,
+)
+
+from .briefkopf import briefkopf_anwenden
+from .builtin import MITGELIEFERT, NACH_SCHLUESSEL, mitgeliefert_inhalt
+from .pdf import docx_zu_pdf
+from .platzhalter import kontext_fuer_akte
+from .vorlagen import VorlagenFehler, vorlage_rendern, xml_sauber
+
+ERR_VORLAGE_UNBEKANNT = "Keine Vorlage „{ref}“ gefunden. Vorhanden: {namen}."
+ERR_STAND_FEHLT = "Die Vorlage dieses Entwurfs ist nicht mehr gespeichert."
+DOCX_MIME = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+PDF_MIME = "application/pdf"
+
+
+@dataclass(frozen=True)
+class VorlagenWahl:
+    stand: VorlagenStand
+    art: str
+    mandant_partei: str
+
+    def als_payload(self) -> dict[str, str]:
+        return {"sha256": self.stand.sha256, "name": self.stand.name, "mandant_partei": self.mandant_partei, "art": self.art}
+
+
+def vorlage_stand_sichern(*, name: str, inhalt: bytes) -> VorlagenStand:
+    sha = hashlib.sha256(inhalt).hexdigest()
+    stand, _ = VorlagenStand.objects.get_or_create(sha256=sha, defaults={"name": name[:100], "inhalt": inhalt})
+    return stand
+
+
+def vorlagen_namen() -> list[str]:
+    eigene = list(DokumentVorlage.objects.filter(aktiv=True).values_list("name", flat=True))
+    return eigene + [m.name for m in MITGELIEFERT if m.name not in eigene]
+
+
+def vorlage_waehlen(ref: str | int) -> VorlagenWahl:
+    """A template by id (firm template) or by name/what the user asked ("Klageerwiderung",
+    "Kündigungsschutzklage für Herrn X"). The most specific name wins ("Kündigungsschutzklage"
+    before "Klage"); on equal length a firm template wins over a shipped one. Raises VorlagenFehler."""
+    text = str(ref).strip()
+    eigene = list(DokumentVorlage.objects.filter(aktiv=True))
+    gesucht = text.lower()
+    if text.isdigit():
+        treffer_eigen = [v for v in eigene if v.pk == int(text)]
+    else:
+        treffer_eigen = sorted((v for v in eigene if v.name.lower() in gesucht), key=lambda v: len(v.name), reverse=True)
+    mitgeliefert_treffer = sorted(
+        (
+            (len(begriff), mitgeliefert)
+            for mitgeliefert in MITGELIEFERT
+            for begriff in (mitgeliefert.name.lower(), mitgeliefert.schluessel.lower(), *mitgeliefert.suchbegriffe)
+            if begriff in gesucht and not text.isdigit()
+        ),
+        key=lambda paar: paar[0],
+        reverse=True,
+    )
+    laenge_mitgeliefert = mitgeliefert_treffer[0][0] if mitgeliefert_treffer else -1
+    if treffer_eigen and (text.isdigit() or len(treffer_eigen[0].name) >= laenge_mitgeliefert):
+        vorlage = treffer_eigen[0]
+        with vorlage.datei.open("rb") as datei:
+            inhalt = datei.read()
+        stand = vorlage_stand_sichern(name=vorlage.name, inhalt=inhalt)
+        return VorlagenWahl(stand=stand, art=vorlage.art, mandant_partei=vorlage.mandant_partei)
+    if mitgeliefert_treffer:
+        mitgeliefert = mitgeliefert_treffer[0][1]
+        inhalt = mitgeliefert_inhalt(mitgeliefert.schluessel)
+        stand = vorlage_stand_sichern(name=mitgeliefert.name, inhalt=inhalt)
+        return VorlagenWahl(stand=stand, art=mitgeliefert.art, mandant_partei=mitgeliefert.mandant_partei)
+    raise VorlagenFehler(ERR_VORLAGE_UNBEKANNT.format(ref=text, namen=", ".join(vorlagen_namen())))
+
+
+def vorlage_stand_inhalt(sha256: str) -> bytes:
+    stand = VorlagenStand.objects.filter(sha256=sha256).first()
+    if stand is None:
+        raise VorlagenFehler(ERR_STAND_FEHLT)
+    return bytes(stand.inhalt)
+
+
+@dataclass(frozen=True)
+class Schriftstueck:
+    docx: bytes
+    fehlend: list[str]
+    docx_objekt: Any
+
+    def pdf(self) -> bytes:
+        return docx_zu_pdf(self.docx_objekt)
+
+
+def _docx_bytes(docx: Any) -> bytes:
+    buffer = io.BytesIO()
+    docx.save(buffer)
+    return buffer.getvalue()
+
+
+def schriftstueck_rendern(
+    *,
+    akte: Akte,
+    titel: str,
+    markdown: str,
+    vorlage: dict[str, Any] | None = None,
+    extra: dict[str, Any] | None = None,
+    heute: datetime.date | None = None,
+) -> Schriftstueck:
+    """Fill the draft's template (its stored copy) or, without one, the plain „Dokument“ with
+    `akte`'s data and `markdown` as free text; add the letterhead. Raises VorlagenFehler."""
+    profil = KanzleiProfil.current()
+    if vorlage:
+        inhalt = vorlage_stand_inhalt(vorlage["sha256"])
+        mandant_partei = vorlage.get("mandant_partei", "")
+    else:
+        inhalt = mitgeliefert_inhalt(NACH_SCHLUESSEL["DOKUMENT"].schluessel)
+        mandant_partei = ""
+    kontext = kontext_fuer_akte(
+        akte=akte, profil=profil, betreff=titel, freitext=markdown, mandant_partei=mandant_partei, heute=heute
+    )
+    gerendert = vorlage_rendern(inhalt, kontext, extra=extra)
+    gerendert.docx.core_properties.title = xml_sauber(titel)[:255]
+    briefkopf_anwenden(gerendert.docx, profil=profil, aktenzeichen=akte.aktenzeichen)
+    return Schriftstueck(docx=_docx_bytes(gerendert.docx), fehlend=gerendert.fehlend, docx_objekt=gerendert.docx)
+
+
+def docx_als_pdf(docx: bytes) -> bytes:
+    """PDF of a stored DOCX (an approved document keeps the letterhead it was approved with)."""
+    return docx_zu_pdf(Document(io.BytesIO(docx)))
+
+
+@transaction.atomic
+def rechnungsnummer_vergeben(*, jahr: int) -> str:
+    """The next Rechnungsnummer of `jahr` ("2026-0007"). Locks the year's counter row until the
+    surrounding transaction ends, so concurrent approvals get consecutive numbers; a rolled-back
+    transaction gives its number back, a committed one is never issued again."""
+    RechnungsnummerZaehler.objects.bulk_create([RechnungsnummerZaehler(jahr=jahr)], ignore_conflicts=True)
+    zaehler = RechnungsnummerZaehler.objects.select_for_update().get(jahr=jahr)
+    zaehler.letzte_nummer += 1
+    zaehler.save(update_fields=["letzte_nummer"])
+    return f"{jahr}-{zaehler.letzte_nummer:04d}"
+
+
+def kostennote_rendern(*, akte: Akte, payload: Any, nummer: str, heute: datetime.date | None = None) -> Schriftstueck:
+    """The Kostennote on the firm's template of art KOSTENNOTE (or the shipped one)."""
+    from .kostennote import rechnung_kontext
+
+    eigene = DokumentVorlage.objects.filter(aktiv=True, art=DokumentVorlage.Art.KOSTENNOTE).order_by("name").first()
+    wahl = vorlage_waehlen(eigene.pk if eigene else "Kostennote")
+    return schriftstueck_rendern(
+        akte=akte,
+        titel=payload.titel,
+        markdown=payload.text,
+        vorlage=wahl.als_payload(),
+        extra={"rechnung": rechnung_kontext(payload, nummer=nummer)},
+        heute=heute,
+    )
+
+
+ERR_KEINE_QUELLE = "Dieses Dokument hat keinen Quelltext; lade stattdessen die geänderte Datei hoch."
+ERR_NEUE_VERSION_LEER = "Bitte gib den geänderten Text an oder lade eine Datei hoch."
+
+
+def _dateiname(name: str, endung: str) -> str:
+    from django.utils.text import slugify
+
+    return f"{slugify(name)[:80] or 'dokument'}.{endung}"
+
+
+@transaction.atomic
+def dokument_aus_entwurf(
+    *,
+    akte: Akte,
+    by: User,
+    name: str,
+    docx: bytes,
+    quelle_markdown: str,
+    mandant_sichtbar: bool,
+    vorlage: dict[str, Any] | None = None,
+    activity_data: dict[str, Any] | None = None,
+) -> Dokument:
+    """Store an approved draft as DOCX in the Akte, with its source as version 1.
+    Called only from drafts.services.draft_accept (inside its transaction)."""
+    dokument = akten_services.dokument_create(
+        akte=akte,
+        by=by,
+        name=name,
+        filename=_dateiname(name, "docx"),
+        content=docx,
+        mime_type=DOCX_MIME,
+        mandant_sichtbar=mandant_sichtbar,
+        erstellt_von_helena=True,
+        activity_data=activity_data,
+    )
+    version = DokumentVersion(
+        dokument=dokument,
+        nummer=1,
+        mime_type=DOCX_MIME,
+        quelle_markdown=quelle_markdown,
+        vorlage=vorlage or {},
+        erstellt_von=by,
+    )
+    version.datei.save(_dateiname(name, "docx"), ContentFile(docx), save=False)
+    version.save()
+    return dokument
+
+
+@transaction.atomic
+def dokument_version_anlegen(
+    *,
+    dokument: Dokument,
+    by: User,
+    markdown: str = "",
+    datei: bytes | None = None,
+    dateiname: str = "",
+) -> DokumentVersion:
+    """A new version of an approved document: edited Markdown source (rendered again on the
+    template of the previous version) or an uploaded file. The Dokument shows the new version;
+    earlier versions stay downloadable. Locks the Dokument row. Raises ValueError (German)."""
+    from akten.extraction import ExtractionError, extract_text, guess_mime_type
+
+    dokument = Dokument.objects.select_for_update().get(pk=dokument.pk)
+    versionen = list(dokument.versionen.order_by("nummer"))
+    if not versionen:
+        with dokument.datei.open("rb") as handle:
+            bisher = handle.read()
+        erste = DokumentVersion(
+            dokument=dokument,
+            nummer=1,
+            mime_type=dokument.mime_type,
+            erstellt_von=dokument.erstellt_von,
+            created_at=dokument.created_at,
+        )
+        erste.datei.save((dokument.datei.name or "dokument").rsplit("/", 1)[-1], ContentFile(bisher), save=False)
+        erste.save()
+        versionen = [erste]
+    letzte = versionen[-1]
+    if datei:
+        inhalt, mime, quelle, name = datei, guess_mime_type(dateiname, None), "", dateiname
+    elif markdown.strip():
+        if not letzte.quelle_markdown:
+            raise ValueError(ERR_KEINE_QUELLE)
+        try:
+            inhalt = schriftstueck_rendern(
+                akte=dokument.akte, titel=dokument.name, markdown=markdown, vorlage=letzte.vorlage or None
+            ).docx
+        except VorlagenFehler as fehler:
+            raise ValueError(fehler.message) from fehler
+        mime, quelle, name = DOCX_MIME, markdown, _dateiname(dokument.name, "docx")
+    else:
+        raise ValueError(ERR_NEUE_VERSION_LEER)
+    version = DokumentVersion(
+        dokument=dokument,
+        nummer=letzte.nummer + 1,
+        mime_type=mime,
+        quelle_markdown=quelle,
+        vorlage=letzte.vorlage if quelle else {},
+        erstellt_von=by,
+    )
+    version.datei.save(name, ContentFile(inhalt), save=False)
+    version.save()
+    dokument.datei.save(name, ContentFile(inhalt), save=False)
+    dokument.mime_type, dokument.groesse = mime, len(inhalt)
+    try:
+        dokument.text, dokument.text_status, dokument.text_fehler = extract_text(inhalt, mime), Dokument.TextStatus.OK, ""
+    except ExtractionError as fehler:
+        dokument.text_status, dokument.text_fehler = Dokument.TextStatus.FEHLER, str(fehler)[:300]
+    dokument.full_clean()
+    dokument.save()
+    akten_services.activity_record(
+        akte=dokument.akte,
+        typ=AktenActivity.Typ.DOKUMENT_NEUE_VERSION,
+        beschreibung=f"Dokument „{dokument.name}“: Version {version.nummer}",
+        by=by,
+        data={"dokument": dokument.pk, "version": version.nummer},
+    )
+    return version
+
+
+ERR_ANTWORT_LEER = "Diese Antwort hat keinen Text, der sich speichern ließe."
+ERR_ANTWORT_OHNE_AKTE = "Diese Antwort gehört zu keiner Akte; wähle im Chat eine Akte und frage erneut."
+
+
+def antwort_als_entwurf(*, run_id: int, by: User, titel: str = "") -> Any:
+    """„Als Word speichern“: a chat answer of `by`'s own run becomes a DOKUMENT draft of the run's
+    Akte (approved like every draft). Another user's run or an invisible Akte: LookupError (404);
+    no Akte or no text: ValueError with a German message."""
+    from agent.models import AgentRun
+    from drafts.models import HelenaDraft
+    from drafts.services import draft_create
+
+    run = AgentRun.objects.filter(pk=run_id, user=by).select_related("akte").first()
+    if run is None or (run.akte_id is not None and not Akte.objects.visible_to(by).filter(pk=run.akte_id).exists()):
+        raise LookupError("Antwort nicht gefunden.")
+    if run.akte is None:
+        raise ValueError(ERR_ANTWORT_OHNE_AKTE)
+    if not run.answer.strip():
+        raise ValueError(ERR_ANTWORT_LEER)
+    from .platzhalter import datum_lang
+
+    titel = titel.strip() or f"Antwort von Helena vom {datum_lang(timezone.localtime(run.created_at).date())}"
+    return draft_create(
+        typ=HelenaDraft.Typ.DOKUMENT,
+        akte=run.akte,
+        requested_by=by,
+        payload={"titel": titel[:200], "inhalt_markdown": run.answer},
+    )

@@ -1,0 +1,98 @@
+"""Page action: „Als Kostennote-Entwurf in die Akte“ from the RVG calculator."""
+
+from __future__ import annotations
+
+import datetime
+from decimal import Decimal
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from akten.models import STAFF_ROLES, Akte
+from drafts.models import HelenaDraft
+from drafts.services import DraftError, draft_create
+from rechner import rvg
+from rechner.forms import RvgForm
+from rechner.zahlen import ZahlFehler, parse_zahl
+
+from .kostennote import ART_KOSTENNOTE, ART_VORSCHUSS, kostennote_payload
+
+ERR_AKTE = "Akte {az} nicht gefunden."
+ERR_ROLLE = "Du darfst keine Kostennoten anlegen."
+ERR_BERECHNUNG = "Die Berechnung ist unvollständig: {fehler}"
+ERR_ZEITRAUM = "Bitte gib den Leistungszeitraum (von, bis) an."
+ERFOLG = "Der Entwurf „{titel}“ liegt in der Akte zur Prüfung bereit; die Rechnungsnummer wird bei der Übernahme vergeben."
+
+
+class KostennoteForm(forms.Form):
+    aktenzeichen = forms.CharField(max_length=30)
+    art = forms.ChoiceField(choices=[(ART_KOSTENNOTE, "Kostennote"), (ART_VORSCHUSS, "Vorschussrechnung")])
+    leistungszeitraum_von = forms.DateField()
+    leistungszeitraum_bis = forms.DateField()
+    vorschuesse = forms.CharField(required=False, max_length=20)
+    anfrage = forms.CharField(max_length=4000)
+
+
+def _zurueck(anfrage: str) -> HttpResponseRedirect:
+    return HttpResponseRedirect(reverse("rechner-rvg") + ("?" + anfrage if anfrage else ""))
+
+
+@login_required
+@require_POST
+def kostennote_entwurf(request: HttpRequest) -> HttpResponse:
+    user = request.user
+    form = KostennoteForm(request.POST)
+    anfrage = request.POST.get("anfrage", "")
+    if not (getattr(user, "is_admin_role", False) or getattr(user, "role", None) in STAFF_ROLES):
+        messages.error(request, ERR_ROLLE)
+        return _zurueck(anfrage)
+    if not form.is_valid():
+        messages.error(request, ERR_ZEITRAUM if "leistungszeitraum_von" in form.errors else str(form.errors))
+        return _zurueck(anfrage)
+    daten = form.cleaned_data
+    akte = Akte.objects.visible_to(user).filter(aktenzeichen=daten["aktenzeichen"].strip()).first()
+    if akte is None:
+        messages.error(request, ERR_AKTE.format(az=daten["aktenzeichen"]))
+        return _zurueck(anfrage)
+    rvg_form = RvgForm.aus_anfrage(QueryDict(anfrage))
+    if not rvg_form.is_valid():
+        messages.error(request, ERR_BERECHNUNG.format(fehler=", ".join(str(e) for e in rvg_form.errors.values())))
+        return _zurueck(anfrage)
+    werte = rvg_form.cleaned_data
+    try:
+        vorschuesse = parse_zahl(daten["vorschuesse"], feld="Vorschüsse") if daten["vorschuesse"] else Decimal("0.00")
+        berechnung = rvg.calculate(
+            gegenstandswert=werte["gegenstandswert"],
+            auftragsdatum=werte["auftragsdatum"],
+            positions=rvg_form.positionen(),
+            auftraggeber=werte["auftraggeber"],
+            anrechnung=werte["anrechnung"],
+            pkh=werte["pkh"],
+            auslagenpauschale=werte["auslagenpauschale"],
+            km=werte["km"],
+        )
+    except (rvg.RvgError, ZahlFehler) as fehler:
+        messages.error(request, str(fehler))
+        return _zurueck(anfrage)
+    von: datetime.date = daten["leistungszeitraum_von"]
+    bis: datetime.date = daten["leistungszeitraum_bis"]
+    payload = kostennote_payload(
+        berechnung=berechnung,
+        art=daten["art"],
+        gegenstandswert=werte["gegenstandswert"],
+        leistungszeitraum_von=von,
+        leistungszeitraum_bis=bis,
+        vorschuesse=vorschuesse.quantize(Decimal("0.01")),
+        kurzrubrum=akte.kurzrubrum,
+    )
+    try:
+        draft = draft_create(typ=HelenaDraft.Typ.KOSTENNOTE, akte=akte, requested_by=user, payload=payload)  # type: ignore[arg-type]
+    except DraftError as fehler:
+        messages.error(request, fehler.message)
+        return _zurueck(anfrage)
+    messages.success(request, ERFOLG.format(titel=draft.titel))
+    return HttpResponseRedirect(reverse("akte-detail", args=[akte.pk]) + "#dr-h")
