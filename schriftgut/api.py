@@ -21,7 +21,7 @@ from drafts.serializers import DraftSerializer
 from drafts.services import DraftError
 from helena.api import WriteRateLimitMixin, request_user
 
-from . import selectors, services
+from . import antworten, selectors, services
 from .vorlagen import VorlagenFehler
 
 ERR_FORMAT = "Unbekanntes Format {format}; möglich sind docx und pdf."
@@ -181,7 +181,7 @@ class AntwortAlsDokumentApi(WriteRateLimitMixin, APIView):
         if not (user.is_admin_role or user.role in STAFF_ROLES):
             raise PermissionDenied(ERR_VERSION_VERBOTEN)
         try:
-            draft = services.antwort_als_entwurf(run_id=run_id, by=user, titel=serializer.validated_data["titel"])
+            draft = antworten.antwort_als_entwurf(run_id=run_id, by=user, titel=serializer.validated_data["titel"])
         except LookupError as fehler:
             raise Http404(str(fehler)) from None
         except (ValueError, DraftError) as fehler:

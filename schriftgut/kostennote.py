@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import datetime
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from drafts.schemas import KostennotePayload
 from rechner.rvg import Calculation, Position
 from rechner.tabellen import format_euro, format_zahl
+
+if TYPE_CHECKING:
+    from drafts.schemas import KostennotePayload
 
 ART_KOSTENNOTE = "KOSTENNOTE"
 ART_VORSCHUSS = "VORSCHUSS"

@@ -7,7 +7,7 @@ import io
 
 import docx
 import pytest
-from agent.registry import toolbox_for
+from agent.tools.executor import toolbox_for
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from agent.tools.base import ToolContext

@@ -1,0 +1,38 @@
+"""„Als Word speichern“: a chat answer becomes a DOKUMENT draft of its Akte. It composes the agent's
+runs and the drafts, so it sits above both (the rendering services below them do not)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils import timezone
+
+from agent.models import AgentRun
+from akten.models import Akte, User
+from drafts.models import HelenaDraft
+from drafts.services import draft_create
+
+ERR_ANTWORT_LEER = "Diese Antwort hat keinen Text, der sich speichern ließe."
+ERR_ANTWORT_OHNE_AKTE = "Diese Antwort gehört zu keiner Akte; wähle im Chat eine Akte und frage erneut."
+
+
+def antwort_als_entwurf(*, run_id: int, by: User, titel: str = "") -> Any:
+    """„Als Word speichern“: a chat answer of `by`'s own run becomes a DOKUMENT draft of the run's
+    Akte (approved like every draft). Another user's run or an invisible Akte: LookupError (404);
+    no Akte or no text: ValueError with a German message."""
+    run = AgentRun.objects.filter(pk=run_id, user=by).select_related("akte").first()
+    if run is None or (run.akte_id is not None and not Akte.objects.visible_to(by).filter(pk=run.akte_id).exists()):
+        raise LookupError("Antwort nicht gefunden.")
+    if run.akte is None:
+        raise ValueError(ERR_ANTWORT_OHNE_AKTE)
+    if not run.answer.strip():
+        raise ValueError(ERR_ANTWORT_LEER)
+    from .platzhalter import datum_lang
+
+    titel = titel.strip() or f"Antwort von Helena vom {datum_lang(timezone.localtime(run.created_at).date())}"
+    return draft_create(
+        typ=HelenaDraft.Typ.DOKUMENT,
+        akte=run.akte,
+        requested_by=by,
+        payload={"titel": titel[:200], "inhalt_markdown": run.answer},
+    )
