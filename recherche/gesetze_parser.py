@@ -1,6 +1,6 @@
 """Parser for statutes in the Markdown format of the `bundestag/gesetze` corpus.
 
-A file has a YAML front matter (`Title`, `jurabk`, `slug`), then headings: the law's title (`#`),
+A file has a YAML front matter (`Title`, `jurabk`, `amtabk`, `slug`, `bjnr`), then headings: the law's title (`#`),
 structure headings (Buch, Abschnitt, Titel, ... at varying depth) and one heading per section
 (`§ 573c Überschrift`, `Art 1`, `(XXXX) §§ 3 bis 6 (weggefallen)`, `Anlage 2 (zu § 13 ...)`), each
 followed by its text. Empty headings (`##`) occur inside annexes and continue the current section.
@@ -38,6 +38,33 @@ class ParsedGesetz:
     slug: str
     stand: str
     normen: list[ParsedNorm] = field(default_factory=list)
+    aliase: list[str] = field(default_factory=list)
+    bjnr: str = ""
+
+
+ROMAN = {1: "I", 2: "II", 3: "III", 4: "IV", 5: "V", 6: "VI", 7: "VII", 8: "VIII", 9: "IX", 10: "X", 11: "XI", 12: "XII"}
+
+
+def canonical_abkuerzung(raw: str) -> str:
+    """The abbreviation lawyers cite: without the corpus' year suffix ("GKG 2004" → "GKG") and with
+    the Sozialgesetzbuch's books in roman numerals ("SGB 2" → "SGB II")."""
+    abk = re.sub(r"\s+\d{4}$", "", re.sub(r"\s+", " ", raw.strip()))
+    book = re.fullmatch(r"SGB (\d{1,2})", abk)
+    if book and int(book[1]) in ROMAN:
+        return f"SGB {ROMAN[int(book[1])]}"
+    return abk
+
+
+def _aliases(canonical: str, *raw: str) -> list[str]:
+    """Other spellings a citation may use: the juris abbreviation ("WoEigG" for the WEG, "TTDSG"
+    for the TDDDG), with and without year, the SGB book in arabic numerals ("SGB 2")."""
+    found: list[str] = []
+    for value in raw:
+        value = re.sub(r"\s+", " ", value.strip())
+        for candidate in (value, re.sub(r"\s+\d{4}$", "", value)):
+            if candidate and candidate != canonical and candidate not in found:
+                found.append(candidate)
+    return found
 
 
 def _clean(lines: list[str]) -> str:
@@ -71,19 +98,32 @@ def _norm_parts(heading: str) -> tuple[str, str, str] | None:
     return None
 
 
+def split_front_matter(text: str) -> tuple[dict[str, str], str]:
+    """The YAML front matter and the rest. It ends at a line `---` or, in files whose exporter
+    left that out, at the first heading."""
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].strip() != "---":
+        return {}, text
+    for index, line in enumerate(lines[1:], start=1):
+        if line.strip() == "---" or line.startswith("#"):
+            front = yaml.safe_load("".join(lines[1:index])) or {}
+            rest = lines[index + 1 :] if line.strip() == "---" else lines[index:]
+            return front, "".join(rest)
+    return {}, text
+
+
 def parse_gesetz(text: str, *, fallback_slug: str = "") -> ParsedGesetz:
-    front: dict[str, str] = {}
-    body = text
-    if text.startswith("---"):
-        _, front_raw, body = text.split("---", 2)
-        front = yaml.safe_load(front_raw) or {}
-    # "GKG 2004", "UWG 2004": the year distinguishes versions in the corpus; citations omit it.
-    abkuerzung = re.sub(r"\s+\d{4}$", "", str(front.get("jurabk") or fallback_slug).strip())
+    front, body = split_front_matter(text)
+    jurabk = str(front.get("jurabk") or fallback_slug)
+    amtabk = str(front.get("amtabk") or "")
+    abkuerzung = canonical_abkuerzung(amtabk or jurabk)
     gesetz = ParsedGesetz(
         abkuerzung=abkuerzung,
         titel=str(front.get("Title") or abkuerzung).strip(),
         slug=str(front.get("slug") or fallback_slug).strip(),
         stand="",
+        aliase=_aliases(abkuerzung, amtabk, jurabk),
+        bjnr=str(front.get("bjnr") or "").strip(),
     )
     structure: dict[int, str] = {}
     preamble: list[str] = []

@@ -18,6 +18,8 @@ class Gesetz(models.Model):
     titel = models.CharField(_("Titel"), max_length=300)
     slug = models.SlugField(_("Kennung bei gesetze-im-internet.de"), max_length=60)
     stand = models.CharField(_("Stand"), max_length=300, blank=True)
+    aliase = models.JSONField(_("weitere Abkürzungen"), default=list, blank=True)
+    bjnr = models.CharField(_("juris-Dokumentnummer"), max_length=30, blank=True)
     quelle_hash = models.CharField(_("Hash der Quelldatei"), max_length=64, blank=True)
 
     class Meta:
@@ -27,6 +29,11 @@ class Gesetz(models.Model):
 
     def __str__(self) -> str:
         return f"{self.abkuerzung} – {self.titel}"
+
+    @property
+    def stand_kurz(self) -> str:
+        """The version line as lawyers quote it: "zuletzt geändert durch Art. 14 G v. 8.12.2025"."""
+        return self.stand[:1].lower() + self.stand[1:] if self.stand else ""
 
 
 class Norm(models.Model):

@@ -21,12 +21,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from django.db import connection
+from django.db import connection, transaction
 
 from akten.models import Dokument
 
+from . import citations
 from .embeddings import EmbeddingBackend, EmbeddingUnavailable, get_backend
 from .models import Chunk, Gesetz, Muster, Norm, Urteil
+from .services import AVERAGE_LENGTH_LEXEM
 
 # A small k rewards sections that both rankings put near the top (measured in bench/retrieval.py).
 RRF_K = 5
@@ -34,12 +36,27 @@ CANDIDATES = 50
 SNIPPET_CHARS = 300
 FALLBACK_HINWEIS = "Semantische Suche gerade nicht verfügbar; Ergebnisse nur aus der Volltextsuche."
 
-CITATION = re.compile(
-    r"(?P<art>§§?|Art\.?|Artikel)?\s*"
-    r"(?P<nums>\d+[a-z]?(?:\s*(?:,|und|u\.|bis|-|–)\s*\d+[a-z]?)*)"
-    r"(?:\s*(?:Abs\.?|Absatz)\s*\d+[a-z]?)?(?:\s*(?:S\.|Satz)\s*\d+)?(?:\s*(?:Nr\.?|Nummer)\s*\d+[a-z]?)?"
-    r"\s+(?P<abk>[A-ZÄÖÜ][A-Za-zÄÖÜäöü]{1,10})\b"
-)
+# Full-text scores: BM25 with these constants (term frequency saturation, length normalisation).
+BM25_K1 = 1.2
+BM25_B = 0.75
+# HNSW candidates per vector search (pgvector's default of 40 returns fewer than CANDIDATES).
+EF_SEARCH = 100
+# Relevance floor: a hit found only by the vector search counts if its cosine similarity reaches
+# this. Measured on the tuning half of bench/data/fragen_2026.jsonl: the correct hits of the vector
+# search lie at 0.82 and above (5th percentile 0.85), the best hits for unrelated questions ("Wie
+# backe ich einen Marmorkuchen?") at 0.78 to 0.83.
+VECTOR_FLOOR = 0.815
+# Annexes (fee tables, forms) are long, full of numbers and match many words; they rank only when
+# the question is about them.
+ANLAGE_FACTOR = 0.5
+ANLAGE_WORDS = re.compile(r"(?i)\b(anlage|\w*verzeichnis|\w*tabelle|\w*gebühr\w*|vv|kv|muster|formular)\b|nr\.\s*\d{4}")
+# Statutes the question's field of law (or the Akte's Sachgebiet) prefers among equal hits.
+PREFERENCE_FACTOR = 1.5
+SACHGEBIETE_PATH = Path(__file__).parent / "data" / "sachgebiete.txt"
+NOTHING_FOUND = "Keine passende Norm gefunden. Nenne das Gesetz oder formuliere mit den Begriffen des Gesetzes."
+NOT_LOADED = "{gesetze} nicht im Bestand. Geladen sind: {bekannt}."
+DOKUMENTE_PENDING = "{n} Dokument(e) noch nicht eingebettet; für sie zählt bisher nur die Volltextsuche."
+DOKUMENTE_NOTHING = "Kein passendes Dokument gefunden."
 
 
 @dataclass
@@ -51,6 +68,7 @@ class Hit:
     fulltext_rank: int | None = None
     vector_rank: int | None = None
     exact: bool = False
+    similarity: float = 0.0
 
 
 @dataclass
@@ -59,27 +77,19 @@ class SearchResult:
     fallback: bool = False
     hinweis: str = ""
     query: str = ""
+    # Citations in the query that do not resolve: [{zitiert, grund, …}] (citations.Aufloesung).
+    nicht_im_bestand: list[dict[str, Any]] = field(default_factory=list)
 
 
 def parse_citations(query: str) -> list[tuple[str, str, str]]:
-    """[(art, nummer, abkuerzung)] for every citation of a known statute in `query`, in order."""
-    known = {abk.lower(): abk for abk in Gesetz.objects.values_list("abkuerzung", flat=True)}
+    """[(art, nummer, abkuerzung)] for every citation of a known statute in `query`, in order
+    (VV/KV numbers as their annex: ("Anlage", "1", "RVG"))."""
+    names = citations.law_names()
     found: list[tuple[str, str, str]] = []
-    for match in CITATION.finditer(query):
-        abk = known.get(match["abk"].lower())
-        if abk is None:
-            continue
-        art = "Art." if (match["art"] or "").startswith("Art") else "§"
-        if abk == "GG" and not match["art"]:
-            art = "Art."
-        numbers = re.findall(r"\d+[a-z]?", match["nums"])
-        if re.search(r"bis|-|–", match["nums"]) and len(numbers) == 2 and numbers[0].isdigit() and numbers[1].isdigit():
-            low, high = int(numbers[0]), int(numbers[1])
-            if 0 < high - low <= 20:
-                numbers = [str(n) for n in range(low, high + 1)]
-        for number in numbers:
-            if (art, number, abk) not in found:
-                found.append((art, number, abk))
+    for target in citations.extract(query, names, bare_numbers=True):
+        key = (target.art, target.nummer, target.gesetz)
+        if target.gesetz in names.canonical_names and key not in found:
+            found.append(key)
     return found
 
 
@@ -202,7 +212,7 @@ def _compound_parts(cursor: Any, kind: str, words: list[str]) -> list[str]:
     return list(dict.fromkeys(parts))
 
 
-def _term_weights(cursor: Any, kind: str, query: str) -> dict[str, tuple[float, int]]:
+def _term_weights(cursor: Any, kind: str, query: str) -> tuple[dict[str, tuple[float, int]], float]:
     """IDF weight and document frequency per query lexeme (from LexemStatistik); the parts of rare
     compounds and thesaurus expansions count less. Without statistics for the kind (nothing
     ingested yet) every lexeme weighs 1."""
@@ -212,10 +222,14 @@ def _term_weights(cursor: Any, kind: str, query: str) -> dict[str, tuple[float, 
     expanded = [lex for lex in _lexemes(cursor, expand_query(query)) if lex not in own and lex not in parts]
     lexemes = own + parts + expanded
     if not lexemes:
-        return {}
-    cursor.execute("SELECT lexem, ndoc FROM recherche_lexemstatistik WHERE kind = %s AND lexem = ANY(%s)", [kind, [*lexemes, ""]])
+        return {}, 1.0
+    cursor.execute(
+        "SELECT lexem, ndoc FROM recherche_lexemstatistik WHERE kind = %s AND lexem = ANY(%s)",
+        [kind, [*lexemes, "", AVERAGE_LENGTH_LEXEM]],
+    )
     df = dict(cursor.fetchall())
     total = df.pop("", 0)
+    average_length = float(df.pop(AVERAGE_LENGTH_LEXEM, 0) or 100)
     weights: dict[str, tuple[float, int]] = {}
     for lexem in lexemes:
         factor = 1.0 if lexem in own else COMPOUND_PART_WEIGHT if lexem in parts else EXPANSION_WEIGHT
@@ -227,7 +241,7 @@ def _term_weights(cursor: Any, kind: str, query: str) -> dict[str, tuple[float, 
         if ndoc > COMMON_LEXEM_SHARE * total:
             continue  # too common to tell sections apart
         weights[lexem] = (factor * math.log(1 + (total - ndoc + 0.5) / (ndoc + 0.5)), ndoc)
-    return weights
+    return weights, average_length
 
 
 def _candidate_terms(weights: dict[str, tuple[float, int]]) -> list[str]:
@@ -246,55 +260,63 @@ def _tsquery_term(lexem: str) -> str:
     return "'" + lexem.replace("'", "''") + "'"
 
 
-def _fulltext(kind: str, query: str, where: str, params: list[Any], limit: int) -> list[tuple[int, str]]:
-    """Chunk ids ranked by a BM25-like full-text score: the sum of the IDF weights of the query's
-    lexemes a chunk contains, doubled where the lexeme stands in the chunk's heading. The query is
-    widened by the thesaurus, so "Kündigung Eigenbedarf" also looks for the statute's own words."""
+def _fulltext(kind: str, query: str, where: str, params: list[Any], limit: int) -> list[tuple[int, str, float]]:
+    """Chunk ids ranked by BM25: per query lexeme its IDF weight times its saturated term
+    frequency, normalised by the chunk's length (distinct lexemes against the kind's average),
+    doubled where the lexeme stands in the chunk's heading. The query is widened by the thesaurus,
+    so "Kündigung Eigenbedarf" also looks for the statute's own words. Ties break on the chunk id."""
     with connection.cursor() as cursor:
-        weights = _term_weights(cursor, kind, query)
+        weights, average_length = _term_weights(cursor, kind, query)
         if not weights:
             return []
-        terms = [_tsquery_term(lex) for lex in weights]
         # Candidates: chunks with one of the rarest terms (a GIN lookup over short posting lists);
         # only they are scored with every term, so common words cannot make the query scan the corpus.
         rarest = [_tsquery_term(lex) for lex in _candidate_terms(weights)]
         sql = f"""
-            WITH t(q, qa, w) AS (SELECT * FROM unnest(%s::text[], %s::text[], %s::float8[])),
+            WITH t(lex, w) AS (SELECT * FROM unnest(%s::text[], %s::float8[])),
             cand AS MATERIALIZED (
                 SELECT c.id FROM recherche_chunk c
                 WHERE c.kind = %s AND c.search_vector @@ %s::tsquery {where}
                 LIMIT %s
             )
-            SELECT c.id, c.text, SUM(t.w * (1 + %s * (c.search_vector @@ t.qa::tsquery)::int)) AS score
-            FROM cand JOIN recherche_chunk c ON c.id = cand.id JOIN t ON c.search_vector @@ t.q::tsquery
+            SELECT c.id, c.text, SUM(
+                t.w * (1 + %s * ('A' = ANY(u.weights))::int)
+                * (cardinality(u.positions) * (%s + 1))
+                / (cardinality(u.positions) + %s * (1 - %s + %s * length(c.search_vector) / %s))
+            ) AS score
+            FROM cand JOIN recherche_chunk c ON c.id = cand.id
+            CROSS JOIN LATERAL unnest(c.search_vector) AS u(lexeme, positions, weights)
+            JOIN t ON t.lex = u.lexeme
             GROUP BY c.id, c.text
             ORDER BY score DESC, c.id
             LIMIT %s
         """  # noqa: S608 - `where` is built from constants in this module
-        title_terms = [f"{term}:A" for term in terms]
         cursor.execute(
             sql,
-            [terms, title_terms, [w for w, _ndoc in weights.values()], kind, " | ".join(rarest), *params, FULLTEXT_CANDIDATES]
-            + [TITLE_BONUS, limit],
+            [list(weights), [w for w, _ndoc in weights.values()], kind, " | ".join(rarest), *params, FULLTEXT_CANDIDATES]
+            + [TITLE_BONUS, BM25_K1, BM25_K1, BM25_B, BM25_B, average_length, limit],
         )
-        return [(row[0], row[1]) for row in cursor.fetchall()]
+        return [(row[0], row[1], float(row[2])) for row in cursor.fetchall()]
 
 
 def _vector(
     kind: str, vector: list[float], backend: EmbeddingBackend, where: str, params: list[Any], limit: int
-) -> list[tuple[int, str]]:
+) -> list[tuple[int, str, float]]:
+    """Chunk ids by cosine similarity (HNSW), with their similarity. `hnsw.ef_search` is set in a
+    transaction of its own, so it applies also where the caller has none (tool calls)."""
     dim = int(backend.dim)
     sql = f"""
-        SELECT c.id, c.text FROM recherche_chunk c
+        SELECT c.id, c.text, 1 - ((c.embedding::vector({dim})) <=> %s::vector({dim})) AS similarity
+        FROM recherche_chunk c
         WHERE c.embedding_model = %s AND c.kind = %s {where}
-        ORDER BY (c.embedding::vector({dim})) <=> %s::vector({dim})
+        ORDER BY (c.embedding::vector({dim})) <=> %s::vector({dim}), c.id
         LIMIT %s
     """  # noqa: S608 - `where` is built from constants in this module, dim is an int
     literal = "[" + ",".join(f"{x:.6f}" for x in vector) + "]"
-    with connection.cursor() as cursor:
-        cursor.execute("SET LOCAL hnsw.ef_search = 100") if connection.in_atomic_block else None
-        cursor.execute(sql, [backend.name, kind, *params, literal, limit])
-        return [(row[0], row[1]) for row in cursor.fetchall()]
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(f"SET LOCAL hnsw.ef_search = {int(EF_SEARCH)}")
+        cursor.execute(sql, [literal, backend.name, kind, *params, literal, limit])
+        return [(row[0], row[1], float(row[2])) for row in cursor.fetchall()]
 
 
 def hybrid_chunks(
@@ -313,7 +335,7 @@ def hybrid_chunks(
     Returns the hits and whether the search fell back to full text only.
     """
     params = params or []
-    rankings: list[tuple[str, list[tuple[int, str]]]] = []
+    rankings: list[tuple[str, list[tuple[int, str, float]]]] = []
     fallback = False
     if mode in ("hybrid", "fulltext"):
         rankings.append(("fulltext", _fulltext(kind, query, where, params, CANDIDATES)))
@@ -326,12 +348,12 @@ def hybrid_chunks(
             fallback = True
             if mode == "vector":
                 rankings.append(("fulltext", _fulltext(kind, query, where, params, CANDIDATES)))
-    chunk_ids = {cid for _, ranking in rankings for cid, _ in ranking}
+    chunk_ids = {cid for _, ranking in rankings for cid, _, _ in ranking}
     source_of = dict(Chunk.objects.filter(pk__in=chunk_ids).values_list("pk", source))
     hits: dict[int, Hit] = {}
     for name, ranking in rankings:
         seen: set[int] = set()
-        for cid, text in ranking:
+        for cid, text, value in ranking:
             object_id = source_of[cid]
             if object_id in seen:  # the best chunk of a source counts, once per ranking
                 continue
@@ -342,42 +364,137 @@ def hybrid_chunks(
             if name == "fulltext":
                 hit.fulltext_rank = rank
             else:
-                hit.vector_rank = rank
+                hit.vector_rank, hit.similarity = rank, value
     ordered = sorted(hits.values(), key=lambda h: (-h.score, h.object_id))
     return ordered[:limit], fallback
 
 
-def search_normen(*, query: str, gesetz: str | None = None, limit: int = 10, mode: str = "hybrid") -> SearchResult:
-    """Norm citations for `query`: exact citations first, then hybrid results; repealed norms excluded."""
+def relevant(hit: Hit, *, fallback: bool = False) -> bool:
+    """The relevance floor: full-text matches count; a hit of the vector search alone only if it
+    is close enough to the question (without vectors, full text decides alone)."""
+    return hit.fulltext_rank is not None or fallback or hit.similarity >= VECTOR_FLOOR
+
+
+@functools.cache
+def _sachgebiete() -> dict[str, tuple[frozenset[str], tuple[str, ...]]]:
+    """Field of law → (its statutes, the word beginnings that signal it in a question)
+    (recherche/data/sachgebiete.txt)."""
+    fields: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {}
+    for line in SACHGEBIETE_PATH.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#") or "=" not in line:
+            continue
+        code, rest = line.split("=", 1)
+        laws, _, words = rest.partition("|")
+        fields[code.strip()] = (
+            frozenset(law.strip() for law in laws.split(",") if law.strip()),
+            tuple(word.lower() for word in words.split()),
+        )
+    return fields
+
+
+def preferred_gesetze(query: str, sachgebiet: str = "") -> frozenset[str]:
+    """The statutes to prefer among equal hits: those of the Akte's Sachgebiet and of the fields
+    the question's words signal; without either, the general laws (ZPO, BGB, GVG)."""
+    fields = _sachgebiete()
+    words = [word.lower() for word in re.findall(r"\w+", query)]
+    chosen: set[str] = set()
+    if sachgebiet in fields:
+        chosen |= fields[sachgebiet][0]
+    for laws, signals in fields.values():
+        if signals and any(word.startswith(signal) for word in words for signal in signals):
+            chosen |= laws
+    return frozenset(chosen) or fields.get("ALLGEMEIN", (frozenset(), ()))[0]
+
+
+# Abbreviations that look like a statute but name courts, company forms and the like.
+NOT_STATUTES = frozenset(
+    "AG KG OHG GmbH UG LG OLG BGH BAG BSG BFH BVerwG BVerfG EuGH VG OVG VGH LAG ArbG SG LSG FG AGB PKH "
+    "USA EU EG GbR eG KGaA SE EWIV AO".split()
+)
+LAW_MENTION = re.compile(r"(?<![\wäöüß])[A-ZÄÖÜ][A-Za-zÄÖÜäöü]*(?:G|O|V|VO|GB|GVO)(?![\wäöüß])")
+
+
+def unknown_laws(query: str, names: citations.LawNames) -> list[str]:
+    """Statute abbreviations in the question that are not loaded ("DSGVO", "BayBO")."""
+    found = []
+    for match in LAW_MENTION.finditer(query):
+        token = match.group(0)
+        if sum(ch.isupper() for ch in token) < 2 or token in NOT_STATUTES or names.lookup(token):
+            continue
+        if token not in found:
+            found.append(token)
+    return found
+
+
+def _not_loaded(laws: list[str]) -> str:
+    known = sorted(Gesetz.objects.values_list("abkuerzung", flat=True), key=str.lower)
+    gesetze = ", ".join(f"„{law}“" for law in laws) + (" ist" if len(laws) == 1 else " sind")
+    return NOT_LOADED.format(gesetze=gesetze, bekannt=", ".join(known))
+
+
+def search_normen(
+    *, query: str, gesetz: str | None = None, limit: int = 10, mode: str = "hybrid", sachgebiet: str = ""
+) -> SearchResult:
+    """Norms for `query`: its citations resolved exactly and first (one that does not resolve is
+    reported in `nicht_im_bestand`, never replaced by unrelated norms), then hybrid results above
+    the relevance floor, preferring the statutes of the question's field of law or the Akte's
+    `sachgebiet` (akten.models.Sachgebiet code). Repealed norms never appear."""
     result = SearchResult(query=query)
-    exact: list[Norm] = []
-    for art, nummer, abk in parse_citations(query):
-        norm = (
-            Norm.objects.filter(gesetz__abkuerzung=abk, art=art, nummer=nummer, aufgehoben=False)
-            .select_related("gesetz")
-            .order_by("position")
-            .first()
+    names = citations.law_names()
+    targets = citations.extract(query, names, bare_numbers=True)
+    resolved = citations.resolve(targets)
+    exact_ids: list[int] = []
+    for item in resolved:
+        if item.ok and item.norm_id is not None and item.norm_id not in exact_ids and (not gesetz or item.ziel.gesetz == gesetz):
+            exact_ids.append(item.norm_id)
+    result.nicht_im_bestand = [item.as_dict() for item in resolved if not item.ok]
+    hinweise: list[str] = []
+    missing_laws = list(dict.fromkeys(i.ziel.gesetz for i in resolved if i.ziel.gesetz not in names.canonical_names))
+    missing_laws += [law for law in unknown_laws(query, names) if law not in missing_laws]
+    if missing_laws:
+        hinweise.append(_not_loaded(missing_laws))
+    hinweise += [item.grund for item in resolved if not item.ok and item.ziel.gesetz in names.canonical_names]
+    # What is left of the question once its citations are taken out decides whether it is also a
+    # question in words ("§ 573 BGB Eigenbedarf") or only citations.
+    rest = query
+    for target in sorted(targets, key=lambda t: -t.start):
+        rest = rest[: target.start] + " " + rest[target.end :]
+    words_left = [w for w in query_words(rest) if len(w) > 2 and not w.isdigit()]
+    hits: list[Hit] = []
+    if not (targets and len(words_left) < 2):
+        where, params = "", []
+        if gesetz:
+            where, params = (
+                "AND c.norm_id IN (SELECT n.id FROM recherche_norm n "
+                "JOIN recherche_gesetz g ON g.id = n.gesetz_id WHERE g.abkuerzung = %s)",
+                [gesetz],
+            )
+        wanted = limit + len(exact_ids) + 10  # room for the re-ordering below
+        hits, result.fallback = hybrid_chunks(
+            kind=Chunk.Kind.NORM, query=query, source="norm_id", where=where, params=params, limit=wanted, mode=mode
         )
-        if norm is not None and norm not in exact and (not gesetz or norm.gesetz.abkuerzung == gesetz):
-            exact.append(norm)
-    where, params = "", []
-    if gesetz:
-        where, params = (
-            "AND c.norm_id IN (SELECT n.id FROM recherche_norm n "
-            "JOIN recherche_gesetz g ON g.id = n.gesetz_id WHERE g.abkuerzung = %s)",
-            [gesetz],
-        )
-    hits, result.fallback = hybrid_chunks(
-        kind=Chunk.Kind.NORM, query=query, source="norm_id", where=where, params=params, limit=limit + len(exact), mode=mode
-    )
-    norms = Norm.objects.select_related("gesetz").in_bulk([h.object_id for h in hits])
-    ordered = [(n, None) for n in exact] + [(norms[h.object_id], h) for h in hits if norms[h.object_id] not in exact]
-    for norm, hit in ordered[:limit]:
+        hits = [hit for hit in hits if relevant(hit, fallback=result.fallback)]
+    norms = Norm.objects.select_related("gesetz").in_bulk([*exact_ids, *(h.object_id for h in hits)])
+    preferred = preferred_gesetze(query, sachgebiet)
+    about_annexes = bool(ANLAGE_WORDS.search(query))
+    for hit in hits:
+        norm = norms[hit.object_id]
+        if norm.art == Norm.Art.ANLAGE and not about_annexes:
+            hit.score *= ANLAGE_FACTOR
+        if norm.gesetz.abkuerzung in preferred:
+            hit.score *= PREFERENCE_FACTOR
+    hits.sort(key=lambda h: (-h.score, h.object_id))
+    ordered: list[tuple[Norm, Hit | None]] = [(norms[pk], None) for pk in exact_ids]
+    ordered += [(norms[h.object_id], h) for h in hits if h.object_id not in exact_ids]
+    for norm, ranked in ordered[:limit]:
         result.results.append(
-            norm_citation(norm, query=query, score=1.0 if hit is None else round(hit.score, 5), exact=hit is None)
+            norm_citation(norm, query=query, score=1.0 if ranked is None else round(ranked.score, 5), exact=ranked is None)
         )
+    if not result.results and not result.nicht_im_bestand and not missing_laws:
+        hinweise.append(NOTHING_FOUND)
     if result.fallback:
-        result.hinweis = FALLBACK_HINWEIS
+        hinweise.append(FALLBACK_HINWEIS)
+    result.hinweis = " ".join(hinweise)
     return result
 
 
@@ -393,6 +510,7 @@ def norm_citation(norm: Norm, *, query: str = "", score: float = 1.0, exact: boo
         "snippet": _snippet(norm.text, query),
         "score": score,
         "exakt": exact,
+        "stand": norm.gesetz.stand,
         "url": norm.official_url,
         "reader_url": f"/recherche/normen/{norm.pk}/",
     }
@@ -500,7 +618,21 @@ def search_dokumente(*, user: Any, query: str, akte_id: int | None = None, limit
         limit=limit,
         mode=mode,
     )
-    result.fallback, result.hinweis = fallback, FALLBACK_HINWEIS if fallback else ""
+    hits = [hit for hit in hits if relevant(hit, fallback=fallback)]
+    hinweise = [FALLBACK_HINWEIS] if fallback else []
+    if not fallback and mode != "fulltext":
+        pending = (
+            Chunk.objects.filter(kind=Chunk.Kind.DOKUMENT, dokument_id__in=visible_ids)
+            .exclude(embedding_model=get_backend().name)
+            .values("dokument_id")
+            .distinct()
+            .count()
+        )
+        if pending:
+            hinweise.append(DOKUMENTE_PENDING.format(n=pending))
+    if not hits:
+        hinweise.append(DOKUMENTE_NOTHING)
+    result.fallback, result.hinweis = fallback, " ".join(hinweise)
     dokumente = visible.select_related("akte").in_bulk([h.object_id for h in hits])
     for hit in hits:
         d = dokumente.get(hit.object_id)

@@ -13,9 +13,11 @@ from typing import Any
 
 import yaml
 from django.db import transaction
+from django.db.models import QuerySet
 
 from akten.models import Dokument
 
+from .chunking import norm_chunk_texts, norm_chunk_titel, norm_embed_input, split_text
 from .embeddings import EmbeddingBackend, EmbeddingUnavailable, content_hash
 from .gesetze_parser import ParsedGesetz, parse_file
 from .models import Chunk, Gesetz, LexemStatistik, Muster, Norm, Urteil
@@ -26,16 +28,9 @@ logger = logging.getLogger(__name__)
 # Of decisions, templates and documents the embedding model sees a chunk's title and the start of
 # its text; e5-small reads at most 512 tokens anyway, and full-text search covers the whole text.
 EMBED_CHARS = 700
-CHUNK_CHARS = 1500
-CHUNK_OVERLAP = 200
-# A norm chunk's title is "<citation> <heading> – <statute> › <outline>". Full text searches all of
-# it; the embedding sees the citation, the heading and the whole chunk (at most CHUNK_CHARS, within
-# the model's 512 tokens), not the outline: shared by every section of a chapter, it made their
-# vectors alike, and text past EMBED_CHARS went unseen (both measured in bench/retrieval.py).
-NORM_OUTLINE_SEPARATOR = " – "
 # Part of each statute file's hash: raise it when chunking or the embedding input of norms changes,
 # so that the next ingestion re-indexes every statute (vectors come from the shipped cache).
-NORM_INDEX_VERSION = "2"
+NORM_INDEX_VERSION = "3"
 
 
 @dataclass
@@ -44,27 +39,41 @@ class IngestStats:
     updated: int = 0
     unchanged: int = 0
     deleted: int = 0
+    # Sections (norms) of a statute: what changed in the law itself.
+    normen_neu: int = 0
+    normen_geaendert: int = 0
+    normen_entfernt: int = 0
 
     def __str__(self) -> str:
         return f"{self.created} neu, {self.updated} geändert, {self.unchanged} unverändert, {self.deleted} entfernt"
+
+    @property
+    def normen(self) -> str:
+        return f"{self.normen_neu} neu, {self.normen_geaendert} geändert, {self.normen_entfernt} entfernt"
 
 
 def embed_input(chunk: Chunk) -> str:
     """The text the embedding model sees for `chunk` (its content hash keys the vector cache)."""
     if chunk.kind == Chunk.Kind.NORM:
-        return f"{chunk.titel.split(NORM_OUTLINE_SEPARATOR, 1)[0]}\n{chunk.text}".strip()
+        return norm_embed_input(chunk.titel, chunk.text)
     return f"{chunk.titel}\n{chunk.text[:EMBED_CHARS]}".strip()
 
 
-def _sync_chunks(existing: Iterable[Chunk], wanted: list[Chunk], stats: IngestStats) -> None:
+def _sync_chunks(
+    existing: Iterable[Chunk], wanted: list[Chunk], stats: IngestStats, new_chunks: list[Chunk] | None = None
+) -> None:
     """Make the stored chunks of one source equal to `wanted` (matched by position). A chunk whose
-    text changed loses its embedding, so only changed text is embedded again."""
+    text changed loses its embedding, so only changed text is embedded again. New chunks are saved
+    at once, or collected in `new_chunks` for one bulk insert by the caller."""
     by_position = {chunk.position: chunk for chunk in existing}
     for chunk in wanted:
         chunk.content_hash = content_hash(embed_input(chunk))
         old = by_position.pop(chunk.position, None)
         if old is None:
-            chunk.save()
+            if new_chunks is None:
+                chunk.save()
+            else:
+                new_chunks.append(chunk)
             stats.created += 1
         elif old.content_hash == chunk.content_hash and old.text == chunk.text and old.titel == chunk.titel:
             stats.unchanged += 1
@@ -80,50 +89,45 @@ def _sync_chunks(existing: Iterable[Chunk], wanted: list[Chunk], stats: IngestSt
         stats.deleted += 1
 
 
-def split_text(text: str, size: int = CHUNK_CHARS, overlap: int = CHUNK_OVERLAP) -> list[str]:
-    """Split at paragraph boundaries into pieces of about `size` characters, with overlap."""
-    text = text.strip()
-    if len(text) <= size:
-        return [text] if text else []
-    pieces, start = [], 0
-    while start < len(text):
-        end = min(len(text), start + size)
-        if end < len(text):
-            cut = max(text.rfind("\n\n", start + size // 2, end), text.rfind(". ", start + size // 2, end))
-            if cut > start:
-                end = cut + 1
-        pieces.append(text[start:end].strip())
-        if end >= len(text):
-            break
-        start = max(end - overlap, start + 1)
-    return [p for p in pieces if p]
-
-
-def gesetz_ingest_file(path: Path) -> tuple[ParsedGesetz | None, IngestStats]:
-    """Ingest one statute file; a file already ingested unchanged is skipped without parsing."""
+def gesetz_ingest_file(path: Path) -> tuple[ParsedGesetz | None, IngestStats, str]:
+    """Ingest one statute file; a file already ingested unchanged is skipped without parsing.
+    Returns the parsed statute (None if skipped), the changes and the statute's abbreviation."""
     source_hash = content_hash(NORM_INDEX_VERSION + path.read_text(encoding="utf-8"))
-    if Gesetz.objects.filter(quelle_hash=source_hash).exists():
-        return None, IngestStats()
+    unchanged = Gesetz.objects.filter(quelle_hash=source_hash).values_list("abkuerzung", flat=True).first()
+    if unchanged is not None:
+        return None, IngestStats(), unchanged
     parsed = parse_file(path)
-    return parsed, gesetz_ingest(parsed, source_hash=source_hash)
+    return parsed, gesetz_ingest(parsed, source_hash=source_hash), parsed.abkuerzung
+
+
+def _gesetz_for(parsed: ParsedGesetz) -> Gesetz:
+    """The stored statute of `parsed`: by abbreviation, else by slug (an abbreviation that changed,
+    e.g. "WoEigG" → "WEG"), else a new one."""
+    gesetz = Gesetz.objects.filter(abkuerzung=parsed.abkuerzung).first()
+    if gesetz is None and parsed.slug:
+        gesetz = Gesetz.objects.filter(slug=parsed.slug).order_by("pk").first()
+    return gesetz or Gesetz(abkuerzung=parsed.abkuerzung)
 
 
 @transaction.atomic
 def gesetz_ingest(parsed: ParsedGesetz, *, source_hash: str = "") -> IngestStats:
-    """Create or update one statute with its norms and their chunks (one chunk per norm)."""
+    """Create or update one statute with its norms and their chunks (long norms in several)."""
     stats = IngestStats()
-    gesetz, _ = Gesetz.objects.update_or_create(
-        abkuerzung=parsed.abkuerzung,
-        defaults={"titel": parsed.titel, "slug": parsed.slug, "stand": parsed.stand, "quelle_hash": source_hash},
-    )
+    gesetz = _gesetz_for(parsed)
+    gesetz.abkuerzung, gesetz.titel, gesetz.slug = parsed.abkuerzung, parsed.titel[:300], parsed.slug
+    gesetz.stand, gesetz.aliase, gesetz.bjnr, gesetz.quelle_hash = parsed.stand[:300], parsed.aliase, parsed.bjnr, source_hash
+    gesetz.save()
     norms = {n.position: n for n in Norm.objects.filter(gesetz=gesetz)}
     chunks: dict[int, list[Chunk]] = {}
     for chunk in Chunk.objects.filter(kind=Chunk.Kind.NORM, norm__gesetz=gesetz):
         chunks.setdefault(chunk.norm_id, []).append(chunk)
+    # New norms and chunks are inserted in bulk: a first ingestion of the corpus is 16,000 norms.
+    current: list[Norm] = []
+    created: list[Norm] = []
     for item in parsed.normen:
         fields = {
             "art": item.art,
-            "nummer": item.nummer,
+            "nummer": item.nummer[:40],
             "titel": item.titel[:500],
             "gliederung": item.gliederung[:800],
             "text": item.text,
@@ -131,19 +135,34 @@ def gesetz_ingest(parsed: ParsedGesetz, *, source_hash: str = "") -> IngestStats
         }
         norm = norms.pop(item.position, None)
         if norm is None:
-            norm = Norm.objects.create(gesetz=gesetz, position=item.position, **fields)
+            norm = Norm(gesetz=gesetz, position=item.position, **fields)
+            norm.full_clean(validate_unique=False, validate_constraints=False)
+            created.append(norm)
+            stats.normen_neu += 1
         elif any(getattr(norm, k) != v for k, v in fields.items()):
             for key, value in fields.items():
                 setattr(norm, key, value)
             norm.save()
-        heading = f"{item.art} {item.nummer} {gesetz.abkuerzung} {item.titel}"
-        titel = f"{heading}{NORM_OUTLINE_SEPARATOR}{gesetz.titel} › {item.gliederung}"[:800]
-        pieces = [] if norm.aufgehoben else (split_text(item.text) or [item.titel])
-        wanted = [Chunk(kind=Chunk.Kind.NORM, norm=norm, position=i, titel=titel, text=piece) for i, piece in enumerate(pieces)]
-        _sync_chunks(chunks.get(norm.pk, []), wanted, stats)
+            stats.normen_geaendert += 1
+        current.append(norm)
     for stale in norms.values():
         stale.delete()
-        stats.deleted += 1
+        stats.normen_entfernt += 1
+    Norm.objects.bulk_create(created, batch_size=1000)
+    new_chunks: list[Chunk] = []
+    for item, norm in zip(parsed.normen, current, strict=True):
+        titel = norm_chunk_titel(
+            art=item.art,
+            nummer=item.nummer,
+            abkuerzung=gesetz.abkuerzung,
+            titel=item.titel,
+            gesetz_titel=gesetz.titel,
+            gliederung=item.gliederung,
+        )
+        pieces = norm_chunk_texts(text=item.text, titel=item.titel, aufgehoben=item.aufgehoben)
+        wanted = [Chunk(kind=Chunk.Kind.NORM, norm=norm, position=i, titel=titel, text=piece) for i, piece in enumerate(pieces)]
+        _sync_chunks(chunks.get(norm.pk, []), wanted, stats, new_chunks)
+    Chunk.objects.bulk_create(new_chunks, batch_size=500)
     return stats
 
 
@@ -239,6 +258,12 @@ def dokument_index(dokument: Dokument) -> IngestStats:
     return stats
 
 
+def embeddable_chunks() -> QuerySet[Chunk]:
+    """The chunks that get a vector: all but the later chunks of a norm (its first stands for it,
+    see recherche/chunking.py)."""
+    return Chunk.objects.exclude(kind=Chunk.Kind.NORM, position__gt=0)
+
+
 def chunks_embed_pending(
     *,
     backend: EmbeddingBackend,
@@ -253,7 +278,7 @@ def chunks_embed_pending(
     Vectors found in `cache` (same model, same content hash) are used without calling the model.
     Raises EmbeddingUnavailable if the backend is down; chunks embedded so far are kept.
     """
-    pending = Chunk.objects.exclude(embedding_model=backend.name)
+    pending = embeddable_chunks().exclude(embedding_model=backend.name)
     if kinds:
         pending = pending.filter(kind__in=kinds)
     if chunk_ids is not None:
@@ -323,6 +348,11 @@ def vector_indexes_ensure(*, model_name: str, dim: int) -> list[str]:
     return names
 
 
+# The statistics row that holds the average number of distinct lexemes of a chunk of the kind (for
+# the length normalisation of full-text scores); a space never occurs in a lexeme.
+AVERAGE_LENGTH_LEXEM = " avg_length"
+
+
 @transaction.atomic
 def lexem_statistik_refresh(*, kind: str) -> int:
     """Recompute the document frequencies of all lexemes of one chunk kind (after ingestion)."""
@@ -336,6 +366,8 @@ def lexem_statistik_refresh(*, kind: str) -> int:
             "WHERE length(word) <= 200",
             [kind, inner],
         )
-    total = Chunk.objects.filter(kind=kind).count()
+        cursor.execute("SELECT count(*), COALESCE(avg(length(search_vector)), 0) FROM recherche_chunk WHERE kind = %s", [kind])
+        total, average_length = cursor.fetchone()
     LexemStatistik.objects.create(kind=kind, lexem="", ndoc=total)
-    return total
+    LexemStatistik.objects.create(kind=kind, lexem=AVERAGE_LENGTH_LEXEM, ndoc=max(1, round(average_length)))
+    return int(total)

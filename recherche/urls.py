@@ -12,6 +12,7 @@ api_urlpatterns = [
 page_urlpatterns = [
     path("recherche/", views.recherche, name="recherche"),
     path("recherche/normen/<int:pk>/", views.norm_detail, name="norm-detail"),
+    path("recherche/normen/<int:pk>/panel/", views.norm_panel, name="norm-panel"),
     path("recherche/urteile/<int:pk>/", views.urteil_detail, name="urteil-detail"),
     path("recherche/muster/<int:pk>/", views.muster_detail, name="muster-detail"),
 ]

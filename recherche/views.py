@@ -5,6 +5,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from . import search
+from .citations import text_blocks
 from .models import Gesetz, Muster, Norm, Urteil
 
 KINDS = {"normen": "Gesetze", "urteile": "Entscheidungen", "muster": "Muster", "dokumente": "Dokumente der Kanzlei"}
@@ -43,7 +44,15 @@ def norm_detail(request: HttpRequest, pk: int) -> HttpResponse:
     neighbours = Norm.objects.filter(gesetz=norm.gesetz, position__in=[norm.position - 1, norm.position + 1])
     previous = next((n for n in neighbours if n.position < norm.position), None)
     following = next((n for n in neighbours if n.position > norm.position), None)
-    return render(request, "recherche/norm.html", {"norm": norm, "previous": previous, "following": following})
+    context = {"norm": norm, "blocks": text_blocks(norm.text), "previous": previous, "following": following}
+    return render(request, "recherche/norm.html", context)
+
+
+@login_required
+def norm_panel(request: HttpRequest, pk: int) -> HttpResponse:
+    """The norm as a fragment for the side panel of the chat (text with Absatz anchors, Stand)."""
+    norm = get_object_or_404(Norm.objects.select_related("gesetz"), pk=pk)
+    return render(request, "recherche/norm_panel.html", {"norm": norm, "blocks": text_blocks(norm.text)})
 
 
 @login_required

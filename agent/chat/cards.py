@@ -15,35 +15,14 @@ from drafts.models import HelenaDraft
 from drafts.selectors import drafts_by_ids
 from drafts.services import user_may_approve
 from helena.markdown import render_markdown
+from recherche.citations import link_citations
 
-# "§ 823 BGB", "§§ 187 ff. BGB", "Art. 28 DSGVO", "§ 222 Abs. 2 ZPO"
-NORM_RE = re.compile(
-    r"(?P<cite>(?P<kind>§§?|Art\.)\s*(?P<nummer>\d+[a-z]?)(?:\s+(?:Abs\.|Satz|S\.|Nr\.|ff\.|f\.)\s*\d*[a-z]?)*\s+(?P<gesetz>[A-ZÄÖÜ][A-Za-zÄÖÜäöü]{1,15}))"
-)
 # Aktenzeichen as Helena writes them: "Akte 12/25"
 AKTE_RE = re.compile(r"\bAkte\s+(?P<az>\d{1,6}/\d{2,4})\b")
 # Document titles as Helena quotes them: „Klageschrift vom 03.05.2026“
 DOKUMENT_RE = re.compile(r"„(?P<name>[^„“\n]{3,200})“")
 TAG_RE = re.compile(r"(<[^>]+>)")
 AKTE_FIELDS = {f.name: str(f.verbose_name) for f in Akte._meta.concrete_fields}
-
-
-def _norm_links(text: str) -> dict[str, str]:
-    """Citation text → norm reader URL, for the norms found in `text` that exist in the library."""
-    from recherche.models import Norm
-
-    wanted: dict[tuple[str, str, str], list[str]] = {}
-    for match in NORM_RE.finditer(text):
-        art = "Art." if match["kind"] == "Art." else "§"
-        wanted.setdefault((art, match["gesetz"], match["nummer"]), []).append(match["cite"])
-    if not wanted:
-        return {}
-    links: dict[str, str] = {}
-    norms = Norm.objects.filter(gesetz__abkuerzung__in={k[1] for k in wanted}, nummer__in={k[2] for k in wanted})
-    for norm in norms.select_related("gesetz").order_by("position"):
-        for cite in wanted.get((norm.art, norm.gesetz.abkuerzung, norm.nummer), []):
-            links.setdefault(cite, reverse("norm-detail", args=[norm.pk]))
-    return links
 
 
 def _akte_links(text: str, user: User) -> dict[str, str]:
@@ -89,10 +68,12 @@ def _link_text_nodes(html: str, links: dict[str, str]) -> str:
 
 
 def answer_html(text: str, *, user: User) -> str:
-    """Helena's answer as sanitised HTML; norms link to the norm reader, Akten to their page and
-    quoted document titles to the document, each only where the user may see it."""
-    html = render_markdown(text)
-    return _link_text_nodes(html, {**_norm_links(text), **_akte_links(text, user), **_dokument_links(text, user)})
+    """Helena's answer as sanitised HTML; norm and decision citations are checked against the
+    corpus (linked to the section and Absatz, or marked "nicht im Bestand – bitte prüfen"), Akten
+    link to their page and quoted document titles to the document, each only where the user may
+    see it."""
+    html = link_citations(render_markdown(text))
+    return _link_text_nodes(html, {**_akte_links(text, user), **_dokument_links(text, user)})
 
 
 def _result_url(draft: HelenaDraft) -> str:
@@ -133,7 +114,7 @@ def draft_card(draft: HelenaDraft, *, viewer: User) -> dict[str, Any]:
         "can_review": user_may_approve(viewer),
     }
     if draft.typ == HelenaDraft.Typ.DOKUMENT:
-        card["preview_html"] = render_markdown(str(payload.get("inhalt_markdown", "")))
+        card["preview_html"] = link_citations(render_markdown(str(payload.get("inhalt_markdown", ""))))
     if draft.typ == HelenaDraft.Typ.AKTE_UPDATE and draft.akte is not None:
         changes = payload.get("changes") or {}
         # After approval the Akte already holds the new values; the draft kept the old ones for undo.

@@ -30,6 +30,7 @@ class EventType(StrEnum):
     BUDGET_TRUNCATED = "budget.truncated"
     BUDGET_TOOLS_COMPACTED = "budget.tools_compacted"
     DRAFT_CREATED = "draft.created"
+    ANSWER_CITATIONS = "answer.citations"
     RUN_CAP_REACHED = "run.cap_reached"
     RUN_FINISHED = "run.finished"
     RUN_FAILED = "run.failed"
@@ -164,6 +165,17 @@ class RunEnded(TypedDict):
     demo: NotRequired[bool]
 
 
+class AnswerCitations(TypedDict):
+    """The citation check of the final answer (recherche.citations): how many norm and decision
+    citations were checked, how many are not in the corpus, and the citations themselves."""
+
+    geprueft: int
+    nicht_im_bestand: int
+    normen: list[dict[str, Any]]
+    urteile: list[dict[str, Any]]
+    fehler: NotRequired[str]  # the check itself failed (exception type only): nothing was marked
+
+
 PAYLOADS: dict[EventType, type] = {
     EventType.RUN_STARTED: RunStarted,
     EventType.STEP_STARTED: StepStarted,
@@ -178,6 +190,7 @@ PAYLOADS: dict[EventType, type] = {
     EventType.BUDGET_TRUNCATED: BudgetTruncated,
     EventType.BUDGET_TOOLS_COMPACTED: BudgetToolsCompacted,
     EventType.DRAFT_CREATED: DraftCreated,
+    EventType.ANSWER_CITATIONS: AnswerCitations,
     EventType.RUN_CAP_REACHED: CapReached,
     EventType.RUN_FINISHED: RunEnded,
     EventType.RUN_FAILED: RunEnded,

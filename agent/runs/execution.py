@@ -46,6 +46,7 @@ from agent.runs.routes import routes_build
 from agent.tools.base import ToolContext
 from agent.tools.discovery import all_tools
 from akten.models import Akte
+from recherche.citations import answer_citation_trace
 
 logger = logging.getLogger(__name__)
 ERR_START = "Der Auftrag konnte nicht starten: {error}"
@@ -257,6 +258,10 @@ async def run_execute(
         if prepared.first_contact and outcome.answer and outcome.status != RunStatus.CANCELLED:
             outcome.answer = with_intro(outcome.answer)
         await sync_to_async(_run_finish)(run_id, outcome)
+        if outcome.answer:
+            # Every norm and decision citation of the final answer is checked against the corpus;
+            # the trace event (a step in the admin run view) counts those not in the corpus.
+            await sink.emit("answer.citations", **await sync_to_async(answer_citation_trace)(outcome.answer))
 
     sink = RunEventSink(prepared.run, publish, relay=relay)
     withheld = frozenset(all_tools()) - set(prepared.tools.names())

@@ -79,3 +79,40 @@ def test_get_backend_follows_settings(settings):
     settings.HELENA_EMBEDDINGS = {**settings.HELENA_EMBEDDINGS, "BACKEND": "ollama", "MODEL": "bge-m3", "DIM": 1024}
     backend = get_backend()
     assert isinstance(backend, OllamaBackend) and backend.dim == 1024 and backend.name == "ollama:bge-m3"
+
+
+@pytest.mark.django_db
+def test_cache_export_is_compact_and_prune_keeps_only_the_database_s_vectors(tmp_path, monkeypatch):
+    import numpy as np
+    from django.core.management import call_command
+
+    from recherche import vector_cache
+    from recherche.embeddings import LocalE5Backend
+    from recherche.models import Chunk, Gesetz, Norm
+
+    monkeypatch.setattr(vector_cache, "CACHE_DIR", tmp_path)
+    name = LocalE5Backend.name
+    stale = [0.0] * 383 + [1.0]
+    vector_cache.VectorCache.save(name, [("ab" * 32, stale)])
+    gesetz = Gesetz.objects.create(abkuerzung="CacheG", titel="Cachegesetz", slug="cacheg")
+    norm = Norm.objects.create(gesetz=gesetz, art="§", nummer="1", text="x", position=0)
+    vector = list(np.random.default_rng(1).standard_normal(384) / 20)
+    Chunk.objects.create(
+        kind="NORM",
+        norm=norm,
+        titel="t",
+        text="x",
+        content_hash="cd" * 32,
+        embedding=vector,
+        embedding_model=name,
+        embedding_dim=384,
+    )
+    in_database = Chunk.objects.filter(embedding_model=name).exclude(kind="DOKUMENT").values("content_hash").distinct().count()
+    call_command("embedding_cache", "export", verbosity=0)
+    assert len(vector_cache.VectorCache.load(name)) == in_database + 1  # merged with the file
+    call_command("embedding_cache", "export", "--prune", verbosity=0)
+    cache = vector_cache.VectorCache.load(name)
+    assert len(cache) == in_database and cache.get("ab" * 32) is None
+    assert cache.get("cd" * 32) == pytest.approx(vector, abs=0.003)  # int8 with a scale per vector
+    with np.load(vector_cache.cache_path(name)) as data:
+        assert data["vectors"].dtype == np.int8 and data["keys"].shape == (in_database, 32)

@@ -5,9 +5,10 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
+from recherche.chunking import NORM_EMBED_CHARS
 from recherche.embeddings import LocalE5Backend
 from recherche.models import Chunk, Gesetz, Muster, Norm, Urteil
-from recherche.services import chunks_embed_pending, split_text
+from recherche.services import chunks_embed_pending, embeddable_chunks, split_text
 
 pytestmark = pytest.mark.django_db
 DATA = Path(__file__).resolve().parents[2] / "recherche" / "data"
@@ -19,7 +20,8 @@ def test_ingest_gesetze_is_idempotent_and_reembeds_only_changed_text(tmp_path):
     target.write_text((MINI / "testg.md").read_text(encoding="utf-8"), encoding="utf-8")
     out = StringIO()
     call_command("ingest_gesetze", str(tmp_path), stdout=out)
-    assert "TestG: 6 Normen" in out.getvalue()
+    assert "TestG: 6 Normen (6 neu, 0 geändert, 0 entfernt)" in out.getvalue()
+    assert "Stand: Zuletzt geändert durch Art. 1 G v. 1.2.2021 I 99" in out.getvalue()
     gesetz = Gesetz.objects.get(abkuerzung="TestG")
     assert gesetz.stand.startswith("Zuletzt geändert durch")
     assert Norm.objects.filter(gesetz=gesetz, aufgehoben=True).count() == 2
@@ -32,12 +34,14 @@ def test_ingest_gesetze_is_idempotent_and_reembeds_only_changed_text(tmp_path):
 
     again = StringIO()
     call_command("ingest_gesetze", str(tmp_path), stdout=again)
-    assert "testg.md: unverändert" in again.getvalue()
-    assert "0 Abschnitte eingebettet" in again.getvalue()
+    assert "TestG: unverändert" in again.getvalue()
+    assert "1 Dateien, 0 geändert, 1 unverändert." in again.getvalue()
+    assert "eingebettet" not in again.getvalue()
 
     target.write_text(target.read_text(encoding="utf-8").replace("um einen Monat", "um zwei Monate"), encoding="utf-8")
     changed = StringIO()
     call_command("ingest_gesetze", str(tmp_path), stdout=changed)
+    assert "TestG: 6 Normen (0 neu, 1 geändert, 0 entfernt)" in changed.getvalue()
     assert "0 neu, 1 geändert, 3 unverändert, 0 entfernt" in changed.getvalue()
     assert "1 Abschnitte eingebettet" in changed.getvalue()
     after = {c.norm.nummer: (c.pk, c.content_hash) for c in chunks.select_related("norm")}
@@ -51,7 +55,7 @@ def test_embedding_uses_the_vector_cache_instead_of_the_model(tmp_path):
     from recherche.vector_cache import VectorCache
 
     call_command("ingest_gesetze", str(MINI), "--no-embed", verbosity=0)
-    chunk = Chunk.objects.filter(kind="NORM").first()
+    chunk = Chunk.objects.get(kind="NORM", norm__gesetz__abkuerzung="TestG", norm__art="§", norm__nummer="1")
     marker = [0.5] * 384
 
     class Refusing(LocalE5Backend):
@@ -74,7 +78,7 @@ def test_norm_embedding_sees_citation_and_heading_but_not_the_outline():
     assert "›" in chunk.titel  # full text still searches the outline
     heading, text = embed_input(chunk).split("\n", 1)
     assert heading == f"§ 1 TestG {chunk.norm.titel}"
-    assert text == chunk.text  # the whole chunk, not only its start
+    assert text == chunk.text[:NORM_EMBED_CHARS]
 
 
 def test_a_new_index_version_reindexes_unchanged_statutes(monkeypatch):
@@ -84,7 +88,7 @@ def test_a_new_index_version_reindexes_unchanged_statutes(monkeypatch):
     monkeypatch.setattr(services, "NORM_INDEX_VERSION", "test")
     out = StringIO()
     call_command("ingest_gesetze", str(MINI), "--no-embed", stdout=out)
-    assert "testg.md: unverändert" not in out.getvalue()  # parsed again, not skipped
+    assert "TestG: unverändert" not in out.getvalue()  # parsed again, not skipped
     assert "0 neu, 0 geändert, 4 unverändert, 0 entfernt" in out.getvalue()
 
 
@@ -135,3 +139,50 @@ def test_split_text_respects_size_and_overlap():
     assert all(len(p) <= 500 for p in pieces)
     assert pieces[0][-50:] in text and len(pieces) > 10
     assert split_text("") == [] and split_text("kurz") == ["kurz"]
+
+
+def _statute(tmp_path, name, body, **front):
+    head = "".join(f"{key}: {value}\n" for key, value in front.items())
+    (tmp_path / f"{name}.md").write_text(
+        f"---\n{head}# Titel\n\nZuletzt geändert durch\n:   Art. 2 G v. 3.4.2026\n\n{body}", "utf-8"
+    )
+
+
+def test_ingest_reads_the_2026_format_and_reports_what_changed(tmp_path):
+    _statute(
+        tmp_path,
+        "sgb_2",
+        "## § 7 Leistungsberechtigte\n\n(1) Text.\n\n## § 8 (weggefallen)\n\n(weggefallen)\n",
+        Title="SGB II",
+        jurabk="SGB 2",
+        amtabk="SGB 2",
+        slug="sgb_2",
+        bjnr="BJNR295500003",
+    )
+    _statute(tmp_path, "woeigg", "## § 20 Bauliche Veränderungen\n\nText.\n", jurabk="WoEigG", amtabk="WEG", slug="woeigg")
+    out = StringIO()
+    call_command("ingest_gesetze", str(tmp_path), "--no-embed", stdout=out)
+    sgb = Gesetz.objects.get(abkuerzung="SGB II")  # the official abbreviation, roman as cited
+    assert (sgb.aliase, sgb.bjnr, sgb.stand) == (["SGB 2"], "BJNR295500003", "Zuletzt geändert durch Art. 2 G v. 3.4.2026")
+    assert Gesetz.objects.get(abkuerzung="WEG").aliase == ["WoEigG"]
+    assert Norm.objects.get(gesetz=sgb, nummer="8").aufgehoben
+
+    # an earlier ingestion stored the WEG under its juris abbreviation: found again by its slug
+    Gesetz.objects.filter(abkuerzung="WEG").update(abkuerzung="WoEigG", quelle_hash="")
+    (tmp_path / "sgb_2.md").unlink()
+    again = StringIO()
+    call_command("ingest_gesetze", str(tmp_path), "--no-embed", stdout=again)
+    assert list(Gesetz.objects.filter(slug="woeigg").values_list("abkuerzung", flat=True)) == ["WEG"]
+    assert "SGB II: nicht im Verzeichnis (bleibt; --prune entfernt es)" in again.getvalue()
+    pruned = StringIO()
+    call_command("ingest_gesetze", str(tmp_path), "--no-embed", "--prune", stdout=pruned)
+    assert "SGB II: entfernt" in pruned.getvalue() and not Gesetz.objects.filter(abkuerzung="SGB II").exists()
+
+
+def test_a_long_section_gets_one_vector_and_full_text_for_every_chunk(tmp_path):
+    long_text = "\n\n".join(f"({i}) " + "Der Schuldner hat die Leistung zu bewirken. " * 20 for i in range(1, 6))
+    _statute(tmp_path, "lang", f"## § 1 Lange Vorschrift\n\n{long_text}\n", jurabk="LangG", slug="lang")
+    call_command("ingest_gesetze", str(tmp_path), "--no-embed", verbosity=0)
+    chunks = Chunk.objects.filter(norm__gesetz__abkuerzung="LangG").order_by("position")
+    assert chunks.count() > 1
+    assert list(embeddable_chunks().filter(norm__gesetz__abkuerzung="LangG")) == [chunks[0]]

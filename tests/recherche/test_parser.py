@@ -44,3 +44,30 @@ def test_every_shipped_statute_parses_with_norms():
         assert gesetz.normen, path.name
         assert gesetz.abkuerzung and gesetz.slug
         assert len({n.position for n in gesetz.normen}) == len(gesetz.normen)
+
+
+def test_2026_front_matter_without_closing_line_and_official_abbreviations():
+    sgb = parse_gesetz(
+        '---\nTitle: "SGB X"\njurabk: "SGB 10"\namtabk: "SGB X"\nslug: sgb_10\nbjnr: BJNR114690980\n'
+        "# Sozialgesetzbuch (SGB) Zehntes Buch (X)\n\nZuletzt geändert durch\n:   Art. 2 G v. 16.4.2026 I Nr. 106\n\n"
+        "## § 44 Rücknahme eines rechtswidrigen nicht begünstigenden Verwaltungsaktes\n\n(1) Text.\n"
+    )
+    assert (sgb.abkuerzung, sgb.aliase, sgb.bjnr, sgb.slug) == ("SGB X", ["SGB 10"], "BJNR114690980", "sgb_10")
+    assert sgb.stand == "Zuletzt geändert durch Art. 2 G v. 16.4.2026 I Nr. 106"
+    assert [(n.art, n.nummer) for n in sgb.normen] == [("§", "44")]
+
+
+def test_canonical_abbreviations():
+    from recherche.gesetze_parser import canonical_abkuerzung
+
+    assert canonical_abkuerzung("SGB 2") == "SGB II"
+    assert canonical_abkuerzung("SGB 12") == "SGB XII"
+    assert canonical_abkuerzung("GKG 2004") == "GKG"
+    assert canonical_abkuerzung("TDDDG") == "TDDDG"
+
+
+def test_the_shipped_corpus_is_the_2026_one_with_stand_for_every_statute():
+    index = (SHIPPED / "INDEX.tsv").read_text(encoding="utf-8").splitlines()[1:]
+    assert len(index) == 85
+    rvg = parse_file(SHIPPED / "rvg.md")
+    assert rvg.stand == "Zuletzt geändert durch Art. 14 G v. 8.12.2025 I Nr. 318"

@@ -125,7 +125,9 @@ def test_fulltext_finds_the_norm_whose_wording_differs_from_the_question(shipped
 def test_repealed_norms_are_never_returned(shipped_gesetze):
     result = search_normen(query="weggefallen", limit=20, mode="fulltext")
     assert all("weggefallen" not in r["ueberschrift"] for r in result.results)
-    assert search_normen(query="§ 10 BGB", limit=3).results[0]["zitat"] != "§ 10 BGB"  # § 10 BGB is repealed
+    repealed = search_normen(query="§ 10 BGB", limit=3)  # § 10 BGB is repealed: said so, nothing else offered
+    assert repealed.results == [] and repealed.nicht_im_bestand[0]["grund"] == "§ 10 BGB ist weggefallen (aufgehoben)."
+    assert "weggefallen" in repealed.hinweis
 
 
 def test_filter_by_law(shipped_gesetze):
@@ -206,3 +208,18 @@ def test_mandant_finds_only_released_documents(api_client, django_capture_on_com
     found = {r["id"] for r in search_dokumente(user=mandant, query="Vergleichsbereitschaft").results}
     assert found == {released}
     assert internal not in found
+
+
+def test_document_search_says_which_documents_are_not_embedded_yet_and_applies_the_floor():
+    from recherche.services import dokument_index
+    from tests.factories import DokumentFactory
+
+    owner = UserFactory(role=Role.ANWALT)
+    akte = AkteFactory(anwalt=owner)
+    dokument = DokumentFactory(akte=akte, name="Mängelanzeige", text="Seit März Schimmelbildung im Badezimmer der Wohnung.")
+    dokument_index(dokument)  # indexed, not embedded (the background task has not run)
+    found = search_dokumente(user=owner, query="Schimmelbildung Badezimmer")
+    assert [r["id"] for r in found.results] == [dokument.pk]
+    assert "1 Dokument(e) noch nicht eingebettet" in found.hinweis
+    nothing = search_dokumente(user=owner, query="Quantenchromodynamik")
+    assert nothing.results == [] and "Kein passendes Dokument gefunden." in nothing.hinweis

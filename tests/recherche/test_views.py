@@ -66,3 +66,37 @@ def test_search_api_and_document_search_respects_access(api_client, user, shippe
 def test_search_requires_login(client, api_client):
     assert client.get("/recherche/").status_code == 302
     assert api_client.get("/api/recherche/normen/", {"q": "x"}).status_code == 403
+
+
+def test_norm_reader_and_side_panel_show_stand_and_absatz_anchors(client, user, mini_gesetze):
+    norm = Norm.objects.get(gesetz__abkuerzung="TestG", art="§", nummer="1")
+    client.force_login(user)
+    for url in (f"/recherche/normen/{norm.pk}/", f"/recherche/normen/{norm.pk}/panel/"):
+        html = client.get(url).content.decode()
+        assert "zuletzt geändert durch Art. 1 G v. 1.2.2021 I 99" in html
+        assert '<p id="abs-1">(1) Die Kündigungsfrist beginnt' in html and '<p id="abs-2">' in html
+    assert "<html" not in client.get(f"/recherche/normen/{norm.pk}/panel/").content.decode()  # a fragment
+    client.logout()
+    assert client.get(f"/recherche/normen/{norm.pk}/panel/").status_code == 302
+
+
+def test_fee_table_entries_get_their_own_anchor():
+    from recherche.citations import text_blocks
+
+    blocks = text_blocks(
+        "(1) Vorbemerkung.\n\n[Nr. | Gebührentatbestand | Satz; 3100 | Verfahrensgebühr | 1,3; 3104 | Terminsgebühr | 1,2]"
+    )
+    assert blocks == [
+        ("abs-1", "(1) Vorbemerkung."),
+        ("", "[Nr. | Gebührentatbestand | Satz"),
+        ("nr-3100", "3100 | Verfahrensgebühr | 1,3"),
+        ("nr-3104", "3104 | Terminsgebühr | 1,2]"),
+    ]
+
+
+def test_search_page_shows_stand_and_citations_not_in_the_corpus(client, user, mini_gesetze):
+    client.force_login(user)
+    html = client.get("/recherche/", {"q": "§ 1 TestG", "art": "normen"}).content.decode()
+    assert "Stand: Zuletzt geändert durch Art. 1 G v. 1.2.2021 I 99" in html
+    html = client.get("/recherche/", {"q": "§ 99 TestG", "art": "normen"}).content.decode()
+    assert "nicht im Bestand" in html and "§ 99 TestG gibt es im Bestand nicht." in html

@@ -7,10 +7,10 @@ import io
 
 import docx
 import pytest
-from agent.tools.executor import toolbox_for
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from agent.tools.base import ToolContext
+from agent.tools.executor import toolbox_for
 from akten.models import Dokument, DokumentVorlage, Role
 from drafts.models import HelenaDraft
 from drafts.services import draft_accept

@@ -32,7 +32,8 @@ def execute(ctx: ToolContext, params: SearchGesetzeParams) -> ToolResult:
         gesetz = next((abk for abk in known if abk.lower() == params.gesetz.lower()), None)
         if gesetz is None:
             raise ToolError(ERR_GESETZ.format(abk=params.gesetz, known=", ".join(sorted(known))))
-    result = search.search_normen(query=params.suche, gesetz=gesetz, limit=params.limit)
+    sachgebiet = str(ctx.akte.sachgebiet) if ctx.akte is not None else ""
+    result = search.search_normen(query=params.suche, gesetz=gesetz, limit=params.limit, sachgebiet=sachgebiet)
     normen = [
         {
             "zitat": r["zitat"],
@@ -40,12 +41,15 @@ def execute(ctx: ToolContext, params: SearchGesetzeParams) -> ToolResult:
             "auszug": r["snippet"],
             "exakt": r["exakt"],
             "score": r["score"],
+            "stand": r["stand"],
             "url": r["url"],
             "norm_id": r["id"],
         }
         for r in result.results
     ]
     data: dict[str, object] = {"suche": params.suche, "normen": normen}
+    if result.nicht_im_bestand:
+        data["nicht_im_bestand"] = [{"zitat": z["zitiert"], "grund": z["grund"]} for z in result.nicht_im_bestand]
     if result.hinweis:
         data["hinweis"] = result.hinweis
     sources = [{"zitat": r["zitat"], "table": "recherche_norm", "id": r["id"], "url": r["url"]} for r in result.results]
@@ -55,11 +59,17 @@ def execute(ctx: ToolContext, params: SearchGesetzeParams) -> ToolResult:
 TOOL = Tool(
     name="search_gesetze",
     description=(
-        "Search German statutes (BGB, ZPO, KSchG, GG, RVG, ... as loaded) by citation or by a question in words. "
-        "Citations in the query ('§ 573c BGB', '§§ 187, 188 BGB', 'Art. 1 GG') are resolved exactly and come "
-        "first; then full-text and semantic hits.\n"
+        "Search 85 German federal statutes in their consolidated versions of April 2026 (BGB, ZPO, FamFG, ArbGG, "
+        "KSchG, StGB, StPO, StVG, VVG, SGB I-XII, VwGO, InsO, GmbHG, HGB, RVG, GKG, ...) by citation or by a "
+        "question in words. Citations in the query in any form ('§ 573c BGB', '§ 253 II BGB', 'BGB § 433', "
+        "'§§ 187, 188 BGB', 'Art. 20 III GG', 'Nr. 3100 VV RVG', '§ 7 SGB II') are resolved exactly and come "
+        "first; then full-text and semantic hits above a relevance floor, preferring the statutes of the "
+        "current Akte's field of law.\n"
         "Use it to find the norms for a legal question and to cite them. To read a norm's full text use read_norm.\n"
-        "Returns {suche, normen: [{zitat, ueberschrift, auszug, exakt, score, url}]}; cite norms by 'zitat'.\n"
+        "Returns {suche, normen: [{zitat, ueberschrift, auszug, exakt, score, stand, url}], nicht_im_bestand?, "
+        "hinweis?}; cite norms by 'zitat' and say which version ('stand') you read. 'nicht_im_bestand' lists "
+        "cited norms or laws that are not in the corpus: say so, never substitute another norm. An empty list "
+        "with a 'hinweis' means nothing relevant was found.\n"
         "Errors: unknown statute abbreviation in 'gesetz' (the message lists the available ones).\n"
         'Example: {"suche": "Kündigungsfrist Wohnraummiete Vermieter", "gesetz": "BGB"}'
     ),

@@ -12,6 +12,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("action", choices=["export"])
+        parser.add_argument(
+            "--prune", action="store_true", help="nur die Vektoren der Datenbank schreiben (alte Einträge der Datei fallen weg)"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         model = get_backend().name
@@ -21,8 +24,9 @@ class Command(BaseCommand):
             .order_by("content_hash")
             .values_list("content_hash", "embedding")
         )
-        # Merged with the shipped file, so an export from a partial database loses nothing.
-        merged = VectorCache.load(model).items()
+        # Merged with the shipped file, so an export from a partial database loses nothing; with
+        # --prune (from a database holding the whole shipped corpus) stale vectors are dropped.
+        merged = {} if options["prune"] else VectorCache.load(model).items()
         merged.update({h: list(map(float, v)) for h, v in rows})
         items = sorted(merged.items())
         path = VectorCache.save(model, items)

@@ -4,20 +4,35 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from recherche.embeddings import EmbeddingUnavailable, get_backend
-from recherche.models import Chunk
-from recherche.services import chunks_embed_pending, gesetz_ingest_file, lexem_statistik_refresh, vector_indexes_ensure
+from recherche.models import Chunk, Gesetz
+from recherche.services import (
+    chunks_embed_pending,
+    embeddable_chunks,
+    gesetz_ingest_file,
+    lexem_statistik_refresh,
+    vector_indexes_ensure,
+)
 from recherche.vector_cache import VectorCache
 
 from ._progress import progress_bar
 
+# Chunks per round of embedding: mostly vectors from the shipped cache, written with one UPDATE.
+EMBED_BATCH = 200
+
 
 class Command(BaseCommand):
-    help = "Liest Gesetze im Markdown-Format (eine Datei je Gesetz) ein und bettet geänderte Normen ein."
+    help = (
+        "Liest Gesetze im Markdown-Format (eine Datei je Gesetz, Vorspann mit jurabk/amtabk/slug) aus einem "
+        "beliebigen Verzeichnis ein, meldet, was sich geändert hat, und bettet geänderte Normen ein."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("path", help="Verzeichnis mit *.md-Dateien oder eine einzelne Datei")
         parser.add_argument("--only", nargs="*", default=None, help="nur diese Dateien (ohne .md), z. B. bgb zpo")
         parser.add_argument("--no-embed", action="store_true", help="nur Volltext; Einbettung später mit embed_chunks")
+        parser.add_argument(
+            "--prune", action="store_true", help="Gesetze löschen, die nicht (mehr) im Verzeichnis stehen (nur ohne --only)"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         path = Path(options["path"])
@@ -27,15 +42,31 @@ class Command(BaseCommand):
         files = [f for f in files if f.name.lower() != "readme.md"]
         if not files:
             raise CommandError(f"Keine Gesetzesdateien unter {path} gefunden.")
+        seen: set[str] = set()
+        changed = 0
         with progress_bar(len(files), "Gesetze") as bar:
             for file in files:
-                parsed, stats = gesetz_ingest_file(file)
+                parsed, stats, abkuerzung = gesetz_ingest_file(file)
+                seen.add(abkuerzung)
                 bar.update(1)
                 if parsed is None:
-                    self.stdout.write(f"{file.name}: unverändert")
-                else:
-                    self.stdout.write(f"{parsed.abkuerzung}: {len(parsed.normen)} Normen; Abschnitte {stats}")
-        lexem_statistik_refresh(kind=Chunk.Kind.NORM)
+                    self.stdout.write(f"{abkuerzung}: unverändert")
+                    continue
+                changed += 1
+                self.stdout.write(
+                    f"{parsed.abkuerzung}: {len(parsed.normen)} Normen ({stats.normen}); Abschnitte {stats}; "
+                    f"Stand: {parsed.stand or 'unbekannt'}"
+                )
+        missing = [] if options["only"] or not path.is_dir() else list(Gesetz.objects.exclude(abkuerzung__in=seen))
+        for gesetz in missing:
+            if options["prune"]:
+                gesetz.delete()
+                self.stdout.write(f"{gesetz.abkuerzung}: entfernt (nicht mehr im Verzeichnis)")
+            else:
+                self.stdout.write(f"{gesetz.abkuerzung}: nicht im Verzeichnis (bleibt; --prune entfernt es)")
+        self.stdout.write(f"{len(files)} Dateien, {changed} geändert, {len(files) - changed} unverändert.")
+        if changed or (missing and options["prune"]):
+            lexem_statistik_refresh(kind=Chunk.Kind.NORM)
         if not options["no_embed"]:
             embed(self, kinds=[Chunk.Kind.NORM])
 
@@ -43,16 +74,19 @@ class Command(BaseCommand):
 def embed(command: BaseCommand, *, kinds: list[str] | None = None) -> None:
     """Embed pending chunks with the configured backend, using the shipped vector cache."""
     backend = get_backend()
-    pending = Chunk.objects.exclude(embedding_model=backend.name)
+    pending = embeddable_chunks().exclude(embedding_model=backend.name)
     if kinds:
         pending = pending.filter(kind__in=kinds)
     total = pending.count()
-    cache = VectorCache.load(backend.name)
-    try:
-        with progress_bar(total, f"Einbettung ({backend.name})") as bar:
-            done = chunks_embed_pending(backend=backend, kinds=kinds, cache=cache, progress=bar.update)
-    except EmbeddingUnavailable as exc:
-        command.stderr.write(f"Einbettung nicht möglich ({exc}); die Suche nutzt bis dahin nur den Volltext.")
-        return
+    if total:
+        cache = VectorCache.load(backend.name)
+        try:
+            with progress_bar(total, f"Einbettung ({backend.name})") as bar:
+                done = chunks_embed_pending(
+                    backend=backend, kinds=kinds, cache=cache, progress=bar.update, batch_size=EMBED_BATCH
+                )
+        except EmbeddingUnavailable as exc:
+            command.stderr.write(f"Einbettung nicht möglich ({exc}); die Suche nutzt bis dahin nur den Volltext.")
+            return
+        command.stdout.write(f"{done} Abschnitte eingebettet ({backend.name}).")
     vector_indexes_ensure(model_name=backend.name, dim=backend.dim)
-    command.stdout.write(f"{done} Abschnitte eingebettet ({backend.name}).")

@@ -163,14 +163,19 @@ def test_answer_html_links_norms_and_visible_akten_only():
     from agent.chat.cards import answer_html
     from recherche.models import Gesetz, Norm
 
-    gesetz = Gesetz.objects.create(abkuerzung="BGB", titel="Bürgerliches Gesetzbuch", slug="bgb")
-    norm = Norm.objects.create(gesetz=gesetz, art="§", nummer="823", titel="Schadensersatzpflicht", position=1)
+    gesetz, _ = Gesetz.objects.get_or_create(abkuerzung="BGB", defaults={"titel": "Bürgerliches Gesetzbuch", "slug": "bgb"})
+    norm = Norm.objects.filter(gesetz=gesetz, art="§", nummer="823").first() or Norm.objects.create(
+        gesetz=gesetz, art="§", nummer="823", titel="Schadensersatzpflicht", position=100_000
+    )
     mine = AkteFactory()
     foreign = AkteFactory()
     html = answer_html(
         f"Nach § 823 Abs. 1 BGB haftet er. Vgl. Akte {mine.aktenzeichen} und Akte {foreign.aktenzeichen}.", user=mine.anwalt
     )
-    assert f'<a href="/recherche/normen/{norm.pk}/">§ 823 Abs. 1 BGB</a>' in html
+    assert f'<a href="/recherche/normen/{norm.pk}/' in html and 'class="zitat"' in html
+    assert f'data-norm-panel="/recherche/normen/{norm.pk}/panel/' in html
+    assert ">§ 823 Abs. 1 BGB</a>" in html
+    assert "nicht im Bestand" not in html
     assert f'<a href="/akten/{mine.pk}/">Akte {mine.aktenzeichen}</a>' in html
     assert f"/akten/{foreign.pk}/" not in html
 

@@ -465,3 +465,23 @@ def test_default_tiers_are_created_once_and_the_cloud_tier_stays_off():
     assert tiers[1].model == "eigenes-modell"  # an admin's change is never overwritten
     assert tiers[1].enabled and tiers[2].enabled and tiers[1].base_url == ""
     assert tiers[3].is_cloud and not tiers[3].enabled and run_routes.pseudonymize_tier(tiers[3])
+
+
+@DB
+def test_the_final_answer_s_citations_are_checked_and_counted_in_the_trace(tier1, scripted_llm):
+    """Every citation of the final answer is resolved against the corpus; the trace (and
+    with it the admin run view) counts those not in the corpus, before the terminal event."""
+    from recherche.models import Gesetz, Norm
+
+    gesetz = Gesetz.objects.create(
+        abkuerzung="BGB", titel="Bürgerliches Gesetzbuch", slug="bgb", stand="Zuletzt geändert durch X"
+    )
+    Norm.objects.create(gesetz=gesetz, art="§", nummer="573", titel="Ordentliche Kündigung", text="(1) …\n\n(2) …", position=1)
+    akte = AkteFactory()
+    scripted_llm.script([{"text": "Nach § 573 Abs. 2 BGB geht das; § 9999 BGB und Art. 6 DSGVO helfen nicht."}])
+    done = execute(services.run_create(user=akte.anwalt, text="Eigenbedarf?", akte=akte, mode="INLINE"))
+    steps = list(AgentStep.objects.filter(run=done).order_by("seq"))
+    check = next(step for step in steps if step.type == "answer.citations")
+    assert steps[-1].type == "run.finished" and check.seq == steps[-1].seq - 1
+    assert (check.payload["geprueft"], check.payload["nicht_im_bestand"]) == (3, 2)
+    assert [n["zitiert"] for n in check.payload["normen"] if not n["ok"]] == ["§ 9999 BGB", "Art. 6 DSGVO"]

@@ -195,6 +195,23 @@ def test_search_gesetze_returns_citations(call, anwalt, knowledge):
     assert filtered.ok and all(n["zitat"].endswith("TestG") for n in filtered.data["normen"])
     error = call(anwalt, "search_gesetze", {"suche": "Frist", "gesetz": "XYZ"}).error
     assert error.startswith("Gesetz „XYZ“ ist nicht in der Datenbank.") and "TestG" in error
+    assert first["stand"] == "Zuletzt geändert durch Art. 1 G v. 1.2.2021 I 99"
+
+
+def test_search_gesetze_answers_citations_outside_the_corpus_honestly(call, anwalt, knowledge):
+    unknown = call(anwalt, "search_gesetze", {"suche": "Art. 15 DSGVO"}).data
+    assert unknown["normen"] == []  # never five unrelated norms instead
+    assert unknown["nicht_im_bestand"] == [{"zitat": "Art. 15 DSGVO", "grund": "Gesetz „DSGVO“ ist nicht im Bestand."}]
+    assert unknown["hinweis"].startswith("„DSGVO“ ist nicht im Bestand. Geladen sind: ") and "TestG" in unknown["hinweis"]
+    missing = call(anwalt, "search_gesetze", {"suche": "§ 99 TestG"}).data
+    assert missing["normen"] == [] and missing["nicht_im_bestand"][0]["grund"] == "§ 99 TestG gibt es im Bestand nicht."
+    repealed = call(anwalt, "search_gesetze", {"suche": "§ 5 TestG"}).data
+    assert repealed["normen"] == [] and "weggefallen" in repealed["nicht_im_bestand"][0]["grund"]
+
+
+def test_search_gesetze_says_when_nothing_relevant_is_found(call, anwalt, knowledge):
+    result = call(anwalt, "search_gesetze", {"suche": "Quantenchromodynamik Gluonen"}).data
+    assert result["normen"] == [] and "Keine passende Norm gefunden" in result["hinweis"]
 
 
 def test_read_norm_by_citation(call, anwalt, knowledge):
@@ -202,9 +219,15 @@ def test_read_norm_by_citation(call, anwalt, knowledge):
     assert result.data["zitat"] == "§ 1 TestG" and "Zugang der Kündigung" in result.data["text"]
     assert result.data["ueberschrift"] == "Beginn der Kündigungsfrist" and not result.data["gekuerzt"]
     assert result.source[0]["zitat"] == "§ 1 TestG"
+    assert result.data["stand"] == result.source[0]["stand"] == "Zuletzt geändert durch Art. 1 G v. 1.2.2021 I 99"
+    absatz = call(anwalt, "read_norm", {"zitat": "§ 1 II TestG"}).data  # roman Absatz
+    assert absatz["anker"] == "abs-2" and absatz["reader_url"].endswith("#abs-2")
+    assert call(anwalt, "read_norm", {"zitat": "§ 1 Abs. 7 TestG"}).error.startswith("§ 1 TestG hat keinen Absatz 7.")
     assert call(anwalt, "read_norm", {"zitat": "1a TestG"}).data["zitat"] == "§ 1a TestG"
     assert "Nur die erste" in call(anwalt, "read_norm", {"zitat": "§§ 1, 6 TestG"}).data["hinweis"]
-    assert call(anwalt, "read_norm", {"zitat": "§ 999 TestG"}).error.startswith("§ 999 TestG ist nicht in der Datenbank.")
+    assert call(anwalt, "read_norm", {"zitat": "§ 999 TestG"}).error.startswith("§ 999 TestG gibt es im Bestand nicht.")
+    assert call(anwalt, "read_norm", {"zitat": "§ 5 TestG"}).error.startswith("§ 5 TestG ist weggefallen")
+    assert call(anwalt, "read_norm", {"zitat": "Art. 6 DSGVO"}).error.startswith("Gesetz „DSGVO“ ist nicht im Bestand.")
     assert call(anwalt, "read_norm", {"zitat": "Mietrecht allgemein"}).error.startswith(
         "Das Zitat „Mietrecht allgemein“ wurde nicht erkannt."
     )

@@ -1,0 +1,55 @@
+"""How statute sections become search chunks, and what the embedding model sees of them.
+
+Pure functions (no Django): the ingestion uses them, and so does the offline precomputation of the
+shipped vectors, so both agree on the exact text whose hash keys a vector.
+"""
+
+from __future__ import annotations
+
+CHUNK_CHARS = 1500
+CHUNK_OVERLAP = 200
+# A norm chunk's title is "<citation> <heading> – <statute> › <outline>". Full text searches all of
+# it. The embedding model sees one vector per section: the citation, the heading and the start of
+# the text (NORM_EMBED_CHARS), not the outline (shared by every section of a chapter, it made their
+# vectors alike). Later chunks of a long section are found by full text; embedding every chunk of
+# the 85 statutes in full would take hours on two cores (about 4.7 million tokens instead of 1.9).
+NORM_OUTLINE_SEPARATOR = " – "
+NORM_EMBED_CHARS = 600
+TITLE_CHARS = 800
+
+
+def split_text(text: str, size: int = CHUNK_CHARS, overlap: int = CHUNK_OVERLAP) -> list[str]:
+    """Split at paragraph boundaries into pieces of about `size` characters, with overlap."""
+    text = text.strip()
+    if len(text) <= size:
+        return [text] if text else []
+    pieces, start = [], 0
+    while start < len(text):
+        end = min(len(text), start + size)
+        if end < len(text):
+            cut = max(text.rfind("\n\n", start + size // 2, end), text.rfind(". ", start + size // 2, end))
+            if cut > start:
+                end = cut + 1
+        pieces.append(text[start:end].strip())
+        if end >= len(text):
+            break
+        start = max(end - overlap, start + 1)
+    return [p for p in pieces if p]
+
+
+def norm_chunk_titel(*, art: str, nummer: str, abkuerzung: str, titel: str, gesetz_titel: str, gliederung: str) -> str:
+    heading = f"{art} {nummer} {abkuerzung} {titel}".strip()
+    return f"{heading}{NORM_OUTLINE_SEPARATOR}{gesetz_titel} › {gliederung}"[:TITLE_CHARS]
+
+
+def norm_chunk_texts(*, text: str, titel: str, aufgehoben: bool) -> list[str]:
+    """The chunk texts of one section: none for a repealed one, the heading for an empty one."""
+    if aufgehoben:
+        return []
+    return split_text(text) or ([titel] if titel else [])
+
+
+def norm_embed_input(chunk_titel: str, chunk_text: str) -> str:
+    """What the embedding model sees of a section (its first chunk): citation, heading and the
+    start of the text."""
+    return f"{chunk_titel.split(NORM_OUTLINE_SEPARATOR, 1)[0]}\n{chunk_text[:NORM_EMBED_CHARS]}".strip()

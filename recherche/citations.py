@@ -1,0 +1,596 @@
+"""Norm and decision citations in free text: find them, resolve them against the corpus.
+
+Lawyers cite in many forms: "§ 253 II BGB", "Art. 20 III GG", "BGB § 433", "§ 433 bgb",
+"§§ 305 ff. BGB", "§ 823 Abs. 1 S. 1 BGB", "§ 280 I, III, § 281 BGB", "§ 626 Abs. 2 BGB i. V. m.
+§ 174 BGB", "Paragraf 626 BGB", "§ 3 Abs. 2 Nr. 1 lit. a Hs. 2 Alt. 1 StVO", "Nr. 3100 VV RVG",
+"KV 1210 GKG", "§ 7 SGB II". `extract` finds each cited target with its span; `resolve` looks every
+target up in the corpus and says which section (and Absatz anchor) it is, or that it is not in the
+corpus: unknown law, a section that does not exist, a repealed one, an Absatz the section lacks.
+
+The PyPI libraries of the field were evaluated first (issue 13): `legal-reference-extraction`
+0.5.5 (openlegaldata) misses "BGB § 433", "§ 433 bgb", "Paragraf", VV/KV numbers, drops § 280 in
+"§ 280 I, III, § 281 BGB" and turns "§§ 305 ff." into a section "305f"; `bundesrecht` 0.1.4 parses
+one reference string at a time (no extraction from running text) and loses roman Absätze. Neither
+resolves exactly, so this module extends the project's own parser.
+
+Pure extraction (`extract`) needs only the known abbreviations; `resolve` and `check_text` read the
+database.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+# Other names lawyers use for statutes of the corpus (the corpus' own aliases come from the files).
+EXTRA_ALIASES = {"EGBGB": "BGBEG", "EGZPO": "ZPOEG", "EGGVG": "GVGEG", "WoEigG": "WEG", "TTDSG": "TDDDG"}
+# VV = Vergütungsverzeichnis (RVG Anlage 1), KV = Kostenverzeichnis (GKG / FamGKG / GNotKG Anlage 1).
+VERZEICHNIS_ANLAGE = {"VV": "1", "KV": "1"}
+ROMAN_VALUES = {"I": 1, "V": 5, "X": 10}
+
+ABSATZ_KW = r"(?:Abs\.|Abs\b|Absatz|Absätze|Absätzen)"
+SATZ_KW = r"(?:S\.|Satz|Sätze|Sätzen)"
+NR_KW = r"(?:Nr\.|Nrn\.|Nummer|Nummern)"
+HS_KW = r"(?:Hs\.|Halbs\.|Halbsatz|HS)"
+ALT_KW = r"(?:Alt\.|Alternative|Var\.|Variante)"
+LIT_KW = r"(?:lit\.|Buchst\.|Buchstabe)"
+PARA_KW = r"(?:§§|§|Art\.|Art\b|Artt\.|Artikel|Paragraf(?:en)?\b|Paragraph(?:en)?\b)"
+NUM = r"\d{1,4}[a-z]?(?![\wäöüß])"
+ROMAN = r"(?:(?=[IVX])X?(?:IX|IV|V?I{0,3}))(?![\wäöüß])"
+# A law abbreviation as written: a capital, then letters (at least two capitals in all, e.g. "BGB",
+# "StGB", "TzBfG", "DS-GVO"), or "SGB" with its book.
+LAW_TOKEN = r"(?:SGB\s+(?:[IVX]{1,4}|\d{1,2})(?![\wäöüß])|[A-ZÄÖÜ][A-Za-zÄÖÜäöüß]*(?:-[A-Za-zÄÖÜäöüß]+)?)"  # noqa: S105
+# "Abs. 1 und 2", "Abs. 1, 3": further Absätze, unless the number opens a new section ("§§ 280 Abs. 1,
+# 241 Abs. 2 BGB" – a number followed by its own subdivision).
+ABSATZ_LIST = rf"{ABSATZ_KW}\s*{NUM}(?:\s*(?:,|und|u\.|bis|–|-)\s*{NUM}(?!\s*(?:{ABSATZ_KW}|{SATZ_KW}|{NR_KW})))*"
+SUB = (
+    rf"(?:{ABSATZ_LIST}|{SATZ_KW}\s*\d{{1,3}}|{NR_KW}\s*\d{{1,4}}[a-z]?|{HS_KW}\s*\d|{ALT_KW}\s*\d"
+    rf"|{LIT_KW}\s*[a-z]{{1,2}}\)?|ff\.|f\.|{ROMAN})"
+)
+LINK = r"(?:,|;|und|u\.|sowie|oder|bzw\.|bis|–|-)"
+IVM = r"(?:i\.\s?V\.\s?m\.|iVm|i\.V\.m\.|in Verbindung mit)"
+
+# One item: a number with its subdivisions ("823 Abs. 1 S. 1", "280 I, III").
+ITEM_RE = re.compile(rf"(?P<num>{NUM})(?P<subs>(?:\s*,?\s*{SUB}(?![\wäöüß]))*)")
+ABSATZ_RE = re.compile(rf"{ABSATZ_KW}\s*(?P<a>{NUM})(?P<more>(?:\s*(?:,|und|u\.|bis|–|-)\s*{NUM})*)")
+ROMAN_RE = re.compile(rf"(?<![\wäöüß.]){ROMAN}")
+AKTENZEICHEN_RE = re.compile(
+    r"(?<![\w/])(?P<az>(?:[IVX]{1,5}|\d{1,2})\s?[A-Z][A-Za-z]{0,4}(?:\s?\([A-Za-z]+\))?\s\d{1,5}/\d{2}(?:\s?[A-Z]{1,2})?)(?![\w/])"
+)
+
+
+@dataclass(frozen=True)
+class Ziel:
+    """One cited target: "§ 823 Abs. 1 S. 1 BGB" → art "§", nummer "823", gesetz "BGB", absatz "1"."""
+
+    art: str  # "§", "Art.", "Anlage"
+    nummer: str
+    gesetz: str  # the abbreviation as written (normalised spacing)
+    absatz: str = ""
+    detail: str = ""  # "S. 1", "Nr. 3100", "ff." as written
+    eintrag: str = ""  # a VV/KV number inside an Anlage ("3100")
+    start: int = 0
+    end: int = 0
+
+    @property
+    def text(self) -> str:
+        parts = [f"{self.art} {self.nummer}" if self.art != "Anlage" else f"Nr. {self.eintrag}"]
+        if self.absatz:
+            parts.append(f"Abs. {self.absatz}")
+        if self.detail:
+            parts.append(self.detail)
+        parts.append(f"VV {self.gesetz}" if self.eintrag and self.gesetz == "RVG" else self.gesetz)
+        if self.eintrag and self.gesetz != "RVG":
+            parts[-1] = f"KV {self.gesetz}"
+        return " ".join(parts)
+
+
+@dataclass
+class Aufloesung:
+    """The result for one target: the norm it names, or why it is not in the corpus."""
+
+    ziel: Ziel
+    norm_id: int | None = None
+    zitat: str = ""
+    anker: str = ""
+    stand: str = ""
+    reader_url: str = ""
+    grund: str = ""  # empty when resolved
+    hinweis: str = ""  # resolved, but the corpus lacks the text (an annex published as an image)
+
+    @property
+    def ok(self) -> bool:
+        return self.norm_id is not None and not self.grund
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "zitiert": self.ziel.text,
+            "start": self.ziel.start,
+            "end": self.ziel.end,
+            "ok": self.ok,
+            "norm_id": self.norm_id,
+            "zitat": self.zitat,
+            "anker": self.anker,
+            "stand": self.stand,
+            "url": self.reader_url,
+            "grund": self.grund,
+            "hinweis": self.hinweis,
+        }
+
+
+@dataclass
+class Pruefbericht:
+    """All norm and decision citations of one text, resolved."""
+
+    normen: list[Aufloesung] = field(default_factory=list)
+    urteile: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def nicht_im_bestand(self) -> int:
+        return sum(not a.ok for a in self.normen) + sum(not u["ok"] for u in self.urteile)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "geprueft": len(self.normen) + len(self.urteile),
+            "nicht_im_bestand": self.nicht_im_bestand,
+            "normen": [a.as_dict() for a in self.normen],
+            "urteile": self.urteile,
+        }
+
+
+NICHT_IM_BESTAND = "nicht im Bestand – bitte prüfen"
+GRUND_GESETZ = "Gesetz „{gesetz}“ ist nicht im Bestand."
+GRUND_NORM = "{zitat} gibt es im Bestand nicht."
+GRUND_AUFGEHOBEN = "{zitat} ist weggefallen (aufgehoben)."
+GRUND_ABSATZ = "{zitat} hat keinen Absatz {absatz}."
+GRUND_EINTRAG = "Nr. {eintrag} steht nicht im {verzeichnis} des {gesetz}."
+HINWEIS_OHNE_TEXT = (
+    "Der Text von {zitat} ist im Korpus nicht enthalten (nur die Fundstelle); maßgeblich ist die amtliche Fassung."
+)
+GRUND_URTEIL = "Entscheidung {az} ist nicht in der Entscheidungssammlung."
+
+
+def _roman(value: str) -> int:
+    total, previous = 0, 0
+    for char in reversed(value):
+        number = ROMAN_VALUES[char]
+        total = total - number if number < previous else total + number
+        previous = max(previous, number)
+    return total
+
+
+class LawNames:
+    """The abbreviations of the corpus (with aliases) and how to recognise one in text."""
+
+    def __init__(self, names: dict[str, str]) -> None:
+        # spelling (lower case, single spaces) → canonical abbreviation
+        self.canonical = {re.sub(r"\s+", " ", k).lower(): v for k, v in names.items()}
+        for alias, target in EXTRA_ALIASES.items():
+            if target in names.values():
+                self.canonical.setdefault(alias.lower(), target)
+        self.canonical_names = set(names.values())
+        spellings = sorted(self.canonical, key=len, reverse=True)
+        known = "|".join(re.escape(s).replace(r"\ ", r"\s+") for s in spellings) or "(?!x)x"
+        self.known_re = re.compile(rf"(?<![\wäöüß])(?:{known})(?![\wäöüß])", re.IGNORECASE)
+
+    def lookup(self, written: str) -> str | None:
+        return self.canonical.get(re.sub(r"\s+", " ", written).lower())
+
+
+def _looks_like_law(token: str) -> bool:
+    """An unknown abbreviation is taken for a law only if it looks like one ("DSGVO", "BayBO",
+    "SGB IX"), never an ordinary word ("Die", "Satz")."""
+    if re.fullmatch(r"SGB\s+\S+", token):
+        return True
+    letters = token.replace("-", "")
+    return 2 <= len(letters) <= 12 and sum(ch.isupper() for ch in letters) >= 2 and not re.fullmatch(ROMAN, token)
+
+
+@dataclass
+class _Item:
+    nummer: str
+    absaetze: list[str]
+    detail: str
+    start: int
+    end: int
+    art: str
+
+
+def _parse_items(text: str, pos: int, art: str) -> tuple[list[_Item], int]:
+    """Items of a chain starting at `pos` (just after a § / Art. keyword): "280 I, III, § 281",
+    "187, 188", "4 bis 6", "305 ff.". Returns the items and the end of the chain."""
+    items: list[_Item] = []
+    current_art = art
+    item_start: int | None = None
+    while True:
+        ws = re.match(r"\s*", text[pos:])
+        item = ITEM_RE.match(text, pos + (ws.end() if ws else 0))
+        if not item:
+            break
+        subs = item["subs"] or ""
+        detail = _detail(subs)
+        end = item.end()
+        # "Art. 246a § 1 EGBGB": a section inside an article belongs to the article's citation.
+        inner = re.match(rf"\s*§\s*(?P<num>{NUM})", text[end:]) if current_art == "Art." else None
+        if inner:
+            detail = f"{detail} § {inner['num']}".strip()
+            end += inner.end()
+        start = item.start() if item_start is None else item_start
+        items.append(_Item(item["num"], _absaetze(subs), detail, start, end, current_art))
+        pos, item_start = end, None
+        link = re.match(rf"\s*(?:{LINK})\s*(?:(?P<para>{PARA_KW})\s*)?(?={NUM})", text[pos:])
+        if not link:
+            break
+        if re.match(r"\s*(?:bis|–|-)", text[pos:]) and not link["para"]:
+            upper = ITEM_RE.match(text, pos + link.end())
+            if upper and items[-1].nummer.isdigit() and upper["num"].isdigit():
+                low, high = int(items[-1].nummer), int(upper["num"])
+                if 0 < high - low <= 30:
+                    for number in range(low + 1, high):
+                        items.append(_Item(str(number), [], "", items[-1].start, upper.end(), current_art))
+        if link["para"]:
+            current_art = "Art." if link["para"].startswith("Art") else "§"
+            item_start = pos + link.start("para")
+        pos += link.end()
+    return items, pos
+
+
+def _absaetze(subs: str) -> list[str]:
+    """The Absätze named in an item's subdivisions: "Abs. 1", "Abs. 1 und 2", roman "I, III"."""
+    found: list[str] = []
+    for match in ABSATZ_RE.finditer(subs):
+        found += re.findall(NUM, match["a"] + (match["more"] or ""))
+    if not found:
+        stripped = re.sub(OTHER_SUBS, " ", subs)
+        found = [str(_roman(r)) for r in ROMAN_RE.findall(stripped) if r]
+    return found
+
+
+OTHER_SUBS = rf"{SATZ_KW}\s*\d+|{NR_KW}\s*\d+[a-z]?|{HS_KW}\s*\d|{ALT_KW}\s*\d|{LIT_KW}\s*[a-z]{{1,2}}\)?"
+
+
+def _detail(subs: str) -> str:
+    parts = re.findall(rf"{SATZ_KW}\s*\d+|{NR_KW}\s*\d+[a-z]?|{HS_KW}\s*\d|{ALT_KW}\s*\d|{LIT_KW}\s*[a-z]{{1,2}}|ff\.|f\.", subs)
+    return " ".join(re.sub(r"\s+", " ", p) for p in parts)
+
+
+def extract(text: str, names: LawNames, *, bare_numbers: bool = False) -> list[Ziel]:
+    """Every cited target in `text`, in order. A chain without its own law takes the next law that
+    follows it ("§ 626 Abs. 2 i. V. m. § 174 BGB"); a law written before the § applies to it
+    ("BGB § 433"). With `bare_numbers`, "573c BGB" (a search query) counts as "§ 573c BGB"."""
+    targets: list[Ziel] = []
+    pending: list[_Item] = []
+    pos = 0
+    pattern = re.compile(
+        rf"(?P<verz>(?:Nr\.|Nummer)?\s*(?P<vnum>\d{{4}})\s+(?P<vv>VV|KV)[\s-]+(?P<vlaw>{LAW_TOKEN}))"
+        rf"|(?P<verz2>(?P<vv2>VV|KV)[\s-]+(?:(?P<vlaw2>{LAW_TOKEN})\s+(?:Nr\.\s*)?(?P<vnum2>\d{{4}})|(?:Nr\.\s*)?(?P<vnum3>\d{{4}})\s+(?P<vlaw3>{LAW_TOKEN})))"
+        rf"|(?P<para>{PARA_KW})"
+        rf"|(?P<prelaw>(?<![\wäöüß§.])(?P<plaw>{LAW_TOKEN})\s+(?={PARA_KW}))"
+        + (rf"|(?P<bare>(?<![\wäöüß§.,/-])(?={NUM}\s+{LAW_TOKEN}))" if bare_numbers else "")
+    )
+    while True:
+        match = pattern.search(text, pos)
+        if not match:
+            break
+        if match["verz"] or match["verz2"]:
+            law = match["vlaw"] or match["vlaw2"] or match["vlaw3"]
+            number = match["vnum"] or match["vnum2"] or match["vnum3"]
+            kind = match["vv"] or match["vv2"]
+            canonical = names.lookup(law) or law
+            start = match.start() + (len(match.group(0)) - len(match.group(0).lstrip()))
+            targets.append(
+                Ziel("Anlage", VERZEICHNIS_ANLAGE[kind], canonical, eintrag=number, detail=kind, start=start, end=match.end())
+            )
+            pos = match.end()
+            continue
+        prelaw = None
+        if match["prelaw"]:
+            prelaw = match["plaw"]
+            if names.lookup(prelaw) is None and not _looks_like_law(prelaw):
+                pos = match.end()
+                continue
+            para = re.match(PARA_KW, text[match.end() :])
+            art_kw = para.group(0) if para else "§"
+            chain_start, items_from = match.start(), match.end() + (para.end() if para else 0)
+        elif match["para"]:
+            art_kw, chain_start, items_from = match["para"], match.start(), match.end()
+        else:
+            art_kw, chain_start, items_from = "§", match.start(), match.start()
+        art = "Art." if art_kw.startswith("Art") else "§"
+        items, end = _parse_items(text, items_from, art)
+        if not items:
+            pos = max(match.end(), pos + 1)
+            continue
+        items[0].start = chain_start
+        law_text, law_end = prelaw, end
+        if law_text is None:
+            law_start = end + len(text[end:]) - len(text[end:].lstrip())
+            known = names.known_re.match(text, law_start)
+            after = re.match(LAW_TOKEN, text[law_start:])
+            if known:
+                law_text, law_end = known.group(0), known.end()
+            elif after and _looks_like_law(after.group(0)):
+                law_text, law_end = after.group(0), law_start + after.end()
+        if law_text is None:
+            # "§ 626 Abs. 2 i. V. m. § 174 BGB": the chain takes the law of the chain that follows.
+            ivm = re.match(rf"\s*(?:{IVM}|{LINK})\s*(?={PARA_KW})", text[end:])
+            if ivm:
+                pending += items
+            else:
+                pending = []
+            pos = end if end > pos else pos + 1
+            continue
+        canonical = names.lookup(law_text) or re.sub(r"\s+", " ", law_text)
+        if prelaw is None:
+            items[-1].end = law_end
+        for item in [*pending, *items]:
+            nummer = item.nummer
+            absaetze = item.absaetze or [""]
+            targets += [
+                Ziel(item.art, nummer, canonical, absatz=absatz, detail=item.detail, start=item.start, end=item.end)
+                for absatz in absaetze
+            ]
+        pending = []
+        pos = law_end
+    return _dedupe(targets)
+
+
+def _dedupe(targets: list[Ziel]) -> list[Ziel]:
+    seen: set[tuple[str, str, str, str, str, int]] = set()
+    unique = []
+    for target in targets:
+        key = (target.art, target.nummer, target.gesetz, target.absatz, target.eintrag, target.start)
+        if key not in seen:
+            seen.add(key)
+            unique.append(target)
+    return unique
+
+
+# -- resolution against the corpus ---------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=4)
+def _law_names_cached(key: tuple[tuple[str, tuple[str, ...]], ...]) -> LawNames:
+    names: dict[str, str] = {}
+    for abkuerzung, aliase in key:
+        names[abkuerzung] = abkuerzung
+        for alias in aliase:
+            names.setdefault(alias, abkuerzung)
+    return LawNames(names)
+
+
+def law_names() -> LawNames:
+    """The abbreviations of the statutes in the database (one query; the parsed form is cached)."""
+    from .models import Gesetz
+
+    rows = Gesetz.objects.order_by("abkuerzung").values_list("abkuerzung", "aliase")
+    return _law_names_cached(tuple((abk, tuple(aliase or [])) for abk, aliase in rows))
+
+
+def absatz_numbers(text: str) -> list[str]:
+    """The numbered Absätze of a section's text ("(1)", "(2)", "(2a)") in order."""
+    return re.findall(r"(?m)^\((\d+[a-z]?)\)\s", text)
+
+
+TABLE_ENTRY = re.compile(r"(?:(?<=\[)|(?<=; ))(?P<nr>\d{4})\s*\|")
+
+
+def text_blocks(text: str) -> list[tuple[str, str]]:
+    """A section's text as (anchor, paragraph) blocks for the reader: "(2) …" → "abs-2"; in a
+    flattened fee table every entry ("3100 | Verfahrensgebühr …") is its own block "nr-3100"."""
+    blocks: list[tuple[str, str]] = []
+    for paragraph in text.split("\n\n"):
+        absatz = re.match(r"\((\d+[a-z]?)\)\s", paragraph)
+        entries = list(TABLE_ENTRY.finditer(paragraph))
+        if len(entries) < 2:
+            blocks.append((f"abs-{absatz[1]}" if absatz else "", paragraph))
+            continue
+        if entries[0].start() > 0:
+            blocks.append(("", paragraph[: entries[0].start()].rstrip("; ")))
+        for entry, following in zip(entries, [*entries[1:], None], strict=True):
+            end = following.start() if following else len(paragraph)
+            blocks.append((f"nr-{entry['nr']}", paragraph[entry.start() : end].rstrip("; ")))
+    return blocks
+
+
+def anlage_entry(text: str, eintrag: str) -> bool:
+    """Whether a flattened fee table (RVG Anlage 1) has the entry number `eintrag`."""
+    return re.search(rf"(?:^|[\[;]\s*){re.escape(eintrag)}\s*\|", text, flags=re.M) is not None
+
+
+def resolve(targets: list[Ziel]) -> list[Aufloesung]:
+    """Look each target up: the section (first by position, not repealed), the Absatz anchor and the
+    statute's Stand, or the reason it is not in the corpus. Two queries for any number of targets."""
+    from django.db.models import Q
+    from django.urls import reverse
+
+    from .models import Gesetz, Norm
+
+    if not targets:
+        return []
+    gesetze = {g.abkuerzung: g for g in Gesetz.objects.filter(abkuerzung__in={t.gesetz for t in targets})}
+    condition = Q(pk__in=[])
+    for target in targets:
+        if target.gesetz in gesetze:
+            condition |= Q(gesetz__abkuerzung=target.gesetz, art=target.art, nummer=target.nummer)
+    norms: dict[tuple[str, str, str], list[Norm]] = {}
+    for norm in Norm.objects.filter(condition).select_related("gesetz").order_by("position"):
+        norms.setdefault((norm.gesetz.abkuerzung, norm.art, norm.nummer), []).append(norm)
+    results = []
+    for target in targets:
+        result = Aufloesung(ziel=target)
+        results.append(result)
+        gesetz = gesetze.get(target.gesetz)
+        if gesetz is None:
+            result.grund = GRUND_GESETZ.format(gesetz=target.gesetz)
+            continue
+        result.stand = gesetz.stand
+        candidates = norms.get((target.gesetz, target.art, target.nummer), [])
+        zitat = f"{target.art} {target.nummer} {target.gesetz}"
+        if not candidates:
+            result.grund = GRUND_NORM.format(zitat=zitat)
+            continue
+        # An article without text whose sections follow it ("Art 246a" of the EGBGB with its §§ 1 ff.)
+        # is a container, not repealed.
+        live = [n for n in candidates if not n.aufgehoben or (not n.text.strip() and "weggefallen" not in n.titel)]
+        if target.eintrag:
+            live = [n for n in live if anlage_entry(n.text, target.eintrag)] or live
+        if not live:
+            result.norm_id, result.zitat = candidates[0].pk, zitat
+            result.reader_url = reverse("norm-detail", args=[candidates[0].pk])
+            result.grund = GRUND_AUFGEHOBEN.format(zitat=zitat)
+            continue
+        norm = live[0]
+        result.norm_id, result.zitat = norm.pk, norm.zitat
+        result.reader_url = reverse("norm-detail", args=[norm.pk])
+        if target.eintrag:
+            if anlage_entry(norm.text, target.eintrag):
+                result.anker = f"nr-{target.eintrag}"
+            elif not TABLE_ENTRY.search(norm.text):
+                # The source has only the annex's Fundstelle (GKG-KV, FamGKG/GNotKG tables): the
+                # citation is sound, its text is not in the corpus.
+                result.hinweis = HINWEIS_OHNE_TEXT.format(zitat=norm.zitat)
+            else:
+                verzeichnis = "Vergütungsverzeichnis" if target.detail == "VV" else "Kostenverzeichnis"
+                result.grund = GRUND_EINTRAG.format(eintrag=target.eintrag, verzeichnis=verzeichnis, gesetz=target.gesetz)
+        elif target.absatz:
+            numbers = absatz_numbers(norm.text)
+            if target.absatz in numbers:
+                result.anker = f"abs-{target.absatz}"
+            elif numbers or target.absatz != "1":
+                result.grund = GRUND_ABSATZ.format(zitat=norm.zitat, absatz=target.absatz)
+        if result.anker:
+            result.reader_url += f"#{result.anker}"
+    return results
+
+
+def check_text(text: str) -> Pruefbericht:
+    """Every norm and decision citation of `text` (an answer, a draft), resolved."""
+    report = Pruefbericht(normen=resolve(extract(text, law_names())))
+    report.urteile = check_aktenzeichen(text)
+    return report
+
+
+def _normalise_az(value: str) -> str:
+    return re.sub(r"\s+", "", value).upper()
+
+
+def check_aktenzeichen(text: str) -> list[dict[str, Any]]:
+    """Decisions cited by Aktenzeichen ("VIII ZR 123/20"), looked up in the decisions table."""
+    from django.db.models import Value
+    from django.db.models.functions import Replace, Upper
+    from django.urls import reverse
+
+    from .models import Urteil
+
+    found = [(m.start("az"), m.end("az"), m["az"]) for m in AKTENZEICHEN_RE.finditer(text)]
+    if not found:
+        return []
+    wanted = {_normalise_az(az) for _, _, az in found}
+    known: dict[str, Urteil] = {}
+    compact = Upper(Replace("aktenzeichen", Value(" "), Value("")))
+    for urteil in Urteil.objects.annotate(az=compact).filter(az__in=wanted).order_by("-datum", "pk"):
+        known.setdefault(_normalise_az(urteil.aktenzeichen), urteil)
+    results = []
+    for start, end, az in found:
+        match = known.get(_normalise_az(az))
+        results.append(
+            {
+                "zitiert": az,
+                "start": start,
+                "end": end,
+                "ok": match is not None,
+                "urteil_id": match.pk if match else None,
+                "url": reverse("urteil-detail", args=[match.pk]) if match else "",
+                "grund": "" if match else GRUND_URTEIL.format(az=az),
+            }
+        )
+    return results
+
+
+# -- rendering in answers ------------------------------------------------------------------------
+
+TAG_RE = re.compile(r"(<[^>]+>)")
+
+
+def _render_spans(text: str, report: Pruefbericht) -> str:
+    """One HTML text node with its citations linked (resolved) or marked (not in the corpus)."""
+    from django.urls import reverse
+    from django.utils.html import escape
+
+    spans: dict[tuple[int, int], list[Aufloesung | dict[str, Any]]] = {}
+    for resolved in report.normen:
+        spans.setdefault((resolved.ziel.start, resolved.ziel.end), []).append(resolved)
+    for urteil in report.urteile:
+        spans.setdefault((urteil["start"], urteil["end"]), []).append(urteil)
+    out: list[str] = []
+    pos = 0
+    for (start, end), items in sorted(spans.items()):
+        if start < pos:  # overlapping spans (a range "§§ 4 bis 6"): the first one renders
+            continue
+        out.append(escape(text[pos:start]))
+        cited = escape(text[start:end])
+        broken = [i for i in items if not (i.ok if isinstance(i, Aufloesung) else i["ok"])]
+        first = items[0]
+        if broken:
+            reasons = " ".join(i.grund if isinstance(i, Aufloesung) else i["grund"] for i in broken)
+            out.append(
+                f'<span class="zitat-fehlt" title="{escape(reasons)}">{cited}</span> '
+                f'<small class="zitat-hinweis">({NICHT_IM_BESTAND})</small>'
+            )
+        elif isinstance(first, Aufloesung) and first.norm_id is not None:
+            panel = reverse("norm-panel", args=[first.norm_id]) + (f"#{first.anker}" if first.anker else "")
+            title = f"{first.zitat} · Stand: {first.stand}" if first.stand else first.zitat
+            out.append(
+                f'<a href="{escape(first.reader_url)}" class="zitat" data-norm-panel="{escape(panel)}" '
+                f'title="{escape(title)}">{cited}</a>'
+            )
+        elif isinstance(first, dict):
+            out.append(f'<a href="{escape(first["url"])}" class="zitat">{cited}</a>')
+        else:
+            out.append(cited)
+        pos = end
+    out.append(escape(text[pos:]))
+    return "".join(out)
+
+
+def link_citations(html: str) -> str:
+    """Sanitised HTML with every norm and decision citation checked: resolved ones link to the
+    section (Absatz anchor; `data-norm-panel` is the side-panel fragment), the others are marked
+    "nicht im Bestand – bitte prüfen". Text inside links and code is left alone."""
+    from html import unescape
+
+    names = law_names()
+    out: list[str] = []
+    skip = 0
+    for part in TAG_RE.split(html):
+        if part.startswith("<"):
+            tag = re.match(r"</?\s*(\w+)", part)
+            if tag and tag[1].lower() in ("a", "code", "pre"):
+                skip += -1 if part.startswith("</") else 1
+                skip = max(skip, 0)
+            out.append(part)
+            continue
+        if skip or not part.strip():
+            out.append(part)
+            continue
+        text = unescape(part)
+        report = Pruefbericht(normen=resolve(extract(text, names)), urteile=check_aktenzeichen(text))
+        out.append(_render_spans(text, report) if report.normen or report.urteile else part)
+    return "".join(out)
+
+
+def answer_citation_trace(text: str) -> dict[str, Any]:
+    """The citation check of a final answer as a trace event payload: how many citations were
+    checked, how many are not in the corpus, and each one (citation, target, reason; no other text
+    of the answer). Never raises: a failing check must not fail the run it reports on."""
+    try:
+        return check_text(text).as_dict()
+    except Exception as exc:  # noqa: BLE001 - reported in the trace instead of ending the run
+        logger.exception("citation check failed")
+        return {"geprueft": 0, "nicht_im_bestand": 0, "normen": [], "urteile": [], "fehler": type(exc).__name__}

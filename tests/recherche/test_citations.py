@@ -1,0 +1,175 @@
+"""Citation forms: extraction (pure) and exact resolution against the shipped corpus."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from recherche.citations import LawNames, check_text, extract, resolve
+from recherche.gesetze_parser import canonical_abkuerzung, split_front_matter
+
+SHIPPED = Path(__file__).resolve().parents[2] / "recherche" / "data" / "gesetze"
+BENCH_DATA = Path(__file__).resolve().parents[2] / "bench" / "data"
+
+
+def _shipped_names() -> LawNames:
+    names: dict[str, str] = {}
+    for path in SHIPPED.glob("*.md"):
+        if path.name == "README.md":
+            continue
+        with path.open(encoding="utf-8") as fh:
+            head = "".join(next(fh) for _ in range(8))
+        front, _ = split_front_matter(head)
+        raw = str(front.get("amtabk") or front["jurabk"])
+        canonical = canonical_abkuerzung(raw)
+        names[canonical] = canonical
+        for alias in (raw, str(front["jurabk"]), canonical_abkuerzung(str(front["jurabk"]))):
+            names.setdefault(alias, canonical)
+    return LawNames(names)
+
+
+NAMES = _shipped_names()
+
+
+def _targets(text: str, **kwargs) -> list[tuple[str, str, str, str]]:
+    return [(z.art, z.nummer, z.gesetz, z.absatz) for z in extract(text, NAMES, **kwargs)]
+
+
+# Every citation form of issue 13 → the targets it names: (art, nummer, gesetz, absatz). The same
+# list is the citation part of bench/retrieval.py.
+FORMS = [
+    (row["zitat"], [tuple(target) for target in row["ziele"]])
+    for row in map(json.loads, (BENCH_DATA / "zitatformen.jsonl").read_text(encoding="utf-8").splitlines())
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), FORMS)
+def test_every_citation_form_is_extracted_exactly(text, expected):
+    assert _targets(text) == expected
+    assert _targets(f"Nach {text} ist das so.") == expected  # also inside a sentence
+
+
+def test_every_shipped_statute_is_recognised_by_its_official_abbreviation():
+    assert len(NAMES.canonical_names) == 85
+    for abk in NAMES.canonical_names:
+        assert _targets(f"§ 1 {abk}") == [("§", "1", abk, "")], abk
+
+
+def test_citation_spans_cover_the_cited_text():
+    text = "Der Anspruch folgt aus § 280 Abs. 1 BGB i. V. m. § 241 Abs. 2 BGB."
+    spans = [text[z.start : z.end] for z in extract(text, NAMES)]
+    assert spans == ["§ 280 Abs. 1 BGB", "§ 241 Abs. 2 BGB"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Die Frist beträgt zwei Wochen.",
+        "gemäß § 1 Satz 2 des Gesetzes",  # no statute named: nothing to check
+        "Das Urteil vom 12. 3. 2024 ist rechtskräftig.",
+        "Akte 12/25 Müller ./. Schmidt",
+        "Wir haben am 3. Mai 2026 um 10 Uhr Termin.",
+    ],
+)
+def test_text_without_citations_yields_nothing(text):
+    assert extract(text, NAMES) == []
+
+
+def test_unknown_abbreviations_are_citations_of_laws_not_in_the_corpus():
+    assert _targets("Art. 6 Abs. 1 lit. f DSGVO") == [("Art.", "6", "DSGVO", "1")]
+    assert _targets("§ 12 XYZ") == [("§", "12", "XYZ", "")]
+    assert _targets("§ 5 Die Kündigung") == []  # an ordinary word is no statute
+
+
+def test_bare_numbers_count_only_in_search_queries():
+    assert _targets("573c BGB", bare_numbers=True) == [("§", "573c", "BGB", "")]
+    assert _targets("Seite 573 BGB-Kommentar") == []
+
+
+# The tests' corpus is a subset (tests/recherche/conftest.py); bench/retrieval.py resolves every form
+# against all 85 statutes.
+SUBSET_LAWS = {"BGB", "ZPO", "GG", "KSchG", "TzBfG", "ArbGG", "RVG", "GKG", "SGB II", "SGB X", "WEG"}
+FORMS_IN_SUBSET = [(text, targets) for text, targets in FORMS if {t[2] for t in targets} <= SUBSET_LAWS]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("text", "expected"), FORMS_IN_SUBSET)
+def test_every_citation_form_resolves_exactly_against_the_corpus(shipped_gesetze, text, expected):
+    results = resolve(extract(text, NAMES))
+    assert [r.ok for r in results] == [True] * len(expected), [r.grund for r in results]
+    for result, (art, nummer, gesetz, absatz) in zip(results, expected, strict=True):
+        assert result.zitat == f"{art} {nummer} {gesetz}"
+        assert result.stand.startswith("Zuletzt geändert durch")
+        assert result.anker == (f"abs-{absatz}" if absatz else result.anker)
+        assert result.reader_url.startswith("/recherche/normen/")
+
+
+@pytest.mark.django_db
+def test_fee_numbers_resolve_to_their_entry_and_missing_ones_are_flagged(shipped_gesetze):
+    (vv,) = resolve(extract("Nr. 3100 VV RVG", NAMES))
+    assert vv.ok and vv.zitat == "Anlage 1 RVG" and vv.anker == "nr-3100"
+    (missing,) = resolve(extract("Nr. 9999 VV RVG", NAMES))
+    assert not missing.ok and "9999" in missing.grund
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("text", "grund"),
+    [
+        ("Art. 6 Abs. 1 lit. f DSGVO", "Gesetz „DSGVO“ ist nicht im Bestand."),
+        ("§ 9999 BGB", "§ 9999 BGB gibt es im Bestand nicht."),
+        ("§ 10 BGB", "§ 10 BGB ist weggefallen (aufgehoben)."),
+        ("§ 573 Abs. 9 BGB", "§ 573 BGB hat keinen Absatz 9."),
+    ],
+)
+def test_citations_that_do_not_resolve_say_why(shipped_gesetze, text, grund):
+    (result,) = resolve(extract(text, NAMES))
+    assert not result.ok and result.grund == grund
+
+
+@pytest.mark.django_db
+def test_check_text_counts_unresolved_norms_and_decisions(shipped_gesetze):
+    from recherche.models import Urteil
+
+    Urteil.objects.create(
+        external_id="t1", gericht="BGH", datum="2024-01-10", aktenzeichen="VIII ZR 123/22", text="…", typ="Urteil"
+    )
+    report = check_text(
+        "Die Kündigung ist nach § 573 Abs. 2 Nr. 2 BGB wirksam (BGH, Urteil vom 10.1.2024 – VIII ZR 123/22); "
+        "§ 9999 BGB und BGH VIII ZR 1/99 helfen nicht."
+    )
+    data = report.as_dict()
+    assert data["geprueft"] == 4 and data["nicht_im_bestand"] == 2
+    assert [n["ok"] for n in data["normen"]] == [True, False]
+    assert [u["ok"] for u in data["urteile"]] == [True, False]
+
+
+def test_every_statute_named_in_the_fields_of_law_is_in_the_corpus():
+    from recherche.search import _sachgebiete
+
+    named = {law for laws, _signals in _sachgebiete().values() for law in laws}
+    assert named and named <= NAMES.canonical_names
+
+
+@pytest.mark.django_db
+def test_fee_numbers_of_annexes_the_source_lacks_resolve_with_a_notice(shipped_gesetze):
+    (kv,) = resolve(extract("KV 1210 GKG", NAMES))
+    assert kv.ok and kv.zitat == "Anlage 1 GKG" and "nur die Fundstelle" in kv.hinweis
+
+
+@pytest.mark.django_db
+def test_an_article_that_only_holds_sections_is_no_repealed_one():
+    from recherche.models import Gesetz, Norm
+
+    gesetz = Gesetz.objects.create(abkuerzung="BGBEG", titel="EGBGB", slug="bgbeg", aliase=["EGBGB"])
+    Norm.objects.create(
+        gesetz=gesetz, art="Art.", nummer="246a", titel="Informationspflichten", text="", aufgehoben=True, position=1
+    )
+    Norm.objects.create(gesetz=gesetz, art="Art.", nummer="247", titel="(weggefallen)", text="", aufgehoben=True, position=2)
+    from recherche.citations import law_names
+
+    names = law_names()
+    (container,) = resolve(extract("Art. 246a § 1 EGBGB", names))
+    assert container.ok and container.zitat == "Art. 246a BGBEG"
+    (repealed,) = resolve(extract("Art. 247 EGBGB", names))
+    assert not repealed.ok and "weggefallen" in repealed.grund

@@ -1,0 +1,133 @@
+"""Ranking with the larger corpus: ties, annexes, preferences, the relevance floor, HNSW breadth."""
+
+import random
+
+import pytest
+from django.db import connection
+
+from recherche.models import Chunk, Gesetz, Norm
+from recherche.search import (
+    CANDIDATES,
+    _vector,
+    expand_query,
+    preferred_gesetze,
+    search_normen,
+    unknown_laws,
+)
+from recherche.services import lexem_statistik_refresh
+
+
+def _norm(gesetz: Gesetz, nummer: str, text: str, art: str = "§") -> Norm:
+    norm = Norm.objects.create(gesetz=gesetz, art=art, nummer=nummer, titel="", text=text, position=int(nummer))
+    Chunk.objects.create(kind="NORM", norm=norm, titel=f"{art} {nummer} {gesetz.abkuerzung}", text=text, content_hash=nummer)
+    return norm
+
+
+@pytest.mark.django_db
+def test_equal_scores_keep_one_order():
+    gesetz = Gesetz.objects.create(abkuerzung="TieG", titel="Gleichstandsgesetz", slug="tieg")
+    twins = [_norm(gesetz, str(i), "Die Zurückbehaltung der Mietsache ist unzulässig.") for i in range(1, 7)]
+    for i in range(7, 120):
+        _norm(gesetz, str(i), f"Sonstige Vorschrift Nummer {i} über andere Dinge.")
+    lexem_statistik_refresh(kind="NORM")
+    runs = {
+        tuple(r["id"] for r in search_normen(query="Zurückbehaltung Mietsache", gesetz="TieG", mode="fulltext").results)
+        for _ in range(5)
+    }
+    assert runs == {tuple(n.pk for n in twins)}  # the same order every time: by id on equal scores
+
+
+@pytest.mark.django_db
+def test_term_frequency_and_length_count_in_full_text():
+    gesetz = Gesetz.objects.create(abkuerzung="TfG", titel="Termgesetz", slug="tfg")
+    once = _norm(gesetz, "1", "Die Räumung wird angeordnet. " + "Weitere Bestimmungen folgen hier. " * 30)
+    often = _norm(gesetz, "2", "Die Räumung ist anzukündigen; die Räumung erfolgt durch den Gerichtsvollzieher nach Räumung.")
+    for i in range(3, 40):
+        _norm(gesetz, str(i), f"Allgemeine Vorschrift {i} ohne Bezug.")
+    lexem_statistik_refresh(kind="NORM")
+    assert [r["id"] for r in search_normen(query="Räumung", gesetz="TfG", mode="fulltext").results][:2] == [often.pk, once.pk]
+
+
+@pytest.mark.django_db
+def test_annexes_rank_only_when_the_question_is_about_them():
+    gesetz = Gesetz.objects.create(abkuerzung="AnlG", titel="Anlagengesetz", slug="anlg")
+    norm = _norm(gesetz, "1", "Die Verfahrensgebühr entsteht für das Betreiben des Geschäfts.")
+    anlage = _norm(gesetz, "2", "[Nr. | Gebührentatbestand; 3100 | Verfahrensgebühr Betreiben Geschäft | 1,3]", art="Anlage")
+    for i in range(3, 40):
+        _norm(gesetz, str(i), f"Allgemeine Vorschrift {i} ohne Bezug.")
+    lexem_statistik_refresh(kind="NORM")
+    plain = [r["id"] for r in search_normen(query="Betreiben des Geschäfts", gesetz="AnlG", mode="fulltext").results]
+    assert plain.index(norm.pk) < plain.index(anlage.pk)
+    about = [
+        r["id"]
+        for r in search_normen(query="Verfahrensgebühr nach dem Vergütungsverzeichnis", gesetz="AnlG", mode="fulltext").results
+    ]
+    assert anlage.pk in about[:2]
+
+
+def test_field_of_law_comes_from_the_akte_or_the_question_else_the_general_laws():
+    assert {"ArbGG", "KSchG"} <= preferred_gesetze("Berufungsfrist", "ARBEITSRECHT")
+    assert "ArbGG" in preferred_gesetze("Mein Arbeitgeber hat mir gekündigt")
+    assert "FamFG" in preferred_gesetze("Frist im Scheidungsverfahren versäumt")
+    assert preferred_gesetze("Wiedereinsetzung nach Fristversäumnis") == {"ZPO", "BGB", "GVG"}
+
+
+@pytest.mark.django_db
+def test_twins_across_laws_follow_the_akte_and_default_to_the_general_procedural_law(shipped_gesetze):
+    query = "Frist für die Einlegung der Berufung"
+    general = [r["zitat"] for r in search_normen(query=query, mode="fulltext", limit=10).results]
+    labour = [r["zitat"] for r in search_normen(query=query, mode="fulltext", limit=10, sachgebiet="ARBEITSRECHT").results]
+    assert general.index("§ 517 ZPO") < general.index("§ 66 ArbGG")
+    assert labour.index("§ 66 ArbGG") < labour.index("§ 517 ZPO")
+
+
+@pytest.mark.django_db
+def test_laws_named_in_the_question_that_are_not_loaded_are_listed(shipped_gesetze):
+    from recherche.citations import law_names
+
+    assert unknown_laws("Was sagt die DSGVO zur Auskunft? Und das BayBO?", law_names()) == ["DSGVO", "BayBO"]
+    assert unknown_laws("Haftet die GmbH oder die OHG? Der BGH und das OLG sagen …", law_names()) == []
+    result = search_normen(query="Auskunftsrecht nach der DSGVO")
+    assert result.hinweis.startswith("„DSGVO“ ist nicht im Bestand. Geladen sind: ArbGG, BGB")
+
+
+def test_everyday_and_latin_wording_maps_to_the_statutes_words():
+    assert "Vertragsverhandlungen" in expand_query("Haftung aus culpa in contrahendo")
+    assert "Bereicherung" in expand_query("Ich habe aus Versehen auf ein falsches Konto überwiesen")
+    assert "Zurückbehaltungsrecht" in expand_query("kein Gehalt – darf ich die Arbeit einstellen?")
+    assert "Arbeitsentgelt" in expand_query("kein Gehalt – darf ich die Arbeit einstellen?")
+    assert "arglistig" in expand_query("Auto mit verschwiegenem Unfallschaden rückgängig machen")
+    assert "Rücktritt" in expand_query("Auto mit verschwiegenem Unfallschaden rückgängig machen")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_vector_search_returns_all_candidates_outside_a_transaction():
+    """Tool calls run outside a transaction: ef_search must apply there too (pgvector's default
+    of 40 would cut the CANDIDATES=50 asked for)."""
+    from recherche.embeddings import LocalE5Backend
+
+    gesetz = Gesetz.objects.create(abkuerzung="VecG", titel="Vektorgesetz", slug="vecg")
+    rng = random.Random(3)
+    backend = LocalE5Backend()
+    for i in range(1, 121):
+        norm = Norm.objects.create(gesetz=gesetz, art="§", nummer=str(i), text="x", position=i)
+        vector = [rng.gauss(0, 1) for _ in range(384)]
+        Chunk.objects.create(
+            kind="NORM",
+            norm=norm,
+            titel="t",
+            text="x",
+            content_hash=str(i),
+            embedding=vector,
+            embedding_model=backend.name,
+            embedding_dim=384,
+        )
+    with connection.cursor() as cursor:
+        cursor.execute("SET enable_seqscan = off")  # the HNSW index, as on the full corpus
+    try:
+        assert not connection.in_atomic_block
+        found = _vector("NORM", [rng.gauss(0, 1) for _ in range(384)], backend, "", [], CANDIDATES)
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("RESET enable_seqscan")
+    assert len(found) == CANDIDATES
