@@ -9,11 +9,25 @@ from django.utils import timezone
 from akten.models import Akte, AktenActivity, Dokument, KalenderEintrag, Notiz, Role, Zeiterfassung
 from drafts import services
 from drafts.models import HelenaDraft
+from rechner.fristen import ist_werktag
 from tests.factories import AgentRunFactory, AkteFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 
 TODAY = datetime.date(2026, 11, 23)
+
+
+def _workday_ahead(days: int) -> datetime.date:
+    """A working day in NW (the factories' court) `days` or a little more from today: a Frist that
+    is never in the past, whenever the suite runs."""
+    day = timezone.localdate() + datetime.timedelta(days=days)
+    while not ist_werktag(day, "NW"):
+        day += datetime.timedelta(days=1)
+    return day
+
+
+FRISTABLAUF = _workday_ahead(30)
+VORFRIST = FRISTABLAUF - datetime.timedelta(days=7)
 
 
 def make_draft(typ, payload, akte=None, **kwargs):
@@ -48,7 +62,7 @@ def test_accept_dokument_stores_docx_with_title_content_and_markdown_source():
 def test_accept_kalender_keeps_its_own_typ_and_dates(typ):
     payload = {"typ": typ, "titel": f"{typ} Test", "datum": "2026-11-23"}
     if typ == "FRIST":
-        payload |= {"fristablauf": "2026-12-23", "vorfrist": "2026-12-16", "notfrist": True}
+        payload |= {"fristablauf": FRISTABLAUF.isoformat(), "vorfrist": VORFRIST.isoformat(), "notfrist": True}
     if typ == "TERMIN":
         payload |= {"uhrzeit": "09:30:00", "beschreibung": "Saal 12"}
     draft = make_draft("FRIST", payload)
@@ -59,11 +73,7 @@ def test_accept_kalender_keeps_its_own_typ_and_dates(typ):
     assert eintrag.titel == f"{typ} Test"
     assert eintrag.datum == TODAY
     if typ == "FRIST":
-        assert (eintrag.fristablauf, eintrag.vorfrist, eintrag.notfrist) == (
-            datetime.date(2026, 12, 23),
-            datetime.date(2026, 12, 16),
-            True,
-        )
+        assert (eintrag.fristablauf, eintrag.vorfrist, eintrag.notfrist) == (FRISTABLAUF, VORFRIST, True)
     if typ == "TERMIN":
         assert eintrag.uhrzeit == datetime.time(9, 30)
         assert eintrag.beschreibung == "Saal 12"
@@ -123,7 +133,13 @@ def test_accept_akte_update_applies_exactly_the_proposed_fields():
         ("FRIST", {"typ": "FRIST", "titel": "x", "datum": "2026-11-23", "fristablauf": "2026-11-01"}, "vor dem Datum"),
         (
             "FRIST",
-            {"typ": "FRIST", "titel": "x", "datum": "2026-11-23", "fristablauf": "2026-12-01", "vorfrist": "2026-12-05"},
+            {
+                "typ": "FRIST",
+                "titel": "x",
+                "datum": "2026-11-23",
+                "fristablauf": FRISTABLAUF.isoformat(),
+                "vorfrist": (FRISTABLAUF + datetime.timedelta(days=4)).isoformat(),
+            },
             "Vorfrist",
         ),
         ("ZEITERFASSUNG", {"datum": "2026-11-23", "minuten": 0, "beschreibung": "x"}, "minuten"),
@@ -235,7 +251,7 @@ def test_reject_records_reason_and_categories_and_blocks_accept():
 def test_undo_deletes_exactly_the_created_record(typ):
     payloads = {
         "DOKUMENT": {"titel": "Brief", "inhalt_markdown": "Text"},
-        "FRIST": {"typ": "FRIST", "titel": "F", "datum": "2026-11-23", "fristablauf": "2026-12-01"},
+        "FRIST": {"typ": "FRIST", "titel": "F", "datum": "2026-11-23", "fristablauf": FRISTABLAUF.isoformat()},
         "NOTIZ": {"text": "Notiz"},
         "ZEITERFASSUNG": {"datum": "2026-11-23", "minuten": 10, "beschreibung": "Telefonat"},
     }
