@@ -871,8 +871,10 @@ def dokument_version_upload_to(instance: DokumentVersion, filename: str) -> str:
 
 
 class DokumentVersionQuerySet(AkteBoundQuerySet):
+    """A MANDANT gets no versions (akten/policy.py): earlier versions may hold text the Kanzlei
+    revised before it released the document; she downloads the released document itself."""
+
     akte_path = "dokument__akte"
-    mandant_filter = Q(dokument__mandant_sichtbar=True)
 
 
 class DokumentVersion(models.Model):

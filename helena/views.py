@@ -139,7 +139,7 @@ def akte_detail(request: HttpRequest, pk: int) -> HttpResponse:
     context = {
         "akte": akte,
         "beteiligte": akte.beteiligte.select_related("kontakt"),
-        "dokumente": akten_selectors.dokument_list(user=user, akte_id=akte.pk),
+        "dokumente": akten_selectors.dokument_list(user=user, akte_id=akte.pk).prefetch_related("versionen__erstellt_von"),
         "kalender": akten_selectors.kalender_list(user=user, akte_id=akte.pk),
         "zeiten": akten_selectors.zeiterfassung_list(user=user, akte_id=akte.pk),
         "notizen": akten_selectors.notiz_list(user=user, akte_id=akte.pk),

@@ -14,7 +14,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from akten.extraction import DOCX_TYPE, MARKDOWN_TYPES
-from akten.models import STAFF_ROLES, Dokument
+from akten.models import STAFF_ROLES, Dokument, DokumentVersion
 from drafts.models import HelenaDraft
 from drafts.schemas import validate_payload
 from drafts.serializers import DraftSerializer
@@ -111,7 +111,8 @@ class NeueVersionSerializer(serializers.Serializer):
     datei = serializers.FileField(required=False)
 
 
-def _versionen(dokument: Dokument) -> list[dict[str, Any]]:
+def _versionen(dokument: Dokument, *, user: Any) -> list[dict[str, Any]]:
+    """The versions `user` may see (through the chokepoint: a MANDANT none, see akten/policy.py)."""
     return [
         {
             "nummer": v.nummer,
@@ -121,7 +122,10 @@ def _versionen(dokument: Dokument) -> list[dict[str, Any]]:
             "hat_quelle": bool(v.quelle_markdown),
             "download": f"/api/dokumente/{dokument.pk}/versionen/{v.nummer}/download/",
         }
-        for v in dokument.versionen.select_related("erstellt_von").order_by("-nummer")
+        for v in DokumentVersion.objects.visible_to(user)
+        .filter(dokument=dokument)
+        .select_related("erstellt_von")
+        .order_by("-nummer")
     ]
 
 
@@ -131,7 +135,7 @@ class VersionenApi(WriteRateLimitMixin, APIView):
     @extend_schema(responses=VersionSerializer(many=True))
     def get(self, request: Request, pk: int) -> Response:
         dokument = selectors.dokument_get(user=request.user, pk=pk)
-        return Response(VersionSerializer(_versionen(dokument), many=True).data)
+        return Response(VersionSerializer(_versionen(dokument, user=request.user), many=True).data)
 
     @extend_schema(request=NeueVersionSerializer, responses={201: VersionSerializer(many=True)})
     def post(self, request: Request, pk: int) -> Response:
@@ -152,7 +156,7 @@ class VersionenApi(WriteRateLimitMixin, APIView):
             )
         except ValueError as fehler:
             raise ValidationError({"detail": str(fehler)}) from fehler
-        return Response(VersionSerializer(_versionen(dokument), many=True).data, status=status.HTTP_201_CREATED)
+        return Response(VersionSerializer(_versionen(dokument, user=user), many=True).data, status=status.HTTP_201_CREATED)
 
 
 class VersionDownloadApi(APIView):

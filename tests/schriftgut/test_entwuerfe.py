@@ -141,6 +141,27 @@ def test_edit_of_an_approved_document_makes_a_new_version_and_keeps_the_old(clie
     alt = client.get(versionen[1]["download"])
     assert "Erste Fassung." in docx_text(alt.content)
     assert Dokument.objects.get(pk=dokument_id).text.count("Zweite Fassung.") == 1
+    page = client.get(f"/akten/{akte.pk}/").content.decode()
+    assert "2 Versionen" in page and f"/api/dokumente/{dokument_id}/versionen/1/download/" in page
+
+
+def test_mandant_gets_the_released_document_but_no_earlier_versions(client):
+    from akten.models import Beteiligter
+
+    kanzlei()
+    akte = akte_mit_parteien()
+    result = _tool(akte, {"titel": "Schreiben", "vorlage": "Brief", "inhalt_markdown": "Interner Entwurfstext."})
+    dokument_id = draft_accept(draft_id=result.data["draft_id"], by=akte.anwalt).result_object_id
+    client.force_login(akte.anwalt)
+    client.post(f"/api/dokumente/{dokument_id}/versionen/", {"inhalt_markdown": "Freigegeben."}, content_type="application/json")
+    Dokument.objects.filter(pk=dokument_id).update(mandant_sichtbar=True)
+    mandantin = UserFactory(role=Role.MANDANT)
+    Beteiligter.objects.create(akte=akte, kontakt=mandantin.kontakt, rolle=Beteiligter.Rolle.MANDANT)
+    client.force_login(mandantin)
+    assert client.get(f"/api/dokumente/{dokument_id}/download/").status_code == 200
+    assert client.get(f"/api/dokumente/{dokument_id}/versionen/1/download/").status_code == 404
+    listing = client.get(f"/api/dokumente/{dokument_id}/versionen/")
+    assert listing.status_code == 200 and listing.json() == []
 
 
 def test_another_users_akte_cannot_be_filled_or_downloaded(client):
