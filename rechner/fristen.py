@@ -23,6 +23,7 @@ as in force in 2025 (ZPO, KSchG, FamFG). Holiday data follows the state laws as 
 from __future__ import annotations
 
 import calendar
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from enum import StrEnum
@@ -74,6 +75,10 @@ FEHLER_ZU_LANG = "Die Frist reicht über das Jahr 9999 hinaus und kann nicht ber
 FEHLER_VERKUENDUNG_OHNE_REGEL = "Das Verkündungsdatum gilt nur für Fristen mit Fünf-Monats-Grenze, nicht für „{vorlage}“."
 
 NORM_VERSCHIEBUNG = "§ 193 BGB, § 222 Abs. 2 ZPO"
+NOTFRIST_HINWEIS = (
+    "Notfrist: nicht verlängerbar (§ 224 Abs. 1 und 2 ZPO); bei Versäumung nur Wiedereinsetzung "
+    "in den vorigen Stand (§§ 233 ff. ZPO)."
+)
 
 
 class FristError(ValueError):
@@ -600,6 +605,8 @@ def _rechnerisches_ende(ereignis: date, dauer: int, einheit: Einheit, fristbegin
 
 
 def _vorfrist(fristablauf: date, tage: int, *, arbeitstage: bool, kalender: Feiertagskalender) -> date:
+    """The reminder ``tage`` calendar days (or working days) before ``fristablauf``, moved earlier off
+    weekends and holidays."""
     # Uncertain partial holidays count as free here: that only moves the reminder earlier.
     if arbeitstage:
         tag, gezaehlt = fristablauf, 0
@@ -615,6 +622,7 @@ def _vorfrist(fristablauf: date, tage: int, *, arbeitstage: bool, kalender: Feie
 
 
 def _naechster_werktag(tag: date, kalender: Feiertagskalender, *, teilfeiertage_frei: bool) -> date:
+    """``tag`` or the next working day after it at the court's place (§ 193 BGB, § 222 Abs. 2 ZPO)."""
     while not kalender.ist_werktag(tag, teilfeiertage_frei=teilfeiertage_frei):
         tag += timedelta(days=1)
     return tag
@@ -638,6 +646,111 @@ def _teilfeiertag_warnung(kalender: Feiertagskalender, frueh: date, spaet: date)
 
 def _tage(von: date, bis: date) -> list[date]:
     return [von + timedelta(days=n) for n in range((bis - von).days + 1)]
+
+
+class _Ablauf(NamedTuple):
+    """The end of the period before and after § 193 BGB at the court's place."""
+
+    rechnerisches_ende: date
+    norm_ende: str  # the § 188 BGB rule applied
+    regel: str  # German explanation of that rule
+    fristablauf: date  # next working day; an uncertain partial holiday counts as a working day
+    bei_teilfeiertag: date  # next working day if that partial holiday is kept at the court
+    hindernisse: list[str]  # "dd.mm.yyyy reason" for each day the end moved over
+
+
+def _geprueftes_datum(wert: object) -> date:
+    """``wert`` if it is a date without a time; raises FristError otherwise."""
+    if isinstance(wert, datetime) or not isinstance(wert, date):
+        raise FristError(FEHLER_DATUM.format(wert=wert))
+    return wert
+
+
+def _gepruefte_dauer(wert: object) -> int:
+    """``wert`` if it is a whole number above 0 (not a bool); raises FristError otherwise."""
+    if isinstance(wert, bool) or not isinstance(wert, int) or wert <= 0:
+        raise FristError(FEHLER_DAUER.format(wert=wert))
+    return wert
+
+
+def _ort(wert: str | None) -> str | None:
+    """The place without surrounding blanks, or None when it is missing or blank."""
+    return wert.strip() if isinstance(wert, str) and wert.strip() else None
+
+
+def _fristbeginn_pruefen(fristbeginn: object) -> None:
+    if fristbeginn not in ("ereignis", "tagesbeginn"):
+        raise FristError(FEHLER_FRISTBEGINN.format(wert=fristbeginn))
+
+
+def _vorfrist_tage_pruefen(vorfrist_tage: object) -> None:
+    if vorfrist_tage is not None and (isinstance(vorfrist_tage, bool) or not isinstance(vorfrist_tage, int) or vorfrist_tage < 0):
+        raise FristError(FEHLER_VORFRIST.format(wert=vorfrist_tage))
+
+
+def _ablauf(ereignis: date, dauer: int, einheit: Einheit, fristbeginn: Fristbeginn, kalender: Feiertagskalender) -> _Ablauf:
+    """The end under § 188 BGB and its move to the next working day (§ 193 BGB, § 222 Abs. 2 ZPO).
+
+    Raises FristError when the period reaches beyond the year 9999.
+    """
+    try:
+        ende, norm_ende, regel = _rechnerisches_ende(ereignis, dauer, einheit, fristbeginn)
+        fristablauf = _naechster_werktag(ende, kalender, teilfeiertage_frei=False)
+        bei_teilfeiertag = _naechster_werktag(ende, kalender, teilfeiertage_frei=True)
+        hindernisse = [f"{tag:%d.%m.%Y} {_hinderungsgrund(tag, kalender)}" for tag in _tage(ende, fristablauf)[:-1]]
+    except (OverflowError, ValueError):
+        raise FristError(FEHLER_ZU_LANG) from None
+    return _Ablauf(ende, norm_ende, regel, fristablauf, bei_teilfeiertag, hindernisse)
+
+
+def _beginn(ereignis: date, fristbeginn: Fristbeginn) -> tuple[date, str]:
+    """The first day counted and the explanation: after the event day, e.g. a Zustellung (§ 187 Abs. 1
+    BGB), or the event day itself for a period starting at the beginning of a day (§ 187 Abs. 2 BGB)."""
+    if fristbeginn == "ereignis":
+        beginn = ereignis + timedelta(days=1)
+        return beginn, (
+            f"Ereignis am {format_datum(ereignis)}. Der Ereignistag wird nicht mitgerechnet (§ 187 Abs. 1 BGB); "
+            f"die Frist beginnt am {format_datum(beginn)}."
+        )
+    return ereignis, f"Die Frist beginnt mit dem {format_datum(ereignis)}; dieser Tag wird mitgerechnet (§ 187 Abs. 2 BGB)."
+
+
+def _verschiebungsgrund(ablauf: _Ablauf, ort: str) -> str | None:
+    """Why the end moved to the next working day (§ 193 BGB), or None when it did not move."""
+    if not ablauf.hindernisse:
+        return None
+    return (
+        f"Das rechnerische Fristende ({format_datum(ablauf.rechnerisches_ende)}) ist kein Werktag in {ort}: "
+        f"{'; '.join(ablauf.hindernisse)}. Die Frist endet daher mit Ablauf des nächsten Werktags, "
+        f"{format_datum(ablauf.fristablauf)} ({NORM_VERSCHIEBUNG})."
+    )
+
+
+def _vorfrist_mit_schritt(
+    ereignis: date, fristablauf: date, vorfrist_tage: int | None, *, arbeitstage: bool, kalender: Feiertagskalender
+) -> tuple[date | None, str | None]:
+    """The Vorfrist and its explanation; (None, None) when disabled, (None, reason) when it would fall
+    before the event day."""
+    if not vorfrist_tage:
+        return None, None
+    kandidat = _vorfrist(fristablauf, vorfrist_tage, arbeitstage=arbeitstage, kalender=kalender)
+    art = "Arbeitstage" if arbeitstage else "Tage"
+    if kandidat < ereignis:
+        return None, f"Vorfrist ({vorfrist_tage} {art}) entfällt, da sie vor dem Ereignistag läge."
+    return (
+        kandidat,
+        f"Vorfrist ({vorfrist_tage} {art} vor Fristablauf, nicht auf Wochenende oder Feiertag): {format_datum(kandidat)}.",
+    )
+
+
+def _rechtsgrundlagen(rechtsgrundlage: str | None, fristbeginn: Fristbeginn, ablauf: _Ablauf) -> str:
+    """The period's own norm, the BGB counting rules applied and, if the end moved, § 193 BGB."""
+    norm_beginn = "§ 187 Abs. 1" if fristbeginn == "ereignis" else "§ 187 Abs. 2"
+    grundlagen = [rechtsgrundlage] if rechtsgrundlage else []
+    grundlagen.append(f"{norm_beginn}, {ablauf.norm_ende} BGB i. V. m. § 222 Abs. 1 ZPO")
+    if ablauf.hindernisse:
+        grundlagen.append(NORM_VERSCHIEBUNG)
+    return "; ".join(grundlagen)
 
 
 def berechne_frist(
@@ -668,99 +781,61 @@ def berechne_frist(
 
     Raises FristError with a German message for invalid input.
     """
-    if isinstance(ereignis_datum, datetime) or not isinstance(ereignis_datum, date):
-        raise FristError(FEHLER_DATUM.format(wert=ereignis_datum))
-    if isinstance(dauer, bool) or not isinstance(dauer, int) or dauer <= 0:
-        raise FristError(FEHLER_DAUER.format(wert=dauer))
+    ereignis_datum = _geprueftes_datum(ereignis_datum)
+    dauer = _gepruefte_dauer(dauer)
     einheit = _einheit(einheit)
     land = _bundesland(bundesland)
-    ort = ort.strip() if isinstance(ort, str) and ort.strip() else None
+    ort = _ort(ort)
+    _fristbeginn_pruefen(fristbeginn)
+    _vorfrist_tage_pruefen(vorfrist_tage)
     kalender = Feiertagskalender(land, ort)
-    if fristbeginn not in ("ereignis", "tagesbeginn"):
-        raise FristError(FEHLER_FRISTBEGINN.format(wert=fristbeginn))
-    if vorfrist_tage is not None and (isinstance(vorfrist_tage, bool) or not isinstance(vorfrist_tage, int) or vorfrist_tage < 0):
-        raise FristError(FEHLER_VORFRIST.format(wert=vorfrist_tage))
 
-    try:
-        ende, norm_ende, regel = _rechnerisches_ende(ereignis_datum, dauer, einheit, fristbeginn)
-        fristablauf = _naechster_werktag(ende, kalender, teilfeiertage_frei=False)
-        spaetestens = _naechster_werktag(ende, kalender, teilfeiertage_frei=True)
-        hindernisse = [f"{tag:%d.%m.%Y} {_hinderungsgrund(tag, kalender)}" for tag in _tage(ende, fristablauf)[:-1]]
-    except (OverflowError, ValueError):
-        raise FristError(FEHLER_ZU_LANG) from None
+    ablauf = _ablauf(ereignis_datum, dauer, einheit, fristbeginn, kalender)
     warnungen: list[str] = []
-    if spaetestens != fristablauf:
-        warnungen.append(_teilfeiertag_warnung(kalender, fristablauf, spaetestens))
+    if ablauf.bei_teilfeiertag != ablauf.fristablauf:
+        warnungen.append(_teilfeiertag_warnung(kalender, ablauf.fristablauf, ablauf.bei_teilfeiertag))
+    beginn, beginn_schritt = _beginn(ereignis_datum, fristbeginn)
+    verschiebungsgrund = _verschiebungsgrund(ablauf, ortstext(land, ort))
+    vorfrist, vorfrist_schritt = _vorfrist_mit_schritt(
+        ereignis_datum, ablauf.fristablauf, vorfrist_tage, arbeitstage=vorfrist_arbeitstage, kalender=kalender
+    )
 
-    if fristbeginn == "ereignis":
-        beginn = ereignis_datum + timedelta(days=1)
-        schritte = [
-            f"Ereignis am {format_datum(ereignis_datum)}. Der Ereignistag wird nicht mitgerechnet (§ 187 Abs. 1 BGB); "
-            f"die Frist beginnt am {format_datum(beginn)}."
-        ]
-    else:
-        beginn = ereignis_datum
-        schritte = [f"Die Frist beginnt mit dem {format_datum(beginn)}; dieser Tag wird mitgerechnet (§ 187 Abs. 2 BGB)."]
-    schritte.append(f"Dauer: {_dauer_text(dauer, einheit)}. {regel}")
     ortsquelle_text = f" ({ortsquelle})" if ortsquelle else ""
-    schritte.append(f"Feiertage nach dem Gerichtsort: {ortstext(land, ort)}{ortsquelle_text}.")
-
-    verschiebungsgrund: str | None = None
-    if hindernisse:
-        verschiebungsgrund = (
-            f"Das rechnerische Fristende ({format_datum(ende)}) ist kein Werktag in {ortstext(land, ort)}: "
-            f"{'; '.join(hindernisse)}. Die Frist endet daher mit Ablauf des nächsten Werktags, "
-            f"{format_datum(fristablauf)} ({NORM_VERSCHIEBUNG})."
-        )
+    schritte = [
+        beginn_schritt,
+        f"Dauer: {_dauer_text(dauer, einheit)}. {ablauf.regel}",
+        f"Feiertage nach dem Gerichtsort: {ortstext(land, ort)}{ortsquelle_text}.",
+    ]
+    if verschiebungsgrund:
         schritte.append(verschiebungsgrund)
     elif not warnungen:
         schritte.append(f"Das Fristende ist ein Werktag in {ortstext(land, ort)}; keine Verschiebung nach {NORM_VERSCHIEBUNG}.")
     schritte.extend(warnungen)
-    schritte.append(f"Fristablauf: {format_datum(fristablauf)}, 24:00 Uhr.")
-
+    schritte.append(f"Fristablauf: {format_datum(ablauf.fristablauf)}, 24:00 Uhr.")
     if notfrist:
-        schritte.append(
-            "Notfrist: nicht verlängerbar (§ 224 Abs. 1 und 2 ZPO); bei Versäumung nur Wiedereinsetzung "
-            "in den vorigen Stand (§§ 233 ff. ZPO)."
-        )
-
-    vorfrist: date | None = None
-    if vorfrist_tage:
-        kandidat = _vorfrist(fristablauf, vorfrist_tage, arbeitstage=vorfrist_arbeitstage, kalender=kalender)
-        art = "Arbeitstage" if vorfrist_arbeitstage else "Tage"
-        if kandidat < ereignis_datum:
-            schritte.append(f"Vorfrist ({vorfrist_tage} {art}) entfällt, da sie vor dem Ereignistag läge.")
-        else:
-            vorfrist = kandidat
-            schritte.append(
-                f"Vorfrist ({vorfrist_tage} {art} vor Fristablauf, nicht auf Wochenende oder Feiertag): {format_datum(vorfrist)}."
-            )
-
-    norm_beginn = "§ 187 Abs. 1" if fristbeginn == "ereignis" else "§ 187 Abs. 2"
-    grundlagen = [rechtsgrundlage] if rechtsgrundlage else []
-    grundlagen.append(f"{norm_beginn}, {norm_ende} BGB i. V. m. § 222 Abs. 1 ZPO")
-    if hindernisse:
-        grundlagen.append(NORM_VERSCHIEBUNG)
+        schritte.append(NOTFRIST_HINWEIS)
+    if vorfrist_schritt:
+        schritte.append(vorfrist_schritt)
 
     return FristErgebnis(
         ereignis_datum=ereignis_datum,
         fristbeginn=beginn,
         dauer=dauer,
         einheit=einheit,
-        rechnerisches_ende=ende,
-        fristablauf=fristablauf,
-        verschoben=bool(hindernisse),
+        rechnerisches_ende=ablauf.rechnerisches_ende,
+        fristablauf=ablauf.fristablauf,
+        verschoben=bool(ablauf.hindernisse),
         verschiebungsgrund=verschiebungsgrund,
         vorfrist=vorfrist,
         notfrist=notfrist,
-        rechtsgrundlage="; ".join(grundlagen),
+        rechtsgrundlage=_rechtsgrundlagen(rechtsgrundlage, fristbeginn, ablauf),
         bundesland=land,
         erlaeuterung="\n".join(schritte),
         bezeichnung=bezeichnung,
         ort=ort,
         ortsquelle=ortsquelle,
         warnungen=tuple(warnungen),
-        fristablauf_bei_teilfeiertag=spaetestens if spaetestens != fristablauf else None,
+        fristablauf_bei_teilfeiertag=ablauf.bei_teilfeiertag if ablauf.bei_teilfeiertag != ablauf.fristablauf else None,
     )
 
 
@@ -794,49 +869,62 @@ def berechne_preset(
         return _verjaehrung(preset, ereignis_datum, bundesland, ort, ortsquelle)
     if ereignis_datum is None and verkuendung is None:
         raise FristError(FEHLER_DATUM.format(wert=ereignis_datum))
-    kwargs = {
-        "dauer": preset.dauer,
-        "einheit": preset.einheit,
-        "bundesland": bundesland,
-        "ort": ort,
-        "ortsquelle": ortsquelle,
-        "vorfrist_tage": vorfrist_tage,
-        "vorfrist_arbeitstage": vorfrist_arbeitstage,
-        "notfrist": preset.notfrist,
-        "rechtsgrundlage": preset.rechtsgrundlage,
-        "bezeichnung": preset.label,
-    }
-    zeilen = [f"{preset.label} ({preset.rechtsgrundlage}), ausgelöst durch: {preset.ereignis}."]
-    ergebnis = berechne_frist(ereignis_datum=ereignis_datum, **kwargs) if ereignis_datum is not None else None  # type: ignore[arg-type]
-    if verkuendung is not None:
-        if isinstance(verkuendung, datetime) or not isinstance(verkuendung, date):
-            raise FristError(FEHLER_DATUM.format(wert=verkuendung))
-        spaetester_beginn, _ = _plus_monate(verkuendung, 5)
-        grenze = berechne_frist(ereignis_datum=spaetester_beginn, **kwargs)  # type: ignore[arg-type]
-        grenzsatz = (
-            f"Fünf-Monats-Grenze: Verkündung am {format_datum(verkuendung)}; die Frist beginnt spätestens mit Ablauf "
-            f"des {format_datum(spaetester_beginn)} und endet dann am {format_datum(grenze.fristablauf)}."
+
+    def frist_ab(ereignis: date) -> FristErgebnis:
+        return berechne_frist(
+            ereignis_datum=ereignis,
+            dauer=preset.dauer,
+            einheit=preset.einheit,
+            bundesland=bundesland,
+            ort=ort,
+            ortsquelle=ortsquelle,
+            vorfrist_tage=vorfrist_tage,
+            vorfrist_arbeitstage=vorfrist_arbeitstage,
+            notfrist=preset.notfrist,
+            rechtsgrundlage=preset.rechtsgrundlage,
+            bezeichnung=preset.label,
         )
-        if ergebnis is None or grenze.fristablauf < ergebnis.fristablauf:
-            zeilen.append(grenzsatz + " Diese Grenze ist maßgeblich (früheres Fristende).")
-            ergebnis = replace(grenze, ereignis_datum=ereignis_datum or grenze.ereignis_datum)
-        else:
-            zeilen.append(grenzsatz + " Die Frist ab Zustellung endet früher und ist maßgeblich.")
-    if ergebnis is None:  # unreachable: ereignis_datum or verkuendung is set
-        raise FristError(FEHLER_DATUM.format(wert=ereignis_datum))
+
+    zeilen = [f"{preset.label} ({preset.rechtsgrundlage}), ausgelöst durch: {preset.ereignis}."]
+    if verkuendung is None:
+        ergebnis = frist_ab(_geprueftes_datum(ereignis_datum))
+    else:
+        ab_zustellung = frist_ab(ereignis_datum) if ereignis_datum is not None else None
+        ergebnis, grenzsatz = _fuenf_monats_grenze(_geprueftes_datum(verkuendung), ab_zustellung, frist_ab)
+        zeilen.append(grenzsatz)
     zeilen.insert(1, ergebnis.erlaeuterung)
     if preset.hinweis:
         zeilen.append(f"Hinweis: {preset.hinweis}")
     return replace(ergebnis, erlaeuterung="\n".join(zeilen))
 
 
+def _fuenf_monats_grenze(
+    verkuendung: date, ab_zustellung: FristErgebnis | None, frist_ab: Callable[[date], FristErgebnis]
+) -> tuple[FristErgebnis, str]:
+    """The period that applies under the five-month limit (§§ 517, 520 Abs. 2 ZPO, § 66 Abs. 1 ArbGG)
+    and the sentence explaining it.
+
+    The period starts at the latest five months after ``verkuendung``; the earlier of that end and the
+    end ``ab_zustellung`` (None: no Zustellung yet) applies. ``frist_ab`` computes the period from an event.
+    """
+    spaetester_beginn, _ = _plus_monate(verkuendung, 5)
+    grenze = frist_ab(spaetester_beginn)
+    grenzsatz = (
+        f"Fünf-Monats-Grenze: Verkündung am {format_datum(verkuendung)}; die Frist beginnt spätestens mit Ablauf "
+        f"des {format_datum(spaetester_beginn)} und endet dann am {format_datum(grenze.fristablauf)}."
+    )
+    if ab_zustellung is not None and ab_zustellung.fristablauf <= grenze.fristablauf:
+        return ab_zustellung, grenzsatz + " Die Frist ab Zustellung endet früher und ist maßgeblich."
+    massgeblich = grenze if ab_zustellung is None else replace(grenze, ereignis_datum=ab_zustellung.ereignis_datum)
+    return massgeblich, grenzsatz + " Diese Grenze ist maßgeblich (früheres Fristende)."
+
+
 def _rueckwaerts(
     preset: FristPreset, termin: date | None, bundesland: str | None, ort: str | None, ortsquelle: str | None
 ) -> FristErgebnis:
-    if isinstance(termin, datetime) or not isinstance(termin, date):
-        raise FristError(FEHLER_DATUM.format(wert=termin))
+    termin = _geprueftes_datum(termin)
     land = _bundesland(bundesland)
-    kalender = Feiertagskalender(land, ort.strip() if ort and ort.strip() else None)
+    kalender = Feiertagskalender(land, _ort(ort))
     tage = preset.dauer * 7 if preset.einheit is Einheit.WOCHEN else preset.dauer
     if preset.einheit not in (Einheit.TAGE, Einheit.WOCHEN):
         raise FristError(FEHLER_EINHEIT.format(wert=preset.einheit))
@@ -883,15 +971,14 @@ def _rueckwaerts(
 def _verjaehrung(
     preset: FristPreset, ereignis: date | None, bundesland: str | None, ort: str | None, ortsquelle: str | None
 ) -> FristErgebnis:
-    if isinstance(ereignis, datetime) or not isinstance(ereignis, date):
-        raise FristError(FEHLER_DATUM.format(wert=ereignis))
+    ereignis = _geprueftes_datum(ereignis)
     land = _bundesland(bundesland)
     beginn = date(ereignis.year, 12, 31)
     try:
         ende = date(ereignis.year + preset.dauer, 12, 31)
     except ValueError:
         raise FristError(FEHLER_ZU_LANG) from None
-    kalender = Feiertagskalender(land, ort.strip() if ort and ort.strip() else None)
+    kalender = Feiertagskalender(land, _ort(ort))
     warnungen: list[str] = []
     if not kalender.ist_werktag(ende):
         warnungen.append(

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 from enum import StrEnum
+from typing import NamedTuple
 
 from rechner.tabellen import (
     Wertgebuehrentabelle,
@@ -600,6 +601,119 @@ def _abwesenheitsgeld(version: RvgVersion, stunden: Decimal) -> Decimal:
     return ueber_8
 
 
+class _Angaben(NamedTuple):
+    """A fee position's checked input: its number, rate, value and Angelegenheit."""
+
+    nummer: VvNummer
+    satz: Decimal
+    wert: Decimal
+    angelegenheit: Angelegenheit
+    inkasso: bool
+
+
+def _ust_satz(ust_rate: object) -> Decimal:
+    """The USt rate (Nr. 7008 VV RVG) as a Decimal from 0 up to below 1; raises RvgError otherwise."""
+    ust_satz = _decimal(ust_rate, "Umsatzsteuersatz")
+    if not 0 <= ust_satz < 1:
+        raise RvgError(FEHLER_UST.format(satz=format_zahl(ust_satz)))
+    return ust_satz
+
+
+def _angaben(request: PositionRequest, requests: Sequence[PositionRequest], *, wert: Decimal, auftragsdatum: date) -> _Angaben:
+    """Check one fee position: rate frame, value (default ``wert``), the Einigung's instance and the
+    Inkasso rules' start date. Raises RvgError for invalid input."""
+    satz = validate_rate(
+        request.vv,
+        request.rate,
+        umfangreich_oder_schwierig=request.umfangreich_oder_schwierig,
+        inkasso_unbestritten=request.inkasso_unbestritten,
+    )
+    nummer = VV[request.vv]
+    positionswert = wert if request.value is None else _wert(request.value)
+    angelegenheit = _angelegenheit(request, nummer, requests)
+    _einigung_pruefen(nummer.vv, angelegenheit)
+    if request.inkasso_unbestritten and auftragsdatum < INKASSO_AB:
+        raise RvgError(FEHLER_INKASSO_DATUM.format(datum=f"{auftragsdatum:%d.%m.%Y}"))
+    return _Angaben(nummer, satz, positionswert, angelegenheit, request.inkasso_unbestritten)
+
+
+def _hinweise_ergaenzen(hinweise: list[str], version: RvgVersion, angaben: _Angaben) -> None:
+    """Add the notes for one position: the Inkasso fee up to 50 EUR (§ 13 Abs. 2 RVG) and, once, a value
+    above the maximum (§ 22 Abs. 2 Satz 1 RVG)."""
+    if angaben.inkasso and angaben.wert <= INKASSO_GRENZE:
+        hinweise.append(HINWEIS_INKASSO_50.format(betrag=format_euro(version.inkasso_bis_50)))
+    if angaben.wert > version.tabelle.hoechstwert:
+        hinweis = HINWEIS_HOECHSTWERT.format(wert=format_euro(angaben.wert))
+        if hinweis not in hinweise:
+            hinweise.append(hinweis)
+
+
+def _gebuehrenposition(
+    version: RvgVersion, angaben: _Angaben, *, zuschlag: Decimal, auftraggeber: int, pkh: bool
+) -> tuple[list[Position], _Gebuehr]:
+    """The fee line and, for a Geschäfts- or Verfahrensgebühr with several clients, the Nr. 1008 line
+    (the fee at the raised rate minus the fee at the plain rate); with the fee in total for Anrechnung
+    and Nr. 7002."""
+    nummer, satz, wert, angelegenheit = angaben.nummer, angaben.satz, angaben.wert, angaben.angelegenheit
+    betrag = version.gebuehr(wert, satz, pkh=pkh, inkasso=angaben.inkasso)
+    zeilen = [Position(nummer.vv, nummer.label, betrag, satz, wert, angelegenheit)]
+    if not (nummer.erhoehungsfaehig and zuschlag > 0):
+        return zeilen, _Gebuehr(nummer.vv, satz, wert, betrag, angelegenheit)
+    gesamtsatz = satz + zuschlag
+    gesamtbetrag = version.gebuehr(wert, gesamtsatz, pkh=pkh, inkasso=angaben.inkasso)
+    weitere = auftraggeber - 1
+    zeilen.append(
+        Position(
+            "1008",
+            f"Erhöhung für {weitere} weitere{'n' if weitere == 1 else ''} Auftraggeber zu Nr. {nummer.vv}",
+            gesamtbetrag - betrag,
+            zuschlag,
+            wert,
+            angelegenheit,
+        )
+    )
+    return zeilen, _Gebuehr(nummer.vv, gesamtsatz, wert, gesamtbetrag, angelegenheit)
+
+
+def _summe(zeilen: Sequence[Position]) -> Decimal:
+    return sum((zeile.amount for zeile in zeilen), Decimal("0.00"))
+
+
+def _kostenrechnung(
+    version: RvgVersion,
+    auftragsdatum: date,
+    *,
+    zeilen: list[Position],
+    anrechnungen: list[Position],
+    auslagen: list[Position],
+    tabelle: str,
+    ust_satz: Decimal,
+    hinweise: list[str],
+) -> Calculation:
+    """The totals: fees, Anrechnung (negative), Auslagen, the net sum, the USt on it (Nr. 7008 VV RVG,
+    rounded to cents) and the gross sum."""
+    netto = _summe(zeilen) + _summe(anrechnungen) + _summe(auslagen)
+    ust = runde_cent(netto * ust_satz)
+    return Calculation(
+        version=version.key,
+        version_label=version.label,
+        table=tabelle,
+        auftragsdatum=auftragsdatum,
+        positions=tuple(zeilen),
+        anrechnungen=tuple(anrechnungen),
+        auslagen=tuple(auslagen),
+        fees=_summe(zeilen),
+        anrechnung=_summe(anrechnungen),
+        auslagenpauschale=_summe([zeile for zeile in auslagen if zeile.vv == "7002"]),
+        auslagen_total=_summe(auslagen),
+        net=netto,
+        ust_rate=ust_satz,
+        ust=ust,
+        gross=netto + ust,
+        hinweise=tuple(hinweise),
+    )
+
+
 def calculate(
     *,
     gegenstandswert: Decimal,
@@ -634,80 +748,30 @@ def calculate(
     if not positions:
         raise RvgError(FEHLER_KEINE_POSITIONEN)
     zuschlag = erhoehung(auftraggeber)
-    ust_satz = _decimal(ust_rate, "Umsatzsteuersatz")
-    if not 0 <= ust_satz < 1:
-        raise RvgError(FEHLER_UST.format(satz=format_zahl(ust_satz)))
+    ust_satz = _ust_satz(ust_rate)
 
     zeilen: list[Position] = []
     gebuehren: list[_Gebuehr] = []
     hinweise: list[str] = []
     for request in positions:
-        satz = validate_rate(
-            request.vv,
-            request.rate,
-            umfangreich_oder_schwierig=request.umfangreich_oder_schwierig,
-            inkasso_unbestritten=request.inkasso_unbestritten,
-        )
-        nummer = VV[request.vv]
-        positionswert = wert if request.value is None else _wert(request.value)
-        angelegenheit = _angelegenheit(request, nummer, positions)
-        _einigung_pruefen(nummer.vv, angelegenheit)
-        inkasso = request.inkasso_unbestritten
-        if inkasso and auftragsdatum < INKASSO_AB:
-            raise RvgError(FEHLER_INKASSO_DATUM.format(datum=f"{auftragsdatum:%d.%m.%Y}"))
-        if inkasso and positionswert <= INKASSO_GRENZE:
-            hinweise.append(HINWEIS_INKASSO_50.format(betrag=format_euro(version.inkasso_bis_50)))
-        if positionswert > version.tabelle.hoechstwert:
-            hinweis = HINWEIS_HOECHSTWERT.format(wert=format_euro(positionswert))
-            if hinweis not in hinweise:
-                hinweise.append(hinweis)
-        betrag = version.gebuehr(positionswert, satz, pkh=pkh, inkasso=inkasso)
-        zeilen.append(Position(nummer.vv, nummer.label, betrag, satz, positionswert, angelegenheit))
-        gesamtsatz, gesamtbetrag = satz, betrag
-        if nummer.erhoehungsfaehig and zuschlag > 0:
-            gesamtsatz = satz + zuschlag
-            gesamtbetrag = version.gebuehr(positionswert, gesamtsatz, pkh=pkh, inkasso=inkasso)
-            weitere = auftraggeber - 1
-            zeilen.append(
-                Position(
-                    "1008",
-                    f"Erhöhung für {weitere} weitere{'n' if weitere == 1 else ''} Auftraggeber zu Nr. {nummer.vv}",
-                    gesamtbetrag - betrag,
-                    zuschlag,
-                    positionswert,
-                    angelegenheit,
-                )
-            )
-        gebuehren.append(_Gebuehr(nummer.vv, gesamtsatz, positionswert, gesamtbetrag, angelegenheit))
+        angaben = _angaben(request, positions, wert=wert, auftragsdatum=auftragsdatum)
+        _hinweise_ergaenzen(hinweise, version, angaben)
+        position_zeilen, gebuehr_ = _gebuehrenposition(version, angaben, zuschlag=zuschlag, auftraggeber=auftraggeber, pkh=pkh)
+        zeilen.extend(position_zeilen)
+        gebuehren.append(gebuehr_)
 
     anrechnungen = _anrechnungen(version, gebuehren, anrechnung, pkh=pkh) if anrechnung is not False else []
     auslagen = _auslagen(version, gebuehren, auslagenpauschale=auslagenpauschale, km=km, stunden=abwesenheit_stunden)
     auslagen.extend(weitere_auslagen_positionen(weitere_auslagen or AuslagenRequest()))
-
-    summe_gebuehren = sum((zeile.amount for zeile in zeilen), Decimal("0.00"))
-    summe_anrechnung = sum((zeile.amount for zeile in anrechnungen), Decimal("0.00"))
-    summe_auslagen = sum((zeile.amount for zeile in auslagen), Decimal("0.00"))
-    pauschale = sum((zeile.amount for zeile in auslagen if zeile.vv == "7002"), Decimal("0.00"))
-    netto = summe_gebuehren + summe_anrechnung + summe_auslagen
-    ust = runde_cent(netto * ust_satz)
-    tabelle = version.tabellenname(max(g.value for g in gebuehren), pkh=pkh)
-    return Calculation(
-        version=version.key,
-        version_label=version.label,
-        table=tabelle,
-        auftragsdatum=auftragsdatum,
-        positions=tuple(zeilen),
-        anrechnungen=tuple(anrechnungen),
-        auslagen=tuple(auslagen),
-        fees=summe_gebuehren,
-        anrechnung=summe_anrechnung,
-        auslagenpauschale=pauschale,
-        auslagen_total=summe_auslagen,
-        net=netto,
-        ust_rate=ust_satz,
-        ust=ust,
-        gross=netto + ust,
-        hinweise=tuple(hinweise),
+    return _kostenrechnung(
+        version,
+        auftragsdatum,
+        zeilen=zeilen,
+        anrechnungen=anrechnungen,
+        auslagen=auslagen,
+        tabelle=version.tabellenname(max(g.value for g in gebuehren), pkh=pkh),
+        ust_satz=ust_satz,
+        hinweise=hinweise,
     )
 
 
