@@ -170,13 +170,16 @@ def run_request_cancel(*, run_id: int, by: User) -> AgentRun:
     return run
 
 
+CONTINUABLE = frozenset({AgentRun.Status.CAP_REACHED, AgentRun.Status.TIMEOUT})
+
+
 @transaction.atomic
 def run_continue_background(*, run_id: int, by: User) -> AgentRun:
-    """A new BACKGROUND run that continues a run which stopped at the inline step cap, from its
-    transcript (`continued_from` points back). The caller enqueues it. Raises NotFound for a run
-    of someone else and ValidationError for a run that cannot be continued."""
+    """A new BACKGROUND run that continues a run which stopped at the inline step cap or time
+    limit, from its transcript (`continued_from` points back). The caller enqueues it. Raises
+    NotFound for a run of someone else and ValidationError for a run that cannot be continued."""
     previous = run_get(user=by, pk=run_id, lock=True)
-    if previous.status != AgentRun.Status.CAP_REACHED or previous.mode != AgentRun.Mode.INLINE or not previous.transcript:
+    if previous.status not in CONTINUABLE or previous.mode != AgentRun.Mode.INLINE or not previous.transcript:
         raise ValidationError(ERR_NOT_CONTINUABLE)
     if previous.continuations.exists():
         return previous.continuations.order_by("pk").first()  # type: ignore[return-value]
