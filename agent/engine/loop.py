@@ -62,6 +62,7 @@ ERR_INTERNAL = "Interner Fehler im Ablauf: {error}"
 TIMEOUT_ANSWER = "Das Zeitlimit von {seconds} s ist erreicht. Bisheriger Stand:\n{partial}"
 TIMEOUT_CUT = "\n\n_(Zeitlimit von {seconds} s erreicht – die Antwort ist hier abgebrochen.)_"
 TIMEOUT_NOTHING = "Das Zeitlimit von {seconds} s ist erreicht, bevor Helena eine Antwort hatte."
+CANCEL_CUT = "\n\n_(abgebrochen)_"
 DEMO_STANDS_IN = "{what} nicht erreichbar – das eingebaute Demo-Modell antwortet."
 RAW_CALL_ANSWER = (
     "Ich habe keine verwertbare Antwort: Das Modell hat statt einer Antwort einen Werkzeugaufruf als Text "
@@ -577,6 +578,11 @@ class Engine:
         except _Cancelled:
             self.outcome.status = RunStatus.CANCELLED
             self.outcome.finish_reason = "vom Benutzer abgebrochen"
+            streamed = self.gate.sent.strip() if self.gate is not None else ""
+            if streamed:
+                # what the user has already read stays; it is marked, not replaced
+                self.transcript.append(assistant_message(streamed, []))
+                self.outcome.answer = streamed + CANCEL_CUT
         except _TimedOut:
             await self._timed_out()
         if self.outcome.demo and self.outcome.answer:

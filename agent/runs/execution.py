@@ -49,6 +49,8 @@ from akten.models import Akte
 
 logger = logging.getLogger(__name__)
 ERR_START = "Der Auftrag konnte nicht starten: {error}"
+REPLY_CANCELLED = "_Abgebrochen, bevor Helena geantwortet hat._"
+REPLY_NONE = "_Helena hat keine Antwort gegeben._"
 
 CANCEL_POLL_SECONDS = 0.2
 HEARTBEAT_EVERY_POLLS = 5
@@ -126,6 +128,7 @@ def _run_fail_start(run_id: int, error: str) -> None:
     run.error = ERR_START.format(error=error)
     run.finished_at = timezone.now()
     run.save(update_fields=["status", "finish_reason", "error", "finished_at"])
+    conversation_reply_save(run)
     event_row_append(run, terminal_event(run.status), status=run.status, answer="", error=run.error, usage={})
 
 
@@ -198,11 +201,17 @@ def _run_finish(run_id: int, outcome: RunOutcome) -> None:
         run.model_name = outcome.model[:200]
         run.finished_at = run.heartbeat_at = timezone.now()
         run.save()
-        if outcome.answer and run.conversation_id is not None:
-            ChatMessage.objects.create(
-                conversation_id=run.conversation_id, role=ChatMessage.Role.ASSISTANT, text=outcome.answer, run=run
-            )
-            Conversation.objects.filter(pk=run.conversation_id).update(updated_at=run.finished_at)
+        conversation_reply_save(run)
+
+
+def conversation_reply_save(run: AgentRun) -> None:
+    """The run's turn in its conversation: the answer, else what happened (cancelled, the error),
+    so that every question is followed by its reply after a reload, cancelled runs included."""
+    if run.conversation_id is None:
+        return
+    text = run.answer or (REPLY_CANCELLED if run.status == AgentRun.Status.CANCELLED else run.error) or REPLY_NONE
+    ChatMessage.objects.create(conversation_id=run.conversation_id, role=ChatMessage.Role.ASSISTANT, text=text, run=run)
+    Conversation.objects.filter(pk=run.conversation_id).update(updated_at=run.finished_at or timezone.now())
 
 
 def _poll(run_id: int, beat: bool) -> bool:

@@ -21,7 +21,7 @@ from agent.engine.routing import (
 from agent.models import AgentRun, Conversation, EngineConfig
 from agent.models import Message as ChatMessage
 from agent.runs.events import event_row_append
-from agent.runs.execution import local_cancels
+from agent.runs.execution import conversation_reply_save, local_cancels
 from agent.runs.ratelimit import ratelimit_hit
 from agent.runs.routes import task_classify
 from agent.runs.selectors import conversation_get, run_get
@@ -160,6 +160,7 @@ def run_request_cancel(*, run_id: int, by: User) -> AgentRun:
         run.finish_reason = "vom Benutzer abgebrochen"
         run.finished_at = timezone.now()
         run.save(update_fields=["status", "cancel_requested", "finish_reason", "finished_at"])
+        conversation_reply_save(run)
         event_row_append(run, terminal_event(run.status), status=run.status, answer="", error="", usage={})
     elif run.status == AgentRun.Status.RUNNING:
         run.cancel_requested = True
@@ -221,6 +222,8 @@ def runs_fail_orphaned(*, stale_after_seconds: int = 60) -> int:
             run.error = ERR_ORPHANED
             run.finished_at = timezone.now()
             run.save(update_fields=["status", "finish_reason", "error", "finished_at"])
+            if not run.answer:
+                conversation_reply_save(run)
             event_row_append(run, terminal_event(run.status), status=run.status, answer=run.answer, error=ERR_ORPHANED, usage={})
             failed += 1
     return failed
