@@ -326,3 +326,13 @@ async def test_a_call_written_as_functions_name_colon_arguments_is_executed(scri
     assert outcome.status == RunStatus.DONE
     assert [(name, args) for name, args, *_ in tools.executed] == [("read_akte", {"akte": "Mietzahlung"})]
     assert outcome.answer == "Die Akte 3/25 betrifft die Mietzahlung."
+
+
+async def test_a_call_the_model_is_still_writing_as_text_is_neither_streamed_nor_kept_at_the_timeout(scripted_llm):
+    chunks = ['functions.read_akte:\n{"akte": "12/25 - Sommer (Mieter) wegen Mietzahlung', '"}']
+    scripted_llm.script([{"text": "".join(chunks), "chunks": chunks, "chunk_delay": 5.0}])
+    outcome, sink = await run(ollama(scripted_llm), MemoryToolBox({"read_akte": echo}), run_seconds=1.0)
+
+    assert outcome.status == RunStatus.TIMEOUT
+    assert not sink.of_type("answer.delta")
+    assert "functions." not in outcome.answer
