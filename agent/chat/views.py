@@ -18,6 +18,7 @@ from django.views.decorators.http import require_POST
 from agent.chat import conversations
 from agent.chat.cards import answer_html, draft_card
 from agent.chat.consumers import german_error
+from agent.llm.demo import DEMO_MODEL
 from agent.models import AgentRun, Message
 from agent.runs import selectors, services
 from akten.models import User
@@ -46,6 +47,7 @@ def _turns(user: User, conversation: Any) -> list[dict[str, Any]]:
     turns = []
     for message in items:
         turn: dict[str, Any] = {"message": message, "run": message.run}
+        turn["demo"] = message.run is not None and message.run.model_name == DEMO_MODEL
         if message.role == Message.Role.ASSISTANT:
             turn["html"] = mark_safe(answer_html(message.text, user=user))  # noqa: S308 - sanitised by nh3
             turn["cards"] = cards.get(message.run_id or 0, [])

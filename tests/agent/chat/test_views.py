@@ -265,3 +265,17 @@ def test_a_cancelled_run_is_a_turn_of_the_conversation_in_order_and_not_replayed
     assert positions == sorted(positions)
     state = json.loads(html.split('id="chat-state" type="application/json">')[1].split("</script>")[0])
     assert state["open_runs"] == []
+
+
+def test_a_reopened_conversation_names_the_demo_model_that_answered_with_its_badge(client):
+    user = UserFactory()
+    conversation = Conversation.objects.create(user=user, title="Demo")
+    run = AgentRun.objects.create(
+        user=user, conversation=conversation, task="Frage", status="DONE", model_name="SmolLM2-135M-Instruct",
+        started_at=timezone.now(), finished_at=timezone.now(), answer="Antwort",
+    )  # fmt: skip
+    Message.objects.create(conversation=conversation, role="USER", text="Frage", run=run)
+    Message.objects.create(conversation=conversation, role="ASSISTANT", text="Antwort", run=run)
+    client.force_login(user)
+    html = client.get(f"/helena/gespraeche/{conversation.pk}/").content.decode()
+    assert "Modell: SmolLM2-135M-Instruct (Demo)" in html and "demo-badge" in html
