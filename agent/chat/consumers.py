@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
@@ -14,7 +15,7 @@ from typing import Annotated, Any, Literal
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.core.exceptions import PermissionDenied, ValidationError
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, field_validator
 from pydantic import ValidationError as PydanticValidationError
 
 from agent.chat import inline, tails
@@ -41,6 +42,10 @@ ERR_START_FAILED = "Helena konnte den Auftrag nicht annehmen. Bitte versuche es 
 ERR_ACTION_FAILED = "Die Aktion ist fehlgeschlagen. Bitte versuche es erneut."
 ERR_NOT_ACTIVE = "Dieser Auftrag läuft nicht mehr."
 ERR_RUN_CRASHED = "Helena ist bei diesem Auftrag auf einen internen Fehler gestoßen. Bitte versuche es erneut."
+ERR_CONTROL_CHARS = "Das Feld „{field}“ enthält unzulässige Steuerzeichen (z. B. ein NUL-Zeichen). Bitte entferne sie."
+# C0/C1 control characters other than tab, line feed and carriage return; PostgreSQL rejects NUL
+# in text columns, and the others have no place in a chat message.
+CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_ABUSE = 4429
@@ -58,6 +63,22 @@ class ChatSend(_Incoming):
     conversation: Id | None = None
     akte: Id | None = None
     mode: Literal["INLINE", "BACKGROUND"] | None = None
+
+    @field_validator("text")
+    @classmethod
+    def _no_control_chars(cls, value: str) -> str:
+        if CONTROL_CHARS.search(value):
+            raise ValueError("control characters")
+        return value
+
+
+def invalid_message_error(exc: PydanticValidationError) -> str:
+    """The German error for an incoming frame that failed validation, naming the field when a
+    text field carried control characters."""
+    for error in exc.errors():
+        if error.get("type") == "value_error" and "control characters" in str(error.get("msg", "")):
+            return ERR_CONTROL_CHARS.format(field=str(error["loc"][-1]))
+    return ERR_INVALID
 
 
 class RunCancel(_Incoming):
@@ -144,7 +165,10 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             return
         try:
             message = incoming_adapter.validate_python(json.loads(text_data))
-        except (ValueError, RecursionError, PydanticValidationError):
+        except PydanticValidationError as exc:
+            await self.send_error(invalid_message_error(exc), code="invalid")
+            return
+        except (ValueError, RecursionError):
             # RecursionError: deeply nested JSON ("[[[[…") that still fits under the size limit
             await self.send_error(ERR_INVALID, code="invalid")
             return

@@ -18,6 +18,7 @@ from django.views.decorators.http import require_POST
 from agent.chat import conversations
 from agent.chat.cards import answer_html, draft_card
 from agent.chat.consumers import german_error
+from agent.llm.demo import DEMO_MODEL
 from agent.models import AgentRun, Message
 from agent.runs import selectors, services
 from akten.models import User
@@ -46,6 +47,7 @@ def _turns(user: User, conversation: Any) -> list[dict[str, Any]]:
     turns = []
     for message in items:
         turn: dict[str, Any] = {"message": message, "run": message.run}
+        turn["demo"] = message.run is not None and message.run.model_name == DEMO_MODEL
         if message.role == Message.Role.ASSISTANT:
             turn["html"] = mark_safe(answer_html(message.text, user=user))  # noqa: S308 - sanitised by nh3
             turn["cards"] = cards.get(message.run_id or 0, [])
@@ -123,18 +125,39 @@ def run_list(request: HttpRequest) -> HttpResponse:
     drafts: dict[int, int] = {}
     for run_id in drafts_of_runs(user=user, run_ids=[r.pk for r in runs]).values_list("origin_run_id", flat=True):
         drafts[run_id or 0] = drafts.get(run_id or 0, 0) + 1
-    rows = [{"run": r, "drafts": drafts.get(r.pk, 0), "duration": _duration(r)} for r in runs]
-    return render(request, "agent/runs.html", {"rows": rows, "active_ids": [r.pk for r in runs if r.is_active]})
+    rows = [{"run": r, "drafts": drafts.get(r.pk, 0), "duration": _duration(r), "progress": _progress(r)} for r in runs]
+    context = {
+        "rows": rows,
+        "active_ids": [r.pk for r in runs if r.is_active],
+        # token counts are for whoever pays for the models, not for the people asking
+        "show_tokens": user.is_admin_role,
+    }
+    return render(request, "agent/runs.html", context)
 
 
 def _duration(run: AgentRun) -> str:
-    if run.started_at is None:
-        return "–"
+    """From the start (or, for a run cancelled before it started, from its creation) to the end."""
     end = run.finished_at
     if end is None:
-        return "läuft"
-    seconds = int((end - run.started_at).total_seconds())
+        return "läuft" if run.started_at else "–"
+    seconds = max(0, int((end - (run.started_at or run.created_at)).total_seconds()))
     return f"{seconds // 60} min {seconds % 60} s" if seconds >= 60 else f"{seconds} s"
+
+
+def _progress(run: AgentRun) -> str:
+    """A finished run says what it did, not how far it got towards its step limit."""
+    steps = f"{run.steps_used} Schritt" + ("" if run.steps_used == 1 else "en")
+    if run.status == AgentRun.Status.CANCELLED:
+        return (
+            f"abgebrochen nach {steps}"
+            if run.steps_used
+            else "abgebrochen vor dem Start"
+            if not run.started_at
+            else "abgebrochen"
+        )
+    if run.status == AgentRun.Status.RATE_LIMITED:
+        return "nicht gestartet"
+    return f"beendet nach {steps}"
 
 
 @login_required

@@ -42,6 +42,7 @@ TERMINAL_EVENT_TYPES = frozenset({EventType.RUN_FINISHED, EventType.RUN_FAILED, 
 # The offer at the inline step cap (the `message` of run.cap_reached; the browser shows it for a
 # `continuable` run too).
 CONTINUE_OFFER = "Ich habe das Schrittlimit für den Chat erreicht. Soll ich im Hintergrund weitermachen?"
+TIMEOUT_OFFER = "Ich habe das Zeitlimit für den Chat erreicht. Soll ich im Hintergrund weitermachen?"
 
 
 class RunStarted(TypedDict):
@@ -50,6 +51,8 @@ class RunStarted(TypedDict):
     model: str
     max_steps: int
     demo: bool
+    # why the run starts on this model when that is news to the user (the demo model stands in), else ""
+    note: str
 
 
 class StepStarted(TypedDict):
@@ -148,8 +151,12 @@ class DraftCreated(TypedDict):
 
 
 class CapReached(TypedDict):
+    """The offer to continue in the background, at the inline step cap or time limit."""
+
     max_steps: int
     message: str
+    # "steps" or "time"
+    limit: str
 
 
 class RunEnded(TypedDict):

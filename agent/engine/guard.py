@@ -9,7 +9,8 @@ Pure functions, no I/O. `guard_response(response, known_tools)` returns a `Guard
   "Müller's") stay as they are. What cannot be repaired becomes a `GuardError` for that call.
 - No structured call, but the *whole* reply is call-shaped JSON naming known tools (a bare
   object, a list, several concatenated objects, a ```json fence, `<tool_call>…</tool_call>` tags,
-  OpenAI-style nested `{"function": {...}}`, missing arguments): the calls are recovered as real
+  OpenAI-style nested `{"function": {...}}`, missing arguments, a known tool's name followed by
+  `:` or `(` and its arguments as in `functions.read_akte: {"akte": "12/25"}`): the calls are recovered as real
   tool calls and the text is dropped (a leading `<think>…</think>` block is kept as the text).
   Prose that merely contains JSON is left alone.
 - A call naming an unknown tool becomes a `GuardError` listing the valid tools.
@@ -60,6 +61,8 @@ _CALL_KEYS = {*_NAME_KEYS, *_ARGUMENT_KEYS, "id", "type"}
 _FENCE = re.compile(r"^```[A-Za-z]*[ \t]*\n?(.*?)\n?[ \t]*```$", re.DOTALL)
 _TAG = re.compile(r"<tool_call>(.*?)</tool_call>", re.DOTALL)
 _LEADING_MARKERS = ("<|python_tag|>",)
+# a known tool's name (optionally `functions.`-prefixed) followed by `:` or `(` and one JSON object
+_NAMED_CALL = re.compile(r"^((?:functions\.)?[A-Za-z_]\w*)\s*(?::|\()\s*(\{.*\})\s*\)?\s*$", re.DOTALL)
 _THINK = re.compile(r"\s*<think>(.*?)</think>", re.DOTALL)
 
 
@@ -339,6 +342,10 @@ def recover_tool_calls(text: str, known_tools: ToolSpecs) -> tuple[list[ToolCall
             body = body[len(marker) :].strip()
     if not body:
         return None
+    named = _NAMED_CALL.match(body)
+    if named and _resolve_name(named.group(1), known_tools)[0] is not None:
+        # `functions.read_akte: {"akte": "12/25"}` or `read_akte({...})`: a known tool, then its arguments
+        body = json.dumps({"name": named.group(1), "arguments": named.group(2)}, ensure_ascii=False)
     shape, segments = _segments(body)
     if not segments:
         return None

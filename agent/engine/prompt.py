@@ -121,6 +121,27 @@ def build_system_prompt(
     return "\n\n".join(parts)
 
 
+DEMO_STYLE = """\
+Du bist Helena, Assistenz einer Anwaltskanzlei (Demo-Modell). Antworte kurz auf Deutsch, in der Du-Form.
+Rufe für Fragen zu Akten, Fristen oder Gesetzen zuerst ein Werkzeug auf; erfinde nichts.
+Du legst nichts an und schreibst niemandem."""
+
+
+def build_demo_prompt(*, tools: list[dict[str, Any]], akte: AkteContext | None = None, today: datetime.date | None = None) -> str:
+    """The system prompt of the embedded demo model: a few hundred tokens instead of the full
+    persona, which a 135M model on two cores needs minutes to read and does not follow anyway.
+    The hard limits hold regardless: the demo model gets read tools only."""
+    parts = [DEMO_STYLE]
+    if today is not None:
+        parts.append(f"Heute ist {today:%d.%m.%Y}.")
+    names = [str((spec.get("function") or spec).get("name", "")) for spec in tools]
+    if names:
+        parts.append("Werkzeuge: " + ", ".join(names) + ".")
+    if akte is not None:
+        parts.append(f"Aktuelle Akte: {akte.aktenzeichen} – {akte.kurzrubrum} ({akte.sachgebiet}).")
+    return "\n".join(parts)
+
+
 def with_intro(answer: str) -> str:
     """The answer of a first contact starts with the intro, whether or not the model remembered it."""
     if answer.lstrip().startswith("Hi, ich bin Helena"):

@@ -148,6 +148,10 @@ class Route:
     outage_only: bool = False
     # the tools this model is offered (None: all of the run's tools); a very small model gets a few
     offer_tools: frozenset[str] | None = None
+    # a system prompt of its own (a very small model gets a compact one); None: the run's prompt
+    system_prompt: str | None = None
+    # why the run starts on this route, shown to the user once ("Kein Ollama erreichbar – …")
+    note: str = ""
 
 
 class Router(Protocol):

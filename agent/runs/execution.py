@@ -31,7 +31,7 @@ from django.utils import timezone
 from agent.engine.budget import estimate_tokens
 from agent.engine.events import terminal_event
 from agent.engine.loop import Limits, RunOutcome, RunStatus, response_guard, run_agent
-from agent.engine.prompt import build_system_prompt, with_intro
+from agent.engine.prompt import build_demo_prompt, build_system_prompt, with_intro
 from agent.engine.routing import (
     TaskType,
     TierRouter,
@@ -42,7 +42,7 @@ from agent.models import AgentRun, Conversation, EngineConfig, TierConfig
 from agent.models import Message as ChatMessage
 from agent.runs.events import Publish, Relay, RunEventSink, event_row_append
 from agent.runs.persona import persona_context_load
-from agent.runs.routes import routes_build
+from agent.runs.routes import DEMO_TOOLS, routes_build
 from agent.tools.base import ToolContext
 from agent.tools.discovery import all_tools
 from akten.models import Akte
@@ -50,12 +50,15 @@ from recherche.citations import answer_citation_trace
 
 logger = logging.getLogger(__name__)
 ERR_START = "Der Auftrag konnte nicht starten: {error}"
+REPLY_CANCELLED = "_Abgebrochen, bevor Helena geantwortet hat._"
+REPLY_NONE = "_Helena hat keine Antwort gegeben._"
 
 CANCEL_POLL_SECONDS = 0.2
 HEARTBEAT_EVERY_POLLS = 5
 # earlier turns of the conversation may fill at most this share of the model's window
 HISTORY_SHARE = 0.25
 HISTORY_MAX_MESSAGES = 20
+DEMO_MAX_STEPS = 4
 
 # cancel tokens of the runs executing in this process (run id → token)
 local_cancels: dict[int, CancelToken] = {}
@@ -126,6 +129,7 @@ def _run_fail_start(run_id: int, error: str) -> None:
     run.error = ERR_START.format(error=error)
     run.finished_at = timezone.now()
     run.save(update_fields=["status", "finish_reason", "error", "finished_at"])
+    conversation_reply_save(run)
     event_row_append(run, terminal_event(run.status), status=run.status, answer="", error=run.error, usage={})
 
 
@@ -137,10 +141,19 @@ def _run_prepare(run: AgentRun, cancel: CancelToken, client_factory: Callable[[T
     ctx = ToolContext(user=user, akte=akte, run=run, cancel=cancel)
     tools = toolbox_for(ctx)
     task_type = run.task_type or TaskType.FRAGE
-    router = TierRouter(
-        routes_build(start_tier=run.tier or 1, task_type=task_type, user=user, akte=akte, client_factory=client_factory)
-    )
     akte_context, rejections, first_contact = persona_context_load(user=user, akte=akte)
+    demo_tools = [spec for spec in tools.schemas() if spec.get("function", {}).get("name") in DEMO_TOOLS]
+    demo_prompt = build_demo_prompt(tools=demo_tools, akte=akte_context, today=timezone.localdate())
+    router = TierRouter(
+        routes_build(
+            start_tier=run.tier or 1,
+            task_type=task_type,
+            user=user,
+            akte=akte,
+            client_factory=client_factory,
+            demo_prompt=demo_prompt,
+        )
+    )
     system = build_system_prompt(
         tools=tools.schemas(),
         akte=akte_context,
@@ -157,8 +170,11 @@ def _run_prepare(run: AgentRun, cancel: CancelToken, client_factory: Callable[[T
     else:
         history = _history(run.conversation_id, before_run=run.pk, context_window=router.route.client.context_window)
         transcript = [{"role": "system", "content": system}, *history, {"role": "user", "content": run.task}]
+    # A run that starts on the demo model gets its limits: a small model that has not answered
+    # after a few steps will not answer later, and the next question waits for its server.
+    demo = router.route.demo
     limits = Limits(
-        max_steps=run.max_steps,
+        max_steps=min(run.max_steps, DEMO_MAX_STEPS) if demo else run.max_steps,
         timeout_seconds=run.timeout_seconds,
         max_tokens=EngineConfig.load().max_tokens_per_run,
         offer_continuation=run.mode == AgentRun.Mode.INLINE,
@@ -186,11 +202,17 @@ def _run_finish(run_id: int, outcome: RunOutcome) -> None:
         run.model_name = outcome.model[:200]
         run.finished_at = run.heartbeat_at = timezone.now()
         run.save()
-        if outcome.answer and run.conversation_id is not None:
-            ChatMessage.objects.create(
-                conversation_id=run.conversation_id, role=ChatMessage.Role.ASSISTANT, text=outcome.answer, run=run
-            )
-            Conversation.objects.filter(pk=run.conversation_id).update(updated_at=run.finished_at)
+        conversation_reply_save(run)
+
+
+def conversation_reply_save(run: AgentRun) -> None:
+    """The run's turn in its conversation: the answer, else what happened (cancelled, the error),
+    so that every question is followed by its reply after a reload, cancelled runs included."""
+    if run.conversation_id is None:
+        return
+    text = run.answer or (REPLY_CANCELLED if run.status == AgentRun.Status.CANCELLED else run.error) or REPLY_NONE
+    ChatMessage.objects.create(conversation_id=run.conversation_id, role=ChatMessage.Role.ASSISTANT, text=text, run=run)
+    Conversation.objects.filter(pk=run.conversation_id).update(updated_at=run.finished_at or timezone.now())
 
 
 def _poll(run_id: int, beat: bool) -> bool:

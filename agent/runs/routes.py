@@ -3,6 +3,9 @@ layer; and the tiers an installation starts with."""
 
 from __future__ import annotations
 
+import dataclasses
+import socket
+import urllib.parse
 from collections.abc import Callable
 from typing import Any
 
@@ -116,9 +119,31 @@ def known_values_for(*, user: User, akte: Akte | None) -> list[tuple[str, str]]:
     return values
 
 
-# The demo model (135 M parameters, 8 k context) is offered the few tools it can use for a question
-# about an Akte or a statute; the full set would not even fit into its window.
-DEMO_TOOLS = frozenset({"read_akte", "read_fristen", "read_dokumente", "search_alle_akten", "search_gesetze", "berechne_frist"})
+# The demo model (135 M parameters, 8 k context) is offered the four tools it can use for a question
+# about an Akte, its Fristen or a statute, in their compact form (about 600 tokens); every further
+# tool costs seconds of prompt reading per step on two cores (the Fristenrechner alone ~500 tokens).
+DEMO_TOOLS = frozenset({"read_akte", "read_fristen", "search_alle_akten", "search_gesetze"})
+NO_OLLAMA = "Kein Ollama erreichbar – das eingebaute Demo-Modell antwortet."
+NO_TIER = "Kein Sprachmodell eingerichtet – das eingebaute Demo-Modell antwortet."
+# A local model server either accepts the connection at once or is not there.
+PROBE_SECONDS = 0.5
+
+
+def tier_reachable(tier: TierConfig) -> bool:
+    """Whether the tier's server accepts a TCP connection (within PROBE_SECONDS). Only a probe: a
+    server that accepts but then fails is handled by the loop's error policy."""
+    from agent.llm.factory import ollama_host
+
+    url = tier.base_url if tier.provider == TierConfig.Provider.OPENAI else ollama_host(tier.base_url or None)
+    parts = urllib.parse.urlsplit(url)
+    if not parts.hostname:
+        return False
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        with socket.create_connection((parts.hostname, port), timeout=PROBE_SECONDS):
+            return True
+    except (OSError, ValueError):
+        return False
 
 
 def routes_build(
@@ -128,12 +153,17 @@ def routes_build(
     user: User,
     akte: Akte | None,
     client_factory: Callable[[TierConfig], LLMClient] | None = None,
-    demo_factory: Callable[[], LLMClient] = DemoClient,
+    demo_factory: Callable[[], LLMClient] | None = None,
+    demo_prompt: str | None = None,
+    probe: Callable[[TierConfig], bool] = tier_reachable,
 ) -> list[Route]:
     """The escalation chain of a run: enabled local tiers from `start_tier` up (all of them if
     none is that high), then the usable cloud tiers (pseudonymised where configured), and the demo
     model: first when no local tier is in the chain (unless the run starts on the cloud tier by
-    choice), else last and only for outages."""
+    choice), else last and only for outages. When no server of the chain's local tiers answers
+    (`probe`) and there is no cloud tier, the demo model is the only route and says so (`note`),
+    instead of each run waiting for its connection errors first. The demo model gets its own
+    compact system prompt (`demo_prompt`)."""
     make = client_factory or client_for_tier
     counter_ok = counter_available()
     enabled = list(TierConfig.objects.filter(enabled=True).order_by("tier"))
@@ -141,6 +171,11 @@ def routes_build(
     cloud = [t for t in enabled if cloud_usable(t, task_type=task_type, counter_ok=counter_ok)]
     chain = [t for t in local + cloud if t.tier >= start_tier] or local + cloud
     chain.sort(key=lambda t: t.tier)
+    demo = Route(client=(demo_factory or DemoClient)(), tier=1, demo=True, offer_tools=DEMO_TOOLS, system_prompt=demo_prompt)
+    if not chain:
+        return [dataclasses.replace(demo, note=NO_TIER)]
+    if all(not t.is_cloud for t in chain) and not any(probe(t) for t in chain):
+        return [dataclasses.replace(demo, note=NO_OLLAMA)]
     routes: list[Route] = []
     pseudonymizer: Pseudonymizer | None = None
     for tier in chain:
@@ -151,10 +186,10 @@ def routes_build(
                 pseudonymizer.add_known(known_values_for(user=user, akte=akte))
             client = PseudonymizingClient(client, pseudonymizer)
         routes.append(Route(client=client, tier=tier.tier, local=not tier.is_cloud, demo=bool(getattr(client, "is_demo", False))))
-    if not any(route.local for route in routes) and (not routes or start_tier < 3):
-        routes.insert(0, Route(client=demo_factory(), tier=1, local=True, demo=True, offer_tools=DEMO_TOOLS))
+    if not any(route.local for route in routes) and start_tier < 3:
+        routes.insert(0, demo)
     else:
-        routes.append(Route(client=demo_factory(), tier=1, local=True, demo=True, outage_only=True, offer_tools=DEMO_TOOLS))
+        routes.append(dataclasses.replace(demo, outage_only=True))
     return routes
 
 

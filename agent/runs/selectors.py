@@ -59,8 +59,28 @@ def conversation_get(*, user: User, pk: int) -> Conversation:
     return conversation
 
 
-def conversation_messages(*, conversation: Conversation) -> QuerySet[Message]:
-    return conversation.messages.select_related("run").order_by("created_at", "pk")
+def conversation_messages(*, conversation: Conversation) -> list[Message]:
+    """The turns in order: each question, then the replies of its run (a cancelled run's reply is
+    written when the run stops, which may be after the next question was sent)."""
+    rows = list(conversation.messages.select_related("run").order_by("created_at", "pk"))
+    return turns_in_order(rows)
+
+
+def turns_in_order(rows: list[Message]) -> list[Message]:
+    """`rows` (by time) with every reply moved right behind the question of the same run."""
+    replies: dict[int, list[Message]] = {}
+    asked = {row.run_id for row in rows if row.role == Message.Role.USER and row.run_id}
+    for row in rows:
+        if row.role != Message.Role.USER and row.run_id in asked:
+            replies.setdefault(row.run_id, []).append(row)
+    ordered: list[Message] = []
+    for row in rows:
+        if row.role == Message.Role.USER:
+            ordered.append(row)
+            ordered += replies.get(row.run_id or 0, []) if row.run_id else []
+        elif row.run_id not in asked:
+            ordered.append(row)
+    return ordered
 
 
 def akten_for_chat(*, user: User) -> QuerySet[Akte]:

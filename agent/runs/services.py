@@ -21,7 +21,7 @@ from agent.engine.routing import (
 from agent.models import AgentRun, Conversation, EngineConfig
 from agent.models import Message as ChatMessage
 from agent.runs.events import event_row_append
-from agent.runs.execution import local_cancels
+from agent.runs.execution import conversation_reply_save, local_cancels
 from agent.runs.ratelimit import ratelimit_hit
 from agent.runs.routes import task_classify
 from agent.runs.selectors import conversation_get, run_get
@@ -160,6 +160,7 @@ def run_request_cancel(*, run_id: int, by: User) -> AgentRun:
         run.finish_reason = "vom Benutzer abgebrochen"
         run.finished_at = timezone.now()
         run.save(update_fields=["status", "cancel_requested", "finish_reason", "finished_at"])
+        conversation_reply_save(run)
         event_row_append(run, terminal_event(run.status), status=run.status, answer="", error="", usage={})
     elif run.status == AgentRun.Status.RUNNING:
         run.cancel_requested = True
@@ -170,13 +171,16 @@ def run_request_cancel(*, run_id: int, by: User) -> AgentRun:
     return run
 
 
+CONTINUABLE = frozenset({AgentRun.Status.CAP_REACHED, AgentRun.Status.TIMEOUT})
+
+
 @transaction.atomic
 def run_continue_background(*, run_id: int, by: User) -> AgentRun:
-    """A new BACKGROUND run that continues a run which stopped at the inline step cap, from its
-    transcript (`continued_from` points back). The caller enqueues it. Raises NotFound for a run
-    of someone else and ValidationError for a run that cannot be continued."""
+    """A new BACKGROUND run that continues a run which stopped at the inline step cap or time
+    limit, from its transcript (`continued_from` points back). The caller enqueues it. Raises
+    NotFound for a run of someone else and ValidationError for a run that cannot be continued."""
     previous = run_get(user=by, pk=run_id, lock=True)
-    if previous.status != AgentRun.Status.CAP_REACHED or previous.mode != AgentRun.Mode.INLINE or not previous.transcript:
+    if previous.status not in CONTINUABLE or previous.mode != AgentRun.Mode.INLINE or not previous.transcript:
         raise ValidationError(ERR_NOT_CONTINUABLE)
     if previous.continuations.exists():
         return previous.continuations.order_by("pk").first()  # type: ignore[return-value]
@@ -218,6 +222,8 @@ def runs_fail_orphaned(*, stale_after_seconds: int = 60) -> int:
             run.error = ERR_ORPHANED
             run.finished_at = timezone.now()
             run.save(update_fields=["status", "finish_reason", "error", "finished_at"])
+            if not run.answer:
+                conversation_reply_save(run)
             event_row_append(run, terminal_event(run.status), status=run.status, answer=run.answer, error=ERR_ORPHANED, usage={})
             failed += 1
     return failed

@@ -85,8 +85,8 @@
     if (type === "run.started") {
       var background = String(event.mode).toUpperCase() === "BACKGROUND";
       if (block.mode) block.mode.textContent = background ? "🔄 Hintergrund" : "⚡ Inline";
-      if (block.meta && event.model) block.meta.appendChild(el("span", { className: "muted model-name", text: "Modell: " + event.model }));
-      if (block.meta && event.demo) block.meta.appendChild(el("span", { className: "badge warn demo-badge", text: "Demo-Modell – keine echte KI-Auskunft" }));
+      showModel(block, event.model, event.demo);
+      if (event.note) stepItem(block, "demo-note", event.note);
       stepItem(block, "started", "Auftrag angenommen (höchstens " + event.max_steps + " Schritte).");
     } else if (type === "step.started") {
       stepItem(block, "step-label", event.label || "Schritt " + event.step + "/" + event.max_steps);
@@ -108,7 +108,10 @@
     } else if (type === "guard.repair") {
       stepItem(block, "repair", "Reparatur: " + (event.what || ""));
     } else if (type === "escalation") {
-      stepItem(block, "escalation", "Eskalation von Stufe " + event.from_tier + " zu Stufe " + event.to_tier + ": " + (event.reason || ""));
+      // the switch to the demo model is no escalation for the user: one line saying who answers now
+      if (event.demo) stepItem(block, "demo-note", event.reason || "Das eingebaute Demo-Modell antwortet.");
+      else stepItem(block, "escalation", "Eskalation von Stufe " + event.from_tier + " zu Stufe " + event.to_tier + ": " + (event.reason || ""));
+      showModel(block, event.model, event.demo);
     } else if (type === "stall") {
       stepItem(block, "stall", "Helena tritt auf der Stelle: " + (event.reason || ""));
     } else if (type === "budget.truncated") {
@@ -124,6 +127,17 @@
       offerContinuation(block, event.message || window.Helena.config().continue_offer);
     } else if (window.Helena.isTerminal(type)) {
       finish(block, event);
+    }
+  }
+
+  // The header names the model that answers now (after a switch: the new one) and marks the demo model.
+  function showModel(block, model, demo) {
+    if (!block.meta || !model) return;
+    var name = block.meta.querySelector(".model-name");
+    if (!name) name = block.meta.appendChild(el("span", { className: "muted model-name" }));
+    name.textContent = "Modell: " + model + (demo ? " (Demo)" : "");
+    if (demo && !block.meta.querySelector(".demo-badge")) {
+      block.meta.appendChild(el("span", { className: "badge warn demo-badge", text: "Demo-Modell – keine echte KI-Auskunft" }));
     }
   }
 
@@ -183,7 +197,10 @@
     if (event.error) block.answer.appendChild(el("p", { className: "error", text: event.error }));
     if (event.continuable) offerContinuation(block, window.Helena.config().continue_offer);
     if (event.status === "DONE" && event.answer) offerSaveAsWord(block);
-    announce("Helena hat geantwortet (" + window.Helena.statusLabel(event.status) + ").");
+    var label = window.Helena.statusLabel(event.status);
+    if (event.status === "CANCELLED") announce("Auftrag abgebrochen.");
+    else if (event.answer) announce(event.status === "DONE" ? "Helena hat geantwortet." : "Helena hat geantwortet (" + label + ").");
+    else announce("Helena hat keine Antwort gegeben (" + label + ").");
     var active = document.activeElement;
     if (block.mine && (!active || active === document.body || active.id === "chat-send" || active.classList.contains("cancel-run"))) {
       block.answer.focus();

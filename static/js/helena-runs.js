@@ -28,6 +28,9 @@
         } else if (window.Helena.isTerminal(event.type)) {
           var label = window.Helena.statusLabel(event.status);
           row.querySelector(".run-status").textContent = label;
+          var bar = row.querySelector("progress");
+          if (bar) bar.remove();
+          row.querySelector(".progress-text").textContent = event.status === "CANCELLED" ? "abgebrochen" : "beendet";
           var cancel = row.querySelector(".cancel-run");
           if (cancel) cancel.closest("form").remove();
           live.textContent = "Auftrag " + event.run + ": " + label + ".";

@@ -43,6 +43,11 @@ def test_german_question_on_a_demo_akte_runs_through_the_engine_with_the_real_mo
     events = list(AgentStep.objects.filter(run=run).order_by("seq").values_list("type", "payload"))
     types = [t for t, _ in events]
     assert types[0] == "run.started" and types[-1] == "run.finished", (types, run.status, run.error)
+    started = events[0][1]
+    # no tier at all: the demo model answers from the start, says why, with its own limits
+    assert started["demo"] is True and "Demo-Modell antwortet" in started["note"]
+    assert started["max_steps"] <= execution.DEMO_MAX_STEPS and "escalation" not in types
+    assert not any(p.get("text", "").lstrip().startswith("functions.") for t, p in events if t == "answer.delta")
     calls = [p for t, p in events if t == "tool.call"]
     results = [p for t, p in events if t == "tool.result"]
     assert calls, "the real model made no tool call"

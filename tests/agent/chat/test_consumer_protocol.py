@@ -84,6 +84,26 @@ async def test_invalid_messages_get_a_german_error_and_the_socket_stays_open(pay
         assert (await comm.receive_json_from(timeout=5))["code"] == "not_found"
 
 
+@pytest.mark.parametrize("text", ["Frist\x00 prüfen", "Akte \x1b[31m12/25", "Hallo\x7f"])
+async def test_control_characters_in_a_message_get_a_german_error_naming_the_field(text):
+    user = await sync_to_async(UserFactory)()
+    async with ws_connect(user) as (comm, _connected, _code):
+        await comm.send_to(text_data=json.dumps({"type": "chat.send", "text": text}))
+        error = await comm.receive_json_from(timeout=5)
+        assert error["type"] == "error" and error["code"] == "invalid"
+        assert "„text“" in error["message"] and "Steuerzeichen" in error["message"]
+        assert not await sync_to_async(AgentRun.objects.filter(user=user).exists)()
+
+
+async def test_line_breaks_and_tabs_are_allowed_in_a_message():
+    user = await sync_to_async(UserFactory)()
+    async with ws_connect(user) as (comm, _connected, _code):
+        frame = {"type": "chat.send", "text": "Erste Zeile\n\tzweite Zeile", "mode": "BACKGROUND"}
+        await comm.send_to(text_data=json.dumps(frame))
+        reply = await comm.receive_json_from(timeout=10)
+        assert reply["type"] != "error", reply
+
+
 async def test_oversized_frame_is_refused():
     user = await sync_to_async(UserFactory)()
     async with ws_connect(user) as (comm, _connected, _code):

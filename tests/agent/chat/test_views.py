@@ -94,7 +94,7 @@ def test_new_conversation_for_a_foreign_akte_is_refused(client):
 
 
 def test_meine_auftraege_lists_only_my_runs_with_progress_tokens_and_cancel(client, django_assert_max_num_queries):
-    user = UserFactory()
+    user = UserFactory(role=Role.ADMIN)
     akte = AkteFactory(anwalt=user)
     running = AgentRun.objects.create(
         user=user, akte=akte, task="Prüfe die Verjährung", mode="BACKGROUND", status="RUNNING", steps_used=3, max_steps=20,
@@ -108,6 +108,30 @@ def test_meine_auftraege_lists_only_my_runs_with_progress_tokens_and_cancel(clie
     assert "Prüfe die Verjährung" in html and "Fremder Auftrag" not in html
     assert "🔄 Hintergrund" in html and "3/20 Schritte" in html and "1500" in html
     assert "1 Entwurf" in html and f"/helena/auftraege/{running.pk}/abbrechen/" in html
+
+
+def test_meine_auftraege_shows_finished_runs_as_finished_with_durations_and_origins(client):
+    user = UserFactory(role=Role.ANWALT)
+    now = timezone.now()
+    done = AgentRun.objects.create(
+        user=user, task="Welche Fristen laufen?", status="CAP_REACHED", steps_used=1, max_steps=20, tokens_in=900,
+        tokens_out=100, started_at=now - timezone.timedelta(seconds=12), finished_at=now,
+    )  # fmt: skip
+    AgentRun.objects.create(
+        user=user, task="Abgebrochen vor dem Start", status="CANCELLED", cancel_requested=True,
+        finished_at=timezone.now() + timezone.timedelta(seconds=5),
+    )  # fmt: skip
+    continuation = AgentRun.objects.create(
+        user=user, task="Welche Fristen laufen?", mode="BACKGROUND", status="DONE", steps_used=4, continued_from=done,
+        started_at=now, finished_at=now + timezone.timedelta(seconds=75),
+    )  # fmt: skip
+    client.force_login(user)
+    html = client.get("/helena/auftraege/").content.decode()
+    assert "1/20 Schritte" not in html and "beendet nach 1 Schritt" in html and "beendet nach 4 Schritten" in html
+    assert "12 s" in html and "1 min 15 s" in html
+    assert "abgebrochen vor dem Start" in html and "5 s" in html
+    assert f'href="#run-{done.pk}"' in html and f'id="run-{continuation.pk}"' in html
+    assert "Tokens" not in html and "1000" not in html
 
 
 def test_cancel_from_meine_auftraege_and_foreign_run_is_not_found(client):
@@ -217,3 +241,46 @@ def test_helena_mention_in_a_note_starts_a_background_run_for_the_akte(
     run = AgentRun.objects.get(akte=akte)
     assert run.mode == "BACKGROUND" and run.task == "Prüfe die offenen Fristen" and run.user == akte.anwalt
     assert run.status == "DONE" and "keine offenen Fristen" in run.answer
+
+
+def test_a_cancelled_run_is_a_turn_of_the_conversation_in_order_and_not_replayed(client):
+    """Q1 is cancelled (its reply written only after Q2 was sent), Q2 answered: after a reload
+    the order is Q1, A1 (abgebrochen), Q2, A2, and no finished run is replayed (no status line)."""
+    from agent.runs.services import run_request_cancel
+
+    user = UserFactory()
+    conversation = Conversation.objects.create(user=user, title="Fristen")
+    first = AgentRun.objects.create(user=user, conversation=conversation, task="Erste Frage")
+    Message.objects.create(conversation=conversation, role="USER", text="Erste Frage", run=first)
+    second = AgentRun.objects.create(
+        user=user, conversation=conversation, task="Zweite Frage", status="DONE", started_at=timezone.now(),
+        finished_at=timezone.now(), answer="Zweite Antwort",
+    )  # fmt: skip
+    Message.objects.create(conversation=conversation, role="USER", text="Zweite Frage", run=second)
+    run_request_cancel(run_id=first.pk, by=user)
+    Message.objects.create(conversation=conversation, role="ASSISTANT", text="Zweite Antwort", run=second)
+
+    client.force_login(user)
+    response = client.get(f"/helena/gespraeche/{conversation.pk}/")
+    html = response.content.decode()
+    positions = [
+        html.index(text)
+        for text in ("Erste Frage", "Abgebrochen, bevor Helena geantwortet hat", "Zweite Frage", "Zweite Antwort")
+    ]
+    assert positions == sorted(positions)
+    state = json.loads(html.split('id="chat-state" type="application/json">')[1].split("</script>")[0])
+    assert state["open_runs"] == []
+
+
+def test_a_reopened_conversation_names_the_demo_model_that_answered_with_its_badge(client):
+    user = UserFactory()
+    conversation = Conversation.objects.create(user=user, title="Demo")
+    run = AgentRun.objects.create(
+        user=user, conversation=conversation, task="Frage", status="DONE", model_name="SmolLM2-135M-Instruct",
+        started_at=timezone.now(), finished_at=timezone.now(), answer="Antwort",
+    )  # fmt: skip
+    Message.objects.create(conversation=conversation, role="USER", text="Frage", run=run)
+    Message.objects.create(conversation=conversation, role="ASSISTANT", text="Antwort", run=run)
+    client.force_login(user)
+    html = client.get(f"/helena/gespraeche/{conversation.pk}/").content.decode()
+    assert "Modell: SmolLM2-135M-Instruct (Demo)" in html and "demo-badge" in html

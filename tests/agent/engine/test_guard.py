@@ -230,6 +230,10 @@ def recovered(text: str, known=TOOLS):
         ),
         ('<|python_tag|>{"name": "list_fristen", "parameters": {}}', [("list_fristen", {})], "object"),
         ('{"name": "functions.read_akte", "arguments": {"akte_id": 2}}', [("read_akte", {"akte_id": 2})], "object"),
+        # SmolLM2 with chatml-function-calling writes the call as `functions.NAME: {...}` (issue 15)
+        ('functions.read_akte: {"akte": "Mietzahlung"}', [("read_akte", {"akte": "Mietzahlung"})], "object"),
+        ('read_akte({"akte_id": 5})', [("read_akte", {"akte_id": 5})], "object"),
+        ("search_gesetze: {'query': 'Kündigungsfrist'}", [("search_gesetze", {"query": "Kündigungsfrist"})], "object"),
     ],
 )
 def test_tool_calls_written_as_text_are_recovered(text: str, expected: list, shape: str) -> None:
@@ -283,6 +287,8 @@ def test_text_repairs_are_recorded_per_call() -> None:
         "Die Frist endet am 31.03.2025 (§ 193 BGB).",
         "[1] BGB § 193",
         "{Platzhalter}",
+        'Hinweis: {"frist": "2025-03-31"}',
+        'gesetz: {"norm": "§ 193 BGB"}',
         "",
     ],
 )

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from agent.engine.loop import CAP_MESSAGE, UNTRUSTED_OPEN, RunStatus
+from agent.engine.loop import CAP_MESSAGE, RAW_CALL_ANSWER, UNTRUSTED_OPEN, RunStatus
 from agent.engine.tools import CancelToken, ToolResult
 
 from .support import MemoryToolBox, call, echo, ollama, openai, pairs_intact, run, tools_sent
@@ -271,3 +271,68 @@ async def test_no_answer_text_is_emitted_after_the_run_has_ended():
     assert outcome.status == RunStatus.TIMEOUT
     terminal = next(i for i, event in enumerate(sink.events) if event["type"] == "run.finished")
     assert terminal == len(sink.events) - 1, sink.types()[terminal:]
+
+
+async def test_timeout_keeps_the_streamed_text_and_offers_to_continue(scripted_llm):
+    streamed = "Die Berufungsfrist beträgt einen Monat ab Zustellung des vollständigen Urteils. "
+    scripted_llm.script([{"text": streamed + "Sie beginnt mit …", "chunks": [streamed, "Sie beginnt mit …"], "chunk_delay": 5.0}])
+    outcome, sink = await run(ollama(scripted_llm), MemoryToolBox({"search": echo}), run_seconds=1.0)
+
+    assert outcome.status == RunStatus.TIMEOUT
+    shown = "".join(e["text"] for e in sink.of_type("answer.delta"))
+    assert shown.strip() == streamed.strip()
+    assert outcome.answer.startswith(streamed.strip())
+    assert "noch kein Ergebnis" not in outcome.answer and "Zeitlimit von 1 s erreicht" in outcome.answer
+    assert outcome.continuable
+    offer = sink.of_type("run.cap_reached")[0]
+    assert offer["limit"] == "time" and "Zeitlimit" in offer["message"]
+    assert sink.types()[-2:] == ["run.cap_reached", "run.finished"]
+    assert outcome.transcript[-1] == {"role": "assistant", "content": streamed.strip()}
+
+
+async def test_timeout_without_anything_said_gives_no_answer_but_an_honest_error(scripted_llm):
+    scripted_llm.script([{"text": "zu spät", "delay": 3.0}])
+    outcome, sink = await run(ollama(scripted_llm), MemoryToolBox({"search": echo}), run_seconds=0.5, inline=False)
+
+    assert outcome.status == RunStatus.TIMEOUT
+    assert outcome.answer == ""
+    assert "bevor Helena eine Antwort hatte" in outcome.error
+    assert not outcome.continuable and not sink.of_type("run.cap_reached")
+    assert sink.events[-1]["answer"] == ""
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['functions.read_akte: {"akte": "Mietzahlung"', '{"name": "send_fax", "arguments": {}'],
+    ids=["cut-off-call", "unknown-tool-broken-json"],
+)
+async def test_a_tool_call_written_as_text_is_never_the_final_answer(scripted_llm, text):
+    scripted_llm.script([{"text": text}])
+    outcome, sink = await run(ollama(scripted_llm), MemoryToolBox({"read_akte": echo}))
+
+    assert outcome.status == RunStatus.DONE
+    assert outcome.answer == RAW_CALL_ANSWER
+    assert "functions." not in sink.events[-1]["answer"]
+    assert any("Werkzeugaufruf als Text" in e["what"] for e in sink.of_type("guard.repair"))
+
+
+async def test_a_call_written_as_functions_name_colon_arguments_is_executed(scripted_llm):
+    scripted_llm.script(
+        [{"text": 'functions.read_akte: {"akte": "Mietzahlung"}'}, {"text": "Die Akte 3/25 betrifft die Mietzahlung."}]
+    )
+    tools = MemoryToolBox({"read_akte": echo})
+    outcome, _sink = await run(ollama(scripted_llm), tools)
+
+    assert outcome.status == RunStatus.DONE
+    assert [(name, args) for name, args, *_ in tools.executed] == [("read_akte", {"akte": "Mietzahlung"})]
+    assert outcome.answer == "Die Akte 3/25 betrifft die Mietzahlung."
+
+
+async def test_a_call_the_model_is_still_writing_as_text_is_neither_streamed_nor_kept_at_the_timeout(scripted_llm):
+    chunks = ['functions.read_akte:\n{"akte": "12/25 - Sommer (Mieter) wegen Mietzahlung', '"}']
+    scripted_llm.script([{"text": "".join(chunks), "chunks": chunks, "chunk_delay": 5.0}])
+    outcome, sink = await run(ollama(scripted_llm), MemoryToolBox({"read_akte": echo}), run_seconds=1.0)
+
+    assert outcome.status == RunStatus.TIMEOUT
+    assert not sink.of_type("answer.delta")
+    assert "functions." not in outcome.answer

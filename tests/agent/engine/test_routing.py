@@ -113,6 +113,37 @@ async def test_all_local_tiers_down_uses_the_demo_model_marked_as_demo(scripted_
 
 
 @pytest.mark.asyncio
+async def test_the_demo_model_takes_over_with_one_clear_line_its_own_prompt_and_compact_tools(scripted_llm):
+    scripted_llm.script([{"text": "Demo-Antwort."}])
+    compact = "Du bist Helena (Demo). Antworte kurz."
+    demo = Route(client=ollama(scripted_llm), tier=1, demo=True, outage_only=True, system_prompt=compact)
+    tools = MemoryToolBox({"search": echo})
+    outcome, sink = await run(TierRouter([Route(client=ollama(_Down, timeout=2), tier=1), demo]), tools)
+
+    assert outcome.status == RunStatus.DONE and outcome.demo
+    (escalation,) = sink.of_type("escalation")
+    assert escalation["reason"] == "Stufe 1 nicht erreichbar – das eingebaute Demo-Modell antwortet."
+    assert escalation["demo"] is True and escalation["model"] == "scripted-model"
+    sent = scripted_llm.chat_requests[-1].body
+    assert sent["messages"][0] == {"role": "system", "content": compact}
+    assert sent["tools"][0]["function"]["description"] == "Testwerkzeug search"
+
+
+@pytest.mark.asyncio
+async def test_a_run_that_starts_on_the_demo_model_says_why_once(scripted_llm):
+    scripted_llm.script([{"text": "Demo-Antwort."}])
+    note = "Kein Ollama erreichbar – das eingebaute Demo-Modell antwortet."
+    demo = Route(client=ollama(scripted_llm), tier=1, demo=True, system_prompt="Kurz.", note=note)
+    outcome, sink = await run(TierRouter([demo]), MemoryToolBox({"search": echo}))
+
+    assert outcome.status == RunStatus.DONE
+    started = sink.of_type("run.started")[0]
+    assert started["note"] == note and started["demo"] is True
+    assert not sink.of_type("escalation")
+    assert scripted_llm.chat_requests[0].body["messages"][0]["content"] == "Kurz."
+
+
+@pytest.mark.asyncio
 async def test_tool_parser_500_is_retried_once_then_escalated(scripted_llm):
     parser_500 = {"status": 500, "error": OLLAMA_TOOL_PARSER_ERROR}
     scripted_llm.script([parser_500, {"tool_calls": [call("search", q="a")]}, parser_500, parser_500, {"text": "Stufe 2."}])

@@ -142,6 +142,28 @@ def test_routes_respect_cloud_task_types_and_pseudonymise_and_fall_back_to_demo(
 
 
 @pytest.mark.django_db
+def test_without_an_answering_local_server_the_demo_model_is_the_only_route_and_says_so(scripted_llm):
+    user = UserFactory()
+    TierConfig.objects.create(tier=1, name="lokal", model="m", base_url="http://127.0.0.1:9", enabled=True)
+    TierConfig.objects.create(tier=2, name="groß", model="g", base_url="http://127.0.0.1:9", enabled=True)
+    (route,) = run_routes.routes_build(start_tier=1, task_type="FRAGE", user=user, akte=None, demo_prompt="Kurz.")
+    assert route.demo and not route.outage_only
+    assert route.note == "Kein Ollama erreichbar – das eingebaute Demo-Modell antwortet."
+    assert route.system_prompt == "Kurz." and route.offer_tools == run_routes.DEMO_TOOLS
+    TierConfig.objects.filter(tier=2).update(base_url=scripted_llm.url)
+    routes = run_routes.routes_build(start_tier=1, task_type="FRAGE", user=user, akte=None)
+    assert [(r.tier, r.demo, r.outage_only) for r in routes] == [(1, False, False), (2, False, False), (1, True, True)]
+    assert not any(r.note for r in routes)
+
+
+def test_a_tier_is_reachable_only_when_its_server_accepts_connections(scripted_llm):
+    assert run_routes.tier_reachable(TierConfig(tier=1, name="l", model="m", base_url=scripted_llm.url))
+    assert run_routes.tier_reachable(TierConfig(tier=3, name="c", provider="OPENAI", model="c", base_url=scripted_llm.openai_url))
+    assert not run_routes.tier_reachable(TierConfig(tier=1, name="l", model="m", base_url="http://127.0.0.1:9"))
+    assert not run_routes.tier_reachable(TierConfig(tier=3, name="c", provider="OPENAI", model="c", base_url=""))
+
+
+@pytest.mark.django_db
 def test_pseudonymisation_defaults_on_for_cloud_and_is_configurable_per_tier():
     assert run_routes.pseudonymize_tier(TierConfig(tier=3, name="c", model="c", base_url="x", is_cloud=True))
     assert not run_routes.pseudonymize_tier(TierConfig(tier=2, name="g", model="g", base_url="x"))
