@@ -11,6 +11,7 @@ from recherche.urls import api_urlpatterns as recherche_api
 from recherche.urls import page_urlpatterns as recherche_pages
 from rechner.urls import page_urlpatterns as rechner_pages
 
+from .health import healthz, readyz
 from .views import admin_login, akte_detail, login_view, start
 
 admin.site.site_header = "Helena – Verwaltung"
@@ -18,6 +19,8 @@ admin.site.site_title = "Helena"
 admin.site.index_title = "Kanzleiverwaltung"
 
 urlpatterns = [
+    path("healthz", healthz, name="healthz"),
+    path("readyz", readyz, name="readyz"),
     path("anmelden/", login_view, name="login"),
     path("abmelden/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/login/", admin_login),
