@@ -12,6 +12,7 @@ from recherche.urls import page_urlpatterns as recherche_pages
 from rechner.urls import page_urlpatterns as rechner_pages
 
 from .health import healthz, readyz
+from .metrics import metrics
 from .views import admin_login, akte_detail, login_view, start
 
 admin.site.site_header = "Helena – Verwaltung"
@@ -21,6 +22,7 @@ admin.site.index_title = "Kanzleiverwaltung"
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("readyz", readyz, name="readyz"),
+    path("metrics", metrics, name="metrics"),
     path("anmelden/", login_view, name="login"),
     path("abmelden/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/login/", admin_login),
