@@ -239,6 +239,8 @@ HELENA_TRACE_RETENTION_DAYS = int(os.environ.get("HELENA_TRACE_RETENTION_DAYS", 
 # Embedded default and production: the database-backed queue of django-tasks-db, processed by
 # `manage.py db_worker` (started by `make run`); the queue survives restarts with the database.
 TASKS = {"default": {"BACKEND": "django_tasks_db.backend.DatabaseBackend"}}
+# Background tasks one `db_worker` process runs at once (threads; `--concurrency` overrides).
+HELENA_WORKER_CONCURRENCY = int(os.environ.get("HELENA_WORKER_CONCURRENCY", "4"))
 # Documents with at most this much text are indexed right after upload; larger ones in the worker.
 HELENA_SYNC_INDEX_CHARS = int(os.environ.get("HELENA_SYNC_INDEX_CHARS", "100000"))
 
