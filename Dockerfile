@@ -28,4 +28,4 @@ HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
 # replica. -v 0: daphne's own access log (full URIs with query strings) stays off; Helena writes
 # its privacy-safe access log itself (helena.access: path without query, status, duration, user id).
 # The same image runs the worker: `python manage.py db_worker --no-reload`.
-CMD ["daphne", "-v", "0", "-b", "0.0.0.0", "-p", "8000", "--proxy-headers", "helena.asgi:application"]
+CMD ["sh", "-c", "exec daphne -v 0 -b 0.0.0.0 -p 8000 --proxy-headers helena.asgi:application"]
