@@ -21,6 +21,11 @@ RUN SECRET_KEY=build-only ALLOWED_HOSTS=build DATABASE_URL=postgres://build@loca
 
 USER helena
 EXPOSE 8000
-# -v 0: daphne's own access log (full URIs with query strings) stays off; Helena writes its
-# privacy-safe access log itself (helena.access: path without query, status, duration, user id).
-CMD ["sh", "-c", "python manage.py migrate --noinput && daphne -v 0 -b 0.0.0.0 -p 8000 --proxy-headers helena.asgi:application"]
+# Liveness of the web process (/healthz; /readyz checks database, Redis and model servers).
+HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
+    CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=2)"]
+# Migrations run once per deployment (docker-compose.yml: the `migrate` service), not in every
+# replica. -v 0: daphne's own access log (full URIs with query strings) stays off; Helena writes
+# its privacy-safe access log itself (helena.access: path without query, status, duration, user id).
+# The same image runs the worker: `python manage.py db_worker --no-reload`.
+CMD ["sh", "-c", "exec daphne -v 0 -b 0.0.0.0 -p 8000 --proxy-headers helena.asgi:application"]

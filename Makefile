@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint typecheck pytest chromium fonts stop-db clean
+.PHONY: run test lint typecheck pytest chromium fonts stop-db clean prod-up prod-down prod-status
 
 $(BIN)/python:
 	@$(PYTHON) -c "import ensurepip, venv" 2>/dev/null || { \
@@ -69,6 +69,17 @@ chromium:
 fonts:
 	@test -f /usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf || \
 		(apt-get update -qq && apt-get install -y -qq fonts-liberation)
+
+# Production shape without containers (ops/prod.sh): nginx → 2 daphne, 2 db_worker, PostgreSQL +
+# pgvector, Redis. See README, "Betrieb".
+prod-up: $(VENV)/.installed
+	ops/prod.sh up
+
+prod-down:
+	ops/prod.sh down
+
+prod-status:
+	ops/prod.sh status
 
 stop-db: $(VENV)/.installed
 	$(BIN)/python -c "from helena.embedded_pg.server import stop_server; print('gestoppt' if stop_server('var/pg') else 'lief nicht')"

@@ -13,6 +13,8 @@ from rechner.urls import page_urlpatterns as rechner_pages
 from schriftgut.urls import api_urlpatterns as schriftgut_api
 from schriftgut.urls import page_urlpatterns as schriftgut_pages
 
+from .health import healthz, readyz
+from .metrics import metrics
 from .views import admin_login, akte_detail, login_view, start
 
 admin.site.site_header = "Helena – Verwaltung"
@@ -20,6 +22,9 @@ admin.site.site_title = "Helena"
 admin.site.index_title = "Kanzleiverwaltung"
 
 urlpatterns = [
+    path("healthz", healthz, name="healthz"),
+    path("readyz", readyz, name="readyz"),
+    path("metrics", metrics, name="metrics"),
     path("anmelden/", login_view, name="login"),
     path("abmelden/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/login/", admin_login),

@@ -230,10 +230,18 @@ HELENA_DRAFT_UNDO_SECONDS = int(os.environ.get("HELENA_DRAFT_UNDO_SECONDS", "120
 # Every worker and web process marks runs of dead processes FAILED this often (agent/orphans.py).
 HELENA_ORPHAN_SWEEP_SECONDS = float(os.environ.get("HELENA_ORPHAN_SWEEP_SECONDS", "5"))
 
+# Prometheus scrapes /metrics with `Authorization: Bearer <token>` (an ADMIN session works too).
+HELENA_METRICS_TOKEN = os.environ.get("HELENA_METRICS_TOKEN", "")
+# Traces (AgentStep, ToolCallAudit) of runs finished longer ago are deleted by
+# `manage.py prune_run_traces` (run it daily, e.g. from cron or a systemd timer).
+HELENA_TRACE_RETENTION_DAYS = int(os.environ.get("HELENA_TRACE_RETENTION_DAYS", "90"))
+
 # Background work (document indexing now, agent runs later) goes through the Django Tasks API.
 # Embedded default and production: the database-backed queue of django-tasks-db, processed by
 # `manage.py db_worker` (started by `make run`); the queue survives restarts with the database.
 TASKS = {"default": {"BACKEND": "django_tasks_db.backend.DatabaseBackend"}}
+# Background tasks one `db_worker` process runs at once (threads; `--concurrency` overrides).
+HELENA_WORKER_CONCURRENCY = int(os.environ.get("HELENA_WORKER_CONCURRENCY", "4"))
 # Documents with at most this much text are indexed right after upload; larger ones in the worker.
 HELENA_SYNC_INDEX_CHARS = int(os.environ.get("HELENA_SYNC_INDEX_CHARS", "100000"))
 

@@ -1,27 +1,116 @@
 """`manage.py db_worker`, extended: before taking tasks it marks runs that a crashed process left
 RUNNING as FAILED, and keeps doing so while it works (agent precedes django_tasks_db in
-INSTALLED_APPS, so this command wins). The web processes sweep too (`agent.runs.orphans`)."""
+INSTALLED_APPS, so this command wins). The web processes sweep too (`agent.runs.orphans`).
+
+`--concurrency N` (default HELENA_WORKER_CONCURRENCY) runs N task loops in threads of this
+process, each claiming its own tasks (`SELECT … FOR UPDATE SKIP LOCKED`), so N background runs
+execute at once; more worker processes add up. The first SIGTERM/SIGINT lets running tasks finish
+and takes no new ones; a second one ends the process (the sweep then fails what was running)."""
 
 from __future__ import annotations
 
+import logging
+import signal
+import sys
 import threading
+from argparse import ArgumentParser
+from types import FrameType
 from typing import Any
 
-from django.db import close_old_connections
+from django.conf import settings
+from django.db import close_old_connections, connections
 from django_tasks_db.management.commands.db_worker import Command as DatabaseWorkerCommand
+from django_tasks_db.management.commands.db_worker import Worker
 
 from agent.runs.orphans import fail_orphaned_runs, orphan_sweeper_start
+
+logger = logging.getLogger("helena.worker")
+
+
+def positive_int(value: str) -> int:
+    number = int(value)
+    if number < 1:
+        raise ValueError("must be at least 1")
+    return number
 
 
 class Command(DatabaseWorkerCommand):
     help = "Hintergrund-Worker: verwaiste Helena-Läufe beenden, dann Aufgaben der Warteschlange abarbeiten."
 
-    def handle(self, *args: Any, **options: Any) -> None:
+    def add_arguments(self, parser: ArgumentParser) -> None:
+        super().add_arguments(parser)
+        parser.add_argument(
+            "--concurrency",
+            type=positive_int,
+            default=settings.HELENA_WORKER_CONCURRENCY,
+            help="Aufgaben, die dieser Prozess gleichzeitig ausführt (Standard: HELENA_WORKER_CONCURRENCY)",
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:  # type: ignore[override]
+        concurrency: int = options.pop("concurrency")
         fail_orphaned_runs()
         close_old_connections()
         stop = threading.Event()
         orphan_sweeper_start(stop=stop)
         try:
-            super().handle(*args, **options)
+            if concurrency == 1:
+                super().handle(*args, **options)
+            else:
+                self.run_concurrently(concurrency, **options)
         finally:
             stop.set()
+
+    def run_concurrently(
+        self,
+        concurrency: int,
+        *,
+        verbosity: int,
+        queue_name: str,
+        interval: float,
+        batch: bool,
+        backend_name: str,
+        startup_delay: bool,
+        max_tasks: int | None,
+        worker_id: str,
+        exclude_queues: str,
+        **options: Any,
+    ) -> None:
+        self.configure_logging(verbosity)
+        workers = [
+            Worker(
+                queue_names=queue_name.split(","),
+                interval=interval,
+                batch=batch,
+                backend_name=backend_name,
+                startup_delay=startup_delay,
+                max_tasks=max_tasks,
+                worker_id=f"{worker_id[:60]}-{n}",
+                excluded_queue_names=exclude_queues.split(",") if exclude_queues else [],
+            )
+            for n in range(1, concurrency + 1)
+        ]
+
+        def loop(worker: Worker) -> None:
+            try:
+                worker.run()
+            except Exception:
+                logger.exception("worker loop %s ended by an error", worker.worker_id)
+            finally:
+                connections.close_all()
+
+        def shutdown(signum: int, frame: FrameType | None) -> None:
+            if not any(w.running for w in workers):
+                logger.warning("second %s: ending the process", signal.strsignal(signum))
+                sys.exit(1)
+            logger.warning("%s: finishing running tasks, taking no new ones", signal.strsignal(signum))
+            for w in workers:
+                w.running = False
+
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, shutdown)
+        threads = [threading.Thread(target=loop, args=(w,), name=w.worker_id, daemon=True) for w in workers]
+        for thread in threads:
+            thread.start()
+        while any(thread.is_alive() for thread in threads):
+            for thread in threads:
+                thread.join(timeout=0.5)

@@ -1,0 +1,45 @@
+"""Delete the traces (AgentStep rows, ToolCallAudit rows) of runs that finished more than
+HELENA_TRACE_RETENTION_DAYS days ago. The run itself (task, status, answer, times) stays."""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandParser
+from django.db import transaction
+from django.utils import timezone
+
+from agent.models import AgentRun, AgentStep, ToolCallAudit
+
+
+class Command(BaseCommand):
+    help = "Verlaufsdaten (Schritte, Werkzeugprotokoll) beendeter Läufe nach der Aufbewahrungsfrist löschen."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--days", type=int, default=None, help="Aufbewahrung in Tagen (Standard: HELENA_TRACE_RETENTION_DAYS)"
+        )
+        parser.add_argument("--dry-run", action="store_true", help="nur zählen, nichts löschen")
+
+    def handle(self, *args: Any, days: int | None, dry_run: bool, **options: Any) -> None:
+        keep_days = settings.HELENA_TRACE_RETENTION_DAYS if days is None else days
+        if keep_days < 1:
+            self.stderr.write("Die Aufbewahrung muss mindestens einen Tag betragen.")
+            return
+        cutoff = timezone.now() - datetime.timedelta(days=keep_days)
+        runs = AgentRun.objects.filter(finished_at__lt=cutoff).exclude(
+            status__in=[AgentRun.Status.PENDING, AgentRun.Status.RUNNING]
+        )
+        steps = AgentStep.objects.filter(run__in=runs)
+        audits = ToolCallAudit.objects.filter(run__in=runs)
+        if dry_run:
+            self.stdout.write(f"{steps.count()} Schritte und {audits.count()} Protokolleinträge würden gelöscht.")
+            return
+        with transaction.atomic():
+            deleted_steps, _ = steps.delete()
+            deleted_audits, _ = audits.delete()
+        self.stdout.write(
+            f"{deleted_steps} Schritte und {deleted_audits} Protokolleinträge gelöscht (älter als {keep_days} Tage)."
+        )

@@ -1,0 +1,52 @@
+"""`manage.py prune_run_traces`: the traces of runs finished before the retention period go;
+running runs, recent runs and the runs themselves stay."""
+
+import datetime
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.utils import timezone
+
+from agent.models import AgentRun, AgentStep, ToolCallAudit
+from tests.factories import UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def run_with_trace(user, status, finished_days_ago):
+    finished = timezone.now() - datetime.timedelta(days=finished_days_ago) if finished_days_ago is not None else None
+    run = AgentRun.objects.create(user=user, task="t", status=status, finished_at=finished)
+    AgentStep.objects.create(run=run, seq=1, type="run.started")
+    ToolCallAudit.objects.create(run=run, user=user, tool="read_akte")
+    return run
+
+
+def test_prunes_old_finished_traces_and_keeps_the_rest(settings):
+    settings.HELENA_TRACE_RETENTION_DAYS = 30
+    user = UserFactory()
+    old = run_with_trace(user, AgentRun.Status.DONE, 31)
+    old_failed = run_with_trace(user, AgentRun.Status.FAILED, 400)
+    recent = run_with_trace(user, AgentRun.Status.DONE, 29)
+    running = run_with_trace(user, AgentRun.Status.RUNNING, None)
+
+    out = StringIO()
+    call_command("prune_run_traces", stdout=out)
+
+    assert "2 Schritte und 2 Protokolleinträge gelöscht" in out.getvalue()
+    for gone in (old, old_failed):
+        assert not AgentStep.objects.filter(run=gone).exists()
+        assert not ToolCallAudit.objects.filter(run=gone).exists()
+        assert AgentRun.objects.filter(pk=gone.pk).exists()
+    for kept in (recent, running):
+        assert AgentStep.objects.filter(run=kept).count() == 1
+        assert ToolCallAudit.objects.filter(run=kept).count() == 1
+
+
+def test_dry_run_and_days_option_count_without_deleting():
+    user = UserFactory()
+    run_with_trace(user, AgentRun.Status.DONE, 10)
+    out = StringIO()
+    call_command("prune_run_traces", "--days", "5", "--dry-run", stdout=out)
+    assert "1 Schritte und 1 Protokolleinträge würden gelöscht" in out.getvalue()
+    assert AgentStep.objects.count() == 1
