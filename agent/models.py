@@ -68,6 +68,32 @@ class Message(models.Model):
         return f"{self.get_role_display()} in Gespräch {self.conversation_id}"
 
 
+class AnswerFeedback(models.Model):
+    """A user's verdict on one of Helena's answers to them (for evaluation; one per answer and user)."""
+
+    class Rating(models.TextChoices):
+        UP = "UP", _("hilfreich")
+        DOWN = "DOWN", _("nicht hilfreich")
+
+    message = models.ForeignKey(Message, verbose_name=_("Antwort"), on_delete=models.CASCADE, related_name="feedback")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name=_("Benutzer"), on_delete=models.CASCADE, related_name="answer_feedback"
+    )
+    rating = models.CharField(_("Bewertung"), max_length=4, choices=Rating.choices)
+    comment = models.TextField(_("Kommentar"), blank=True, max_length=2000)
+    created_at = models.DateTimeField(_("angelegt"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("geändert"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("Bewertung einer Antwort")
+        verbose_name_plural = _("Bewertungen von Antworten")
+        ordering = ["-updated_at", "-pk"]
+        constraints = [models.UniqueConstraint(fields=["message", "user"], name="answer_feedback_once_per_user")]
+
+    def __str__(self) -> str:
+        return f"{self.get_rating_display()} zu Antwort {self.message_id}"
+
+
 class AgentRun(models.Model):
     class Mode(models.TextChoices):
         INLINE = "INLINE", _("Inline")

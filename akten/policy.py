@@ -11,12 +11,13 @@ The policy, in words (the README's "Zugriffsregel" repeats it):
   they reach. A deputy sees the Akten of the person they stand in for only while the Vertretung is
   active; every check is made at the time of output, so an ended Vertretung ends access at once.
 - A MANDANT sees of her own Akten only the client-facing facts: Aktenzeichen, Kurzrubrum, wegen,
-  Sachgebiet, Status, Gegenstandswert, the court (name, Ort, Land, its Aktenzeichen), the responsible lawyer (name and e-mail) and the parties
-  (name and role, no addresses); the documents released to her (`Dokument.mandant_sichtbar`) and
-  her Termine. Never: internal notes (the Akte's `notizen`, `Notiz` rows), the Sachstand
-  (`zusammenfassung`), Schlagworte, Dezernate, Fristen, Wiedervorlagen, Zeiten, Helena's drafts and
-  their rejection reasons, alerts, the Aktenverlauf, Helena runs unless the role × tool matrix
-  grants tools to MANDANT, and never anything of other clients.
+  Sachgebiet, Status, Gegenstandswert, the court (name, Ort, Land, its Aktenzeichen), the
+  responsible lawyer (name and e-mail) and the parties (name and role, no addresses); the documents
+  released to her (`Dokument.mandant_sichtbar`) and her Termine. Never: internal notes (the Akte's
+  `notizen`, `Notiz` rows), the Sachstand (`zusammenfassung`), Schlagworte, Dezernate, Fristen,
+  Wiedervorlagen, Zeiten, Helena's drafts and their rejection reasons, alerts, the Aktenverlauf,
+  Helena runs unless the role × tool matrix grants tools to MANDANT, and never anything of other
+  clients.
 - Nobody sees a row they may not reach: "missing" and "forbidden" both answer 404.
 """
 

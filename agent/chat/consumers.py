@@ -180,11 +180,13 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             logger.info("run_create refused: %s", type(exc).__name__)
             await self.send_error(german_error(exc, ERR_START_FAILED), code="refused")
             return
+        title = await database_sync_to_async(lambda: run.conversation.title if run.conversation_id else "")()
         await self.send_json(
             {
                 "type": "run.accepted",
                 "run": run.pk,
                 "conversation": run.conversation_id,
+                "title": title,
                 "mode": run.mode,
                 "status": run.status,
             }

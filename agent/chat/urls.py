@@ -8,6 +8,7 @@ urlpatterns = [
     path("helena/gespraeche/<int:pk>/", views.chat, name="helena-conversation"),
     path("helena/gespraeche/<int:pk>/umbenennen/", views.conversation_rename, name="helena-conversation-rename"),
     path("helena/gespraeche/<int:pk>/loeschen/", views.conversation_delete, name="helena-conversation-delete"),
+    path("helena/auftraege/<int:pk>/bewertung/", views.answer_feedback, name="helena-answer-feedback"),
     path("helena/auftraege/", views.run_list, name="helena-runs"),
     path("helena/auftraege/<int:pk>/abbrechen/", views.run_cancel, name="helena-run-cancel"),
     path("akten/<int:pk>/notizen/neu/", views.akte_note_create, name="akte-note-create"),

@@ -311,3 +311,25 @@ def test_each_status_change_is_announced_once_after_commit_and_creation_is_not(d
         assert heard == [(draft.pk, draft.akte_id, draft.requested_by_id)]
     finally:
         draft_changed.disconnect(dispatch_uid="test-listener")
+
+
+def test_draft_titles_name_fields_in_german_and_are_never_cut_mid_word():
+    akte = AkteFactory()
+    update = make_draft("AKTE_UPDATE", {"changes": {"zusammenfassung": "Neu", "gegenstandswert": "10.00"}}, akte=akte)
+    notiz = make_draft("NOTIZ", {"text": "Mandantin hat angerufen und bittet um Rückruf wegen der Räumungsfrist " * 3}, akte=akte)
+    zeit = make_draft(
+        "ZEITERFASSUNG",
+        {
+            "datum": "2026-11-20",
+            "minuten": 30,
+            "beschreibung": "Telefonat mit der Gegenseite über den Vergleichsvorschlag vom Montag",
+        },
+        akte=akte,
+    )
+
+    assert update.titel == "Änderung: Gegenstandswert (EUR), Sachstand / Zusammenfassung"
+    assert notiz.titel.endswith("…") and len(notiz.titel) <= 80
+    assert (
+        notiz.titel[:-1] == " ".join(notiz.titel[:-1].split()) and notiz.titel[:-1].split()[-1] in notiz.payload["text"].split()
+    )
+    assert zeit.titel == "30 Min.: Telefonat mit der Gegenseite über den Vergleichsvorschlag…"
