@@ -94,6 +94,22 @@ class AnswerFeedback(models.Model):
         return f"{self.get_rating_display()} zu Antwort {self.message_id}"
 
 
+class NotificationCursor(models.Model):
+    """Until when a user has seen their notifications (finished background runs, new drafts)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, verbose_name=_("Benutzer"), on_delete=models.CASCADE, related_name="notification_cursor"
+    )
+    seen_at = models.DateTimeField(_("gelesen bis"))
+
+    class Meta:
+        verbose_name = _("Lesestand der Benachrichtigungen")
+        verbose_name_plural = _("Lesestände der Benachrichtigungen")
+
+    def __str__(self) -> str:
+        return f"gelesen bis {self.seen_at:%d.%m.%Y %H:%M}"
+
+
 class AgentRun(models.Model):
     class Mode(models.TextChoices):
         INLINE = "INLINE", _("Inline")

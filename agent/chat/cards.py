@@ -12,7 +12,7 @@ from django.utils.html import escape
 
 from akten.models import Akte, Dokument, User
 from drafts.models import HelenaDraft
-from drafts.selectors import drafts_by_ids
+from drafts.selectors import draft_list, drafts_by_ids
 from drafts.services import user_may_approve
 from helena.markdown import render_markdown
 
@@ -159,3 +159,23 @@ def _plain(value: Any) -> str:
 
 def draft_cards(*, user: User, draft_ids: list[int]) -> list[dict[str, Any]]:
     return [draft_card(d, viewer=user) for d in drafts_by_ids(user=user, draft_ids=draft_ids)]
+
+
+def akte_draft_cursor(*, user: User, akte_id: int) -> int:
+    """The newest draft id of the Akte that `user` may see (0 if none): new ones come after it."""
+    return draft_list(user=user, akte_id=akte_id).order_by("-pk").values_list("pk", flat=True).first() or 0
+
+
+def akte_new_draft_cards(*, user: User, akte_id: int, after: int, limit: int = 20) -> tuple[int, list[dict[str, Any]]]:
+    """Open drafts of the Akte created after draft id `after`, as far as `user` may see them now;
+    and the new cursor. Drafts of a background run are created in the worker process, so the Akte
+    page learns of them from the database, not from the channel layer."""
+    ids = list(
+        draft_list(user=user, akte_id=akte_id, status=HelenaDraft.Status.PENDING)
+        .filter(pk__gt=after)
+        .order_by("pk")
+        .values_list("pk", flat=True)[:limit]
+    )
+    if not ids:
+        return after, []
+    return max(ids), draft_cards(user=user, draft_ids=ids)

@@ -15,7 +15,7 @@ from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
-from agent.chat import conversations, feedback
+from agent.chat import conversations, feedback, notifications
 from agent.chat.cards import answer_html, draft_card
 from agent.chat.consumers import german_error
 from agent.models import AgentRun, AnswerFeedback, Message
@@ -35,6 +35,7 @@ MSG_RUN_STARTED = "Die Notiz ist gespeichert. Helena arbeitet im Hintergrund an:
 MSG_NOTE_SAVED = "Die Notiz ist gespeichert."
 MSG_CANCEL_REQUESTED = "Der Abbruch ist angefordert."
 MSG_FEEDBACK_SAVED = "Danke für deine Rückmeldung."
+ERR_NO_NOTIFICATIONS = "Diese Seite gibt es nicht."
 
 
 def _turns(user: User, conversation: Any) -> list[dict[str, Any]]:
@@ -147,6 +148,30 @@ def answer_feedback(request: HttpRequest, pk: int) -> HttpResponse:
         return JsonResponse({"rating": saved.rating, "message": MSG_FEEDBACK_SAVED})
     messages.info(request, MSG_FEEDBACK_SAVED)
     return HttpResponseRedirect(reverse("helena-conversation", args=[saved.message.conversation_id]) + f"#run-{pk}")
+
+
+@login_required
+def notification_list(request: HttpRequest) -> HttpResponse:
+    """The list; opening it marks everything shown as read."""
+    user = request_user(request)
+    if not sees_internal(user):
+        raise NotFound(ERR_NO_NOTIFICATIONS)
+    items = notifications.notification_list(user=user)
+    response = render(request, "agent/notifications.html", {"items": items})
+    notifications.notifications_seen(user=user)
+    return response
+
+
+@login_required
+def notification_count(request: HttpRequest) -> JsonResponse:
+    """For the navigation counter and the optional browser notification (polled by helena-notify.js)."""
+    user = request_user(request)
+    if not sees_internal(user):
+        return JsonResponse({"count": 0, "latest": []})
+    unread = [n for n in notifications.notification_list(user=user) if n.unread]
+    return JsonResponse(
+        {"count": len(unread), "latest": [{"text": n.text, "url": n.url, "when": n.when.isoformat()} for n in unread[:5]]}
+    )
 
 
 @login_required

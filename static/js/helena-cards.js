@@ -301,7 +301,30 @@
 
   window.HelenaCards = { render: render, update: update, place: place, all: cards };
 
-  /* The Akte page: render its open drafts and follow their status live. */
+  /* After a draft was accepted or undone, the Akte's lists (Fristen, Zeiten, Dokumente, Notizen,
+     Verlauf, Sachstand) are re-read from the server page, rendered for this user now, and swapped
+     in place (the note form and anything being typed stay untouched). */
+  var refreshing = false;
+  function refreshAkteLists(statusBox) {
+    if (refreshing) return;
+    refreshing = true;
+    window.fetch(window.location.pathname, { credentials: "same-origin", headers: { Accept: "text/html" } })
+      .then(function (response) { return response.ok ? response.text() : null; })
+      .then(function (html) {
+        if (!html) return;
+        var fresh = new DOMParser().parseFromString(html, "text/html");
+        Array.prototype.forEach.call(document.querySelectorAll("[data-live]"), function (node) {
+          var next = fresh.querySelector('[data-live="' + node.dataset.live + '"]');
+          if (next) node.replaceWith(document.importNode(next, true));
+        });
+        if (statusBox) statusBox.textContent = "Die Akte ist aktualisiert.";
+        document.body.dataset.akteRefreshed = String(Number(document.body.dataset.akteRefreshed || 0) + 1);
+      })
+      .catch(function () { /* the next change or a reload shows it */ })
+      .then(function () { refreshing = false; });
+  }
+
+  /* The Akte page: render its open drafts, add new ones live and follow their status. */
   document.addEventListener("DOMContentLoaded", function () {
     var container = document.getElementById("akte-cards");
     var data = document.getElementById("akte-cards-data");
@@ -311,8 +334,17 @@
     var connection = window.Helena.connect({
       open: function () { connection.send({ type: "akte.watch", akte: Number(akte) }); },
       message: function (msg) {
-        if (msg.type === "draft.changed") update(msg);
-        if (msg.type === "draft.created" && msg.card && String(msg.card.akte) === akte) place(container, msg.card);
+        var statusBox = document.getElementById("akte-live");
+        if (msg.type === "draft.changed") {
+          update(msg);
+          if (msg.status === "ACCEPTED" || msg.status === "UNDONE" || msg.status === "PENDING") refreshAkteLists(statusBox);
+        }
+        if (msg.type === "draft.created" && msg.card && String(msg.card.akte) === akte) {
+          var empty = container.parentNode.querySelector("p.muted.no-drafts");
+          if (empty) empty.remove();
+          place(container, msg.card);
+          if (statusBox) statusBox.textContent = "Neuer Entwurf von Helena: " + msg.card.titel;
+        }
       },
     });
   });
