@@ -492,6 +492,9 @@
         }
       });
     });
+    // on a narrow screen the conversation list starts collapsed, so the chat comes first
+    var list = document.querySelector(".conv-collapse");
+    if (list && window.matchMedia("(max-width: 800px)").matches) list.open = false;
     form.addEventListener("submit", submit);
     // Enter sends, Shift+Enter starts a new line (not while an input method composes a word)
     textBox.addEventListener("keydown", function (event) {

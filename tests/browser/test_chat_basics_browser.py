@@ -79,5 +79,9 @@ def test_enter_streaming_markdown_sources_copy_feedback_regenerate(helena_server
     page.reload()
     page.wait_for_selector("body[data-ws=open]")
     assert no_sideways_scroll(page)
-    assert page.is_visible("#chat-text")
+    assert not page.is_visible(".conv-items"), "the conversation list is collapsed on a phone"
+    box = page.locator("#chat-text").bounding_box()
+    assert box is not None and box["y"] + box["height"] <= 844, "the input is on screen without scrolling"
+    page.click(".conv-collapse summary")
+    assert page.is_visible(".conv-items")
     screenshot(page, "11-chat-390")
