@@ -154,7 +154,7 @@ def draft_create(
         akten_services.activity_record(
             akte=akte,
             typ=AktenActivity.Typ.ENTWURF_ERSTELLT,
-            beschreibung=f"Helena hat einen Entwurf erstellt: {draft.get_typ_display()} „{draft.titel}“",
+            beschreibung=f"Entwurf erstellt: {draft.get_typ_display()} „{draft.titel}“",
             by=None if run else requested_by,
             run=run,
             data={"draft": draft.pk},
@@ -276,7 +276,7 @@ def draft_accept(*, draft_id: int, by: User) -> HelenaDraft:
         akten_services.activity_record(
             akte=draft.akte,
             typ=AktenActivity.Typ.ENTWURF_UEBERNOMMEN,
-            beschreibung=f"Entwurf „{draft.titel}“ übernommen (Endkontrolle durch {by})",
+            beschreibung=f"Entwurf „{draft.titel}“ übernommen (Endkontrolle)",
             by=by,
             data={
                 "draft": draft.pk,

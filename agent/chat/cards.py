@@ -132,6 +132,8 @@ def draft_card(draft: HelenaDraft, *, viewer: User) -> dict[str, Any]:
         "rejection_reason": draft.rejection_reason,
         "can_review": user_may_approve(viewer),
     }
+    if draft.typ == HelenaDraft.Typ.FRIST and draft.akte is not None:
+        card["people"] = _responsible_choices(draft.akte, payload.get("verantwortlich_id"))
     if draft.typ == HelenaDraft.Typ.DOKUMENT:
         card["preview_html"] = render_markdown(str(payload.get("inhalt_markdown", "")))
     if draft.typ == HelenaDraft.Typ.AKTE_UPDATE and draft.akte is not None:
@@ -147,6 +149,19 @@ def draft_card(draft: HelenaDraft, *, viewer: User) -> dict[str, Any]:
             for name, value in changes.items()
         ]
     return card
+
+
+def _person_name(user: User) -> str:
+    return user.get_full_name() or user.email
+
+
+def _responsible_choices(akte: Akte, current: Any) -> list[dict[str, Any]]:
+    """Who can be made responsible for a Frist, by name (the card never asks for a numeric id):
+    the Akte's lawyer and Sachbearbeitung, and whoever the draft already names."""
+    people = [u for u in (akte.anwalt, akte.sachbearbeiter) if u is not None]
+    if isinstance(current, int) and current not in {u.pk for u in people}:
+        people += list(User.objects.filter(pk=current, is_active=True))
+    return [{"id": u.pk, "name": _person_name(u)} for u in dict.fromkeys(people)]
 
 
 def _plain(value: Any) -> str:

@@ -16,7 +16,7 @@
     titel: "Titel", typ: "Art", datum: "Datum", uhrzeit: "Uhrzeit", fristablauf: "Fristablauf",
     vorfrist: "Vorfrist", notfrist: "Notfrist", beschreibung: "Beschreibung", minuten: "Minuten",
     abrechenbar: "abrechenbar", stundensatz: "Stundensatz", text: "Text", inhalt_markdown: "Inhalt (Markdown)",
-    mandant_sichtbar: "für Mandant sichtbar", begruendung: "Begründung", verantwortlich_id: "verantwortlich (ID)",
+    mandant_sichtbar: "für Mandant sichtbar", begruendung: "Begründung", verantwortlich_id: "verantwortlich",
   };
   var cards = {};
 
@@ -68,6 +68,12 @@
     return dl;
   }
 
+  function personName(card, id) {
+    if (id === null || id === undefined || id === "") return "";
+    var match = (card.people || []).filter(function (person) { return person.id === id; })[0];
+    return match ? match.name : "";
+  }
+
   function body(card) {
     var p = card.payload || {};
     if (card.typ === "DOKUMENT") {
@@ -82,6 +88,7 @@
         ["Fristablauf", p.fristablauf ? germanDate(p.fristablauf) : ""],
         ["Vorfrist", p.vorfrist ? germanDate(p.vorfrist) : ""],
         ["Notfrist", p.notfrist ? "ja" : ""],
+        ["verantwortlich", personName(card, p.verantwortlich_id)],
         ["Beschreibung", p.beschreibung],
       ]);
     }
@@ -123,7 +130,18 @@
       var key = field[0], value = field[1];
       var id = "edit-" + card.id + "-" + key;
       var input;
-      if (typeof value === "boolean") {
+      if (key === "verantwortlich_id") {
+        input = el("select", { id: id, name: key }, [el("option", { value: "", text: "– niemand –" })]);
+        (card.people || []).forEach(function (person) {
+          var option = el("option", { value: String(person.id), text: person.name });
+          if (person.id === value) option.selected = true;
+          input.appendChild(option);
+        });
+        input.dataset.kind = "number";
+        form.appendChild(el("label", { for: id, text: FIELD_LABELS[key] }));
+        form.appendChild(input);
+        return;
+      } else if (typeof value === "boolean") {
         input = el("input", { type: "checkbox", id: id, name: key });
         input.checked = value;
       } else if (key === "inhalt_markdown" || key === "text" || key === "beschreibung" || key === "zusammenfassung") {
@@ -143,7 +161,7 @@
     form.addEventListener("submit", function (event) {
       event.preventDefault();
       var changed = {};
-      Array.prototype.forEach.call(form.querySelectorAll("input, textarea"), function (input) {
+      Array.prototype.forEach.call(form.querySelectorAll("input, textarea, select"), function (input) {
         var kind = input.dataset.kind;
         if (kind === "boolean") changed[input.name] = input.checked;
         else if (kind === "number") changed[input.name] = input.value === "" ? null : Number(input.value);
@@ -225,8 +243,7 @@
       head.appendChild(el("span", {
         className: "badge warn untrusted",
         title: "Helena hat vorher Dokument-, Urteils- oder Suchtexte gelesen, die Anweisungen enthalten könnten. Bitte besonders sorgfältig prüfen.",
-        text: "⚠ nach Lesen ungeprüfter Texte",
-      }));
+      }, [window.Helena.icon("warning"), " nach Lesen ungeprüfter Texte"]));
     }
     root.appendChild(head);
     root.appendChild(body(card));
@@ -258,7 +275,7 @@
         reject.querySelector("input").focus();
       });
     } else if (card.status === "ACCEPTED") {
-      var done = el("p", { className: "draft-result" }, ["✓ Übernommen. "]);
+      var done = el("p", { className: "draft-result" }, [window.Helena.icon("check"), " Übernommen. "]);
       var url = resultUrl(card);
       if (url) done.appendChild(el("a", { href: url, text: card.typ === "DOKUMENT" ? "Dokument öffnen" : "Zum Eintrag in der Akte" }));
       root.appendChild(done);
@@ -273,7 +290,7 @@
         window.setTimeout(function () { if (undo.isConnected) undo.remove(); }, left);
       }
     } else if (card.status === "REJECTED") {
-      root.appendChild(el("p", { className: "draft-result", text: "✗ Abgelehnt" + (card.rejection_reason ? ": " + card.rejection_reason : ".") }));
+      root.appendChild(el("p", { className: "draft-result" }, [window.Helena.icon("cross"), " Abgelehnt" + (card.rejection_reason ? ": " + card.rejection_reason : ".")]));
     }
     root.appendChild(el("p", { className: "card-message", role: "status" }));
     return root;

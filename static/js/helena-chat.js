@@ -12,20 +12,7 @@
 
   /* ---- small helpers: icons, Markdown while streaming, sources ----------------------------- */
 
-  function icon(name) {
-    var path = (window.Helena.config().icons || {})[name];
-    var svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
-    if (!path) return svg;
-    ["class:icon", "aria-hidden:true", "focusable:false", "viewBox:0 0 24 24", "width:16", "height:16", "fill:none",
-      "stroke:currentColor", "stroke-width:2", "stroke-linecap:round", "stroke-linejoin:round"].forEach(function (pair) {
-      var i = pair.indexOf(":");
-      svg.setAttribute(pair.slice(0, i), pair.slice(i + 1));
-    });
-    var p = document.createElementNS("http://www.w3.org/2000/svg", "path");
-    p.setAttribute("d", path);
-    svg.appendChild(p);
-    return svg;
-  }
+  var icon = window.Helena.icon;
 
   /* Inline Markdown (**fett**, *kursiv*, `Code`) as DOM nodes: text only ever goes into text nodes,
      so nothing the model writes can become HTML. The server's sanitised HTML replaces it at the end. */

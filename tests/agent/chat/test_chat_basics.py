@@ -156,3 +156,24 @@ def test_a_new_conversation_is_titled_by_the_question_cut_after_a_whole_word():
     run = services.run_create(user=akte.anwalt, text=text, akte=akte)
 
     assert run.conversation.title == "Bitte prüfe die Kündigungsfrist im Mietvertrag von Herrn…"
+
+
+def test_frist_card_offers_the_responsible_person_by_name(client):
+    import json
+
+    from drafts import services as draft_services
+
+    lawyer = UserFactory(role=Role.ANWALT, first_name="Anna", last_name="Berger")
+    clerk = UserFactory(role=Role.SACHBEARBEITER, first_name="Sven", last_name="Kraus")
+    akte = AkteFactory(anwalt=lawyer, sachbearbeiter=clerk)
+    draft_services.draft_create(
+        typ="FRIST", akte=akte, requested_by=lawyer,
+        payload={"typ": "WIEDERVORLAGE", "titel": "Akte vorlegen", "datum": "2030-01-07", "verantwortlich_id": clerk.pk},
+    )  # fmt: skip
+    client.force_login(lawyer)
+
+    html = client.get(f"/akten/{akte.pk}/").content.decode()
+    cards = json.loads(html.split('id="akte-cards-data" type="application/json">')[1].split("</script>")[0])
+
+    assert cards[0]["people"] == [{"id": lawyer.pk, "name": "Anna Berger"}, {"id": clerk.pk, "name": "Sven Kraus"}]
+    assert cards[0]["payload"]["verantwortlich_id"] == clerk.pk
