@@ -68,6 +68,48 @@ class Message(models.Model):
         return f"{self.get_role_display()} in Gespräch {self.conversation_id}"
 
 
+class AnswerFeedback(models.Model):
+    """A user's verdict on one of Helena's answers to them (for evaluation; one per answer and user)."""
+
+    class Rating(models.TextChoices):
+        UP = "UP", _("hilfreich")
+        DOWN = "DOWN", _("nicht hilfreich")
+
+    message = models.ForeignKey(Message, verbose_name=_("Antwort"), on_delete=models.CASCADE, related_name="feedback")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name=_("Benutzer"), on_delete=models.CASCADE, related_name="answer_feedback"
+    )
+    rating = models.CharField(_("Bewertung"), max_length=4, choices=Rating.choices)
+    comment = models.TextField(_("Kommentar"), blank=True, max_length=2000)
+    created_at = models.DateTimeField(_("angelegt"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("geändert"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("Bewertung einer Antwort")
+        verbose_name_plural = _("Bewertungen von Antworten")
+        ordering = ["-updated_at", "-pk"]
+        constraints = [models.UniqueConstraint(fields=["message", "user"], name="answer_feedback_once_per_user")]
+
+    def __str__(self) -> str:
+        return f"{self.get_rating_display()} zu Antwort {self.message_id}"
+
+
+class NotificationCursor(models.Model):
+    """Until when a user has seen their notifications (finished background runs, new drafts)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, verbose_name=_("Benutzer"), on_delete=models.CASCADE, related_name="notification_cursor"
+    )
+    seen_at = models.DateTimeField(_("gelesen bis"))
+
+    class Meta:
+        verbose_name = _("Lesestand der Benachrichtigungen")
+        verbose_name_plural = _("Lesestände der Benachrichtigungen")
+
+    def __str__(self) -> str:
+        return f"gelesen bis {self.seen_at:%d.%m.%Y %H:%M}"
+
+
 class AgentRun(models.Model):
     class Mode(models.TextChoices):
         INLINE = "INLINE", _("Inline")

@@ -791,7 +791,9 @@ class AktenActivity(models.Model):
     def actor_label(self) -> str:
         if self.actor_run_id:
             return f"Helena (Lauf {self.actor_run_id})"
-        return str(self.actor_user)
+        if self.actor_user is None:
+            return "–"
+        return self.actor_user.get_full_name() or self.actor_user.email
 
 
 class DokumentVorlage(models.Model):

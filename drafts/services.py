@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.contrib.contenttypes.models import ContentType
+from django.core.exceptions import FieldDoesNotExist
 from django.db import models, transaction
 from django.utils import timezone
 from pydantic import ValidationError
@@ -25,6 +26,7 @@ from akten.models import Akte, AktenActivity, User
 from helena.errors import NotFound, ServiceError
 from schriftgut import services as schriftgut_services
 from schriftgut.vorlagen import VorlagenFehler
+from helena.text import shorten
 
 from .events import draft_changed_announce
 from .models import DraftRevision, HelenaAlert, HelenaDraft
@@ -100,15 +102,24 @@ def _kalender_pruefen(akte: Akte | None, payload: Any) -> None:
             raise DraftInvalid(ERR_INVALID.format(details=exc.message)) from exc
 
 
+def _akte_field_label(name: str) -> str:
+    """The German label of an Akte field ("Zusammenfassung"), never the raw field name."""
+    try:
+        field = Akte._meta.get_field(name)
+    except FieldDoesNotExist:
+        return name.replace("_", " ").capitalize()
+    return str(getattr(field, "verbose_name", name))
+
+
 def _title_for(typ: str, payload: Any) -> str:
     if isinstance(payload, DokumentPayload | KalenderPayload | KostennotePayload):
         return payload.titel
     if isinstance(payload, NotizPayload):
-        return payload.titel or payload.text[:80]
+        return payload.titel or shorten(payload.text, 80)
     if isinstance(payload, ZeiterfassungPayload):
-        return f"{payload.minuten} Min.: {payload.beschreibung[:60]}"
+        return f"{payload.minuten} Min.: {shorten(payload.beschreibung, 60)}"
     if isinstance(payload, AkteUpdatePayload):
-        return "Änderung: " + ", ".join(sorted(payload.changes.model_fields_set))
+        return "Änderung: " + ", ".join(sorted(_akte_field_label(name) for name in payload.changes.model_fields_set))
     raise DraftInvalid(ERR_INVALID.format(details=f"unbekannter Typ {typ}"))
 
 
@@ -134,7 +145,7 @@ def draft_create(
         akte=akte,
         requested_by=requested_by,
         payload=payload_to_json(model),
-        titel=_title_for(typ, model)[:200],
+        titel=shorten(_title_for(typ, model), 200),
         origin_run=run,
         origin_step=step,
         origin_tool_call_id=tool_call_id,
@@ -146,7 +157,7 @@ def draft_create(
         akten_services.activity_record(
             akte=akte,
             typ=AktenActivity.Typ.ENTWURF_ERSTELLT,
-            beschreibung=f"Helena hat einen Entwurf erstellt: {draft.get_typ_display()} „{draft.titel}“",
+            beschreibung=f"Entwurf erstellt: {draft.get_typ_display()} „{draft.titel}“",
             by=None if run else requested_by,
             run=run,
             data={"draft": draft.pk},
@@ -290,7 +301,7 @@ def draft_accept(*, draft_id: int, by: User) -> HelenaDraft:
         akten_services.activity_record(
             akte=draft.akte,
             typ=AktenActivity.Typ.ENTWURF_UEBERNOMMEN,
-            beschreibung=f"Entwurf „{draft.titel}“ übernommen (Endkontrolle durch {by})",
+            beschreibung=f"Entwurf „{draft.titel}“ übernommen (Endkontrolle)",
             by=by,
             data={
                 "draft": draft.pk,
@@ -315,7 +326,7 @@ def draft_edit(*, draft_id: int, by: User, payload: dict[str, Any]) -> HelenaDra
     number = draft.revisions.count() + 1
     DraftRevision.objects.create(draft=draft, number=number, titel=draft.titel, payload=draft.payload, edited_by=by)
     draft.payload = payload_to_json(model)
-    draft.titel = _title_for(draft.typ, model)[:200]
+    draft.titel = shorten(_title_for(draft.typ, model), 200)
     draft.full_clean()
     draft.save()
     if draft.akte is not None:

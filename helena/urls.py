@@ -1,5 +1,6 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
@@ -31,7 +32,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", include([*akten_api, *drafts_api, *recherche_api, *schriftgut_api])),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
+    # people: an anonymous visitor is sent to the login (and back), not shown a bare 403
+    path("api/docs/", login_required(SpectacularSwaggerSplitView.as_view(url_name="api-schema")), name="api-docs"),
     path("", start, name="start"),
     path("akten/<int:pk>/", akte_detail, name="akte-detail"),
     *akten_pages,

@@ -13,11 +13,17 @@ import time
 from typing import Any
 
 from asgiref.sync import async_to_sync
+from django import forms
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 from django.forms.models import model_to_dict
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.urls import path, reverse
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
 
 from agent.models import ConfigChange, EngineConfig, RateLimit, TierConfig
 
@@ -25,6 +31,18 @@ TEST_PROMPT = "Antworte nur mit dem Wort: bereit"
 TEST_TIMEOUT_SECONDS = 30
 MSG_TEST_OK = "Stufe {tier} ({model}): Antwort nach {ms} ms: „{answer}“"
 MSG_TEST_FAILED = "Stufe {tier} ({model}): keine Antwort – {error}"
+MSG_DEMO_STANDS_IN = (
+    " Solange kein Modell antwortet, antwortet in Helena das eingebaute Demo-Modell: "
+    "nur zum Ausprobieren, keine echte KI-Auskunft."
+)
+TASK_TYPE_LABELS = {
+    "FRAGE": "Frage",
+    "ENTWURF": "Entwurf",
+    "PRUEFUNG": "Prüfung",
+    "RECHERCHE": "Recherche",
+    "VERGLEICH": "Vergleich",
+    "SCHRIFTSATZ": "Schriftsatz",
+}
 
 
 def _snapshot(obj: Any) -> dict[str, Any]:
@@ -100,15 +118,53 @@ def tier_connection_test(tier: TierConfig) -> tuple[bool, str]:
     try:
         answer, ms = async_to_sync(_ask)(client_for_tier(tier))
     except Exception as exc:
-        return False, MSG_TEST_FAILED.format(tier=tier.tier, model=tier.model, error=str(exc)[:200] or type(exc).__name__)
+        failed = MSG_TEST_FAILED.format(tier=tier.tier, model=tier.model, error=str(exc)[:200] or type(exc).__name__)
+        return False, failed + MSG_DEMO_STANDS_IN
     return True, MSG_TEST_OK.format(tier=tier.tier, model=tier.model, ms=ms, answer=answer)
+
+
+class TierConfigForm(forms.ModelForm):
+    """The cloud task types as checkboxes with German names, not as JSON."""
+
+    cloud_task_types = forms.MultipleChoiceField(
+        label="Erlaubte Aufgabentypen (Cloud)",
+        choices=list(TASK_TYPE_LABELS.items()),
+        widget=forms.CheckboxSelectMultiple,
+        required=False,
+        help_text="Keiner angehakt: alle Aufgabentypen dürfen diese Stufe nutzen.",
+    )
+
+    class Meta:
+        model = TierConfig
+        fields = [f.name for f in TierConfig._meta.fields if f.editable and not f.primary_key]
 
 
 @admin.register(TierConfig)
 class TierConfigAdmin(ConfigAuditAdmin):
+    form = TierConfigForm
+    change_form_template = "admin/agent/tierconfig/change_form.html"
     list_display = ["tier", "name", "provider", "model", "base_url", "enabled", "is_cloud", "cloud_agreement_on_file"]
     list_filter = ["enabled", "provider", "is_cloud"]
     actions = ["test_connection"]
+
+    def get_urls(self) -> list[Any]:
+        own = [
+            path(
+                "<path:object_id>/verbindung-testen/",
+                self.admin_site.admin_view(self.test_connection_view),
+                name="agent_tierconfig_test",
+            )
+        ]
+        return own + super().get_urls()
+
+    def test_connection_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        """The button on the tier's own form (POST): test, show the German result, back to the form."""
+        if request.method != "POST" or not self._is_admin(request):
+            raise PermissionDenied
+        tier = get_object_or_404(TierConfig, pk=object_id)
+        ok, text = tier_connection_test(tier)
+        self.message_user(request, text, messages.SUCCESS if ok else messages.ERROR)
+        return HttpResponseRedirect(reverse("admin:agent_tierconfig_change", args=[tier.pk]))
 
     @admin.action(description="Verbindung testen")
     def test_connection(self, request: HttpRequest, queryset: Any) -> None:
@@ -146,12 +202,58 @@ class EngineConfigAdmin(ConfigAuditAdmin):
 class RateLimitAdmin(ConfigAuditAdmin):
     list_display = ["role", "runs_per_hour"]
 
+    def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
+        """Above the list: the limit in force for every role, also where no row overrides the default."""
+        from agent.runs.ratelimit import DEFAULT_RUNS_PER_HOUR, runs_per_hour
+        from akten.models import Role
+
+        overridden = set(RateLimit.objects.values_list("role", flat=True))
+        in_force = [
+            {
+                "role": label,
+                "limit": runs_per_hour(code),
+                "source": "eigene Einstellung" if code in overridden else f"Standard ({DEFAULT_RUNS_PER_HOUR.get(code, '–')})",
+            }
+            for code, label in Role.choices
+        ]
+        return super().changelist_view(request, {**(extra_context or {}), "limits_in_force": in_force})
+
+
+def _readable(value: Any) -> str:
+    if value is None or value == "":
+        return "–"
+    if isinstance(value, bool):
+        return "ja" if value else "nein"
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value) or "–"
+    return str(value)
+
 
 @admin.register(ConfigChange)
 class ConfigChangeAdmin(admin.ModelAdmin):
     list_display = ["created_at", "user", "model", "object_repr"]
     list_filter = ["model", "created_at"]
-    readonly_fields = ["user", "model", "object_repr", "before", "after", "created_at"]
+    fields = ("user", "model", "object_repr", "created_at", "changes")
+    readonly_fields = fields
+
+    @admin.display(description="Änderungen (vorher → nachher)")
+    def changes(self, obj: ConfigChange) -> SafeString:
+        """One row per field that changed, with the field's German name; not two JSON blobs."""
+        before, after = obj.before or {}, obj.after or {}
+        names = [n for n in dict.fromkeys([*before, *after]) if before.get(n) != after.get(n)]
+        labels = _field_labels(obj.model)
+        rows = format_html_join(
+            "",
+            "<tr><th scope='row'>{}</th><td>{}</td><td>{}</td></tr>",
+            ((labels.get(n, n), _readable(before.get(n)), _readable(after.get(n))) for n in names),
+        )
+        if not names:
+            return format_html("<p>{}</p>", "Keine Feldänderung.")
+        return format_html(
+            "<table><thead><tr><th scope='col'>Feld</th><th scope='col'>vorher</th><th scope='col'>nachher</th></tr></thead>"
+            "<tbody>{}</tbody></table>",
+            rows,
+        )
 
     def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return bool(getattr(request.user, "is_admin_role", False)) or super().has_view_permission(request, obj)
@@ -167,3 +269,14 @@ class ConfigChangeAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+def _field_labels(model_label: str) -> dict[str, str]:
+    """German field names of the configuration model a change was made to ("agent.tierconfig")."""
+    from django.apps import apps
+
+    try:
+        model = apps.get_model(model_label)
+    except (LookupError, ValueError):
+        return {}
+    return {f.name: str(getattr(f, "verbose_name", f.name)) for f in model._meta.get_fields()}

@@ -1,7 +1,8 @@
 from django.contrib import admin
 
-from agent.models import AgentRun, AgentStep, ToolCallAudit
+from agent.models import AgentRun, AgentStep, AnswerFeedback, ToolCallAudit
 from akten.admin_mixins import OwnVisibleRunsAdminMixin
+from helena.text import shorten
 
 
 class AgentStepInline(admin.TabularInline):
@@ -49,4 +50,29 @@ class AgentRunAdmin(OwnVisibleRunsAdminMixin, admin.ModelAdmin):
         return False
 
     def has_delete_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+        return False
+
+
+@admin.register(AnswerFeedback)
+class AnswerFeedbackAdmin(admin.ModelAdmin):
+    """Users' verdicts on Helena's answers, read-only, for evaluating models and prompts."""
+
+    list_display = ["updated_at", "rating", "comment", "user", "answer_excerpt"]
+    list_filter = ["rating", "updated_at"]
+    list_select_related = ["user", "message"]
+    fields = ("message", "user", "rating", "comment", "created_at", "updated_at", "answer_text")
+    readonly_fields = fields
+
+    @admin.display(description="Antwort (Auszug)")
+    def answer_excerpt(self, obj: AnswerFeedback) -> str:
+        return shorten(obj.message.text, 80)
+
+    @admin.display(description="Antwort")
+    def answer_text(self, obj: AnswerFeedback) -> str:
+        return obj.message.text
+
+    def has_add_permission(self, request) -> bool:  # type: ignore[no-untyped-def]
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
         return False

@@ -106,16 +106,18 @@ class ToolPermissionAdmin(admin.ModelAdmin):
         rows = [
             {
                 "name": name,
+                "title": tools[name].progress_label.rstrip(" …."),
                 "kind": "schreibt (Entwurf)" if tools[name].writes else "liest",
                 "cross_akte": tools[name].cross_akte,
                 "available": tools[name].available(),
                 "cells": [
                     {
                         "field": f"perm__{role}__{name}",
+                        "role_label": role_label,
                         "checked": grid[name][role],
                         "locked": not permissions.role_may_ever_use(role, tools[name]),
                     }
-                    for role in Role.values
+                    for role, role_label in Role.choices
                 ],
             }
             for name in grid

@@ -12,7 +12,7 @@ from django.utils.html import escape
 
 from akten.models import Akte, Dokument, User
 from drafts.models import HelenaDraft
-from drafts.selectors import drafts_by_ids
+from drafts.selectors import draft_list, drafts_by_ids
 from drafts.services import user_may_approve
 from helena.markdown import render_markdown
 from recherche.citations import link_citations
@@ -113,6 +113,8 @@ def draft_card(draft: HelenaDraft, *, viewer: User) -> dict[str, Any]:
         "rejection_reason": draft.rejection_reason,
         "can_review": user_may_approve(viewer),
     }
+    if draft.typ == HelenaDraft.Typ.FRIST and draft.akte is not None:
+        card["people"] = _responsible_choices(draft.akte, payload.get("verantwortlich_id"))
     if draft.typ == HelenaDraft.Typ.DOKUMENT:
         card["preview_html"] = link_citations(render_markdown(str(payload.get("inhalt_markdown", ""))))
     if draft.typ == HelenaDraft.Typ.AKTE_UPDATE and draft.akte is not None:
@@ -130,6 +132,19 @@ def draft_card(draft: HelenaDraft, *, viewer: User) -> dict[str, Any]:
     return card
 
 
+def _person_name(user: User) -> str:
+    return user.get_full_name() or user.email
+
+
+def _responsible_choices(akte: Akte, current: Any) -> list[dict[str, Any]]:
+    """Who can be made responsible for a Frist, by name (the card never asks for a numeric id):
+    the Akte's lawyer and Sachbearbeitung, and whoever the draft already names."""
+    people = [u for u in (akte.anwalt, akte.sachbearbeiter) if u is not None]
+    if isinstance(current, int) and current not in {u.pk for u in people}:
+        people += list(User.objects.filter(pk=current, is_active=True))
+    return [{"id": u.pk, "name": _person_name(u)} for u in dict.fromkeys(people)]
+
+
 def _plain(value: Any) -> str:
     if value is None:
         return "–"
@@ -140,3 +155,23 @@ def _plain(value: Any) -> str:
 
 def draft_cards(*, user: User, draft_ids: list[int]) -> list[dict[str, Any]]:
     return [draft_card(d, viewer=user) for d in drafts_by_ids(user=user, draft_ids=draft_ids)]
+
+
+def akte_draft_cursor(*, user: User, akte_id: int) -> int:
+    """The newest draft id of the Akte that `user` may see (0 if none): new ones come after it."""
+    return draft_list(user=user, akte_id=akte_id).order_by("-pk").values_list("pk", flat=True).first() or 0
+
+
+def akte_new_draft_cards(*, user: User, akte_id: int, after: int, limit: int = 20) -> tuple[int, list[dict[str, Any]]]:
+    """Open drafts of the Akte created after draft id `after`, as far as `user` may see them now;
+    and the new cursor. Drafts of a background run are created in the worker process, so the Akte
+    page learns of them from the database, not from the channel layer."""
+    ids = list(
+        draft_list(user=user, akte_id=akte_id, status=HelenaDraft.Status.PENDING)
+        .filter(pk__gt=after)
+        .order_by("pk")
+        .values_list("pk", flat=True)[:limit]
+    )
+    if not ids:
+        return after, []
+    return max(ids), draft_cards(user=user, draft_ids=ids)

@@ -19,11 +19,11 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapte
 from pydantic import ValidationError as PydanticValidationError
 
 from agent.chat import inline, tails
-from agent.chat.cards import draft_cards
+from agent.chat.cards import akte_draft_cursor, akte_new_draft_cards, draft_cards
 from agent.chat.tails import RunTail
 from agent.models import AgentRun
 from agent.runs import selectors
-from agent.runs.delivery import akte_group, run_group, user_group, user_notify_run
+from agent.runs.delivery import akte_group, run_group, tail_poll_seconds, user_group, user_notify_run
 from akten.models import Akte, User
 from akten.selectors import akte_get
 from helena.errors import NotFound
@@ -34,6 +34,8 @@ MAX_FRAME_BYTES = 16 * 1024
 MAX_TEXT_CHARS = 8000
 RATE_WINDOW_SECONDS = 10.0
 RATE_MAX_MESSAGES = 20
+AKTE_POLL_MIN_SECONDS = 1.0
+MAX_WATCHED_AKTEN = 20
 
 ERR_TOO_LARGE = "Die Nachricht ist zu groß."
 ERR_INVALID = "Die Nachricht ist ungültig."
@@ -131,6 +133,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
     seen: dict[int, int]
     groups_joined: set[str]
     recent: deque[float]
+    akte_watchers: dict[int, asyncio.Task[None]]
 
     async def connect(self) -> None:
         user = self.scope.get("user")
@@ -142,6 +145,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         self.seen = {}
         self.groups_joined = set()
         self.recent = deque()
+        self.akte_watchers = {}
         await self._join(user_group(user.pk))
         await self.accept()
         await self.send_json({"type": "hello", "user": user.pk})
@@ -151,6 +155,8 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             tail.unwatch()
             if tail.task is not None:
                 tail.task.cancel()
+        for task in getattr(self, "akte_watchers", {}).values():
+            task.cancel()
         for group in list(getattr(self, "groups_joined", set())):
             await self.channel_layer.group_discard(group, self.channel_name)
 
@@ -204,11 +210,13 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             logger.info("run_create refused: %s", type(exc).__name__)
             await self.send_error(german_error(exc, ERR_START_FAILED), code="refused")
             return
+        title = await database_sync_to_async(lambda: run.conversation.title if run.conversation_id else "")()
         await self.send_json(
             {
                 "type": "run.accepted",
                 "run": run.pk,
                 "conversation": run.conversation_id,
+                "title": title,
                 "mode": run.mode,
                 "status": run.status,
             }
@@ -247,6 +255,23 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
     async def akte_watch(self, message: AkteWatch) -> None:
         akte: Akte = await database_sync_to_async(akte_get)(user=self.user, pk=message.akte)
         await self._join(akte_group(akte.pk))
+        if akte.pk not in self.akte_watchers and len(self.akte_watchers) < MAX_WATCHED_AKTEN:
+            cursor = await database_sync_to_async(akte_draft_cursor)(user=self.user, akte_id=akte.pk)
+            self.akte_watchers[akte.pk] = asyncio.create_task(self._follow_new_drafts(akte.pk, cursor))
+
+    async def _follow_new_drafts(self, akte_id: int, cursor: int) -> None:
+        """New drafts of a watched Akte (a background run in the worker creates them) as cards, each
+        loaded for this socket's user at delivery time: who lost access gets nothing more."""
+        pause = max(tail_poll_seconds(), AKTE_POLL_MIN_SECONDS)
+        while True:
+            await asyncio.sleep(pause)
+            try:
+                cursor, cards = await database_sync_to_async(akte_new_draft_cards)(user=self.user, akte_id=akte_id, after=cursor)
+            except Exception:
+                logger.exception("following new drafts failed")
+                continue
+            for card in cards:
+                await self.send_json({"type": "draft.created", "akte": akte_id, "card": card})
 
     # -- running -----------------------------------------------------------------------------
 

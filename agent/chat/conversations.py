@@ -1,4 +1,4 @@
-"""Writes behind the chat page: conversations, and notes that hand Helena an `@Helena` task."""
+"""Behind the chat page: conversations (search, writes), and notes that hand Helena an `@Helena` task."""
 
 from __future__ import annotations
 
@@ -6,8 +6,10 @@ import re
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Q, QuerySet
 
 from agent.models import AgentRun, Conversation
+from agent.runs.selectors import conversation_list
 from akten import services as akten_services
 from akten.models import Akte, Notiz, User
 
@@ -15,6 +17,16 @@ ERR_TITLE_EMPTY = "Bitte gib einen Titel ein."
 DEFAULT_TITLE = "Neues Gespräch"
 # "@Helena <Auftrag>" at the start of a note (case-insensitive, optional colon)
 HELENA_MENTION_RE = re.compile(r"^\s*@helena\b[:,]?\s*(?P<auftrag>.+)", re.IGNORECASE | re.DOTALL)
+
+
+def conversation_search(*, user: User, query: str = "") -> QuerySet[Conversation]:
+    """The user's conversations, newest first; with `query`, those whose title or any message
+    (question or answer) contains it."""
+    conversations = conversation_list(user=user)
+    query = " ".join(query.split())
+    if query:
+        conversations = conversations.filter(Q(title__icontains=query) | Q(messages__text__icontains=query)).distinct()
+    return conversations
 
 
 @transaction.atomic

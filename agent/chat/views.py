@@ -9,17 +9,17 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
-from agent.chat import conversations
+from agent.chat import conversations, feedback, notifications
 from agent.chat.cards import answer_html, draft_card
 from agent.chat.consumers import german_error
 from agent.llm.demo import DEMO_MODEL
-from agent.models import AgentRun, Message
+from agent.models import AgentRun, AnswerFeedback, Message
 from agent.runs import selectors, services
 from akten.models import User
 from akten.policy import sees_internal
@@ -35,6 +35,8 @@ ERR_RUN_REFUSED = "Helena konnte den Auftrag nicht annehmen. Die Notiz wurde ges
 MSG_RUN_STARTED = "Die Notiz ist gespeichert. Helena arbeitet im Hintergrund an: „{auftrag}“ (siehe Meine Aufträge)."
 MSG_NOTE_SAVED = "Die Notiz ist gespeichert."
 MSG_CANCEL_REQUESTED = "Der Abbruch ist angefordert."
+MSG_FEEDBACK_SAVED = "Danke für deine Rückmeldung."
+ERR_NO_NOTIFICATIONS = "Diese Seite gibt es nicht."
 
 
 def _turns(user: User, conversation: Any) -> list[dict[str, Any]]:
@@ -44,6 +46,9 @@ def _turns(user: User, conversation: Any) -> list[dict[str, Any]]:
     cards: dict[int, list[dict[str, Any]]] = {}
     for draft in drafts_of_runs(user=user, run_ids=run_ids):
         cards.setdefault(draft.origin_run_id or 0, []).append(draft_card(draft, viewer=user))
+    ratings = dict(
+        AnswerFeedback.objects.filter(user=user, message__in=[m.pk for m in items]).values_list("message_id", "rating")
+    )
     turns = []
     for message in items:
         turn: dict[str, Any] = {"message": message, "run": message.run}
@@ -51,6 +56,7 @@ def _turns(user: User, conversation: Any) -> list[dict[str, Any]]:
         if message.role == Message.Role.ASSISTANT:
             turn["html"] = mark_safe(answer_html(message.text, user=user))  # noqa: S308 - sanitised by nh3
             turn["cards"] = cards.get(message.run_id or 0, [])
+            turn["rating"] = ratings.get(message.pk, "")
         turns.append(turn)
     return turns
 
@@ -59,6 +65,7 @@ def _turns(user: User, conversation: Any) -> list[dict[str, Any]]:
 def chat(request: HttpRequest, pk: int | None = None) -> HttpResponse:
     user = request_user(request)
     conversation = selectors.conversation_get(user=user, pk=pk) if pk else None
+    query = request.GET.get("q", "").strip()[:200]
     turns = _turns(user, conversation) if conversation else []
     answered = {t["run"].pk for t in turns if t["run"] is not None and t["message"].role == Message.Role.ASSISTANT}
     open_runs = []
@@ -70,7 +77,8 @@ def chat(request: HttpRequest, pk: int | None = None) -> HttpResponse:
         ]
     context = {
         "conversation": conversation,
-        "conversations": selectors.conversation_list(user=user)[:100],
+        "conversations": conversations.conversation_search(user=user, query=query)[:100],
+        "query": query,
         "akten": selectors.akten_for_chat(user=user),
         "turns": turns,
         "chat_state": {
@@ -111,11 +119,61 @@ def conversation_rename(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @login_required
-@require_POST
 def conversation_delete(request: HttpRequest, pk: int) -> HttpResponse:
-    conversations.conversation_delete(conversation=selectors.conversation_get(user=request_user(request), pk=pk))
+    """GET asks for confirmation (a page of its own, works without JavaScript); POST deletes."""
+    conversation = selectors.conversation_get(user=request_user(request), pk=pk)
+    if request.method != "POST":
+        return render(request, "agent/conversation_delete.html", {"conversation": conversation})
+    conversations.conversation_delete(conversation=conversation)
     messages.info(request, "Das Gespräch wurde gelöscht.")
     return redirect("helena-chat")
+
+
+@login_required
+@require_POST
+def answer_feedback(request: HttpRequest, pk: int) -> HttpResponse:
+    """Thumbs up or down (and an optional comment) on Helena's answer of run `pk`. JSON for the
+    chat script (Accept: application/json), otherwise back to the conversation."""
+    user = request_user(request)
+    wants_json = "application/json" in request.headers.get("Accept", "")
+    try:
+        saved = feedback.feedback_save(
+            user=user, run=pk, rating=request.POST.get("rating", ""), comment=request.POST.get("comment", "")
+        )
+    except ValidationError as exc:
+        if wants_json:
+            return JsonResponse({"error": " ".join(exc.messages)}, status=400)
+        messages.error(request, " ".join(exc.messages))
+        message = feedback.answer_of_run(user=user, run_id=pk)
+        return redirect("helena-conversation", pk=message.conversation_id)
+    if wants_json:
+        return JsonResponse({"rating": saved.rating, "message": MSG_FEEDBACK_SAVED})
+    messages.info(request, MSG_FEEDBACK_SAVED)
+    return HttpResponseRedirect(reverse("helena-conversation", args=[saved.message.conversation_id]) + f"#run-{pk}")
+
+
+@login_required
+def notification_list(request: HttpRequest) -> HttpResponse:
+    """The list; opening it marks everything shown as read."""
+    user = request_user(request)
+    if not sees_internal(user):
+        raise NotFound(ERR_NO_NOTIFICATIONS)
+    items = notifications.notification_list(user=user)
+    response = render(request, "agent/notifications.html", {"items": items})
+    notifications.notifications_seen(user=user)
+    return response
+
+
+@login_required
+def notification_count(request: HttpRequest) -> JsonResponse:
+    """For the navigation counter and the optional browser notification (polled by helena-notify.js)."""
+    user = request_user(request)
+    if not sees_internal(user):
+        return JsonResponse({"count": 0, "latest": []})
+    unread = [n for n in notifications.notification_list(user=user) if n.unread]
+    return JsonResponse(
+        {"count": len(unread), "latest": [{"text": n.text, "url": n.url, "when": n.when.isoformat()} for n in unread[:5]]}
+    )
 
 
 @login_required

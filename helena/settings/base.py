@@ -83,6 +83,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "csp.context_processors.nonce",
                 "akten.context_processors.access",
+                "agent.context_processors.notifications",
             ],
             "libraries": {"helena_tags": "helena.templatetags.helena_tags"},
         },

@@ -16,7 +16,7 @@
     titel: "Titel", typ: "Art", datum: "Datum", uhrzeit: "Uhrzeit", fristablauf: "Fristablauf",
     vorfrist: "Vorfrist", notfrist: "Notfrist", beschreibung: "Beschreibung", minuten: "Minuten",
     abrechenbar: "abrechenbar", stundensatz: "Stundensatz", text: "Text", inhalt_markdown: "Inhalt (Markdown)",
-    mandant_sichtbar: "für Mandant sichtbar", begruendung: "Begründung", verantwortlich_id: "verantwortlich (ID)",
+    mandant_sichtbar: "für Mandant sichtbar", begruendung: "Begründung", verantwortlich_id: "verantwortlich",
   };
   var cards = {};
 
@@ -106,6 +106,12 @@
     ]);
   }
 
+  function personName(card, id) {
+    if (id === null || id === undefined || id === "") return "";
+    var match = (card.people || []).filter(function (person) { return person.id === id; })[0];
+    return match ? match.name : "";
+  }
+
   function body(card) {
     var p = card.payload || {};
     if (card.typ === "DOKUMENT") {
@@ -126,6 +132,7 @@
         ["Fristablauf", p.fristablauf ? germanDate(p.fristablauf) : ""],
         ["Vorfrist", p.vorfrist ? germanDate(p.vorfrist) : ""],
         ["Notfrist", p.notfrist ? "ja" : ""],
+        ["verantwortlich", personName(card, p.verantwortlich_id)],
         ["Beschreibung", p.beschreibung],
       ]);
     }
@@ -167,7 +174,18 @@
       var key = field[0], value = field[1];
       var id = "edit-" + card.id + "-" + key;
       var input;
-      if (typeof value === "boolean") {
+      if (key === "verantwortlich_id") {
+        input = el("select", { id: id, name: key }, [el("option", { value: "", text: "– niemand –" })]);
+        (card.people || []).forEach(function (person) {
+          var option = el("option", { value: String(person.id), text: person.name });
+          if (person.id === value) option.selected = true;
+          input.appendChild(option);
+        });
+        input.dataset.kind = "number";
+        form.appendChild(el("label", { for: id, text: FIELD_LABELS[key] }));
+        form.appendChild(input);
+        return;
+      } else if (typeof value === "boolean") {
         input = el("input", { type: "checkbox", id: id, name: key });
         input.checked = value;
       } else if (key === "inhalt_markdown" || key === "text" || key === "beschreibung" || key === "zusammenfassung") {
@@ -187,7 +205,7 @@
     form.addEventListener("submit", function (event) {
       event.preventDefault();
       var changed = {};
-      Array.prototype.forEach.call(form.querySelectorAll("input, textarea"), function (input) {
+      Array.prototype.forEach.call(form.querySelectorAll("input, textarea, select"), function (input) {
         var kind = input.dataset.kind;
         if (kind === "boolean") changed[input.name] = input.checked;
         else if (kind === "number") changed[input.name] = input.value === "" ? null : Number(input.value);
@@ -269,8 +287,7 @@
       head.appendChild(el("span", {
         className: "badge warn untrusted",
         title: "Helena hat vorher Dokument-, Urteils- oder Suchtexte gelesen, die Anweisungen enthalten könnten. Bitte besonders sorgfältig prüfen.",
-        text: "⚠ nach Lesen ungeprüfter Texte",
-      }));
+      }, [window.Helena.icon("warning"), " nach Lesen ungeprüfter Texte"]));
     }
     root.appendChild(head);
     root.appendChild(body(card));
@@ -302,7 +319,7 @@
         reject.querySelector("input").focus();
       });
     } else if (card.status === "ACCEPTED") {
-      var done = el("p", { className: "draft-result" }, ["✓ Übernommen. "]);
+      var done = el("p", { className: "draft-result" }, [window.Helena.icon("check"), " Übernommen. "]);
       var url = resultUrl(card);
       if (url) done.appendChild(el("a", { href: url, text: card.typ === "DOKUMENT" ? "Dokument öffnen" : "Zum Eintrag in der Akte" }));
       root.appendChild(done);
@@ -317,7 +334,7 @@
         window.setTimeout(function () { if (undo.isConnected) undo.remove(); }, left);
       }
     } else if (card.status === "REJECTED") {
-      root.appendChild(el("p", { className: "draft-result", text: "✗ Abgelehnt" + (card.rejection_reason ? ": " + card.rejection_reason : ".") }));
+      root.appendChild(el("p", { className: "draft-result" }, [window.Helena.icon("cross"), " Abgelehnt" + (card.rejection_reason ? ": " + card.rejection_reason : ".")]));
     }
     root.appendChild(el("p", { className: "card-message", role: "status" }));
     return root;
@@ -345,7 +362,30 @@
 
   window.HelenaCards = { render: render, update: update, place: place, all: cards };
 
-  /* The Akte page: render its open drafts and follow their status live. */
+  /* After a draft was accepted or undone, the Akte's lists (Fristen, Zeiten, Dokumente, Notizen,
+     Verlauf, Sachstand) are re-read from the server page, rendered for this user now, and swapped
+     in place (the note form and anything being typed stay untouched). */
+  var refreshing = false;
+  function refreshAkteLists(statusBox) {
+    if (refreshing) return;
+    refreshing = true;
+    window.fetch(window.location.pathname, { credentials: "same-origin", headers: { Accept: "text/html" } })
+      .then(function (response) { return response.ok ? response.text() : null; })
+      .then(function (html) {
+        if (!html) return;
+        var fresh = new DOMParser().parseFromString(html, "text/html");
+        Array.prototype.forEach.call(document.querySelectorAll("[data-live]"), function (node) {
+          var next = fresh.querySelector('[data-live="' + node.dataset.live + '"]');
+          if (next) node.replaceWith(document.importNode(next, true));
+        });
+        if (statusBox) statusBox.textContent = "Die Akte ist aktualisiert.";
+        document.body.dataset.akteRefreshed = String(Number(document.body.dataset.akteRefreshed || 0) + 1);
+      })
+      .catch(function () { /* the next change or a reload shows it */ })
+      .then(function () { refreshing = false; });
+  }
+
+  /* The Akte page: render its open drafts, add new ones live and follow their status. */
   document.addEventListener("DOMContentLoaded", function () {
     var container = document.getElementById("akte-cards");
     var data = document.getElementById("akte-cards-data");
@@ -355,8 +395,17 @@
     var connection = window.Helena.connect({
       open: function () { connection.send({ type: "akte.watch", akte: Number(akte) }); },
       message: function (msg) {
-        if (msg.type === "draft.changed") update(msg);
-        if (msg.type === "draft.created" && msg.card && String(msg.card.akte) === akte) place(container, msg.card);
+        var statusBox = document.getElementById("akte-live");
+        if (msg.type === "draft.changed") {
+          update(msg);
+          if (msg.status === "ACCEPTED" || msg.status === "UNDONE" || msg.status === "PENDING") refreshAkteLists(statusBox);
+        }
+        if (msg.type === "draft.created" && msg.card && String(msg.card.akte) === akte) {
+          var empty = container.parentNode.querySelector("p.muted.no-drafts");
+          if (empty) empty.remove();
+          place(container, msg.card);
+          if (statusBox) statusBox.textContent = "Neuer Entwurf von Helena: " + msg.card.titel;
+        }
       },
     });
   });

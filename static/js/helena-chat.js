@@ -10,6 +10,93 @@
   var watchedAkten = {};
   var pendingSend = null;
 
+  /* ---- small helpers: icons, Markdown while streaming, sources ----------------------------- */
+
+  var icon = window.Helena.icon;
+
+  /* Inline Markdown (**fett**, *kursiv*, `Code`) as DOM nodes: text only ever goes into text nodes,
+     so nothing the model writes can become HTML. The server's sanitised HTML replaces it at the end. */
+  function inline(parent, text) {
+    var re = /(\*\*[^*]+\*\*|\*[^*\s][^*]*\*|`[^`]+`)/g;
+    var last = 0, m;
+    while ((m = re.exec(text)) !== null) {
+      if (m.index > last) parent.appendChild(document.createTextNode(text.slice(last, m.index)));
+      var token = m[0];
+      if (token.charAt(0) === "`") parent.appendChild(el("code", { text: token.slice(1, -1) }));
+      else if (token.slice(0, 2) === "**") parent.appendChild(el("strong", { text: token.slice(2, -2) }));
+      else parent.appendChild(el("em", { text: token.slice(1, -1) }));
+      last = re.lastIndex;
+    }
+    if (last < text.length) parent.appendChild(document.createTextNode(text.slice(last)));
+  }
+
+  /* Block Markdown while the answer streams: headings, bullet and numbered lists, paragraphs. */
+  function renderStreaming(target, text) {
+    var frag = document.createDocumentFragment();
+    var list = null, para = null;
+    text.split("\n").forEach(function (line) {
+      var heading = /^(#{1,4})\s+(.*)$/.exec(line);
+      var bullet = /^\s*[-*]\s+(.*)$/.exec(line);
+      var number = /^\s*\d+[.)]\s+(.*)$/.exec(line);
+      if (!line.trim()) {
+        list = null;
+        para = null;
+      } else if (heading) {
+        list = null;
+        para = null;
+        var h = el("h" + Math.min(heading[1].length + 2, 6), {});
+        inline(h, heading[2]);
+        frag.appendChild(h);
+      } else if (bullet || number) {
+        para = null;
+        var tag = bullet ? "ul" : "ol";
+        if (!list || list.tagName.toLowerCase() !== tag) {
+          list = el(tag, {});
+          frag.appendChild(list);
+        }
+        var item = el("li", {});
+        inline(item, (bullet || number)[1]);
+        list.appendChild(item);
+      } else {
+        list = null;
+        if (!para) {
+          para = el("p", {});
+          frag.appendChild(para);
+        } else {
+          para.appendChild(el("br", {}));
+        }
+        inline(para, line);
+      }
+    });
+    target.textContent = "";
+    target.appendChild(frag);
+  }
+
+  function sourceLabel(source) {
+    var label = source.label || source.zitat || source.muster || source.rechner || source.query || "Quelle";
+    if (source.rechner && source.grundlage) label += " (" + source.grundlage + ")";
+    return String(label);
+  }
+
+  function sourceHref(source) {
+    var pages = window.Helena.config().source_pages || {};
+    var page = pages[source.table];
+    if (page && /^\d+$/.test(String(source.id))) return page.replace("/0/", "/" + source.id + "/");
+    if (typeof source.url === "string" && /^https?:\/\//.test(source.url)) return source.url;
+    return "";
+  }
+
+  function sourcesList(sources) {
+    var list = el("ul", { className: "sources" });
+    sources.forEach(function (source) {
+      var href = sourceHref(source);
+      var external = href && href.charAt(0) !== "/";
+      var content = href ? el("a", external ? { href: href, rel: "noopener noreferrer", target: "_blank" } : { href: href }, [sourceLabel(source)]) : sourceLabel(source);
+      list.appendChild(el("li", {}, [content]));
+    });
+    return el("details", { className: "observation sources-details" }, [el("summary", { text: "Quellen (" + sources.length + ")" }), list]);
+  }
+
   function send(message) {
     return connection ? connection.send(message) : false;
   }
@@ -39,7 +126,8 @@
     li = el("li", { className: "turn turn-helena live", "data-run": runId });
     block.li = li;
     block.meta = el("div", { className: "turn-meta" }, [el("span", { className: "who-label", text: "Helena" })]);
-    block.mode = el("span", { className: "badge mode-badge", text: "⚡ Inline" });
+    block.mode = el("span", { className: "badge mode-badge" });
+    setMode(block, false);
     block.status = el("span", { className: "badge run-status", text: "Status: läuft" });
     block.meta.appendChild(block.mode);
     block.meta.appendChild(block.status);
@@ -57,6 +145,12 @@
     feed.appendChild(li);
     runs[runId] = block;
     return block;
+  }
+
+  function setMode(block, background) {
+    block.mode.textContent = "";
+    block.mode.appendChild(icon(background ? "background" : "inline"));
+    block.mode.appendChild(document.createTextNode(background ? " Hintergrund" : " Inline"));
   }
 
   function stepItem(block, className, text) {
@@ -84,7 +178,7 @@
     }
     if (type === "run.started") {
       var background = String(event.mode).toUpperCase() === "BACKGROUND";
-      if (block.mode) block.mode.textContent = background ? "🔄 Hintergrund" : "⚡ Inline";
+      if (block.mode) setMode(block, background);
       showModel(block, event.model, event.demo);
       if (event.note) stepItem(block, "demo-note", event.note);
       stepItem(block, "started", "Auftrag angenommen (höchstens " + event.max_steps + " Schritte).");
@@ -99,12 +193,13 @@
     } else if (type === "tool.result") {
       var target = block.calls[event.call_id] || stepItem(block, "tool-call", event.tool);
       var line = el("div", { className: "tool-result " + (event.ok ? "ok" : "fail") }, [
-        (event.ok ? "✓ Ergebnis: " : "✗ Fehler: ") + (event.summary || ""),
+          icon(event.ok ? "check" : "cross"),
+        (event.ok ? " Ergebnis: " : " Fehler: ") + (event.summary || ""),
       ]);
       if (event.cached) line.appendChild(el("span", { className: "badge", text: "aus Zwischenspeicher" }));
       if (event.untrusted) line.appendChild(el("span", { className: "badge warn", text: "ungeprüfter Text" }));
       target.appendChild(line);
-      if (event.source && event.source.length) target.appendChild(details("Quellen (" + event.source.length + ")", JSON.stringify(event.source, null, 2)));
+      if (event.source && event.source.length) target.appendChild(sourcesList(event.source));
     } else if (type === "guard.repair") {
       stepItem(block, "repair", "Reparatur: " + (event.what || ""));
     } else if (type === "escalation") {
@@ -117,7 +212,8 @@
     } else if (type === "budget.truncated") {
       stepItem(block, "budget", "Kontext gekürzt, damit er ins Modell passt.");
     } else if (type === "answer.delta") {
-      block.answer.appendChild(document.createTextNode(event.text || ""));
+      block.raw = (block.raw || "") + (event.text || "");
+      renderStreaming(block.answer, block.raw);
     } else if (type === "draft.created") {
       if (event.card && event.card.id) {
         window.HelenaCards.place(block.cards, event.card);
@@ -152,11 +248,6 @@
     block.actions.appendChild(block.offer);
   }
 
-  function csrfToken() {
-    var m = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
-    return m ? decodeURIComponent(m[1]) : "";
-  }
-
   /* „Als Word speichern“: the answer becomes a document draft of the run's Akte (reviewed like every draft). */
   function offerSaveAsWord(block) {
     var button = el("button", { type: "button", className: "save-word", text: "Als Word speichern" });
@@ -186,6 +277,89 @@
     block.actions.appendChild(note);
   }
 
+  /* ---- copy, regenerate, feedback ---------------------------------------------------------- */
+
+  function csrfToken() {
+    var input = document.querySelector('input[name="csrfmiddlewaretoken"]');
+    if (input) return input.value;
+    var m = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
+    return m ? decodeURIComponent(m[1]) : "";
+  }
+
+  function feedbackForm(runId) {
+    var commentId = "fb-" + runId;
+    var form = el("form", { method: "post", action: "/helena/auftraege/" + runId + "/bewertung/", className: "feedback-form", "aria-label": "Rückmeldung zur Antwort" }, [
+      el("input", { type: "hidden", name: "csrfmiddlewaretoken", value: csrfToken() }),
+      el("button", { type: "submit", name: "rating", value: "UP", className: "feedback-up", "aria-pressed": "false" }, [icon("thumb-up"), el("span", { text: "Hilfreich" })]),
+      el("button", { type: "submit", name: "rating", value: "DOWN", className: "feedback-down", "aria-pressed": "false" }, [icon("thumb-down"), el("span", { text: "Nicht hilfreich" })]),
+      el("details", { className: "feedback-comment" }, [
+        el("summary", { text: "Kommentar hinzufügen" }),
+        el("label", { for: commentId, text: "Was war gut oder falsch? (freiwillig)" }),
+        el("textarea", { id: commentId, name: "comment", rows: "2", maxlength: "2000" }),
+        el("p", { className: "muted", text: "Wähle danach „Hilfreich“ oder „Nicht hilfreich“." }),
+      ]),
+      el("span", { className: "feedback-status", role: "status" }),
+    ]);
+    return form;
+  }
+
+  function wireActions(container, answerNode, question) {
+    var copy = container.querySelector(".copy-answer");
+    var again = container.querySelector(".regenerate");
+    var form = container.querySelector(".feedback-form");
+    var status = form ? form.querySelector(".feedback-status") : null;
+    if (copy && navigator.clipboard) {
+      copy.hidden = false;
+      copy.addEventListener("click", function () {
+        navigator.clipboard.writeText(answerNode.innerText.trim()).then(
+          function () { copy.textContent = "Kopiert"; announce("Die Antwort ist in der Zwischenablage."); },
+          function () { announce("Kopieren nicht möglich – bitte markiere den Text selbst."); }
+        );
+      });
+    }
+    if (again && question) {
+      again.hidden = false;
+      again.addEventListener("click", function () {
+        again.disabled = true;
+        sendText(question);
+      });
+    }
+    if (form) {
+      form.addEventListener("submit", function (event) {
+        event.preventDefault();
+        var button = event.submitter;
+        if (!button || !button.value) return;
+        var data = new FormData(form);
+        data.set("rating", button.value);
+        window.fetch(form.action, { method: "POST", body: data, headers: { Accept: "application/json" }, credentials: "same-origin" })
+          .then(function (response) { return response.json().then(function (body) { return { ok: response.ok, body: body }; }); })
+          .then(function (result) {
+            if (!result.ok) {
+              status.textContent = result.body.error || "Die Rückmeldung konnte nicht gespeichert werden.";
+              return;
+            }
+            Array.prototype.forEach.call(form.querySelectorAll("button[name=rating]"), function (b) {
+              b.setAttribute("aria-pressed", b.value === result.body.rating ? "true" : "false");
+            });
+            status.textContent = result.body.message;
+          })
+          .catch(function () { status.textContent = "Die Rückmeldung konnte nicht gespeichert werden."; });
+      });
+    }
+  }
+
+  function addActions(block) {
+    if (block.answerActions) return;
+    var container = el("div", { className: "answer-actions", "data-run": block.id }, [
+      el("button", { type: "button", className: "copy-answer", hidden: "hidden" }, [icon("copy"), " Antwort kopieren"]),
+      el("button", { type: "button", className: "regenerate", hidden: "hidden" }, [icon("background"), " Neu erzeugen"]),
+    ]);
+    if (block.hasAnswer) container.appendChild(feedbackForm(block.id));
+    block.li.insertBefore(container, block.cards);
+    block.answerActions = container;
+    wireActions(container, block.answer, block.question);
+  }
+
   function finish(block, event) {
     block.status.textContent = "Status: " + window.Helena.statusLabel(event.status);
     block.li.classList.remove("live");
@@ -197,6 +371,8 @@
     if (event.error) block.answer.appendChild(el("p", { className: "error", text: event.error }));
     if (event.continuable) offerContinuation(block, window.Helena.config().continue_offer);
     if (event.status === "DONE" && event.answer) offerSaveAsWord(block);
+    block.hasAnswer = Boolean(event.answer || event.answer_html);
+    if (block.question || block.hasAnswer) addActions(block);
     var label = window.Helena.statusLabel(event.status);
     if (event.status === "CANCELLED") announce("Auftrag abgebrochen.");
     else if (event.answer) announce(event.status === "DONE" ? "Helena hat geantwortet." : "Helena hat geantwortet (" + label + ").");
@@ -222,7 +398,8 @@
     if (message.type === "run.accepted") {
       var block = runBlock(message.run, true);
       block.mine = true;
-      if (message.mode === "BACKGROUND" && block.mode) block.mode.textContent = "🔄 Hintergrund";
+      if (message.mode === "BACKGROUND" && block.mode) setMode(block, true);
+      block.question = textBox.dataset.lastSent || "";
       if (message.conversation && message.conversation !== state.conversation) {
         state.conversation = message.conversation;
         var url = "/helena/gespraeche/" + message.conversation + "/";
@@ -231,9 +408,10 @@
         if (list) {
           var empty = list.querySelector(".muted");
           if (empty) empty.remove();
-          var link = el("a", { href: url, "aria-current": "page", text: textBox.dataset.lastSent || "Neues Gespräch" });
+          var link = el("a", { href: url, "aria-current": "page", text: message.title || "Neues Gespräch" });
           list.insertBefore(el("li", {}, [link]), list.firstChild);
         }
+        setHeading(message.title);
       }
       return;
     }
@@ -247,6 +425,13 @@
       return;
     }
     if (message.run !== undefined) onEvent(message);
+  }
+
+  function setHeading(title) {
+    if (!title) return;
+    var heading = document.getElementById("chat-h");
+    if (heading) heading.textContent = title;
+    document.title = title + " – Helena";
   }
 
   function showError(text, runId) {
@@ -302,6 +487,11 @@
       textBox.focus();
       return;
     }
+    sendText(text);
+    textBox.value = "";
+  }
+
+  function sendText(text) {
     var akte = document.getElementById("chat-akte").value;
     var message = { type: "chat.send", text: text };
     if (state.conversation) message.conversation = state.conversation;
@@ -309,13 +499,12 @@
     if (document.getElementById("chat-background").checked) message.mode = "BACKGROUND";
     var hint = feed.querySelector(".empty-hint");
     if (hint) hint.remove();
-    feed.appendChild(el("li", { className: "turn turn-user" }, [el("span", { className: "who-label", text: "Du:" }), " " + text]));
+    feed.appendChild(el("li", { className: "turn turn-user" }, [el("span", { className: "who-label", text: "Du:" }), " ", el("span", { className: "question-text", text: text })]));
     if (!send(message)) {
       pendingSend = message;
       connectionBox.textContent = "Nachricht wird gesendet, sobald die Verbindung steht …";
     }
-    textBox.dataset.lastSent = text.slice(0, 60);
-    textBox.value = "";
+    textBox.dataset.lastSent = text;
   }
 
   document.addEventListener("DOMContentLoaded", function () {
@@ -339,9 +528,17 @@
         }
       });
     });
+    // on a narrow screen the conversation list starts collapsed, so the chat comes first
+    var list = document.querySelector(".conv-collapse");
+    if (list && window.matchMedia("(max-width: 800px)").matches) list.open = false;
     form.addEventListener("submit", submit);
+    // Enter sends, Shift+Enter starts a new line (not while an input method composes a word)
     textBox.addEventListener("keydown", function (event) {
-      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) submit(event);
+      if (event.key === "Enter" && !event.shiftKey && !event.isComposing && !event.altKey) submit(event);
+    });
+    Array.prototype.forEach.call(feed.querySelectorAll("li.turn-helena[data-static]"), function (li) {
+      var container = li.querySelector(".answer-actions");
+      if (container) wireActions(container, li.querySelector(".answer"), li.dataset.question || "");
     });
     connect();
   });

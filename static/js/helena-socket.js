@@ -28,6 +28,23 @@
     return node;
   }
 
+  /* A decorative inline SVG icon (paths from the server's config; never emoji, which render as
+     boxes without an emoji font). */
+  function icon(name) {
+    var ns = "http://www.w3.org/2000/svg";
+    var svg = document.createElementNS(ns, "svg");
+    var path = (readConfig().icons || {})[name];
+    var attrs = { "class": "icon", "aria-hidden": "true", focusable: "false", viewBox: "0 0 24 24", width: "16", height: "16",
+      fill: "none", stroke: "currentColor", "stroke-width": "2", "stroke-linecap": "round", "stroke-linejoin": "round" };
+    Object.keys(attrs).forEach(function (key) { svg.setAttribute(key, attrs[key]); });
+    if (path) {
+      var p = document.createElementNS(ns, "path");
+      p.setAttribute("d", path);
+      svg.appendChild(p);
+    }
+    return svg;
+  }
+
   function isTerminal(type) {
     return readConfig().terminal.indexOf(type) !== -1;
   }
@@ -72,5 +89,5 @@
     };
   }
 
-  window.Helena = { el: el, config: readConfig, isTerminal: isTerminal, statusLabel: statusLabel, connect: connect };
+  window.Helena = { el: el, icon: icon, config: readConfig, isTerminal: isTerminal, statusLabel: statusLabel, connect: connect };
 })();

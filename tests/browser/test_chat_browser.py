@@ -78,7 +78,7 @@ def test_ask_watch_steps_approve_frist_and_reject_document(helena_server, browse
     page.wait_for_selector(".tool-call:has-text('read_akte')")
     page.wait_for_selector("li.turn-helena.finished")
     assert "Kaufpreis" in page.inner_text("li.turn-helena.finished .answer")
-    assert page.locator(".mode-badge").first.inner_text() in {"⚡ Inline", "🔄 Hintergrund"}
+    assert page.locator(".mode-badge").first.inner_text().strip() in {"Inline", "Hintergrund"}
     screenshot(page, "01-chat-antwort-mit-entwuerfen")
 
     frist_card = page.locator("article.draft-card:has-text('Berufungsbegründungsfrist')")
@@ -122,7 +122,7 @@ def test_background_run_survives_reload_and_another_is_cancelled(
     page.check("#chat-background")
     page.fill("#chat-text", "Prüfe die Akte auf offene Punkte.")
     page.click("#chat-send")
-    page.wait_for_selector(".mode-badge:has-text('🔄 Hintergrund')")
+    page.wait_for_selector(".mode-badge:has-text('Hintergrund')")
     page.wait_for_selector(".steps .step-label:has-text('Schritt 2/')")
     screenshot(page, "04-hintergrund-laeuft")
     page.reload()

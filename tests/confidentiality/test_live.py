@@ -63,6 +63,38 @@ async def test_draft_cards_reach_only_who_may_see_them_at_delivery_time():
             assert world.leaked(json.dumps(frames)) == []
 
 
+def _background_run_creates_a_draft(world: World) -> int:
+    """What a background run in the worker process does: a new draft, no channel-layer message."""
+    draft = draft_services.draft_create(
+        typ="NOTIZ", akte=world.akte, requested_by=world.lawyer, payload={"titel": "Neu", "text": world.markers["notiz"]}
+    )
+    return draft.pk
+
+
+async def test_drafts_created_elsewhere_appear_only_for_who_may_see_them_at_delivery_time():
+    world: World = await sync_to_async(build_world)()
+    async with (
+        ws_connect(world.mandantin) as (mandantin, ok_m, _c1),
+        ws_connect(world.deputy) as (deputy, ok_d, _c2),
+        ws_connect(world.colleague) as (colleague, ok_c, _c3),
+    ):
+        assert ok_m and ok_d and ok_c
+        for socket in (mandantin, deputy, colleague):
+            await socket.send_json_to({"type": "akte.watch", "akte": world.akte.pk})
+        await asyncio.sleep(0.5)
+        await sync_to_async(world.end_vertretung)()
+        draft_id = await sync_to_async(_background_run_creates_a_draft)(world)
+
+        seen = await receive_until(colleague, lambda f: f.get("type") == "draft.created", within=20)
+        created = [f for f in seen if f["type"] == "draft.created"]
+        assert [f["card"]["id"] for f in created] == [draft_id], "control: the colleague gets the new card"
+        assert "notiz" in world.leaked(json.dumps(created))
+
+        for frames in (await _drain(mandantin), await _drain(deputy)):
+            assert [f for f in frames if f.get("type") == "draft.created"] == []
+            assert world.leaked(json.dumps(frames)) == []
+
+
 async def test_mandant_cannot_follow_a_lawyers_run():
     world: World = await sync_to_async(build_world)()
     from agent.models import AgentRun

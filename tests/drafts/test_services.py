@@ -329,3 +329,46 @@ def test_each_status_change_is_announced_once_after_commit_and_creation_is_not(d
         assert heard == [(draft.pk, draft.akte_id, draft.requested_by_id)]
     finally:
         draft_changed.disconnect(dispatch_uid="test-listener")
+
+
+def test_draft_titles_name_fields_in_german_and_are_never_cut_mid_word():
+    akte = AkteFactory()
+    update = make_draft("AKTE_UPDATE", {"changes": {"zusammenfassung": "Neu", "gegenstandswert": "10.00"}}, akte=akte)
+    notiz = make_draft("NOTIZ", {"text": "Mandantin hat angerufen und bittet um Rückruf wegen der Räumungsfrist " * 3}, akte=akte)
+    zeit = make_draft(
+        "ZEITERFASSUNG",
+        {
+            "datum": "2026-11-20",
+            "minuten": 30,
+            "beschreibung": "Telefonat mit der Gegenseite über den Vergleichsvorschlag vom Montag",
+        },
+        akte=akte,
+    )
+
+    assert update.titel == "Änderung: Gegenstandswert (EUR), Sachstand / Zusammenfassung"
+    assert notiz.titel.endswith("…") and len(notiz.titel) <= 80
+    assert (
+        notiz.titel[:-1] == " ".join(notiz.titel[:-1].split()) and notiz.titel[:-1].split()[-1] in notiz.payload["text"].split()
+    )
+    assert zeit.titel == "30 Min.: Telefonat mit der Gegenseite über den Vergleichsvorschlag…"
+
+
+def test_the_verlauf_names_the_approver_once_and_helena_once(client):
+    lawyer = UserFactory(role=Role.ANWALT, first_name="Anna", last_name="Berger", email="anna@kanzlei.example")
+    akte = AkteFactory(anwalt=lawyer)
+    run = AgentRunFactory(user=lawyer, akte=akte)
+    draft = services.draft_create(
+        typ="NOTIZ", akte=akte, requested_by=lawyer, run=run, payload={"titel": "Rückruf", "text": "Bitte zurückrufen."}
+    )
+    services.draft_accept(draft_id=draft.pk, by=lawyer)
+    client.force_login(lawyer)
+
+    html = client.get(f"/akten/{akte.pk}/").content.decode()
+    verlauf = html.split('data-live="verlauf">')[1].split("</ol>")[0]
+
+    entries = verlauf.split("</li>")[:-1]
+    assert entries and "anna@kanzlei.example" not in verlauf
+    for entry in entries:
+        assert entry.count("Anna Berger") <= 1 and entry.count("Helena") <= 1, entry
+    accepted = next(e for e in entries if "übernommen" in e)
+    assert "Entwurf „Rückruf“ übernommen (Endkontrolle)" in accepted and "(Anna Berger)" in accepted

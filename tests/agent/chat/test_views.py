@@ -56,7 +56,7 @@ def test_conversation_shows_answers_as_sanitised_markdown_with_cards(client):
     assert "<strong>Antwort</strong>" in html
     assert "<script>alert(1)</script>" not in html and "javascript:alert" not in html
     assert "Frage &lt;b&gt;fett&lt;/b&gt;" in html
-    assert "⚡ Inline" in html
+    assert 'class="badge mode-badge"><svg class="icon"' in html and "Inline</span>" in html and "⚡" not in html
     cards = json.loads(html.split('id="chat-cards" type="application/json">')[1].split("</script>")[0])
     assert cards[str(run.pk)][0]["titel"] == "Entwurf Notiz"
 

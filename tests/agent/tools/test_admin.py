@@ -51,7 +51,7 @@ def test_grid_shows_tools_as_rows_and_roles_as_columns(client, admin_user):
     html = response.content.decode()
     assert html.count('<th scope="row">') == len(all_tools())
     for tool in all_tools():
-        assert f"<code>{tool}</code>" in html
+        assert f'<code class="tool-code">{tool}</code>' in html
     for _, label in Role.choices:
         assert f'<th scope="col">{label}</th>' in html
     # ANWALT may update Akten, SACHBEARBEITER may not (defaults), MANDANT's cross-Akte boxes are locked.
@@ -137,3 +137,13 @@ def test_staff_without_admin_role_see_only_their_own_calls(client):
     client.force_login(viewer)
     html = client.get(AUDIT_URL).content.decode()
     assert f"/{own.pk}/change/" in html and f"/{foreign.pk}/change/" not in html
+
+
+def test_grid_names_tools_in_german_and_labels_each_box_by_role_and_tool(client, admin_user):
+    client.force_login(admin_user)
+    html = client.get(GRID_URL).content.decode()
+
+    read_akte = all_tools()["read_akte"].progress_label.rstrip(" ….")
+    assert f'{read_akte}<br><code class="tool-code">read_akte</code>' in html
+    assert f'aria-label="{Role.PRAKTIKANT.label}: {read_akte}"' in html
+    assert 'aria-label="perm__' not in html and "css/admin-grid.css" in html

@@ -1,0 +1,17 @@
+"""Small text helpers for what people read: titles shortened at a word boundary."""
+
+from __future__ import annotations
+
+ELLIPSIS = "…"
+
+
+def shorten(text: str, width: int) -> str:
+    """`text` on one line, at most `width` characters, cut after a whole word with "…" when too long.
+
+    A single word longer than `width` is cut inside (there is no boundary to cut at)."""
+    line = " ".join((text or "").split())
+    if len(line) <= width:
+        return line
+    room = line[: width - len(ELLIPSIS) + 1]
+    head = room.rsplit(" ", 1)[0] if " " in room else room[: width - len(ELLIPSIS)]
+    return head.rstrip(" ,;:.-–") + ELLIPSIS
