@@ -24,9 +24,9 @@ from akten import services as akten_services
 from akten.fristen_rules import KalenderRegelFehler, kalender_eintrag_pruefen
 from akten.models import Akte, AktenActivity, User
 from helena.errors import NotFound, ServiceError
+from helena.text import shorten
 from schriftgut import services as schriftgut_services
 from schriftgut.vorlagen import VorlagenFehler
-from helena.text import shorten
 
 from .events import draft_changed_announce
 from .models import DraftRevision, HelenaAlert, HelenaDraft
