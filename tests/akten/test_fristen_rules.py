@@ -1,7 +1,8 @@
 """The place of a deadline and the one calendar-entry validator (issue 12, defects 1 and 6).
 
-Dates: 27.05.2027 Fronleichnam (Thursday; holiday in NW, not in Berlin), 15.08.2028 Mariä
-Himmelfahrt (Tuesday; holiday in München), 28.11.2027 Sunday.
+Dates are computed from today (a Frist must not lie in the past): the next Fronleichnam on a
+weekday (holiday in NW, not in Berlin), the next Mariä Himmelfahrt on a weekday (holiday in
+München), a Sunday at least 30 days ahead.
 """
 
 import datetime
@@ -19,14 +20,18 @@ from akten.fristen_rules import (
 from akten.models import KalenderEintrag, KanzleiProfil
 from drafts import services
 from drafts.models import HelenaDraft
+from rechner.tabellen import format_datum
 from tests.factories import AkteFactory
+from tests.support.dates import next_holiday, next_sunday, next_workday
 
 pytestmark = pytest.mark.django_db
 
 HEUTE = datetime.date(2026, 11, 24)
-FRONLEICHNAM_2027 = datetime.date(2027, 5, 27)
-MARIAE_HIMMELFAHRT_2028 = datetime.date(2028, 8, 15)
-SONNTAG = datetime.date(2027, 11, 28)
+FRONLEICHNAM = next_holiday("Fronleichnam", bundesland="NW")
+MARIAE_HIMMELFAHRT = next_holiday("Mariä Himmelfahrt", bundesland="BY", ort="München")
+SONNTAG = next_sunday()
+SONNTAG_MELDUNG = f"{format_datum(SONNTAG)} fällt auf ein Wochenende"
+GUELTIG = next_workday(30)
 
 
 def gericht(akte, *, name: str, ort: str, bundesland: str):
@@ -70,7 +75,7 @@ def test_ort_des_gerichts_braucht_ein_bundesland():
 @pytest.mark.parametrize(
     ("fristablauf", "meldung"),
     [
-        (SONNTAG, "Sonntag, 28.11.2027 fällt auf ein Wochenende"),
+        (SONNTAG, SONNTAG_MELDUNG),
         (datetime.date(2026, 11, 20), "Freitag, 20.11.2026 liegt in der Vergangenheit"),
         (datetime.date(2026, 12, 25), "Erster Weihnachtstag"),
     ],
@@ -84,15 +89,15 @@ def test_validator_ohne_bekannten_ort(fristablauf, meldung):
 def test_validator_nimmt_feiertage_am_gerichtsort():
     akte = gericht(AkteFactory(), name="Landgericht Köln", ort="Köln", bundesland="NW")
     with pytest.raises(KalenderRegelFehler, match=r"Fronleichnam\) in Köln \(Nordrhein-Westfalen\)"):
-        kalender_eintrag_pruefen(akte=akte, typ="FRIST", fristablauf=FRONLEICHNAM_2027, vorfrist=None, heute=HEUTE)
+        kalender_eintrag_pruefen(akte=akte, typ="FRIST", fristablauf=FRONLEICHNAM, vorfrist=None, heute=HEUTE)
     berlin = gericht(AkteFactory(), name="Landgericht Berlin II", ort="Berlin", bundesland="BE")
-    kalender_eintrag_pruefen(akte=berlin, typ="FRIST", fristablauf=FRONLEICHNAM_2027, vorfrist=None, heute=HEUTE)
+    kalender_eintrag_pruefen(akte=berlin, typ="FRIST", fristablauf=FRONLEICHNAM, vorfrist=None, heute=HEUTE)
     muenchen = gericht(AkteFactory(), name="Landgericht München I", ort="München", bundesland="BY")
     with pytest.raises(KalenderRegelFehler, match="Mariä Himmelfahrt"):
-        kalender_eintrag_pruefen(akte=muenchen, typ="FRIST", fristablauf=MARIAE_HIMMELFAHRT_2028, vorfrist=None, heute=HEUTE)
+        kalender_eintrag_pruefen(akte=muenchen, typ="FRIST", fristablauf=MARIAE_HIMMELFAHRT, vorfrist=None, heute=HEUTE)
     # Ort unknown in Bayern: the earlier day (a working day unless the holiday applies) is allowed.
     bayern = gericht(AkteFactory(), name="Amtsgericht", ort="", bundesland="BY")
-    kalender_eintrag_pruefen(akte=bayern, typ="FRIST", fristablauf=MARIAE_HIMMELFAHRT_2028, vorfrist=None, heute=HEUTE)
+    kalender_eintrag_pruefen(akte=bayern, typ="FRIST", fristablauf=MARIAE_HIMMELFAHRT, vorfrist=None, heute=HEUTE)
 
 
 def test_termine_und_vorfrist():
@@ -114,27 +119,27 @@ def _frist_draft(akte, fristablauf: str) -> HelenaDraft:
 
 def test_draft_edit_lehnt_sonntag_ab(api_client):
     akte = AkteFactory()
-    draft = _frist_draft(akte, "2027-11-29")
+    draft = _frist_draft(akte, GUELTIG.isoformat())
     api_client.force_login(akte.anwalt)
     payload = {"typ": "FRIST", "titel": "Berufungsfrist", "datum": "2026-11-20", "fristablauf": SONNTAG.isoformat()}
     antwort = api_client.patch(f"/api/drafts/{draft.pk}/", {"payload": payload}, format="json")
     assert antwort.status_code == 400
-    assert "Sonntag, 28.11.2027 fällt auf ein Wochenende" in antwort.json()["detail"]
+    assert SONNTAG_MELDUNG in antwort.json()["detail"]
     draft.refresh_from_db()
-    assert draft.payload["fristablauf"] == "2027-11-29"
+    assert draft.payload["fristablauf"] == GUELTIG.isoformat()
 
 
 def test_draft_edit_lehnt_feiertag_am_gerichtsort_ab():
     akte = gericht(AkteFactory(), name="Landgericht Köln", ort="Köln", bundesland="NW")
-    draft = _frist_draft(akte, "2027-05-26")
-    payload = {"typ": "FRIST", "titel": "Berufungsfrist", "datum": "2026-11-20", "fristablauf": "2027-05-27"}
+    draft = _frist_draft(akte, GUELTIG.isoformat())
+    payload = {"typ": "FRIST", "titel": "Berufungsfrist", "datum": "2026-11-20", "fristablauf": FRONLEICHNAM.isoformat()}
     with pytest.raises(services.DraftInvalid, match="Fronleichnam"):
         services.draft_edit(draft_id=draft.pk, by=akte.anwalt, payload=payload)
 
 
 def test_draft_accept_lehnt_vergangene_frist_ab(api_client):
     akte = AkteFactory()
-    draft = _frist_draft(akte, "2027-11-29")
+    draft = _frist_draft(akte, GUELTIG.isoformat())
     # The draft was proposed long ago; meanwhile its Fristablauf lies in the past.
     payload = {**draft.payload, "fristablauf": "2026-11-20"}
     HelenaDraft.objects.filter(pk=draft.pk).update(payload=payload)
@@ -147,13 +152,13 @@ def test_draft_accept_lehnt_vergangene_frist_ab(api_client):
 
 def test_draft_accept_speichert_gueltige_frist():
     akte = gericht(AkteFactory(), name="Landgericht Berlin II", ort="Berlin", bundesland="BE")
-    draft = _frist_draft(akte, FRONLEICHNAM_2027.isoformat())
+    draft = _frist_draft(akte, FRONLEICHNAM.isoformat())
     accepted = services.draft_accept(draft_id=draft.pk, by=akte.anwalt)
-    assert KalenderEintrag.objects.get(pk=accepted.result_object_id).fristablauf == FRONLEICHNAM_2027
+    assert KalenderEintrag.objects.get(pk=accepted.result_object_id).fristablauf == FRONLEICHNAM
 
 
 def test_draft_create_prueft_ebenso():
     akte = gericht(AkteFactory(), name="Landgericht Köln", ort="Köln", bundesland="NW")
     with pytest.raises(services.DraftInvalid, match="Fronleichnam"):
-        _frist_draft(akte, FRONLEICHNAM_2027.isoformat())
+        _frist_draft(akte, FRONLEICHNAM.isoformat())
     assert not HelenaDraft.objects.exists()

@@ -4,27 +4,18 @@ reload mid-run and see it continue."""
 
 from __future__ import annotations
 
-import datetime
-
 import pytest
 from django.utils import timezone
 
 from agent.models import AgentRun
 from akten.models import KalenderEintrag, Role
 from drafts.models import HelenaDraft
-from rechner.fristen import ist_werktag
 from tests.factories import AkteFactory, UserFactory
+from tests.support.dates import next_workday
 
 from .conftest import screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-def next_workday(days_ahead: int = 30) -> datetime.date:
-    day = timezone.localdate() + datetime.timedelta(days=days_ahead)
-    while not ist_werktag(day, "NW"):
-        day += datetime.timedelta(days=1)
-    return day
 
 
 def log_in(page, base: str, email: str) -> None:

@@ -9,24 +9,15 @@ from django.utils import timezone
 from akten.models import Akte, AktenActivity, Dokument, KalenderEintrag, Notiz, Role, Zeiterfassung
 from drafts import services
 from drafts.models import HelenaDraft
-from rechner.fristen import ist_werktag
 from tests.factories import AgentRunFactory, AkteFactory, UserFactory
+from tests.support.dates import next_workday
 
 pytestmark = pytest.mark.django_db
 
 TODAY = datetime.date(2026, 11, 23)
 
 
-def _workday_ahead(days: int) -> datetime.date:
-    """A working day in NW (the factories' court) `days` or a little more from today: a Frist that
-    is never in the past, whenever the suite runs."""
-    day = timezone.localdate() + datetime.timedelta(days=days)
-    while not ist_werktag(day, "NW"):
-        day += datetime.timedelta(days=1)
-    return day
-
-
-FRISTABLAUF = _workday_ahead(30)
+FRISTABLAUF = next_workday(30)
 VORFRIST = FRISTABLAUF - datetime.timedelta(days=7)
 
 

@@ -3,8 +3,6 @@ draft cards with live status, rate limit and German errors, the inline cap and i
 
 from __future__ import annotations
 
-import datetime
-
 import pytest
 from asgiref.sync import sync_to_async
 from django.test import Client
@@ -13,19 +11,12 @@ from django.utils import timezone
 from agent.models import AgentRun, AgentStep, EngineConfig, Message, RateLimit
 from akten.models import KalenderEintrag, Role
 from drafts.models import HelenaDraft
-from rechner.fristen import ist_werktag
 from tests.factories import AkteFactory, UserFactory
+from tests.support.dates import next_workday
 
 from .conftest import is_terminal, receive_until, ws_connect
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
-
-
-def next_workday(days_ahead: int = 30) -> datetime.date:
-    day = timezone.localdate() + datetime.timedelta(days=days_ahead)
-    while not ist_werktag(day, "NW"):
-        day += datetime.timedelta(days=1)
-    return day
 
 
 async def _persisted(run_id: int) -> list[dict]:
