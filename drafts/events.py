@@ -1,5 +1,5 @@
-"""The drafts' domain event: a draft's status or content changed (accepted, edited, rejected,
-undone).
+"""The drafts' domain event: a draft was created, or its status or content changed (accepted,
+edited, rejected, undone).
 
 The services send it explicitly (`draft_changed_announce`, after their transaction commits), never
 on every model save; whoever shows live draft cards subscribes to it (agent.apps connects the
@@ -14,13 +14,16 @@ from django.dispatch import Signal
 
 from .models import HelenaDraft
 
-# Sent with draft_id, akte_id (None for a general note draft) and requested_by_id.
+# Sent with draft_id, akte_id (None for a general note draft), requested_by_id and created (True
+# for a new draft, False for a change of an existing one).
 draft_changed = Signal()
 
 
-def draft_changed_announce(draft: HelenaDraft) -> None:
-    """Announce the change of `draft` once the current transaction has committed."""
+def draft_changed_announce(draft: HelenaDraft, *, created: bool = False) -> None:
+    """Announce the creation or change of `draft` once the current transaction has committed."""
     draft_id, akte_id, requested_by_id = draft.pk, draft.akte_id, draft.requested_by_id
     transaction.on_commit(
-        lambda: draft_changed.send_robust(sender=HelenaDraft, draft_id=draft_id, akte_id=akte_id, requested_by_id=requested_by_id)
+        lambda: draft_changed.send_robust(
+            sender=HelenaDraft, draft_id=draft_id, akte_id=akte_id, requested_by_id=requested_by_id, created=created
+        )
     )

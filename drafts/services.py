@@ -162,6 +162,7 @@ def draft_create(
             run=run,
             data={"draft": draft.pk},
         )
+    draft_changed_announce(draft, created=True)
     return draft
 
 

@@ -4,6 +4,7 @@ delivers the run's persisted events (see agent/runs/delivery.py for how events c
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import re
@@ -23,7 +24,7 @@ from agent.chat.cards import akte_draft_cursor, akte_new_draft_cards, draft_card
 from agent.chat.tails import RunTail
 from agent.models import AgentRun
 from agent.runs import selectors
-from agent.runs.delivery import akte_group, run_group, tail_poll_seconds, user_group, user_notify_run
+from agent.runs.delivery import akte_group, layer_crosses_processes, run_group, user_group, user_notify_run
 from akten.models import Akte, User
 from akten.selectors import akte_get
 from helena.errors import NotFound
@@ -34,7 +35,11 @@ MAX_FRAME_BYTES = 16 * 1024
 MAX_TEXT_CHARS = 8000
 RATE_WINDOW_SECONDS = 10.0
 RATE_MAX_MESSAGES = 20
-AKTE_POLL_MIN_SECONDS = 1.0
+# A socket following an Akte reads its new drafts when woken by `akte.drafts_added` (sent by the
+# draft service through the channel layer) and otherwise every so often: often with the in-memory
+# layer (the worker's wake-ups do not reach this process), rarely with Redis (a lost wake-up).
+AKTE_POLL_SECONDS_LOCAL = 1.0
+AKTE_POLL_SECONDS_SHARED_LAYER = 15.0
 MAX_WATCHED_AKTEN = 20
 
 ERR_TOO_LARGE = "Die Nachricht ist zu groß."
@@ -134,6 +139,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
     groups_joined: set[str]
     recent: deque[float]
     akte_watchers: dict[int, asyncio.Task[None]]
+    akte_wakes: dict[int, asyncio.Event]
 
     async def connect(self) -> None:
         user = self.scope.get("user")
@@ -146,6 +152,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         self.groups_joined = set()
         self.recent = deque()
         self.akte_watchers = {}
+        self.akte_wakes = {}
         await self._join(user_group(user.pk))
         await self.accept()
         await self.send_json({"type": "hello", "user": user.pk})
@@ -257,14 +264,23 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         await self._join(akte_group(akte.pk))
         if akte.pk not in self.akte_watchers and len(self.akte_watchers) < MAX_WATCHED_AKTEN:
             cursor = await database_sync_to_async(akte_draft_cursor)(user=self.user, akte_id=akte.pk)
+            self.akte_wakes[akte.pk] = asyncio.Event()
             self.akte_watchers[akte.pk] = asyncio.create_task(self._follow_new_drafts(akte.pk, cursor))
+
+    async def akte_drafts_added(self, message: dict[str, Any]) -> None:
+        wake = self.akte_wakes.get(int(message["akte"]))
+        if wake is not None:
+            wake.set()
 
     async def _follow_new_drafts(self, akte_id: int, cursor: int) -> None:
         """New drafts of a watched Akte (a background run in the worker creates them) as cards, each
         loaded for this socket's user at delivery time: who lost access gets nothing more."""
-        pause = max(tail_poll_seconds(), AKTE_POLL_MIN_SECONDS)
+        pause = AKTE_POLL_SECONDS_SHARED_LAYER if layer_crosses_processes() else AKTE_POLL_SECONDS_LOCAL
+        wake = self.akte_wakes[akte_id]
         while True:
-            await asyncio.sleep(pause)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(wake.wait(), timeout=pause)
+            wake.clear()
             try:
                 cursor, cards = await database_sync_to_async(akte_new_draft_cards)(user=self.user, akte_id=akte_id, after=cursor)
             except Exception:

@@ -76,10 +76,25 @@ async def draft_changed(*, akte_id: int | None, user_id: int, draft_id: int) -> 
     await layer.group_send(akte_group(akte_id) if akte_id else user_group(user_id), message)
 
 
-def draft_changed_deliver(sender: Any, *, draft_id: int, akte_id: int | None, requested_by_id: int, **kwargs: Any) -> None:
+async def akte_drafts_added(*, akte_id: int) -> None:
+    """New drafts exist on the Akte: wake the sockets following it, which then read the new cards
+    for their own user (the message carries no draft, only the Akte's id)."""
+    layer = get_channel_layer()
+    if layer is not None:
+        await layer.group_send(akte_group(akte_id), {"type": "akte.drafts_added", "akte": akte_id})
+
+
+def draft_changed_deliver(
+    sender: Any, *, draft_id: int, akte_id: int | None, requested_by_id: int, created: bool = False, **kwargs: Any
+) -> None:
     """Receiver of `drafts.events.draft_changed` (connected in agent.apps), called after the
     draft service's transaction has committed."""
     try:
+        if created:
+            # The run that created it shows its card in its own events; the Akte page learns of it here.
+            if akte_id is not None:
+                async_to_sync(akte_drafts_added)(akte_id=akte_id)
+            return
         async_to_sync(draft_changed)(akte_id=akte_id, user_id=requested_by_id, draft_id=draft_id)
     except Exception:
         # The card still shows the right status after a reload; a lost notice must not fail the approval.

@@ -299,25 +299,26 @@ def test_only_the_reviewer_may_undo():
         services.draft_undo(draft_id=draft.pk, by=colleague)
 
 
-def test_each_status_change_is_announced_once_after_commit_and_creation_is_not(django_capture_on_commit_callbacks):
+def test_creation_and_each_status_change_are_announced_once_after_commit(django_capture_on_commit_callbacks):
     from drafts.events import draft_changed
 
     heard = []
 
-    def listener(sender, *, draft_id, akte_id, requested_by_id, **kwargs):
-        heard.append((draft_id, akte_id, requested_by_id))
+    def listener(sender, *, draft_id, akte_id, requested_by_id, created, **kwargs):
+        heard.append((draft_id, akte_id, requested_by_id, created))
 
     draft_changed.connect(listener, dispatch_uid="test-listener")
     try:
         with django_capture_on_commit_callbacks(execute=True):
             draft = make_draft("NOTIZ", {"text": "Rückruf Mandantin"})
-        assert heard == []
+        assert heard == [(draft.pk, draft.akte_id, draft.requested_by_id, True)]
+        heard.clear()
         with django_capture_on_commit_callbacks(execute=False) as callbacks:
             services.draft_reject(draft_id=draft.pk, by=draft.akte.anwalt, reason="falsche Akte")
         assert heard == []  # nothing before the commit
         for callback in callbacks:
             callback()
-        assert heard == [(draft.pk, draft.akte_id, draft.requested_by_id)]
+        assert heard == [(draft.pk, draft.akte_id, draft.requested_by_id, False)]
     finally:
         draft_changed.disconnect(dispatch_uid="test-listener")
 

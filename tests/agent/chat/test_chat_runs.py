@@ -90,11 +90,15 @@ async def test_frist_draft_card_arrives_and_its_status_updates_live_for_other_vi
         assert card["typ"] == "FRIST" and card["status"] == "PENDING" and card["akte"] == akte.pk
         assert card["payload"]["fristablauf"] == due.isoformat()
         assert card["untrusted"] is False
+        # The colleague on the Akte page sees the new card (woken by the draft service) ...
+        seen = await watcher.receive_json_from(timeout=10)
+        assert seen["type"] == "draft.created" and seen["card"]["id"] == card["id"]
 
         client = Client()
         await sync_to_async(client.force_login)(akte.anwalt)
         response = await sync_to_async(client.post)(f"/api/drafts/{card['id']}/accept/")
         assert response.status_code == 200, response.content
+        # ... and then its new status.
         changed = await watcher.receive_json_from(timeout=10)
         assert changed["type"] == "draft.changed" and changed["id"] == card["id"]
         assert changed["status"] == "ACCEPTED" and changed["result_url"] == f"/akten/{akte.pk}/#kal-h"

@@ -252,3 +252,23 @@ async def test_a_run_whose_status_ended_before_its_last_events_were_written_stil
         await comm.send_json_to({"type": "run.resume", "run": run.pk, "after_seq": 0})
         received = await receive_until(comm, is_terminal)
     assert [e["seq"] for e in received] == [1, 2, 3, 4]
+
+
+async def test_a_new_draft_wakes_the_sockets_following_its_akte(monkeypatch):
+    """The draft service announces a new draft on the Akte's group; the following socket reads the
+    card at once instead of at its next poll (made an hour long here, so only the wake-up can
+    deliver it)."""
+    from agent.chat import consumers
+    from drafts import services as draft_services
+
+    monkeypatch.setattr(consumers, "AKTE_POLL_SECONDS_LOCAL", 3600.0)
+    akte = await sync_to_async(AkteFactory)()
+    async with ws_connect(akte.anwalt) as (comm, _connected, _code):
+        await comm.send_json_to({"type": "akte.watch", "akte": akte.pk})
+        assert await comm.receive_nothing(timeout=0.3)
+        draft = await sync_to_async(draft_services.draft_create)(
+            typ="NOTIZ", akte=akte, requested_by=akte.anwalt, payload={"titel": "Telefonat", "text": "Rückruf erbeten."}
+        )
+        message = await comm.receive_json_from(timeout=10)
+        assert message["type"] == "draft.created" and message["akte"] == akte.pk
+        assert message["card"]["id"] == draft.pk
