@@ -30,8 +30,7 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
-
-from typing import Any
+from typing import Any, cast
 
 import openai
 
@@ -382,7 +381,7 @@ class DemoChatClient:
             async with asyncio.timeout(self.timeout):
                 stream = await self._client.chat.completions.create(
                     model=self.model,
-                    messages=prompt,  # type: ignore[arg-type]
+                    messages=cast(Any, prompt),
                     max_tokens=max_tokens,
                     # greedy: a 135M model sampled at the server's default 0.8 wanders off within a sentence
                     temperature=0.0,

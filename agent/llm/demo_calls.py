@@ -105,9 +105,7 @@ def demo_tool_choice(question: str, offered: list[str], *, aktenzeichen: str | N
     none is known."""
     folded = question.casefold()
     known_akte = question_aktenzeichen(question) or aktenzeichen
-    usable = [
-        name for name in offered if name in _BY_NAME and (name != "read_akte" or known_akte)
-    ]
+    usable = [name for name in offered if name in _BY_NAME and (name != "read_akte" or known_akte)]
     for tool in DEMO_TOOL_SET:
         if tool.name in usable and any(_has_cue(folded, cue) for cue in tool.cues):
             return [tool.name]
