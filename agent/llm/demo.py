@@ -173,6 +173,10 @@ class DemoServer:
             str(self.port),
             "--verbose",
             "False",
+            # A new request must not cut off another user's answer (the default): requests queue,
+            # and an abandoned one stops because its connection closes (every request streams).
+            "--interrupt_requests",
+            "False",
         ]
 
     def start(self, *, timeout: float = START_TIMEOUT_SECONDS) -> DemoServer:
@@ -376,7 +380,7 @@ class DemoChatClient:
         self, prompt: list[Message], *, max_tokens: int, extra: dict[str, Any], on_delta: DeltaCallback | None = None
     ) -> tuple[str, Usage, str]:
         pieces: list[str] = []
-        finish = "stop"
+        finish = ""  # stays empty when the server ends the stream without a reason (cut off)
         try:
             async with asyncio.timeout(self.timeout):
                 stream = await self._client.chat.completions.create(

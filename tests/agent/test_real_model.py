@@ -200,6 +200,20 @@ async def test_an_abandoned_generation_does_not_block_the_next_request(server: D
 
 
 @pytest.mark.asyncio
+async def test_two_users_at_once_both_get_their_whole_answer(server: DemoServer) -> None:
+    # Requests queue at the single-thread server; a second one must not cut off the first
+    # (llama-cpp-python's default interrupts a running stream when another request arrives).
+    client = client_for(server)
+    first, second = await asyncio.gather(
+        client.chat([{"role": "user", "content": "Was ist eine Frist?"}]),
+        client.chat([{"role": "user", "content": "Was ist eine Akte?"}]),
+    )
+    assert first.finish_reason in ("stop", "length") and first.text.strip()
+    assert second.finish_reason in ("stop", "length") and second.text.strip()
+    await client.aclose()
+
+
+@pytest.mark.asyncio
 async def test_quotes_reach_the_model_as_quotes_not_html_entities(server: DemoServer) -> None:
     client = OpenAICompatClient(model=DEMO_MODEL, base_url=server.base_url, max_tokens=1)
     quoted = await client.chat([{"role": "user", "content": 'Akte "A" ' * 20}], tools=[SEARCH_TOOL])
