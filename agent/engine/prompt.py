@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.engine.loop import UNTRUSTED_CLOSE, UNTRUSTED_OPEN
+from agent.llm.demo_calls import demo_tool_lines
 
 INTRO = (
     "Hi, ich bin Helena! Ich helfe dir bei Akten, Fristen, Recherche und Entwürfen – "
@@ -122,9 +123,8 @@ def build_system_prompt(
 
 
 DEMO_STYLE = """\
-Du bist Helena, Assistenz einer Anwaltskanzlei (Demo-Modell). Antworte kurz auf Deutsch, in der Du-Form.
-Rufe für Fragen zu Akten, Fristen oder Gesetzen zuerst ein Werkzeug auf; erfinde nichts.
-Du legst nichts an und schreibst niemandem."""
+Du bist Helena, Assistenz einer Anwaltskanzlei (Demo-Modell). Antworte in ein bis zwei Sätzen auf Deutsch, \
+in der Du-Form, nur mit Angaben aus dem Ergebnis; erfinde nichts. Du legst nichts an und schreibst niemandem."""
 
 
 def build_demo_prompt(*, tools: list[dict[str, Any]], akte: AkteContext | None = None, today: datetime.date | None = None) -> str:
@@ -136,7 +136,7 @@ def build_demo_prompt(*, tools: list[dict[str, Any]], akte: AkteContext | None =
         parts.append(f"Heute ist {today:%d.%m.%Y}.")
     names = [str((spec.get("function") or spec).get("name", "")) for spec in tools]
     if names:
-        parts.append("Werkzeuge: " + ", ".join(names) + ".")
+        parts.append("Werkzeuge:\n" + (demo_tool_lines(names) or ", ".join(names)))
     if akte is not None:
         parts.append(f"Aktuelle Akte: {akte.aktenzeichen} – {akte.kurzrubrum} ({akte.sachgebiet}).")
     return "\n".join(parts)

@@ -18,6 +18,7 @@ from agent.engine.routing import (
     classify_with_llm,
 )
 from agent.llm.base import DeltaCallback, LLMClient, LLMResponse, Message
+from agent.llm.demo_calls import DEMO_TOOLS
 from agent.models import EngineConfig, TierConfig
 from agent.runs.ratelimit import counter_available
 from akten.models import Akte, Kontakt, User
@@ -54,11 +55,13 @@ class DemoClient:
 
     is_demo = True
 
-    def __init__(self) -> None:
+    def __init__(self, *, aktenzeichen: str | None = None) -> None:
         from agent.llm.demo import DEMO_CONTEXT_WINDOW, DEMO_MODEL
 
         self.model = DEMO_MODEL
         self.context_window = DEMO_CONTEXT_WINDOW
+        # the Akte of the conversation: the demo model's calls of read_akte/read_fristen name it
+        self.aktenzeichen = aktenzeichen
         self._client: LLMClient | None = None
 
     async def chat(
@@ -71,7 +74,7 @@ class DemoClient:
         if self._client is None:
             from agent.llm.demo import demo_client
 
-            self._client = await demo_client()
+            self._client = await demo_client(aktenzeichen=self.aktenzeichen)
             self.context_window = self._client.context_window
         return await self._client.chat(messages, tools=tools, on_delta=on_delta)
 
@@ -119,10 +122,9 @@ def known_values_for(*, user: User, akte: Akte | None) -> list[tuple[str, str]]:
     return values
 
 
-# The demo model (135 M parameters, 8 k context) is offered the four tools it can use for a question
-# about an Akte, its Fristen or a statute, in their compact form (about 600 tokens); every further
-# tool costs seconds of prompt reading per step on two cores (the Fristenrechner alone ~500 tokens).
-DEMO_TOOLS = frozenset({"read_akte", "read_fristen", "search_alle_akten", "search_gesetze"})
+# The demo model (135 M parameters) is offered the four tools of DEMO_TOOLS, for a question about an
+# Akte, its Fristen or a statute (agent/llm/demo_calls.py: which one is picked by the question's
+# cue words, and its call is written under a grammar).
 NO_OLLAMA = "Kein Ollama erreichbar – das eingebaute Demo-Modell antwortet."
 NO_TIER = "Kein Sprachmodell eingerichtet – das eingebaute Demo-Modell antwortet."
 # A local model server either accepts the connection at once or is not there.
@@ -171,7 +173,8 @@ def routes_build(
     cloud = [t for t in enabled if cloud_usable(t, task_type=task_type, counter_ok=counter_ok)]
     chain = [t for t in local + cloud if t.tier >= start_tier] or local + cloud
     chain.sort(key=lambda t: t.tier)
-    demo = Route(client=(demo_factory or DemoClient)(), tier=1, demo=True, offer_tools=DEMO_TOOLS, system_prompt=demo_prompt)
+    demo_model = demo_factory() if demo_factory else DemoClient(aktenzeichen=akte.aktenzeichen if akte else None)
+    demo = Route(client=demo_model, tier=1, demo=True, offer_tools=DEMO_TOOLS, system_prompt=demo_prompt)
     if not chain:
         return [dataclasses.replace(demo, note=NO_TIER)]
     if all(not t.is_cloud for t in chain) and not any(probe(t) for t in chain):

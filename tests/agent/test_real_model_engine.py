@@ -50,11 +50,12 @@ def test_german_question_on_a_demo_akte_runs_through_the_engine_with_the_real_mo
     assert not any(p.get("text", "").lstrip().startswith("functions.") for t, p in events if t == "answer.delta")
     calls = [p for t, p in events if t == "tool.call"]
     results = [p for t, p in events if t == "tool.result"]
-    assert calls, "the real model made no tool call"
-    # every call gets its observation (a 135 M model often passes arguments the tool refuses; that
-    # error goes back to it as data, which is the behaviour under test, not the model's quality)
-    assert [r["call_id"] for r in results] == [c["call_id"] for c in calls]
-    assert ToolCallAudit.objects.filter(run=run).count() >= 1
-    assert run.status in {"DONE", "STALLED", "CAP_REACHED"} and run.answer.strip()
+    # the call is written under the demo grammar: the Fristen tool for the Akte of the question,
+    # which really runs and finds the Frist
+    assert [(c["tool"], c["args"]) for c in calls] == [("read_fristen", {"akte": akte.aktenzeichen})]
+    assert [(r["call_id"], r["ok"]) for r in results] == [(calls[0]["call_id"], True)]
+    assert ToolCallAudit.objects.filter(run=run).count() == 1
+    assert run.status == "DONE" and run.answer.strip()
+    assert "{" not in run.answer and not run.answer.lstrip().startswith("functions.")
     assert run.model_calls >= 2 and run.tool_calls >= 1 and run.tokens_in > 0
     assert "Demo" in run.model_name or "SmolLM2" in run.model_name

@@ -37,7 +37,7 @@ def no_ollama(scripted_llm: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
     class ScriptedDemo(OllamaClient):
         is_demo = True
 
-        def __init__(self) -> None:
+        def __init__(self, *, aktenzeichen: str | None = None) -> None:
             super().__init__(model="SmolLM2-135M-Instruct", host=scripted_llm.url, context_window=8192, timeout=20)
 
     monkeypatch.setattr(run_routes, "DemoClient", ScriptedDemo)

@@ -156,6 +156,16 @@ def test_without_an_answering_local_server_the_demo_model_is_the_only_route_and_
     assert not any(r.note for r in routes)
 
 
+@pytest.mark.django_db
+def test_the_demo_model_knows_the_akte_of_the_conversation_for_its_calls():
+    user = UserFactory()
+    akte = AkteFactory(anwalt=user)
+    (with_akte,) = run_routes.routes_build(start_tier=1, task_type="FRAGE", user=user, akte=akte, probe=lambda _t: False)
+    (without,) = run_routes.routes_build(start_tier=1, task_type="FRAGE", user=user, akte=None, probe=lambda _t: False)
+    assert with_akte.client.aktenzeichen == akte.aktenzeichen
+    assert without.client.aktenzeichen is None
+
+
 def test_a_tier_is_reachable_only_when_its_server_accepts_connections(scripted_llm):
     assert run_routes.tier_reachable(TierConfig(tier=1, name="l", model="m", base_url=scripted_llm.url))
     assert run_routes.tier_reachable(TierConfig(tier=3, name="c", provider="OPENAI", model="c", base_url=scripted_llm.openai_url))
