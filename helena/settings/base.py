@@ -243,6 +243,8 @@ HELENA_TRACE_RETENTION_DAYS = int(os.environ.get("HELENA_TRACE_RETENTION_DAYS", 
 TASKS = {"default": {"BACKEND": "django_tasks_db.backend.DatabaseBackend"}}
 # Background tasks one `db_worker` process runs at once (threads; `--concurrency` overrides).
 HELENA_WORKER_CONCURRENCY = int(os.environ.get("HELENA_WORKER_CONCURRENCY", "4"))
+# How often each worker process writes its heartbeat row (/readyz, /metrics).
+HELENA_WORKER_HEARTBEAT_SECONDS = float(os.environ.get("HELENA_WORKER_HEARTBEAT_SECONDS", "5"))
 # Documents with at most this much text are indexed right after upload; larger ones in the worker.
 HELENA_SYNC_INDEX_CHARS = int(os.environ.get("HELENA_SYNC_INDEX_CHARS", "100000"))
 
