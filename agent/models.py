@@ -184,6 +184,10 @@ class AgentRun(models.Model):
             ),
             models.CheckConstraint(condition=Q(tier__isnull=True) | Q(tier__in=[1, 2, 3]), name="agentrun_tier_valid"),
         ]
+        # the queue of background runs waiting for a worker (their positions, agent/runs/selectors.py)
+        indexes = [
+            models.Index(fields=["created_at", "id"], name="agentrun_queued", condition=Q(status="PENDING", mode="BACKGROUND"))
+        ]
 
     def __str__(self) -> str:
         return f"Lauf {self.pk} ({self.get_status_display()})"

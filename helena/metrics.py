@@ -56,9 +56,8 @@ class HelenaCollector(Collector):
         yield GaugeMetricFamily("helena_running_heartbeat_age_seconds", "Age of the oldest heartbeat of a running run", value=lag)
 
         capacity = worker_capacity()
-        yield GaugeMetricFamily(
-            "helena_workers_alive", f"Worker processes with a heartbeat in the last {WORKER_ALIVE_SECONDS:g} s", value=capacity.alive
-        )
+        alive_help = f"Worker processes with a heartbeat in the last {WORKER_ALIVE_SECONDS:g} s"
+        yield GaugeMetricFamily("helena_workers_alive", alive_help, value=capacity.alive)
         yield GaugeMetricFamily("helena_worker_slots", "Task slots of the live workers (their concurrency)", value=capacity.slots)
         yield GaugeMetricFamily("helena_worker_slots_busy", "Tasks the live workers are executing", value=capacity.busy)
 

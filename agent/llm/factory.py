@@ -11,8 +11,9 @@ edit in the admin gives the next run a new client) and the API key in the enviro
 The clients are used from several event loops: inline runs on the process's engine loop, worker
 runs each on a loop of their own (`async_to_sync`), classifications and connection tests on
 short-lived loops. An httpx connection pool must not cross loops (its connections belong to the
-loop that opened them), so all clients share one transport, `PerLoopTransport`, that keeps a pool
-per running loop (one SSL context for all): the engine loop keeps its connections alive across
+loop that opened them), so all clients share a transport, `PerLoopTransport`, that keeps a pool
+per running loop (one SSL context for all; the `ollama` client speaks through httpx, `openai`
+through its fork httpx2, so there is one such transport for each): the engine loop keeps its connections alive across
 runs, a short-lived loop gets a fresh pool, which `llm_connections_close` closes at its end; the
 pools of loops closed without it are dropped on the next request.
 """
@@ -27,6 +28,7 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 import httpx
+import httpx2
 
 from agent.llm.ollama import DEFAULT_HOST, OllamaClient
 from agent.llm.openai_compat import OpenAICompatClient
@@ -52,15 +54,30 @@ def ollama_host(host: str | None = None) -> str:
     return f"{scheme}://{hostport}" + (f"/{path}" if path else "")
 
 
-class PerLoopTransport(httpx.AsyncBaseTransport):
-    """An httpx transport with one connection pool per running event loop."""
+_ssl_context: ssl.SSLContext | None = None
+_ssl_lock = threading.Lock()
 
-    def __init__(self) -> None:
-        self._pools: dict[asyncio.AbstractEventLoop, httpx.AsyncHTTPTransport] = {}
+
+def shared_ssl_context() -> ssl.SSLContext:
+    """One SSL context for every connection pool of the process (httpx's defaults: certifi, or
+    SSL_CERT_FILE / SSL_CERT_DIR)."""
+    global _ssl_context
+    with _ssl_lock:
+        if _ssl_context is None:
+            _ssl_context = httpx.create_ssl_context()
+        return _ssl_context
+
+
+class PerLoopTransport(httpx.AsyncBaseTransport, httpx2.AsyncBaseTransport):
+    """A transport with one connection pool per running event loop, for clients of `module`
+    (httpx or httpx2: the requests it gets are that module's)."""
+
+    def __init__(self, module: Any = httpx) -> None:
+        self._module = module
+        self._pools: dict[asyncio.AbstractEventLoop, Any] = {}
         self._lock = threading.Lock()
-        self._ssl: ssl.SSLContext | None = None
 
-    def _pool(self) -> httpx.AsyncHTTPTransport:
+    def _pool(self) -> Any:
         loop = asyncio.get_running_loop()
         with self._lock:
             pool = self._pools.get(loop)
@@ -68,9 +85,7 @@ class PerLoopTransport(httpx.AsyncBaseTransport):
                 # a closed loop's connections can no longer be closed properly; drop them
                 for closed in [other for other in self._pools if other.is_closed()]:
                     del self._pools[closed]
-                if self._ssl is None:
-                    self._ssl = httpx.create_ssl_context()
-                pool = self._pools[loop] = httpx.AsyncHTTPTransport(verify=self._ssl)
+                pool = self._pools[loop] = self._module.AsyncHTTPTransport(verify=shared_ssl_context())
             return pool
 
     def pools(self) -> int:
@@ -78,7 +93,7 @@ class PerLoopTransport(httpx.AsyncBaseTransport):
         with self._lock:
             return len(self._pools)
 
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+    async def handle_async_request(self, request: Any) -> Any:
         return await self._pool().handle_async_request(request)
 
     async def aclose(self) -> None:
@@ -90,7 +105,8 @@ class PerLoopTransport(httpx.AsyncBaseTransport):
             await pool.aclose()
 
 
-_transport = PerLoopTransport()
+_transport = PerLoopTransport(httpx)
+_transport_openai = PerLoopTransport(httpx2)
 _clients: dict[tuple[Any, ...], ProviderClient] = {}
 _clients_lock = threading.Lock()
 
@@ -99,6 +115,7 @@ async def llm_connections_close() -> None:
     """Close the connections the model clients opened on the running loop; call it at the end of
     a short-lived loop (a worker's run)."""
     await _transport.aclose()
+    await _transport_openai.aclose()
 
 
 def _key_fingerprint(env_name: str) -> str:
@@ -140,7 +157,7 @@ def _new_client(tier: TierConfig, address: str) -> ProviderClient:
             api_key_env=tier.api_key_env,
             context_window=tier.context_window,
             timeout=float(tier.timeout_seconds),
-            http_client=httpx.AsyncClient(transport=_transport, follow_redirects=True),
+            http_client=httpx2.AsyncClient(transport=_transport_openai, follow_redirects=True),
         )
     return OllamaClient(
         model=tier.model,

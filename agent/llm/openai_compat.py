@@ -15,7 +15,7 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
-import httpx
+import httpx2
 import openai
 
 from agent.llm.base import (
@@ -84,7 +84,7 @@ class OpenAICompatClient:
         tool_choice: str | dict[str, Any] | None = None,
         stream_with_tools: bool = True,
         is_demo: bool = False,
-        http_client: httpx.AsyncClient | None = None,
+        http_client: httpx2.AsyncClient | None = None,
     ) -> None:
         self.model = model
         self.base_url = base_url.rstrip("/")

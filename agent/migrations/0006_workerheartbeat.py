@@ -25,4 +25,10 @@ class Migration(migrations.Migration):
                 "ordering": ["worker_id"],
             },
         ),
+        migrations.AddIndex(
+            model_name="agentrun",
+            index=models.Index(
+                condition=models.Q(("mode", "BACKGROUND"), ("status", "PENDING")), fields=["created_at", "id"], name="agentrun_queued"
+            ),
+        ),
     ]

@@ -210,8 +210,5 @@ def tool_permitted(user: User, tool: Tool) -> bool:
     """The execution-time check of the matrix as it is now (a change in the admin counts from the
     next call on, in every process)."""
     return (
-        user.is_active
-        and role_may_ever_use(user.role, tool)
-        and tool.available()
-        and tool.name in allowed_tool_names(user.role)
+        user.is_active and role_may_ever_use(user.role, tool) and tool.available() and tool.name in allowed_tool_names(user.role)
     )

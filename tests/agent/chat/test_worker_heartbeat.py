@@ -46,7 +46,8 @@ def test_a_stale_heartbeat_is_no_live_worker_and_readyz_says_degraded(client, se
     WorkerHeartbeat.objects.create(worker_id="host:1", concurrency=4, busy=2, started_at=long_ago, seen_at=long_ago)
     answer = client.get("/readyz")
     assert answer.status_code == 200
-    assert answer.json() == {"status": "degraded", "checks": {"database": True, "model_servers": {}, "worker": False}, "degraded": ["worker"]}
+    checks = {"database": True, "model_servers": {}, "worker": False}
+    assert answer.json() == {"status": "degraded", "checks": checks, "degraded": ["worker"]}
     client.force_login(UserFactory(role=Role.ADMIN))
     assert metric(client, "helena_workers_alive") == 0
     assert metric(client, "helena_worker_slots_busy") == 0
@@ -69,8 +70,9 @@ def test_worker_heartbeat_slots_busy_and_clean_stop(client, settings, scripted_t
     env = {**env_on_test_database("tests.agent.chat.worker_settings"), "HELENA_WORKER_HEARTBEAT_SECONDS": "0.3"}
     (ROOT / "test-artifacts").mkdir(exist_ok=True)
     with (ROOT / "test-artifacts" / "worker.log").open("ab") as log:
+        command = ["manage.py", "db_worker", "--no-reload", "--interval", "0.1", "--no-startup-delay", "--concurrency", "2"]
         process = subprocess.Popen(  # noqa: S603
-            [sys.executable, "manage.py", "db_worker", "--no-reload", "--interval", "0.1", "--no-startup-delay", "--concurrency", "2"],
+            [sys.executable, *command],
             cwd=ROOT,
             env=env,
             stdout=log,

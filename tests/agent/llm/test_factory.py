@@ -146,3 +146,17 @@ def test_a_kept_client_answers_on_one_loop_after_another(scripted_llm: ScriptedL
     assert asyncio.run(two_questions()) == ["a", "b"]
     assert asyncio.run(client.chat([{"role": "user", "content": "?"}])).text == "c"
     assert transport.pools() == 1, "the closed loop's pool was dropped"
+
+
+def test_a_kept_openai_client_answers_on_one_loop_after_another(scripted_llm: ScriptedLLMServer) -> None:
+    import asyncio
+
+    from agent.llm import factory
+
+    cloud = tier(tier=3, pk=9999, provider="OPENAI", model="gpt-x", base_url=scripted_llm.openai_url)
+    client = build_client(cloud)
+    assert build_client(cloud) is client
+    scripted_llm.script([{"text": "eins"}, {"text": "zwei"}])
+    assert asyncio.run(client.chat([{"role": "user", "content": "?"}])).text == "eins"
+    assert asyncio.run(client.chat([{"role": "user", "content": "?"}])).text == "zwei"
+    assert factory._transport_openai.pools() == 1, "one pool: the first loop's was dropped with it"
