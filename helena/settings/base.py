@@ -230,6 +230,9 @@ HELENA_APPROVER_ROLES = env_list("HELENA_APPROVER_ROLES", "ADMIN,ANWALT,SACHBEAR
 HELENA_DRAFT_UNDO_SECONDS = int(os.environ.get("HELENA_DRAFT_UNDO_SECONDS", "120"))
 # Every worker and web process marks runs of dead processes FAILED this often (agent/orphans.py).
 HELENA_ORPHAN_SWEEP_SECONDS = float(os.environ.get("HELENA_ORPHAN_SWEEP_SECONDS", "5"))
+# A RUNNING run whose heartbeat (written every second while its process lives) is older than
+# this belongs to a dead process and is ended as FAILED by the sweep.
+HELENA_ORPHAN_STALE_SECONDS = int(os.environ.get("HELENA_ORPHAN_STALE_SECONDS", "60"))
 
 # Prometheus scrapes /metrics with `Authorization: Bearer <token>` (an ADMIN session works too).
 HELENA_METRICS_TOKEN = os.environ.get("HELENA_METRICS_TOKEN", "")

@@ -16,6 +16,7 @@ import logging
 import signal
 import sys
 import threading
+import time
 from argparse import ArgumentParser
 from types import FrameType
 from typing import Any
@@ -29,6 +30,8 @@ from agent.runs.heartbeat import worker_heartbeat_remove, worker_heartbeat_start
 from agent.runs.orphans import fail_orphaned_runs, orphan_sweeper_start
 
 logger = logging.getLogger("helena.worker")
+
+DATABASE_RETRY_SECONDS = 2.0
 
 
 def positive_int(value: str) -> int:
@@ -101,12 +104,21 @@ class Command(DatabaseWorkerCommand):
         ]
 
         def loop(worker: Worker) -> None:
-            try:
-                worker.run()
-            except Exception:
-                logger.exception("worker loop %s ended by an error", worker.worker_id)
-            finally:
-                connections.close_all()
+            # A database that is briefly away (restart, failover) must not end the task loop: it
+            # waits and tries again, with a fresh connection, until the process is told to stop.
+            while worker.running:
+                try:
+                    worker.run()
+                    return
+                except DatabaseError:
+                    logger.warning("worker loop %s: database unavailable, retrying", worker.worker_id)
+                    connections.close_all()
+                    time.sleep(DATABASE_RETRY_SECONDS)
+                except Exception:
+                    logger.exception("worker loop %s ended by an error", worker.worker_id)
+                    return
+                finally:
+                    connections.close_all()
 
         def shutdown(signum: int, frame: FrameType | None) -> None:
             if not any(w.running for w in workers):
