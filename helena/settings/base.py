@@ -93,7 +93,9 @@ TEMPLATES = [
 # Database: DATABASE_URL if given, otherwise the embedded PostgreSQL (with pgvector) under
 # DATA_DIR/pg, started on the first connection by our own backend.
 if os.environ.get("DATABASE_URL"):
-    DATABASES = {"default": dj_database_url.parse(os.environ["DATABASE_URL"], conn_max_age=60)}
+    # Health checks: a kept connection that died with a database restart is replaced before its
+    # next request instead of failing it.
+    DATABASES = {"default": dj_database_url.parse(os.environ["DATABASE_URL"], conn_max_age=60, conn_health_checks=True)}
 else:
     DATABASES = {
         "default": {  # type: ignore[typeddict-unknown-key]
