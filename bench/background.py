@@ -8,8 +8,9 @@ The shape runs on its own embedded PostgreSQL (pgvector) and its own redis-serve
 persistence), both under a temporary directory, so nothing of the machine's services is touched.
 The model is the scripted LLM server (real HTTP, Ollama protocol, its own process) answering at
 once: S - 1 tool steps (read_akte, read_fristen, read_dokumente, read_zeiterfassung, then documents
-by title and interest on varying claims in turn), then the answer. Runs are created as the chat creates them (`run_create`, mode BACKGROUND, one
-per lawyer and Akte) and enqueued into the database queue.
+by title and interest on varying claims in turn), then the answer. Runs are created as the chat
+creates them (`run_create`, mode BACKGROUND, one per lawyer and Akte) and enqueued into the
+database queue.
 
 Reported: outcomes (target: all DONE), wall time from the first run created to the last one
 finished, throughput (runs/s and steps/s), queue wait (created → started) p50/p95/max, run duration

@@ -374,7 +374,7 @@ async def test_redis_restarted_mid_run_loses_no_event(shape: FaultShape, session
     assert_nothing_running(shape)
 
 
-async def test_postgres_stopped_briefly_fails_the_run_honestly_and_the_shape_recovers(shape: FaultShape, session: str):
+async def test_postgres_stopped_briefly_ends_the_run_honestly_and_the_shape_recovers(shape: FaultShape, session: str):
     shape.primary.script([read_step(), {"text": "Nach der Pause.", "delay": 2}, read_step(), {"text": "Fertig."}])
     tab = Tab(shape, session)
     await tab.open()
