@@ -165,6 +165,7 @@ def shape() -> Iterator[FaultShape]:
         "HELENA_WORKER_HEARTBEAT_SECONDS": "1",
     }
     env.pop("HELENA_EMBEDDED_DB_NAME", None)
+    shape: FaultShape | None = None
     try:
         prod("up", env)
         created = subprocess.run(  # noqa: S603
@@ -177,7 +178,7 @@ def shape() -> Iterator[FaultShape]:
             timeout=120,
         )
         data = json.loads(created.stdout.strip().splitlines()[-1])
-        yield FaultShape(
+        shape = FaultShape(
             url=f"https://127.0.0.1:{proxy_port}",
             cert=str(DIRECTORY / "tls" / "cert.pem"),
             directory=DIRECTORY,
@@ -192,13 +193,16 @@ def shape() -> Iterator[FaultShape]:
             akte=data["akte"],
             aktenzeichen=data["aktenzeichen"],
         )
+        yield shape
     finally:
         prod("down", env)
         primary.stop()
         fallback.stop()
         stop_server(DIRECTORY / "pg")
-        redis.terminate()
-        redis.wait(timeout=10)
+        # the Redis test replaces the process: stop the one running now
+        running = shape.redis if shape is not None else redis
+        running.terminate()
+        running.wait(timeout=10)
 
 
 @pytest.fixture(scope="module")
