@@ -1,7 +1,7 @@
 from typing import Any
 
 from django.apps import AppConfig
-from django.db.models.signals import post_migrate
+from django.db.models.signals import post_delete, post_migrate, post_save
 
 
 def _seed_tool_matrix(sender: Any, using: str = "default", **kwargs: Any) -> None:
@@ -15,6 +15,12 @@ def _seed_tool_matrix(sender: Any, using: str = "default", **kwargs: Any) -> Non
         tool_matrix_ensure_defaults(using=using)
 
 
+def _tool_matrix_changed(sender: Any, **kwargs: Any) -> None:
+    from agent.tools.permissions import tool_matrix_changed
+
+    tool_matrix_changed()
+
+
 class AgentConfig(AppConfig):
     name = "agent"
     verbose_name = "Helena (Agent)"
@@ -25,6 +31,12 @@ class AgentConfig(AppConfig):
         # Import every tool module now: a broken tool stops the start-up instead of failing silently later.
         all_tools()
         post_migrate.connect(_seed_tool_matrix, sender=self, dispatch_uid="agent_seed_tool_matrix")
+        from agent.models import ToolPermission
+
+        # A matrix row saved or deleted anywhere (the admin's list of rows too) renews the
+        # version under which every process keeps the matrix (agent/tools/permissions.py).
+        post_save.connect(_tool_matrix_changed, sender=ToolPermission, dispatch_uid="agent_tool_matrix_saved")
+        post_delete.connect(_tool_matrix_changed, sender=ToolPermission, dispatch_uid="agent_tool_matrix_deleted")
         from agent.runs.delivery import draft_changed_deliver
         from drafts.events import draft_changed
 

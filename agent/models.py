@@ -8,6 +8,7 @@ admins edit (tiers, caps, rate limits, the role × tool matrix).
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -15,6 +16,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from akten.models import Akte, Role
@@ -181,6 +183,10 @@ class AgentRun(models.Model):
                 name="agentrun_finished_has_timestamp",
             ),
             models.CheckConstraint(condition=Q(tier__isnull=True) | Q(tier__in=[1, 2, 3]), name="agentrun_tier_valid"),
+        ]
+        # the queue of background runs waiting for a worker (their positions, agent/runs/selectors.py)
+        indexes = [
+            models.Index(fields=["created_at", "id"], name="agentrun_queued", condition=Q(status="PENDING", mode="BACKGROUND"))
         ]
 
     def __str__(self) -> str:
@@ -391,3 +397,32 @@ class ConfigChange(models.Model):
         """The (unsaved) record of one change of the configuration row `obj` by `user`: the admin
         saves it with the change, the tool matrix writes its changes in one bulk insert."""
         return cls(user=user, model=obj._meta.label, object_repr=(object_repr or str(obj))[:200], before=before, after=after)
+
+
+class WorkerHeartbeatQuerySet(models.QuerySet["WorkerHeartbeat"]):
+    def alive(self, *, within_seconds: float) -> WorkerHeartbeatQuerySet:
+        """Workers whose last heartbeat is at most `within_seconds` old."""
+        return self.filter(seen_at__gte=timezone.now() - timedelta(seconds=within_seconds))
+
+
+class WorkerHeartbeat(models.Model):
+    """A running `db_worker` process: written every few seconds while it lives, deleted when it
+    stops cleanly. A row that is no longer refreshed belongs to a process that died."""
+
+    # host:pid, the same form as AgentRun.worker_id
+    worker_id = models.CharField(_("Prozess"), max_length=100, unique=True)
+    name = models.CharField(_("Worker-Name"), max_length=100, blank=True)
+    concurrency = models.PositiveSmallIntegerField(_("gleichzeitige Aufgaben"))
+    busy = models.PositiveSmallIntegerField(_("laufende Aufgaben"), default=0)
+    started_at = models.DateTimeField(_("gestartet"))
+    seen_at = models.DateTimeField(_("letztes Lebenszeichen"))
+
+    objects = WorkerHeartbeatQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("Worker-Lebenszeichen")
+        verbose_name_plural = _("Worker-Lebenszeichen")
+        ordering = ["worker_id"]
+
+    def __str__(self) -> str:
+        return f"Worker {self.worker_id} ({self.busy}/{self.concurrency})"

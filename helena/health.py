@@ -1,8 +1,13 @@
 """Liveness and readiness for the proxy, the orchestrator and the Kanzlei's monitoring.
 
 `/healthz`: the process answers (no dependencies). `/readyz`: the database, Redis (when
-configured) and the enabled model servers answer. Both return JSON with check names and states
-only: no client data, no connection strings, no error texts.
+configured) and the enabled model servers answer (else 503: the proxy should not send requests
+here). The `worker` check (at least one `db_worker` heartbeat within WORKER_ALIVE_SECONDS, when
+background tasks go to the database queue) does not make the process unready: chats and pages
+work without a worker, only background runs wait in the queue. Without one the answer is 200 with
+status "degraded" and the failing check named in `degraded`, for the monitoring to alert on.
+Both return JSON with check names and states only: no client data, no connection strings, no
+error texts.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from agent.models import TierConfig
+from agent.runs.heartbeat import worker_capacity
 
 MODEL_SERVER_TIMEOUT_SECONDS = 2.0
 
@@ -65,6 +71,17 @@ def _model_servers() -> dict[str, bool]:
     return states
 
 
+def _uses_worker_queue() -> bool:
+    return any("django_tasks_db" in str(backend.get("BACKEND", "")) for backend in settings.TASKS.values())
+
+
+def _worker() -> bool:
+    try:
+        return worker_capacity().alive > 0
+    except Exception:
+        return False
+
+
 @never_cache
 @require_GET
 def readyz(request: HttpRequest) -> JsonResponse:
@@ -74,4 +91,13 @@ def readyz(request: HttpRequest) -> JsonResponse:
     if checks["database"]:
         checks["model_servers"] = _model_servers()
     ready = all(v if isinstance(v, bool) else all(v.values()) for v in checks.values())
-    return JsonResponse({"status": "ok" if ready else "unavailable", "checks": checks}, status=200 if ready else 503)
+    degraded = []
+    if checks["database"] and _uses_worker_queue():
+        checks["worker"] = _worker()
+        if not checks["worker"]:
+            degraded.append("worker")
+    if not ready:
+        return JsonResponse({"status": "unavailable", "checks": checks}, status=503)
+    if degraded:
+        return JsonResponse({"status": "degraded", "checks": checks, "degraded": degraded})
+    return JsonResponse({"status": "ok", "checks": checks})

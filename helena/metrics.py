@@ -25,6 +25,7 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from agent.models import AgentRun
+from agent.runs.heartbeat import WORKER_ALIVE_SECONDS, worker_capacity
 from akten.models import Role
 
 # Tool-call latency is reported over this window (the scrape interval is usually far shorter).
@@ -53,6 +54,12 @@ class HelenaCollector(Collector):
         )
         lag = (timezone.now() - stale).total_seconds() if stale else 0.0
         yield GaugeMetricFamily("helena_running_heartbeat_age_seconds", "Age of the oldest heartbeat of a running run", value=lag)
+
+        capacity = worker_capacity()
+        alive_help = f"Worker processes with a heartbeat in the last {WORKER_ALIVE_SECONDS:g} s"
+        yield GaugeMetricFamily("helena_workers_alive", alive_help, value=capacity.alive)
+        yield GaugeMetricFamily("helena_worker_slots", "Task slots of the live workers (their concurrency)", value=capacity.slots)
+        yield GaugeMetricFamily("helena_worker_slots_busy", "Tasks the live workers are executing", value=capacity.busy)
 
         latency = GaugeMetricFamily(
             "helena_tool_call_seconds",

@@ -4,6 +4,7 @@ from django.contrib.auth.decorators import login_required
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from agent.chat.urls import api_urlpatterns as runs_api
 from akten.urls import api_urlpatterns as akten_api
 from akten.urls import page_urlpatterns as akten_pages
 from drafts.urls import api_urlpatterns as drafts_api
@@ -30,7 +31,7 @@ urlpatterns = [
     path("abmelden/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/login/", admin_login),
     path("admin/", admin.site.urls),
-    path("api/", include([*akten_api, *drafts_api, *recherche_api, *schriftgut_api])),
+    path("api/", include([*akten_api, *drafts_api, *recherche_api, *schriftgut_api, *runs_api])),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # people: an anonymous visitor is sent to the login (and back), not shown a bare 403
     path("api/docs/", login_required(SpectacularSwaggerSplitView.as_view(url_name="api-schema")), name="api-docs"),

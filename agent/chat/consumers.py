@@ -226,6 +226,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
                 "title": title,
                 "mode": run.mode,
                 "status": run.status,
+                "queue_position": await self.queue_position(run),
             }
         )
         if run.status in AgentRun.ACTIVE_STATUSES:
@@ -249,7 +250,13 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         run = await database_sync_to_async(selectors.run_get)(user=self.user, pk=message.run)
         continued = await database_sync_to_async(services.run_continue_background)(run_id=run.pk, by=self.user)
         await self.send_json(
-            {"type": "run.accepted", "run": continued.pk, "conversation": continued.conversation_id, "mode": continued.mode}
+            {
+                "type": "run.accepted",
+                "run": continued.pk,
+                "conversation": continued.conversation_id,
+                "mode": continued.mode,
+                "queue_position": await self.queue_position(continued),
+            }
         )
         await self.execute(continued)
         await self.watch_run(continued.pk, after_seq=0)
@@ -288,6 +295,14 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
                 continue
             for card in cards:
                 await self.send_json({"type": "draft.created", "akte": akte_id, "card": card})
+
+    async def queue_position(self, run: AgentRun) -> int | None:
+        """A background run waiting for a worker: its place in the queue, sent with `run.accepted`
+        (the page asks the runs API for later places)."""
+        if run.mode != AgentRun.Mode.BACKGROUND or run.status != AgentRun.Status.PENDING:
+            return None
+        positions = await database_sync_to_async(selectors.run_queue_positions)(user=self.user)
+        return positions.get(run.pk)
 
     # -- running -----------------------------------------------------------------------------
 

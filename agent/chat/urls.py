@@ -1,6 +1,11 @@
 from django.urls import path
 
-from agent.chat import views
+from agent.chat import api, views
+
+api_urlpatterns = [
+    path("auftraege/", api.RunListApi.as_view(), name="api-run-list"),
+    path("auftraege/<int:pk>/", api.RunDetailApi.as_view(), name="api-run-detail"),
+]
 
 urlpatterns = [
     path("helena/", views.chat, name="helena-chat"),

@@ -183,7 +183,17 @@ def run_list(request: HttpRequest) -> HttpResponse:
     drafts: dict[int, int] = {}
     for run_id in drafts_of_runs(user=user, run_ids=[r.pk for r in runs]).values_list("origin_run_id", flat=True):
         drafts[run_id or 0] = drafts.get(run_id or 0, 0) + 1
-    rows = [{"run": r, "drafts": drafts.get(r.pk, 0), "duration": _duration(r), "progress": _progress(r)} for r in runs]
+    positions = selectors.run_queue_positions(user=user)
+    rows = [
+        {
+            "run": r,
+            "drafts": drafts.get(r.pk, 0),
+            "duration": _duration(r),
+            "progress": _progress(r),
+            "queue_position": positions.get(r.pk),
+        }
+        for r in runs
+    ]
     context = {
         "rows": rows,
         "active_ids": [r.pk for r in runs if r.is_active],

@@ -82,6 +82,7 @@ class OllamaClient:
         options: dict[str, Any] | None = None,
         keep_alive: str | float | None = None,
         is_demo: bool = False,
+        transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         self.model = model
         self.host = (host or DEFAULT_HOST).rstrip("/")
@@ -90,7 +91,10 @@ class OllamaClient:
         self.options = dict(options or {})
         self.keep_alive = keep_alive
         self.is_demo = is_demo
-        self._client = ollama.AsyncClient(host=self.host, timeout=httpx.Timeout(timeout, connect=min(timeout, 5.0)))
+        # `transport`: a shared connection pool (agent/llm/factory.py); without it, httpx builds its own
+        self._client = ollama.AsyncClient(
+            host=self.host, timeout=httpx.Timeout(timeout, connect=min(timeout, 5.0)), transport=transport
+        )
 
     def __repr__(self) -> str:
         return f"OllamaClient(model={self.model!r}, host={self.host!r}, context_window={self.context_window})"

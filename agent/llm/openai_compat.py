@@ -15,6 +15,7 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
+import httpx2
 import openai
 
 from agent.llm.base import (
@@ -83,6 +84,7 @@ class OpenAICompatClient:
         tool_choice: str | dict[str, Any] | None = None,
         stream_with_tools: bool = True,
         is_demo: bool = False,
+        http_client: httpx2.AsyncClient | None = None,
     ) -> None:
         self.model = model
         self.base_url = base_url.rstrip("/")
@@ -100,7 +102,10 @@ class OpenAICompatClient:
         self.stream_with_tools = stream_with_tools
         self.is_demo = is_demo
         key = api_key or (os.environ.get(api_key_env, "") if api_key_env else "") or NO_KEY
-        self._client = openai.AsyncOpenAI(base_url=self.base_url, api_key=key, timeout=timeout, max_retries=0)
+        # `http_client`: one on a shared connection pool (agent/llm/factory.py); without it, openai builds its own
+        self._client = openai.AsyncOpenAI(
+            base_url=self.base_url, api_key=key, timeout=timeout, max_retries=0, http_client=http_client
+        )
 
     def __repr__(self) -> str:
         return f"OpenAICompatClient(model={self.model!r}, base_url={self.base_url!r}, context_window={self.context_window})"

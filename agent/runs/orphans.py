@@ -3,7 +3,8 @@
 Every long-lived process sweeps: each `db_worker` and each web process (daphne, started from
 `helena.asgi`), so a run of a dead worker ends even when no other worker is left. A run's
 heartbeat is refreshed every second while its process lives (`agent.runs.execution._watch`); a run whose
-heartbeat is older than `ORPHAN_STALE_SECONDS` belongs to a dead process.
+heartbeat is older than HELENA_ORPHAN_STALE_SECONDS (default `ORPHAN_STALE_SECONDS`) belongs to a
+dead process.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ _start_lock = threading.Lock()
 def fail_orphaned_runs() -> int:
     from agent.runs.services import runs_fail_orphaned
 
-    failed = runs_fail_orphaned(stale_after_seconds=ORPHAN_STALE_SECONDS)
+    stale = int(getattr(settings, "HELENA_ORPHAN_STALE_SECONDS", ORPHAN_STALE_SECONDS))
+    failed = runs_fail_orphaned(stale_after_seconds=stale)
     if failed:
         logger.warning("%d verwaiste Läufe als fehlgeschlagen markiert", failed)
     return failed

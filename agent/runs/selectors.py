@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 
 from agent.models import AgentRun, AgentStep, Conversation, Message
 from akten.models import Akte, User
@@ -20,6 +21,22 @@ ERR_CONVERSATION_NOT_FOUND = "Gespräch nicht gefunden."
 
 def run_list(*, user: User) -> QuerySet[AgentRun]:
     return AgentRun.objects.filter(user=user).select_related("akte", "conversation").order_by("-created_at", "-pk")
+
+
+def run_queue_positions(*, user: User) -> dict[int, int]:
+    """{run id: place in the queue} for the user's background runs that wait for a worker (1: the
+    next to start). All waiting runs count, in the order they were created, but only the user's
+    own runs are returned: of the others a user learns how many wait ahead, nothing more."""
+    queued = AgentRun.objects.filter(mode=AgentRun.Mode.BACKGROUND, status=AgentRun.Status.PENDING)
+    ahead = (
+        queued.filter(Q(created_at__lt=OuterRef("created_at")) | Q(created_at=OuterRef("created_at"), pk__lt=OuterRef("pk")))
+        .order_by()
+        .values("mode")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    mine = queued.filter(user=user).annotate(ahead=Coalesce(Subquery(ahead), 0))
+    return {pk: n + 1 for pk, n in mine.values_list("pk", "ahead")}
 
 
 def run_get(*, user: User, pk: int, lock: bool = False) -> AgentRun:

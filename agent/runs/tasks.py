@@ -8,18 +8,28 @@ from asgiref.sync import async_to_sync
 from django.db import transaction
 from django_tasks import task
 
+from agent.llm.factory import llm_connections_close
+from agent.models import AgentRun
 from agent.runs.delivery import event_publish
 
 
 @task()
 def run_agent(run_id: int) -> str:
     """Execute one background run to its end; returns the final status."""
-    from agent.runs.execution import run_execute
-
     # async_to_sync (not asyncio.run) so the engine's thread-sensitive database calls run in this
     # worker thread instead of waiting for the process-wide sync thread.
-    run = async_to_sync(run_execute)(run_id, publish=event_publish)
+    run = async_to_sync(_execute)(run_id)
     return str(run.status)
+
+
+async def _execute(run_id: int) -> AgentRun:
+    from agent.runs.execution import run_execute
+
+    try:
+        return await run_execute(run_id, publish=event_publish)
+    finally:
+        # this loop ends with the run: close the model connections it opened
+        await llm_connections_close()
 
 
 def run_enqueue(*, run_id: int) -> None:

@@ -4,12 +4,23 @@ ToolPermission rows (a missing row means "not allowed") are seeded lazily with t
 `default_allowed` for every (role, tool) pair that has no row yet, and after `migrate`. A MANDANT
 never gets a `cross_akte` tool, whatever the matrix says (`role_may_ever_use`). The admin grid
 changes the matrix through `tool_matrix_update`, which records every change.
+
+The matrix is read on every tool call, so each process keeps it in memory (`_MatrixCache`) under
+a version token held in Django's cache (Redis in production, shared by all processes). Every
+change of the rows puts a new token there (`tool_matrix_changed`: the matrix update, seeding,
+saves and deletes through the admin), so the next call in every process reads the rows again.
+When the cache cannot be reached, the rows are read from the database on every call.
 """
 
 from __future__ import annotations
 
+import logging
+import threading
+import uuid
 from collections.abc import Iterable
+from dataclasses import dataclass
 
+from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 
@@ -18,7 +29,10 @@ from agent.tools.base import Tool
 from agent.tools.discovery import all_tools
 from akten.models import Role, User
 
+logger = logging.getLogger(__name__)
+
 ERR_MATRIX_FORBIDDEN = "Nur die Administration darf die Werkzeugrechte ändern."
+MATRIX_VERSION_KEY = "helena:tool-matrix:version"
 
 
 # --- role × tool matrix ------------------------------------------------------------------------
@@ -55,7 +69,9 @@ def tool_matrix_ensure_defaults(*, using: str = "default") -> int:
         for role in Role.values
         if (role, tool.name) not in existing
     ]
-    ToolPermission.objects.using(using).bulk_create(missing, ignore_conflicts=True)
+    if missing:
+        ToolPermission.objects.using(using).bulk_create(missing, ignore_conflicts=True)
+        tool_matrix_changed()
     return len(missing)
 
 
@@ -99,16 +115,90 @@ def tool_matrix_update(*, by: User, allowed: Iterable[tuple[str, str]]) -> list[
         row.allowed = new
         row.save(update_fields=["allowed"])
     ConfigChange.objects.bulk_create(changes)
+    if changes:
+        tool_matrix_changed()
     return changes
+
+
+# --- the matrix as the tool calls read it ------------------------------------------------------
+
+
+def tool_matrix_changed() -> None:
+    """Announce a change of the matrix rows to every process: at once (this process and readers
+    within the transaction) and again after the commit (a process that read the old rows
+    meanwhile cached them under the first token)."""
+    _version_renew()
+    transaction.on_commit(_version_renew)
+
+
+def _version_renew() -> None:
+    try:
+        cache.set(MATRIX_VERSION_KEY, uuid.uuid4().hex, timeout=None)
+    except Exception:
+        logger.warning("tool matrix version not renewed (cache unavailable)")
+
+
+def _version() -> str | None:
+    """The current version token (created when the cache has none); None when the cache fails."""
+    try:
+        version = cache.get(MATRIX_VERSION_KEY)
+        if version is None:
+            cache.add(MATRIX_VERSION_KEY, uuid.uuid4().hex, timeout=None)
+            version = cache.get(MATRIX_VERSION_KEY)
+        return str(version) if version is not None else None
+    except Exception:
+        logger.warning("tool matrix version unreadable (cache unavailable)")
+        return None
+
+
+@dataclass(frozen=True)
+class _Matrix:
+    version: str | None
+    allowed: dict[str, frozenset[str]]  # role → names of the tools the rows allow it
+
+
+class _MatrixCache:
+    """One process's copy of the allowed (role, tool) rows, valid while the version holds."""
+
+    def __init__(self) -> None:
+        self._matrix: _Matrix | None = None
+        self._lock = threading.Lock()
+
+    def allowed(self) -> dict[str, frozenset[str]]:
+        # the version is read before the rows: a change committed in between renews it again
+        version = _version()
+        matrix = self._matrix
+        if version is not None and matrix is not None and matrix.version == version:
+            return matrix.allowed
+        tool_matrix_ensure_defaults()
+        allowed: dict[str, set[str]] = {role: set() for role in Role.values}
+        for role, name in ToolPermission.objects.filter(allowed=True).values_list("role", "tool"):
+            allowed.setdefault(role, set()).add(name)
+        fresh = {role: frozenset(names) for role, names in allowed.items()}
+        if version is not None:
+            with self._lock:
+                self._matrix = _Matrix(version=version, allowed=fresh)
+        return fresh
+
+    def clear(self) -> None:
+        with self._lock:
+            self._matrix = None
+
+
+_matrix_cache = _MatrixCache()
+
+
+def allowed_tool_names(role: str) -> frozenset[str]:
+    """The tools the matrix rows allow `role` (before the hard limits and availability)."""
+    return _matrix_cache.allowed().get(role, frozenset())
 
 
 def tools_for_user(user: User) -> dict[str, Tool]:
     """The tools the matrix allows `user`'s role and that are available right now (search_web)."""
     if not user.is_active:
         return {}
-    tool_matrix_ensure_defaults()
     tools = all_tools()
-    names = set(ToolPermission.objects.filter(role=user.role, allowed=True).values_list("tool", flat=True))
+    names = allowed_tool_names(user.role)
     return {
         name: tool
         for name, tool in sorted(tools.items())
@@ -117,10 +207,8 @@ def tools_for_user(user: User) -> dict[str, Tool]:
 
 
 def tool_permitted(user: User, tool: Tool) -> bool:
-    """The execution-time check of the matrix, read again from the database."""
+    """The execution-time check of the matrix as it is now (a change in the admin counts from the
+    next call on, in every process)."""
     return (
-        user.is_active
-        and role_may_ever_use(user.role, tool)
-        and tool.available()
-        and ToolPermission.objects.filter(role=user.role, tool=tool.name, allowed=True).exists()
+        user.is_active and role_may_ever_use(user.role, tool) and tool.available() and tool.name in allowed_tool_names(user.role)
     )

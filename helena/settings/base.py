@@ -93,7 +93,9 @@ TEMPLATES = [
 # Database: DATABASE_URL if given, otherwise the embedded PostgreSQL (with pgvector) under
 # DATA_DIR/pg, started on the first connection by our own backend.
 if os.environ.get("DATABASE_URL"):
-    DATABASES = {"default": dj_database_url.parse(os.environ["DATABASE_URL"], conn_max_age=60)}
+    # Health checks: a kept connection that died with a database restart is replaced before its
+    # next request instead of failing it.
+    DATABASES = {"default": dj_database_url.parse(os.environ["DATABASE_URL"], conn_max_age=60, conn_health_checks=True)}
 else:
     DATABASES = {
         "default": {  # type: ignore[typeddict-unknown-key]
@@ -230,6 +232,9 @@ HELENA_APPROVER_ROLES = env_list("HELENA_APPROVER_ROLES", "ADMIN,ANWALT,SACHBEAR
 HELENA_DRAFT_UNDO_SECONDS = int(os.environ.get("HELENA_DRAFT_UNDO_SECONDS", "120"))
 # Every worker and web process marks runs of dead processes FAILED this often (agent/orphans.py).
 HELENA_ORPHAN_SWEEP_SECONDS = float(os.environ.get("HELENA_ORPHAN_SWEEP_SECONDS", "5"))
+# A RUNNING run whose heartbeat (written every second while its process lives) is older than
+# this belongs to a dead process and is ended as FAILED by the sweep.
+HELENA_ORPHAN_STALE_SECONDS = int(os.environ.get("HELENA_ORPHAN_STALE_SECONDS", "60"))
 
 # Prometheus scrapes /metrics with `Authorization: Bearer <token>` (an ADMIN session works too).
 HELENA_METRICS_TOKEN = os.environ.get("HELENA_METRICS_TOKEN", "")
@@ -243,6 +248,8 @@ HELENA_TRACE_RETENTION_DAYS = int(os.environ.get("HELENA_TRACE_RETENTION_DAYS", 
 TASKS = {"default": {"BACKEND": "django_tasks_db.backend.DatabaseBackend"}}
 # Background tasks one `db_worker` process runs at once (threads; `--concurrency` overrides).
 HELENA_WORKER_CONCURRENCY = int(os.environ.get("HELENA_WORKER_CONCURRENCY", "4"))
+# How often each worker process writes its heartbeat row (/readyz, /metrics).
+HELENA_WORKER_HEARTBEAT_SECONDS = float(os.environ.get("HELENA_WORKER_HEARTBEAT_SECONDS", "5"))
 # Documents with at most this much text are indexed right after upload; larger ones in the worker.
 HELENA_SYNC_INDEX_CHARS = int(os.environ.get("HELENA_SYNC_INDEX_CHARS", "100000"))
 

@@ -147,6 +147,26 @@
     return block;
   }
 
+  /* A background run waiting for a worker: its place in the queue, asked again from the runs API
+     until it starts. */
+  var QUEUE_POLL_MS = 5000;
+
+  function showQueued(runId, position) {
+    var block = runs[runId];
+    if (!block || !block.status || block.started) return;
+    block.queued = true;
+    block.status.textContent = "Status: wartet – Platz " + position + " in der Warteschlange";
+    window.setTimeout(function () {
+      if (!block.queued) return;
+      fetch("/api/auftraege/" + runId + "/", { credentials: "same-origin", headers: { Accept: "application/json" } })
+        .then(function (response) { return response.ok ? response.json() : null; })
+        .then(function (run) {
+          if (run && run.queue_position) showQueued(runId, run.queue_position);
+        })
+        .catch(function () { /* the run's own events still arrive */ });
+    }, QUEUE_POLL_MS);
+  }
+
   function setMode(block, background) {
     block.mode.textContent = "";
     block.mode.appendChild(icon(background ? "background" : "inline"));
@@ -177,6 +197,9 @@
       return;
     }
     if (type === "run.started") {
+      block.started = true;
+      if (block.status && block.queued) block.status.textContent = "Status: läuft";
+      block.queued = false;
       var background = String(event.mode).toUpperCase() === "BACKGROUND";
       if (block.mode) setMode(block, background);
       showModel(block, event.model, event.demo);
@@ -399,6 +422,7 @@
       var block = runBlock(message.run, true);
       block.mine = true;
       if (message.mode === "BACKGROUND" && block.mode) setMode(block, true);
+      if (message.queue_position) showQueued(message.run, message.queue_position);
       block.question = textBox.dataset.lastSent || "";
       if (message.conversation && message.conversation !== state.conversation) {
         state.conversation = message.conversation;

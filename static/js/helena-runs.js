@@ -2,7 +2,35 @@
 (function () {
   "use strict";
 
+  var QUEUE_POLL_MS = 5000;
+
+  function queueText(position) {
+    return "Platz " + position + " in der Warteschlange";
+  }
+
+  /* Waiting background runs: their place in the queue, asked from the runs API until none waits. */
+  function followQueue() {
+    if (!document.querySelector(".queue-position")) return;
+    window.setTimeout(function () {
+      fetch("/api/auftraege/?limit=200", { credentials: "same-origin", headers: { Accept: "application/json" } })
+        .then(function (response) { return response.ok ? response.json() : null; })
+        .then(function (page) {
+          if (!page) return;
+          var positions = {};
+          page.results.forEach(function (run) { positions[run.id] = run.queue_position; });
+          document.querySelectorAll(".queue-position").forEach(function (span) {
+            var position = positions[span.closest("tr").dataset.run];
+            if (position) span.textContent = queueText(position);
+            else span.remove();
+          });
+        })
+        .catch(function () { /* the next round tries again */ })
+        .then(followQueue);
+    }, QUEUE_POLL_MS);
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
+    followQueue();
     var data = document.getElementById("active-runs");
     if (!data) return;
     var active = JSON.parse(data.textContent);

@@ -58,10 +58,12 @@ def test_mandant_without_granted_tools_gets_no_helena_run_and_a_german_notice():
 
     from agent.models import AgentRun, ToolPermission
     from agent.runs.services import ERR_HELENA_UNAVAILABLE, run_create
-    from agent.tools.permissions import tool_matrix_ensure_defaults
+    from agent.tools.permissions import tool_matrix_changed, tool_matrix_ensure_defaults
 
     tool_matrix_ensure_defaults()
+    # a queryset update sends no signals: it announces the change itself
     ToolPermission.objects.filter(role=Role.MANDANT).update(allowed=False)
+    tool_matrix_changed()
     mandantin = UserFactory(role=Role.MANDANT)
     with pytest.raises(ValidationError) as refused:
         run_create(user=mandantin, text="Wie steht mein Verfahren?")
@@ -72,4 +74,5 @@ def test_mandant_without_granted_tools_gets_no_helena_run_and_a_german_notice():
     page = client.get("/helena/").content.decode()
     assert "Helena steht dir nicht zur Verfügung" in page and 'id="chat-form"' not in page
     ToolPermission.objects.filter(role=Role.MANDANT, tool="read_akte").update(allowed=True)
+    tool_matrix_changed()
     assert 'id="chat-form"' in client.get("/helena/").content.decode()

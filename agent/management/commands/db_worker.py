@@ -5,7 +5,10 @@ INSTALLED_APPS, so this command wins). The web processes sweep too (`agent.runs.
 `--concurrency N` (default HELENA_WORKER_CONCURRENCY) runs N task loops in threads of this
 process, each claiming its own tasks (`SELECT … FOR UPDATE SKIP LOCKED`), so N background runs
 execute at once; more worker processes add up. The first SIGTERM/SIGINT lets running tasks finish
-and takes no new ones; a second one ends the process (the sweep then fails what was running)."""
+and takes no new ones; a second one ends the process (the sweep then fails what was running).
+
+While it lives the process writes its heartbeat row (agent/runs/heartbeat.py: task slots, busy
+slots) every few seconds and deletes it when it stops cleanly; /readyz and /metrics read them."""
 
 from __future__ import annotations
 
@@ -13,18 +16,22 @@ import logging
 import signal
 import sys
 import threading
+import time
 from argparse import ArgumentParser
 from types import FrameType
 from typing import Any
 
 from django.conf import settings
-from django.db import close_old_connections, connections
+from django.db import DatabaseError, close_old_connections, connections
 from django_tasks_db.management.commands.db_worker import Command as DatabaseWorkerCommand
 from django_tasks_db.management.commands.db_worker import Worker
 
+from agent.runs.heartbeat import worker_heartbeat_remove, worker_heartbeat_start
 from agent.runs.orphans import fail_orphaned_runs, orphan_sweeper_start
 
 logger = logging.getLogger("helena.worker")
+
+DATABASE_RETRY_SECONDS = 2.0
 
 
 def positive_int(value: str) -> int:
@@ -52,6 +59,7 @@ class Command(DatabaseWorkerCommand):
         close_old_connections()
         stop = threading.Event()
         orphan_sweeper_start(stop=stop)
+        beating = worker_heartbeat_start(name=options["worker_id"], concurrency=concurrency, stop=stop)
         try:
             if concurrency == 1:
                 super().handle(*args, **options)
@@ -59,6 +67,11 @@ class Command(DatabaseWorkerCommand):
                 self.run_concurrently(concurrency, **options)
         finally:
             stop.set()
+            beating.join(timeout=5)
+            try:
+                worker_heartbeat_remove()
+            except DatabaseError:
+                logger.warning("worker heartbeat not removed (database unavailable)")
 
     def run_concurrently(
         self,
@@ -91,12 +104,21 @@ class Command(DatabaseWorkerCommand):
         ]
 
         def loop(worker: Worker) -> None:
-            try:
-                worker.run()
-            except Exception:
-                logger.exception("worker loop %s ended by an error", worker.worker_id)
-            finally:
-                connections.close_all()
+            # A database that is briefly away (restart, failover) must not end the task loop: it
+            # waits and tries again, with a fresh connection, until the process is told to stop.
+            while worker.running:
+                try:
+                    worker.run()
+                    return
+                except DatabaseError:
+                    logger.warning("worker loop %s: database unavailable, retrying", worker.worker_id)
+                    connections.close_all()
+                    time.sleep(DATABASE_RETRY_SECONDS)
+                except Exception:
+                    logger.exception("worker loop %s ended by an error", worker.worker_id)
+                    return
+                finally:
+                    connections.close_all()
 
         def shutdown(signum: int, frame: FrameType | None) -> None:
             if not any(w.running for w in workers):

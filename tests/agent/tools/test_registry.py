@@ -17,7 +17,14 @@ from agent.tools import discovery, executor
 from agent.tools.base import Tool, ToolContext
 from agent.tools.discovery import ToolRegistryError, all_tools, discover_tools
 from agent.tools.executor import toolbox_for
-from agent.tools.permissions import default_allowed, tool_matrix_ensure_defaults, tool_matrix_update
+from agent.tools.permissions import (
+    _MatrixCache,
+    default_allowed,
+    tool_matrix_changed,
+    tool_matrix_ensure_defaults,
+    tool_matrix_update,
+    tool_permitted,
+)
 from agent.tools.schemas import openai_tool_schema
 from akten.models import Role
 from drafts.models import HelenaDraft
@@ -263,6 +270,7 @@ def test_missing_row_means_not_allowed():
     # The lazy seeding recreates the missing row with its default before reading the matrix.
     assert "read_akte" in toolbox_for(ToolContext(user=user)).names()
     ToolPermission.objects.filter(role=Role.ANWALT, tool="read_akte").update(allowed=False)
+    tool_matrix_changed()  # a queryset update sends no signals
     assert "read_akte" not in toolbox_for(ToolContext(user=user)).names()
 
 
@@ -277,19 +285,65 @@ def test_execution_refuses_a_tool_the_role_may_not_use_even_when_the_model_names
     assert (audit.tool, audit.ok, audit.user) == ("create_notiz", False, praktikant)
 
 
+def _allowed_now() -> set[tuple[str, str]]:
+    tool_matrix_ensure_defaults()
+    return set(ToolPermission.objects.filter(allowed=True).values_list("role", "tool"))
+
+
 def test_matrix_is_rechecked_at_execution_time():
     anwalt = UserFactory(role=Role.ANWALT)
     akte = AkteFactory(anwalt=anwalt)
     box = toolbox_for(ToolContext(user=anwalt, akte=akte))
     assert "update_akte" in box.names()
-    ToolPermission.objects.filter(role=Role.ANWALT, tool="update_akte").update(allowed=False)
+    tool_matrix_update(by=UserFactory(role=Role.ADMIN), allowed=_allowed_now() - {(Role.ANWALT, "update_akte")})
     result = run_call(box, "update_akte", {"changes": {"status": "RUHEND"}})
     assert "steht dir nicht zur Verfügung" in result.error
     assert not HelenaDraft.objects.exists()
 
 
+def test_matrix_is_read_once_per_version_and_a_change_counts_in_every_process_at_the_next_call(
+    django_assert_num_queries,
+):
+    """Two processes, each with its own copy of the matrix, share the version in Django's cache."""
+    anwalt = UserFactory(role=Role.ANWALT)
+    tool = all_tools()["update_akte"]
+    this_process, other_process = _MatrixCache(), _MatrixCache()
+    assert "update_akte" in this_process.allowed()[Role.ANWALT]
+    assert "update_akte" in other_process.allowed()[Role.ANWALT]
+    assert tool_permitted(anwalt, tool)
+    with django_assert_num_queries(0):
+        assert tool_permitted(anwalt, tool)
+        assert "update_akte" in this_process.allowed()[Role.ANWALT]
+
+    tool_matrix_update(by=UserFactory(role=Role.ADMIN), allowed=_allowed_now() - {(Role.ANWALT, "update_akte")})
+    assert "update_akte" not in this_process.allowed()[Role.ANWALT]
+    assert "update_akte" not in other_process.allowed()[Role.ANWALT]
+    assert not tool_permitted(anwalt, tool)
+
+    row = ToolPermission.objects.get(role=Role.ANWALT, tool="update_akte")
+    row.allowed = True
+    row.save()  # a row saved in the admin's list
+    assert "update_akte" in other_process.allowed()[Role.ANWALT]
+    assert tool_permitted(anwalt, tool)
+
+
+def test_matrix_is_read_from_the_database_when_the_cache_fails(monkeypatch):
+    from django.core.cache import cache
+
+    def unreachable(*args, **kwargs):
+        raise ConnectionError("cache down")
+
+    anwalt = UserFactory(role=Role.ANWALT)
+    assert tool_permitted(anwalt, all_tools()["update_akte"])
+    monkeypatch.setattr(cache, "get", unreachable)
+    monkeypatch.setattr(cache, "set", unreachable)
+    ToolPermission.objects.filter(role=Role.ANWALT, tool="update_akte").update(allowed=False)
+    assert not tool_permitted(anwalt, all_tools()["update_akte"])
+
+
 def test_mandant_never_gets_cross_akte_search_even_if_the_matrix_says_so(call):
     ToolPermission.objects.filter(role=Role.MANDANT, tool__in=CROSS_AKTE).update(allowed=True)
+    tool_matrix_changed()  # a queryset update sends no signals
     mandant = UserFactory(role=Role.MANDANT)
     assert not toolbox_for(ToolContext(user=mandant)).names() & CROSS_AKTE
     assert "steht dir nicht zur Verfügung" in call(mandant, "search_alle_akten", {"suche": "a"}).error
@@ -616,6 +670,7 @@ def test_queries_do_not_grow_with_the_number_of_rows(call, name, args):
         return len(captured)
 
     grow(2)
+    tool_permitted(user, all_tools()[name])  # the role × tool matrix is read once, then kept
     few = queries()
     grow(8)
     assert queries() == few
