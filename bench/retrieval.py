@@ -47,7 +47,7 @@ from django.db import connection, transaction  # noqa: E402
 from recherche.citations import extract, law_names, resolve  # noqa: E402
 from recherche.embeddings import LocalE5Backend  # noqa: E402
 from recherche.models import Chunk, Gesetz, Norm  # noqa: E402
-from recherche.search import search_normen  # noqa: E402
+from recherche.search import embedding_query, search_normen  # noqa: E402
 from recherche.services import lexem_statistik_refresh  # noqa: E402
 
 DATA = ROOT / "recherche" / "data"
@@ -67,7 +67,8 @@ def label_to_zitat(label: str) -> str:
 
 
 class PrecomputedQueries(LocalE5Backend):
-    """The local model, with the query vectors computed before timing (query embedding excluded)."""
+    """The local model, with the query vectors computed before timing (query embedding excluded).
+    Keyed by what the search embeds: the question with its vocabulary's statute wording."""
 
     def __init__(self, vectors: dict[str, list[float]]) -> None:
         self.vectors = vectors
@@ -241,10 +242,11 @@ def main() -> None:
 
     local = LocalE5Backend()
     start = time.perf_counter()
-    vectors = {item["frage"]: local.embed_query(item["frage"]) for item in held_out}
+    vectors = {embedding_query(item["frage"]): local.embed_query(embedding_query(item["frage"])) for item in held_out}
     embed_ms = (time.perf_counter() - start) * 1000 / len(held_out)
     for item in tuning + regression + regression_control:
-        vectors.setdefault(item["frage"], local.embed_query(item["frage"]))
+        text = embedding_query(item["frage"])
+        vectors.setdefault(text, local.embed_query(text))
     backend = PrecomputedQueries(vectors)
 
     real_chunks = Chunk.objects.filter(kind="NORM").exclude(norm__gesetz__abkuerzung="SYNTH").count()
