@@ -305,21 +305,24 @@ def _fulltext(kind: str, query: str, where: str, params: list[Any], limit: int) 
         sql = f"""
             WITH t(lex, w) AS (SELECT * FROM unnest(%s::text[], %s::float8[])),
             cand AS MATERIALIZED (
-                SELECT c.id FROM recherche_chunk c
+                SELECT c.id, c.search_vector AS vec FROM recherche_chunk c
                 WHERE c.kind = %s AND c.search_vector @@ %s::tsquery {where}
                 LIMIT %s
+            ),
+            scored AS (
+                SELECT cand.id, SUM(
+                    t.w * (1 + %s * ('A' = ANY(u.weights))::int)
+                    * (cardinality(u.positions) * (%s + 1))
+                    / (cardinality(u.positions) + %s * (1 - %s + %s * length(cand.vec) / %s))
+                ) AS score
+                FROM cand CROSS JOIN LATERAL unnest(cand.vec) AS u(lexeme, positions, weights)
+                JOIN t ON t.lex = u.lexeme
+                GROUP BY cand.id
+                ORDER BY score DESC, cand.id
+                LIMIT %s
             )
-            SELECT c.id, c.text, SUM(
-                t.w * (1 + %s * ('A' = ANY(u.weights))::int)
-                * (cardinality(u.positions) * (%s + 1))
-                / (cardinality(u.positions) + %s * (1 - %s + %s * length(c.search_vector) / %s))
-            ) AS score
-            FROM cand JOIN recherche_chunk c ON c.id = cand.id
-            CROSS JOIN LATERAL unnest(c.search_vector) AS u(lexeme, positions, weights)
-            JOIN t ON t.lex = u.lexeme
-            GROUP BY c.id, c.text
-            ORDER BY score DESC, c.id
-            LIMIT %s
+            SELECT scored.id, c.text, scored.score FROM scored JOIN recherche_chunk c ON c.id = scored.id
+            ORDER BY scored.score DESC, scored.id
         """  # noqa: S608 - `where` is built from constants in this module
         cursor.execute(
             sql,
