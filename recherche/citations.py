@@ -585,12 +585,26 @@ def link_citations(html: str) -> str:
     return "".join(out)
 
 
-def answer_citation_trace(text: str) -> dict[str, Any]:
-    """The citation check of a final answer as a trace event payload: how many citations were
-    checked, how many are not in the corpus, and each one (citation, target, reason; no other text
-    of the answer). Never raises: a failing check must not fail the run it reports on."""
+def answer_citation_trace(text: str, *, entwuerfe: dict[int, str] | None = None) -> dict[str, Any]:
+    """The citation check of a run's final answer and of the drafts it wrote (`entwuerfe`: draft
+    id -> the draft's text) as a trace event payload: per text how many citations were checked, how
+    many are not in the corpus, and each one (citation, target, reason; no other text of the answer
+    or the draft). `geprueft` and `nicht_im_bestand` at the top count the answer; each draft has
+    its own entry in `entwuerfe`; `nicht_im_bestand_gesamt` counts both. Never raises: a failing
+    check must not fail the run it reports on."""
     try:
-        return check_text(text).as_dict()
+        payload = check_text(text).as_dict() if text else Pruefbericht().as_dict()
+        drafts = [{"draft": pk, **check_text(body).as_dict()} for pk, body in sorted((entwuerfe or {}).items())]
     except Exception as exc:  # noqa: BLE001 - reported in the trace instead of ending the run
         logger.exception("citation check failed")
         return {"geprueft": 0, "nicht_im_bestand": 0, "normen": [], "urteile": [], "fehler": type(exc).__name__}
+    if drafts:
+        payload["entwuerfe"] = drafts
+    payload["nicht_im_bestand_gesamt"] = payload["nicht_im_bestand"] + sum(d["nicht_im_bestand"] for d in drafts)
+    return payload
+
+
+def unresolved_in_trace(payload: dict[str, Any]) -> int:
+    """Citations not in the corpus that an `answer.citations` payload counts (answer and drafts;
+    payloads written before drafts were checked count the answer)."""
+    return int(payload.get("nicht_im_bestand_gesamt", payload.get("nicht_im_bestand", 0)))

@@ -3,9 +3,11 @@
 Norms: citations in the query ("§ 573c BGB", "§§ 187, 188 BGB", "Art. 1 GG", "573c BGB") are
 resolved exactly and come first. Otherwise (and after them) full-text search (PostgreSQL `german`
 configuration, terms OR-ed and ranked; the question's framing words dropped, rare compounds also
-searched by their parts, practitioners' terms widened by the thesaurus) and vector search (cosine
-distance on the configured model's embeddings, HNSW) are fused with reciprocal rank fusion. If the embedding backend is down,
-the search runs on full text alone and says so (`fallback`, `hinweis`).
+searched by their parts, practitioners' terms and everyday expressions translated into the statutes'
+wording by two vocabularies, thesaurus.txt and alltagssprache.txt) and vector search (cosine
+distance on the configured model's embeddings, HNSW; the question is embedded together with that
+statute wording) are fused with reciprocal rank fusion. If the embedding backend is down, the
+search runs on full text alone and says so (`fallback`, `hinweis`).
 
 Decisions, templates and the firm's documents use the same hybrid core; document chunks are
 limited to the Dokumente the user may see (`Dokument.objects.visible_to`).
@@ -103,9 +105,14 @@ def _snippet(text: str, query: str) -> str:
 
 
 THESAURUS_PATH = Path(__file__).parent / "data" / "thesaurus.txt"
+LAY_VOCABULARY_PATH = Path(__file__).parent / "data" / "alltagssprache.txt"
+VOCABULARY_PATHS = (THESAURUS_PATH, LAY_VOCABULARY_PATH)
+SHORT_KEY_CHARS = 4
 # Lexemes in more than this share of a kind's chunks carry no signal ("Absatz", "kann").
 COMMON_LEXEM_SHARE = 0.1
-EXPANSION_WEIGHT = 0.6
+# The statute wording of the query's terms (thesaurus, everyday vocabulary) counts this much
+# (measured on the tuning half of bench/data/fragen_2026.jsonl).
+EXPANSION_WEIGHT = 0.8
 TITLE_BONUS = 1.0
 # Full text scores at most this many candidate chunks (those with the query's rarest words).
 FULLTEXT_CANDIDATES = 1000
@@ -128,32 +135,55 @@ COMPOUND_LINKS = ("", "s", "es", "n", "en")
 COMPOUND_NOT_HEADS = ("lich", "isch", "ung", "heit", "keit", "schaft", "bar", "sam", "haft", "los")
 
 
-@functools.cache
-def _thesaurus() -> list[tuple[re.Pattern[str], str]]:
-    """Practitioners' terms → the statute's own wording (recherche/data/thesaurus.txt)."""
+def vocabulary_entries(path: Path) -> list[tuple[list[str], str]]:
+    """The entries of a vocabulary file: ([expression, …], statute wording) per line."""
     entries = []
-    for line in THESAURUS_PATH.read_text(encoding="utf-8").splitlines():
+    for line in path.read_text(encoding="utf-8").splitlines():
         if not line.strip() or line.startswith("#") or "=" not in line:
             continue
         keys, expansion = line.split("=", 1)
-        for key in (k.strip().lower() for k in keys.split(",")):
-            if key:
-                entries.append((re.compile(r"(?<![a-zäöüß])" + re.escape(key)), expansion.strip()))
+        entries.append(([k.strip().lower() for k in keys.split(",") if k.strip()], expansion.strip()))
     return entries
 
 
-def expand_query(query: str) -> str:
-    """The statute wording for the practitioners' terms in `query` (empty if none). Where terms
-    overlap, the longest one counts: "Scheidungsverfahren" is about the procedure, not about
-    the grounds for a "Scheidung"."""
+@functools.cache
+def _thesaurus() -> list[tuple[re.Pattern[str], str]]:
+    """Practitioners' terms (recherche/data/thesaurus.txt) and everyday wording
+    (recherche/data/alltagssprache.txt) → the statute's own wording. An expression matches every
+    word that begins with it ("kündig" matches "kündigt"); a short one (up to SHORT_KEY_CHARS,
+    "Amt", "Abo") only the whole word, so "Amt" does not match "Amtsgericht"."""
+    entries = []
+    for path in VOCABULARY_PATHS:
+        for keys, expansion in vocabulary_entries(path):
+            for key in keys:
+                end = r"(?![a-zäöüß])" if len(key) <= SHORT_KEY_CHARS else ""
+                entries.append((re.compile(r"(?<![a-zäöüß])" + re.escape(key) + end), expansion))
+    return entries
+
+
+def vocabulary_matches(query: str) -> list[tuple[int, int, str]]:
+    """(start, end, statute wording) of the practitioners' terms and everyday expressions in
+    `query`. Where terms overlap, the longest one counts: "Scheidungsverfahren" is about the
+    procedure, not about the grounds for a "Scheidung"."""
     lower = query.lower()
     matches = [(m.start(), m.end(), expansion) for pattern, expansion in _thesaurus() for m in pattern.finditer(lower)]
-    kept = [
+    return [
         (start, end, expansion)
         for start, end, expansion in matches
         if not any(s <= start and end <= e and e - s > end - start for s, e, _ in matches)
     ]
-    return " ".join(dict.fromkeys(expansion for _start, _end, expansion in kept))
+
+
+def expand_query(query: str) -> str:
+    """The statute wording for the practitioners' terms in `query` (empty if none)."""
+    return " ".join(dict.fromkeys(expansion for _start, _end, expansion in vocabulary_matches(query)))
+
+
+def embedding_query(query: str) -> str:
+    """What the embedding model sees of a question: the question, and the statute wording of its
+    everyday expressions and practitioners' terms (the model compares it with statute text)."""
+    expansion = expand_query(query)
+    return f"{query} ({expansion})" if expansion else query
 
 
 def _lexemes(cursor: Any, text: str) -> list[str]:
@@ -275,21 +305,24 @@ def _fulltext(kind: str, query: str, where: str, params: list[Any], limit: int) 
         sql = f"""
             WITH t(lex, w) AS (SELECT * FROM unnest(%s::text[], %s::float8[])),
             cand AS MATERIALIZED (
-                SELECT c.id FROM recherche_chunk c
+                SELECT c.id, c.search_vector AS vec FROM recherche_chunk c
                 WHERE c.kind = %s AND c.search_vector @@ %s::tsquery {where}
                 LIMIT %s
+            ),
+            scored AS (
+                SELECT cand.id, SUM(
+                    t.w * (1 + %s * ('A' = ANY(u.weights))::int)
+                    * (cardinality(u.positions) * (%s + 1))
+                    / (cardinality(u.positions) + %s * (1 - %s + %s * length(cand.vec) / %s))
+                ) AS score
+                FROM cand CROSS JOIN LATERAL unnest(cand.vec) AS u(lexeme, positions, weights)
+                JOIN t ON t.lex = u.lexeme
+                GROUP BY cand.id
+                ORDER BY score DESC, cand.id
+                LIMIT %s
             )
-            SELECT c.id, c.text, SUM(
-                t.w * (1 + %s * ('A' = ANY(u.weights))::int)
-                * (cardinality(u.positions) * (%s + 1))
-                / (cardinality(u.positions) + %s * (1 - %s + %s * length(c.search_vector) / %s))
-            ) AS score
-            FROM cand JOIN recherche_chunk c ON c.id = cand.id
-            CROSS JOIN LATERAL unnest(c.search_vector) AS u(lexeme, positions, weights)
-            JOIN t ON t.lex = u.lexeme
-            GROUP BY c.id, c.text
-            ORDER BY score DESC, c.id
-            LIMIT %s
+            SELECT scored.id, c.text, scored.score FROM scored JOIN recherche_chunk c ON c.id = scored.id
+            ORDER BY scored.score DESC, scored.id
         """  # noqa: S608 - `where` is built from constants in this module
         cursor.execute(
             sql,
@@ -342,7 +375,7 @@ def hybrid_chunks(
     if mode in ("hybrid", "vector"):
         backend = backend or get_backend()
         try:
-            vector = backend.embed_query(query)
+            vector = backend.embed_query(embedding_query(query))
             rankings.append(("vector", _vector(kind, vector, backend, where, params, CANDIDATES)))
         except EmbeddingUnavailable:
             fallback = True

@@ -1,8 +1,10 @@
 from django.contrib import admin
+from django.db.models import Prefetch
 
 from agent.models import AgentRun, AgentStep, AnswerFeedback, ToolCallAudit
 from akten.admin_mixins import OwnVisibleRunsAdminMixin
 from helena.text import shorten
+from recherche.citations import unresolved_in_trace
 
 
 class AgentStepInline(admin.TabularInline):
@@ -36,12 +38,32 @@ class ToolCallAuditInline(admin.TabularInline):
 class AgentRunAdmin(OwnVisibleRunsAdminMixin, admin.ModelAdmin):
     """Runs with their steps and tool calls, read-only."""
 
-    list_display = ["pk", "user", "akte", "mode", "status", "model_name", "steps_used", "created_at", "finished_at"]
+    list_display = [
+        "pk", "user", "akte", "mode", "status", "model_name", "steps_used", "zitate_nicht_im_bestand", "created_at",
+        "finished_at",
+    ]  # fmt: skip
     list_filter = ["status", "mode", "created_at"]
     search_fields = ["user__email", "akte__aktenzeichen"]
     list_select_related = ["user", "akte"]
-    readonly_fields = [f.name for f in AgentRun._meta.fields]
+    readonly_fields = [*(f.name for f in AgentRun._meta.fields), "zitate_nicht_im_bestand"]
     inlines = [AgentStepInline, ToolCallAuditInline]
+
+    def get_queryset(self, request):  # type: ignore[no-untyped-def]
+        checks = AgentStep.objects.filter(type="answer.citations").only("run_id", "payload").order_by("seq")
+        return super().get_queryset(request).prefetch_related(Prefetch("steps", queryset=checks, to_attr="citation_checks"))
+
+    @admin.display(description="Zitate nicht im Bestand")
+    def zitate_nicht_im_bestand(self, obj: AgentRun) -> str:
+        """From the run's `answer.citations` trace event (answer and drafts): "–" where the run
+        wrote nothing that was checked, a note where the check itself failed."""
+        checks = getattr(obj, "citation_checks", None)
+        if checks is None:  # an object not loaded through get_queryset
+            checks = list(obj.steps.filter(type="answer.citations"))
+        if not checks:
+            return "–"
+        if any("fehler" in step.payload for step in checks):
+            return "Prüfung fehlgeschlagen"
+        return str(sum(unresolved_in_trace(step.payload) for step in checks))
 
     def has_add_permission(self, request) -> bool:  # type: ignore[no-untyped-def]
         return False

@@ -174,12 +174,15 @@ class RunEnded(TypedDict):
 
 class AnswerCitations(TypedDict):
     """The citation check of the final answer (recherche.citations): how many norm and decision
-    citations were checked, how many are not in the corpus, and the citations themselves."""
+    citations were checked, how many are not in the corpus, and the citations themselves; the same
+    for each document or note draft of the run (`entwuerfe`), and the total not in the corpus."""
 
     geprueft: int
     nicht_im_bestand: int
     normen: list[dict[str, Any]]
     urteile: list[dict[str, Any]]
+    entwuerfe: NotRequired[list[dict[str, Any]]]
+    nicht_im_bestand_gesamt: NotRequired[int]
     fehler: NotRequired[str]  # the check itself failed (exception type only): nothing was marked
 
 

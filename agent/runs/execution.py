@@ -46,6 +46,7 @@ from agent.runs.routes import DEMO_TOOLS, routes_build
 from agent.tools.base import ToolContext
 from agent.tools.discovery import all_tools
 from akten.models import Akte
+from drafts.models import HelenaDraft
 from recherche.citations import answer_citation_trace
 
 logger = logging.getLogger(__name__)
@@ -215,6 +216,19 @@ def conversation_reply_save(run: AgentRun) -> None:
     Conversation.objects.filter(pk=run.conversation_id).update(updated_at=run.finished_at or timezone.now())
 
 
+# Draft types with a text of their own, and where their payload keeps it.
+DRAFT_TEXT_FIELDS = {HelenaDraft.Typ.DOKUMENT: "inhalt_markdown", HelenaDraft.Typ.NOTIZ: "text"}
+
+
+def _citation_trace(run_id: int, answer: str) -> dict[str, object]:
+    """The answer.citations payload: the final answer and the texts of the run's drafts checked."""
+    texts = {
+        draft.pk: str(draft.payload.get(DRAFT_TEXT_FIELDS[draft.typ], ""))
+        for draft in HelenaDraft.objects.filter(origin_run_id=run_id, typ__in=DRAFT_TEXT_FIELDS).only("pk", "typ", "payload")
+    }
+    return answer_citation_trace(answer, entwuerfe=texts)
+
+
 def _poll(run_id: int, beat: bool) -> bool:
     """Read `cancel_requested` (and write the heartbeat), on the poll thread's own connection."""
     try:
@@ -280,10 +294,11 @@ async def run_execute(
         if prepared.first_contact and outcome.answer and outcome.status != RunStatus.CANCELLED:
             outcome.answer = with_intro(outcome.answer)
         await sync_to_async(_run_finish)(run_id, outcome)
-        if outcome.answer:
-            # Every norm and decision citation of the final answer is checked against the corpus;
-            # the trace event (a step in the admin run view) counts those not in the corpus.
-            await sink.emit("answer.citations", **await sync_to_async(answer_citation_trace)(outcome.answer))
+        if outcome.answer or outcome.draft_ids:
+            # Every norm and decision citation of the final answer and of the run's document and
+            # note drafts is checked against the corpus; the trace event (a step in the admin run
+            # view) counts those not in the corpus.
+            await sink.emit("answer.citations", **await sync_to_async(_citation_trace)(run_id, outcome.answer))
 
     sink = RunEventSink(prepared.run, publish, relay=relay)
     withheld = frozenset(all_tools()) - set(prepared.tools.names())

@@ -91,3 +91,42 @@ def test_api_docs_send_an_anonymous_visitor_to_the_login(client):
     assert response.status_code == 302 and response.url == "/anmelden/?next=/api/docs/"
     client.force_login(UserFactory(role=Role.ANWALT))
     assert client.get("/api/docs/").status_code == 200
+
+
+def test_run_list_and_detail_count_the_citations_not_in_the_corpus(client, django_assert_max_num_queries):
+    """From each run's answer.citations trace event (answer and drafts together); a run without
+    a checked text shows "–", one whose check failed says so."""
+    from agent.models import AgentStep
+    from tests.factories import AgentRunFactory
+
+    client.force_login(UserFactory(role=Role.ADMIN, is_staff=True, is_superuser=True))
+    checked = AgentRunFactory(model_name="mit-pruefung")
+    AgentStep.objects.create(
+        run=checked, seq=1, type="answer.citations",
+        payload={"geprueft": 4, "nicht_im_bestand": 1, "normen": [], "urteile": [], "nicht_im_bestand_gesamt": 3},
+    )  # fmt: skip
+    before_drafts = AgentRunFactory(model_name="alte-pruefung")
+    AgentStep.objects.create(
+        run=before_drafts, seq=1, type="answer.citations",
+        payload={"geprueft": 2, "nicht_im_bestand": 2, "normen": [], "urteile": []},
+    )  # fmt: skip
+    failed = AgentRunFactory(model_name="pruefung-kaputt")
+    AgentStep.objects.create(
+        run=failed, seq=1, type="answer.citations",
+        payload={"geprueft": 0, "nicht_im_bestand": 0, "normen": [], "urteile": [], "fehler": "DatabaseError"},
+    )  # fmt: skip
+    unchecked = AgentRunFactory(model_name="ohne-antwort")
+
+    with django_assert_max_num_queries(12):
+        html = client.get("/admin/agent/agentrun/").content.decode()
+    assert "Zitate nicht im Bestand" in html
+    cells = {
+        run.pk: html.split(f"/admin/agent/agentrun/{run.pk}/change/", 1)[1].split("</tr>", 1)[0]
+        for run in (checked, before_drafts, failed, unchecked)
+    }
+    assert 'field-zitate_nicht_im_bestand">3<' in cells[checked.pk]
+    assert 'field-zitate_nicht_im_bestand">2<' in cells[before_drafts.pk]
+    assert "Prüfung fehlgeschlagen" in cells[failed.pk]
+    assert 'field-zitate_nicht_im_bestand">–<' in cells[unchecked.pk]
+    detail = client.get(f"/admin/agent/agentrun/{checked.pk}/change/").content.decode()
+    assert "Zitate nicht im Bestand" in detail and '<div class="readonly">3</div>' in detail

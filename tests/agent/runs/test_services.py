@@ -517,3 +517,37 @@ def test_the_final_answer_s_citations_are_checked_and_counted_in_the_trace(tier1
     assert steps[-1].type == "run.finished" and check.seq == steps[-1].seq - 1
     assert (check.payload["geprueft"], check.payload["nicht_im_bestand"]) == (3, 2)
     assert [n["zitiert"] for n in check.payload["normen"] if not n["ok"]] == ["§ 9999 BGB", "Art. 6 DSGVO"]
+
+
+@DB
+def test_the_citations_of_the_run_s_document_drafts_are_checked_and_counted_too(tier1, scripted_llm):
+    """A Schriftsatz Helena drafts is checked like her answer: the trace lists each document or
+    note draft with its citations and counts those not in the corpus in the run's total."""
+    from recherche.models import Gesetz, Norm
+
+    gesetz = Gesetz.objects.create(abkuerzung="BGB", titel="Bürgerliches Gesetzbuch", slug="bgb", stand="Stand X")
+    Norm.objects.create(gesetz=gesetz, art="§", nummer="573", titel="Ordentliche Kündigung", text="(1) …\n\n(2) …", position=1)
+    akte = AkteFactory()
+    body = "## Begründung\n\nDer Anspruch folgt aus § 573 Abs. 2 BGB, nicht aus § 8888 BGB oder § 5 MietHöheG."
+    scripted_llm.script(
+        [
+            {
+                "tool_calls": [
+                    {
+                        "name": "create_draft_dokument",
+                        "arguments": {"akte": akte.aktenzeichen, "titel": "Klageerwiderung", "inhalt_markdown": body},
+                    }
+                ]
+            },
+            {"text": "Der Entwurf nach § 573 BGB liegt zur Prüfung bereit."},
+        ]
+    )
+    done = execute(services.run_create(user=akte.anwalt, text="Entwirf die Erwiderung", akte=akte, mode="INLINE"))
+    draft = HelenaDraft.objects.get(origin_run=done)
+    check = AgentStep.objects.get(run=done, type="answer.citations").payload
+    assert (check["geprueft"], check["nicht_im_bestand"]) == (1, 0)
+    (entwurf,) = check["entwuerfe"]
+    assert entwurf["draft"] == draft.pk and (entwurf["geprueft"], entwurf["nicht_im_bestand"]) == (3, 2)
+    assert [n["zitiert"] for n in entwurf["normen"] if not n["ok"]] == ["§ 8888 BGB", "§ 5 MietHöheG"]
+    assert check["nicht_im_bestand_gesamt"] == 2
+    assert "Begründung" not in json.dumps(check, ensure_ascii=False)  # citations only, not the draft's text

@@ -1,0 +1,78 @@
+"""The everyday-wording vocabulary (recherche/data/alltagssprache.txt): well-formed, written in the
+statutes' own words, and matching the way people describe a matter."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from recherche.search import LAY_VOCABULARY_PATH, embedding_query, expand_query, vocabulary_entries
+
+GESETZE = Path(__file__).resolve().parents[2] / "recherche" / "data" / "gesetze"
+
+
+@pytest.fixture(scope="module")
+def corpus_text() -> str:
+    return "\n".join(path.read_text(encoding="utf-8") for path in sorted(GESETZE.glob("*.md"))).lower()
+
+
+def test_every_expansion_word_is_a_word_of_the_shipped_statutes(corpus_text):
+    """A typo or a word the law does not use would widen the query with nothing."""
+    missing = {
+        word
+        for _keys, expansion in vocabulary_entries(LAY_VOCABULARY_PATH)
+        for word in re.findall(r"[\wäöüß-]+", expansion)
+        if word.lower() not in corpus_text
+    }
+    assert not missing
+
+
+def test_every_line_has_expressions_and_an_expansion():
+    lines = [
+        line for line in LAY_VOCABULARY_PATH.read_text(encoding="utf-8").splitlines() if line.strip() and not line.startswith("#")
+    ]
+    entries = vocabulary_entries(LAY_VOCABULARY_PATH)
+    assert len(entries) == len(lines) > 150
+    assert all(keys and expansion for keys, expansion in entries)
+
+
+@pytest.mark.parametrize(
+    ("schilderung", "begriff"),
+    [
+        ("Mein Chef zahlt seit Wochen kein Gehalt.", "Arbeitgeber"),
+        ("Mein Chef zahlt seit Wochen kein Gehalt.", "Arbeitsentgelt"),
+        ("Ich wurde in der Stadt mit 20 zu viel geblitzt.", "Höchstgeschwindigkeit"),
+        ("Die Bank hat mein Konto gepfändet.", "Pfändungsschutzkonto"),
+        ("Soll ich das Erbe ausschlagen? Es sind nur Schulden.", "Ausschlagung"),
+        ("Der Nachbar feiert jede Nacht, der Lärm ist unerträglich.", "Einwirkung"),
+        ("Die Behörde reagiert seit Monaten nicht auf meinen Antrag.", "zureichenden"),
+        ("Ich habe im Onlineshop Schuhe gekauft und will sie zurückschicken.", "Widerrufsrecht"),
+        ("Ich bin schwarzgefahren und soll jetzt zahlen.", "Erschleichen"),
+        ("Kann ich meine Schulden durch eine Privatinsolvenz loswerden?", "Restschuldbefreiung"),
+    ],
+)
+def test_everyday_wording_finds_the_legal_concept(schilderung, begriff):
+    assert begriff in expand_query(schilderung)
+
+
+def test_short_expressions_match_whole_words_only():
+    """ "Amt" is the authority, not the start of "Amtsgericht"; "Abo" not the start of "Abort"."""
+    assert "Behörde" in expand_query("Das Amt hat nicht geantwortet.")
+    assert "Behörde" not in expand_query("Das Amtsgericht hat terminiert.")
+
+
+def test_a_longer_expression_wins_over_a_shorter_one_inside_it():
+    assert "Verbraucherinsolvenzverfahren" in expand_query("Wie funktioniert die Privatinsolvenz?")
+
+
+def test_the_embedding_model_sees_the_question_with_its_statute_wording():
+    question = "Mein Chef hat mir per WhatsApp gekündigt."
+    assert embedding_query(question).startswith(question)
+    assert "Arbeitgeber" in embedding_query(question) and "Schriftform" in embedding_query(question)
+    assert (
+        embedding_query("Kündigungsfrist § 622 BGB")
+        == "Kündigungsfrist § 622 BGB (Kündigungsfrist Frist Kündigung spätestens Werktag Kalendermonats)"
+    )
+    assert embedding_query("Wie backe ich einen Marmorkuchen?") == "Wie backe ich einen Marmorkuchen?"
