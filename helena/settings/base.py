@@ -192,7 +192,7 @@ REST_FRAMEWORK = {
     # records past the access rule). The documentation lives at /api/docs/.
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "helena.api_docs.HelenaAutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "helena.api.exception_handler",
@@ -200,7 +200,10 @@ REST_FRAMEWORK = {
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Helena API",
-    "DESCRIPTION": "Akten, Dokumente, Fristen, Zeiterfassung, Notizen, Entwürfe und Hinweise.",
+    # German texts for the people who use the API (helena/api_docs.py); never the developers' docstrings
+    "DESCRIPTION": "Akten, Dokumente, Fristen, Zeiterfassung, Notizen, Entwürfe, Hinweise und Recherche.",
+    "DISABLE_DOCSTRING_DESCRIPTIONS": True,
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "helena.api_docs.schema_texts"],
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
