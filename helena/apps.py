@@ -9,4 +9,9 @@ class HelenaConfig(AppConfig):
 
     def ready(self) -> None:
         # the German documentation of the search API is attached from here (drf-spectacular extensions)
+        # django-tasks-db names its app in English, without a translation
+        from django.apps import apps
+
         from . import api_docs_recherche  # noqa: F401
+
+        apps.get_app_config("django_tasks_database").verbose_name = "Hintergrundaufgaben"

@@ -118,6 +118,8 @@ LOGIN_REDIRECT_URL = "start"
 LOGOUT_REDIRECT_URL = "login"
 
 LANGUAGE_CODE = "de"
+# German for what Django and django-tasks-db leave untranslated (locale/de/LC_MESSAGES/django.po)
+LOCALE_PATHS = [BASE_DIR / "locale"]
 LANGUAGES = [("de", _("Deutsch"))]
 TIME_ZONE = "Europe/Berlin"
 USE_I18N = True
