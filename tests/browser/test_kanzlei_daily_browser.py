@@ -110,3 +110,27 @@ def test_admin_grid_tier_form_rate_limits_and_api_docs(helena_server, browser_pa
     assert "Rechtsanwalt/Rechtsanwältin" in table and "Standard (60)" in table
     assert "HELENA_RATELIMIT_WRITE" in page.inner_text("table.other-limits")
     shoot_both(page, "admin-anfragelimits")
+
+
+def test_a_finished_background_run_shows_in_the_navigation_counter_and_the_list(helena_server, browser_page):
+    from agent.models import AgentRun, Conversation
+
+    page, base = browser_page, helena_server
+    user = UserFactory(email="jonas@kanzlei.example", role=Role.ANWALT)
+    log_in(page, base, "jonas@kanzlei.example")
+    assert page.locator("#notify-count").is_hidden()
+
+    # while the page is open, a background run finishes: the counter appears without a reload
+    conversation = Conversation.objects.create(user=user, title="Verjährung")
+    AgentRun.objects.create(
+        user=user, conversation=conversation, task="Prüfe die Verjährung", mode=AgentRun.Mode.BACKGROUND,
+        status=AgentRun.Status.DONE, finished_at=timezone.now(),
+    )  # fmt: skip
+    page.wait_for_selector("#notify-count:visible .notify-number:text-is('1')", timeout=90_000)
+    shoot_both(page, "benachrichtigung-zaehler")
+
+    page.click("#notify-link")
+    page.wait_for_selector("main:has-text('Auftrag „Prüfe die Verjährung“')")
+    shoot_both(page, "benachrichtigungen")
+    page.goto(f"{base}/")
+    assert page.locator("#notify-count").is_hidden()
