@@ -1,7 +1,8 @@
 """Accessibility of the main pages, checked with axe-core (the engine ships inside the pinned
 `axe-playwright-python` package of requirements-dev.txt, MPL-2.0) in Debian's Chromium, on the demo
 Kanzlei: start page with the Fristenkontrolle, Akte, chat with an answer, Meine Aufträge,
-notifications, the calculators, the Mandantin's pages and the admin index, each at 1,280 and at
+notifications, the calculators, the Mandantin's pages and the admin (index, role × tool grid, a
+tier, rate limits, configuration changes), each at 1,280 and at
 390 px. Zero violations, and at 390 px no page scrolls sideways; a full-page screenshot of every
 page and width is kept as an artifact (test-artifacts/a11y/, the path is printed)."""
 
@@ -12,7 +13,7 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from agent.models import AgentRun, Conversation, Message
+from agent.models import AgentRun, Conversation, Message, TierConfig
 from akten.models import Akte, User
 from helena.demo import DEMO_PASSWORD, seed_demo
 
@@ -103,6 +104,14 @@ def test_main_pages_have_no_accessibility_violations(helena_server, browser_page
     log_in(page, base, mandantin.email)
     check_pages(page, base, "mandantin", ["/", f"/akten/{mandanten_akte.pk}/"], found)
     log_in(page, base, "admin@kanzlei.example")
-    check_pages(page, base, "admin", ["/admin/"], found)
+    tier, _created = TierConfig.objects.get_or_create(tier=1, defaults={"name": "Lokal", "model": "qwen2.5:7b-instruct"})
+    admin_pages = [
+        "/admin/",
+        "/admin/agent/toolpermission/",
+        f"/admin/agent/tierconfig/{tier.pk}/change/",
+        "/admin/agent/ratelimit/",
+        "/admin/agent/configchange/",
+    ]
+    check_pages(page, base, "admin", admin_pages, found)
 
     assert found == {}
