@@ -104,6 +104,7 @@ TAGS = {
     "antworten": "Entwürfe",
     "alerts": "Hinweise",
     "recherche": "Recherche",
+    "auftraege": "Aufträge",
 }
 TAG_DESCRIPTIONS = [
     {"name": "Akten", "description": "Die Akten, die du sehen darfst, mit Suche und Filtern."},
@@ -117,6 +118,7 @@ TAG_DESCRIPTIONS = [
     },
     {"name": "Hinweise", "description": "Hinweise an dich, etwa auf nahe Fristen oder Nachrichten von Mandanten."},
     {"name": "Recherche", "description": "Suche in Gesetzen, Entscheidungen, Mustern und den Dokumenten deiner Akten."},
+    {"name": "Aufträge", "description": "Deine Aufträge an Helena („Meine Aufträge“) mit Zustand und Warteschlange."},
 ]
 API_DESCRIPTION = """Die Schnittstelle von Helena für Akten, Dokumente, Fristen, Zeiterfassung, Notizen, \
 Entwürfe, Hinweise und Recherche.

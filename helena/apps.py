@@ -1,4 +1,4 @@
-from django.apps import AppConfig
+from django.apps import AppConfig, apps
 
 
 class HelenaConfig(AppConfig):
@@ -8,10 +8,8 @@ class HelenaConfig(AppConfig):
     verbose_name = "Helena"
 
     def ready(self) -> None:
-        # the German documentation of the search API is attached from here (drf-spectacular extensions)
+        # German documentation of the search and runs APIs, attached from here (drf-spectacular extensions)
+        from . import api_docs_extensions  # noqa: F401
+
         # django-tasks-db names its app in English, without a translation
-        from django.apps import apps
-
-        from . import api_docs_recherche  # noqa: F401
-
         apps.get_app_config("django_tasks_database").verbose_name = "Hintergrundaufgaben"

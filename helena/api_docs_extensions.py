@@ -1,6 +1,7 @@
-"""German documentation of the search API (recherche/api.py), attached from outside the app with
-drf-spectacular's view extensions: the schema shows each search with the parameters it reads.
-Registered when the project app is ready (helena/apps.py)."""
+"""German documentation of API views whose apps do not document them themselves, attached from
+outside with drf-spectacular's view extensions: the search API (recherche/api.py; the schema shows
+each search with the parameters it reads) and the runs API (agent/chat/api.py). Registered when the
+project app is ready (helena/apps.py). A target that does not exist (yet) is skipped."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
-from .api_docs import AKTE_FILTER, api_doc
+from .api_docs import AKTE_FILTER, api_doc, path_id
 
 
 class SuchergebnisSerializer(serializers.Serializer):
@@ -32,7 +33,7 @@ Q = OpenApiParameter(
     "q", str, required=True, description="Die Suchanfrage (höchstens 500 Zeichen); Zitate wie „§ 573 BGB“ werden erkannt."
 )
 LIMIT = OpenApiParameter("limit", OpenApiTypes.INT, description="Höchstzahl der Treffer, 1 bis 50 (ohne Angabe: 10).")
-SEARCHES: dict[str, dict[str, Any]] = {
+DOCUMENTED: dict[str, dict[str, Any]] = {
     "recherche.api.NormSearchApi": {
         "summary": "Gesetze durchsuchen",
         "description": "Vorschriften zur Anfrage: zitierte Paragrafen genau und zuerst, dann passende Normen. "
@@ -65,12 +66,26 @@ SEARCHES: dict[str, dict[str, Any]] = {
         "description": "Die Texte der Dokumente, die du sehen darfst (als Mandantin nur die für dich freigegebenen).",
         "parameters": [Q, AKTE_FILTER, LIMIT],
     },
+    "agent.chat.api.RunListApi": {
+        "summary": "Meine Aufträge auflisten",
+        "description": "Deine eigenen Aufträge an Helena, neueste zuerst, mit Zustand und Schritten; ein "
+        "Hintergrundauftrag, der auf einen Worker wartet, nennt seinen Platz in der Warteschlange.",
+    },
+    "agent.chat.api.RunDetailApi": {
+        "summary": "Auftrag abrufen",
+        "description": "Einer deiner Aufträge an Helena mit Zustand, Schritten und Platz in der Warteschlange. "
+        "Aufträge anderer Personen gibt es für dich nicht (404).",
+        "parameters": [path_id("des Auftrags")],
+    },
 }
+SEARCH_RESULT = {"responses": SuchergebnisSerializer}
 
 
 def _documented(view: Any, texts: dict[str, Any]) -> Any:
+    extra = SEARCH_RESULT if view.__module__ == "recherche.api" else {}
+
     class Documented(view):  # type: ignore[misc,valid-type]
-        @api_doc(**texts, responses=SuchergebnisSerializer)
+        @api_doc(**texts, **extra)
         def get(self, request: Any, *args: Any, **kwargs: Any) -> Any:
             return super().get(request, *args, **kwargs)
 
@@ -79,13 +94,13 @@ def _documented(view: Any, texts: dict[str, Any]) -> Any:
 
 def _extension(target: str) -> type[OpenApiViewExtension]:
     def view_replacement(self: OpenApiViewExtension) -> Any:
-        return _documented(self.target_class, SEARCHES[target])
+        return _documented(self.target_class, DOCUMENTED[target])
 
     return type(
         f"Docs{target.rsplit('.', 1)[-1]}",
         (OpenApiViewExtension,),
-        {"target_class": target, "view_replacement": view_replacement},
+        {"target_class": target, "view_replacement": view_replacement, "optional": True},
     )
 
 
-EXTENSIONS = [_extension(target) for target in SEARCHES]
+EXTENSIONS = [_extension(target) for target in DOCUMENTED]
