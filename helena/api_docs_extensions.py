@@ -78,7 +78,7 @@ DOCUMENTED: dict[str, dict[str, Any]] = {
         "parameters": [path_id("des Auftrags")],
     },
 }
-SEARCH_RESULT = {"responses": SuchergebnisSerializer}
+SEARCH_RESULT: dict[str, Any] = {"responses": SuchergebnisSerializer}
 
 
 def _documented(view: Any, texts: dict[str, Any]) -> Any:
