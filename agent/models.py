@@ -240,7 +240,8 @@ class ToolCallAudit(models.Model):
         indexes = [models.Index(fields=["tool", "created_at"]), models.Index(fields=["user", "created_at"])]
 
     def __str__(self) -> str:
-        return f"{self.tool} ({'ok' if self.ok else 'Fehler'}) Lauf {self.run_id}"
+        run = f"Lauf {self.run_id}" if self.run_id else "ohne Lauf"
+        return f"{self.tool} ({'erfolgreich' if self.ok else 'Fehler'}), {run}"
 
 
 class ToolPermission(models.Model):

@@ -2,7 +2,12 @@ from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.utils.translation import gettext_lazy as _
 
-from akten.admin_mixins import VisibleKontaktAdminMixin, VisibleToAdminMixin, VisibleUserAdminMixin
+from akten.admin_mixins import (
+    GermanPermissionsMixin,
+    VisibleKontaktAdminMixin,
+    VisibleToAdminMixin,
+    VisibleUserAdminMixin,
+)
 
 from .models import (
     Akte,
@@ -21,7 +26,7 @@ from .models import (
 
 
 @admin.register(User)
-class UserAdmin(VisibleUserAdminMixin, BaseUserAdmin):
+class UserAdmin(GermanPermissionsMixin, VisibleUserAdminMixin, BaseUserAdmin):
     ordering = ["email"]
     list_display = ["email", "first_name", "last_name", "role", "is_active", "is_staff"]
     list_filter = ["role", "is_active", "is_staff", "dezernate"]

@@ -3,9 +3,12 @@
 
 from typing import Any
 
+from django.apps import apps
 from django.contrib import admin
 from django.contrib.admin.utils import get_fields_from_path
+from django.contrib.auth.models import Permission
 from django.db.models import Q
+from django.forms import ModelMultipleChoiceField
 from django.http import HttpRequest
 
 
@@ -90,3 +93,31 @@ class OwnVisibleRunsAdminMixin:
             return qs
         visible = Akte.objects.visible_to(request.user).values("pk")
         return qs.filter(user=request.user).filter(Q(akte__isnull=True) | Q(akte__in=visible))
+
+
+PERMISSION_ACTIONS = {"add": "anlegen", "change": "ändern", "delete": "löschen", "view": "ansehen"}
+
+
+def permission_label(permission: Permission) -> str:
+    """„Akten | Akte | darf ändern“ instead of Django's stored English „Can change Akte“."""
+    model = permission.content_type.model_class()
+    if model is None:
+        return str(permission)
+    action = permission.codename.split("_", 1)[0]
+    what = PERMISSION_ACTIONS.get(action)
+    name = f"darf {what}" if what else permission.name
+    return f"{apps.get_app_config(model._meta.app_label).verbose_name} | {model._meta.verbose_name} | {name}"
+
+
+class GermanPermissionField(ModelMultipleChoiceField):
+    def label_from_instance(self, obj: Any) -> str:
+        return permission_label(obj)
+
+
+class GermanPermissionsMixin:
+    """Permission lists (groups, users) with German names."""
+
+    def formfield_for_manytomany(self, db_field: Any, request: HttpRequest | None = None, **kwargs: Any) -> Any:
+        if db_field.related_model is Permission:
+            kwargs.setdefault("form_class", GermanPermissionField)
+        return super().formfield_for_manytomany(db_field, request, **kwargs)  # type: ignore[misc]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import FileResponse, Http404
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema_view
 from rest_framework import generics, parsers, status
 from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.request import Request
@@ -13,6 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from helena.api import WriteRateLimitMixin, request_user
+from helena.api_docs import AKTE_FILTER, api_doc, path_id
 
 from . import selectors, services
 from .models import STAFF_ROLES, Akte, Sachgebiet
@@ -28,7 +29,6 @@ from .serializers import (
 )
 
 ERR_UPLOAD_FORBIDDEN = "Du darfst keine Dokumente hochladen."
-AKTE_PARAM = OpenApiParameter("akte", int, description="Nur Einträge dieser Akte")
 
 
 def _akte_param(request: Request) -> int | None:
@@ -41,12 +41,15 @@ def _akte_param(request: Request) -> int | None:
         raise ValidationError({"akte": "Ungültige Akten-ID."}) from None
 
 
-@extend_schema(
+@api_doc(
+    summary="Akten auflisten",
+    description="Die Akten, die du sehen darfst (als Zuständige, über dein Dezernat oder eine laufende Vertretung; "
+    "als Mandantin deine eigenen), zuletzt geänderte zuerst.",
     parameters=[
-        OpenApiParameter("q", str, description="Suche in Aktenzeichen, Kurzrubrum, wegen und Beteiligten"),
-        OpenApiParameter("status", str, enum=Akte.Status.values),
-        OpenApiParameter("sachgebiet", str, enum=Sachgebiet.values),
-    ]
+        OpenApiParameter("q", str, description="Suche in Aktenzeichen, Kurzrubrum, „wegen“ und den Namen der Beteiligten."),
+        OpenApiParameter("status", str, enum=Akte.Status.values, description="Nur Akten mit diesem Status."),
+        OpenApiParameter("sachgebiet", str, enum=Sachgebiet.values, description="Nur Akten dieses Sachgebiets."),
+    ],
 )
 class AkteListApi(generics.ListAPIView):
     serializer_class = AkteSerializer
@@ -61,6 +64,12 @@ class AkteListApi(generics.ListAPIView):
         )
 
 
+@api_doc(
+    summary="Akte abrufen",
+    description="Eine Akte mit ihren Beteiligten. Welche Felder du erhältst, hängt von deiner Rolle ab "
+    "(eine Mandantin erhält zum Beispiel keinen Sachstand und keine internen Notizen).",
+    parameters=[path_id("der Akte", "id")],
+)
 class AkteDetailApi(generics.RetrieveAPIView):
     serializer_class = AkteDetailSerializer
 
@@ -68,7 +77,14 @@ class AkteDetailApi(generics.RetrieveAPIView):
         return selectors.akte_get(user=request_user(self.request), pk=self.kwargs["pk"])
 
 
-@extend_schema(parameters=[AKTE_PARAM])
+@extend_schema_view(
+    get=api_doc(
+        summary="Dokumente auflisten",
+        description="Die Dokumente der Akten, die du sehen darfst, mit dem Stand der Texterkennung; "
+        "als Mandantin nur die für dich freigegebenen.",
+        parameters=[AKTE_FILTER],
+    )
+)
 class DokumentListApi(WriteRateLimitMixin, generics.ListAPIView):
     serializer_class = DokumentSerializer
     parser_classes = [parsers.MultiPartParser, parsers.FormParser]
@@ -76,7 +92,14 @@ class DokumentListApi(WriteRateLimitMixin, generics.ListAPIView):
     def get_queryset(self) -> Any:
         return selectors.dokument_list(user=request_user(self.request), akte_id=_akte_param(self.request))
 
-    @extend_schema(request=DokumentUploadSerializer, responses={201: DokumentDetailSerializer})
+    @api_doc(
+        summary="Dokument hochladen",
+        description="Lädt eine Datei (PDF, Word, Text oder Markdown) zu einer Akte hoch; der Text wird im "
+        "Hintergrund erkannt, ein Fehler dabei steht am Dokument. Nur für Mitarbeitende der Kanzlei; "
+        "die Akte muss für dich sichtbar sein (sonst 404).",
+        request=DokumentUploadSerializer,
+        responses={201: DokumentDetailSerializer},
+    )
     def post(self, request: Request) -> Response:
         serializer = DokumentUploadSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -101,6 +124,11 @@ class DokumentListApi(WriteRateLimitMixin, generics.ListAPIView):
         return Response(DokumentDetailSerializer(dokument).data, status=status.HTTP_201_CREATED)
 
 
+@api_doc(
+    summary="Dokument abrufen",
+    description="Ein Dokument mit seinen Angaben und dem erkannten Text.",
+    parameters=[path_id("des Dokuments")],
+)
 class DokumentDetailApi(generics.RetrieveAPIView):
     serializer_class = DokumentDetailSerializer
 
@@ -109,7 +137,12 @@ class DokumentDetailApi(generics.RetrieveAPIView):
 
 
 class DokumentDownloadApi(APIView):
-    @extend_schema(responses={(200, "application/octet-stream"): bytes})
+    @api_doc(
+        summary="Dokument herunterladen",
+        description="Die gespeicherte Datei des Dokuments, so wie sie hochgeladen oder übernommen wurde.",
+        parameters=[path_id("des Dokuments")],
+        responses={(200, "application/octet-stream"): bytes},
+    )
     def get(self, request: Request, pk: int) -> FileResponse:
         dokument = selectors.dokument_list(user=request_user(request)).filter(pk=pk).first()
         if dokument is None:
@@ -122,12 +155,14 @@ class DokumentDownloadApi(APIView):
         )
 
 
-@extend_schema(
+@api_doc(
+    summary="Fristen, Termine und Wiedervorlagen auflisten",
+    description="Die Kalendereinträge der Akten, die du sehen darfst; als Mandantin nur die Termine.",
     parameters=[
-        AKTE_PARAM,
-        OpenApiParameter("typ", str, enum=["FRIST", "TERMIN", "WIEDERVORLAGE"]),
-        OpenApiParameter("offen", bool),
-    ]
+        AKTE_FILTER,
+        OpenApiParameter("typ", str, enum=["FRIST", "TERMIN", "WIEDERVORLAGE"], description="Nur Einträge dieser Art."),
+        OpenApiParameter("offen", bool, description="true: nur offene Einträge, false: nur erledigte; ohne: alle."),
+    ],
 )
 class KalenderListApi(generics.ListAPIView):
     serializer_class = KalenderEintragSerializer
@@ -143,6 +178,11 @@ class KalenderListApi(generics.ListAPIView):
         )
 
 
+@api_doc(
+    summary="Frist, Termin oder Wiedervorlage abrufen",
+    description="Ein Kalendereintrag mit Datum, Art und Erledigung.",
+    parameters=[path_id("des Kalendereintrags")],
+)
 class KalenderDetailApi(generics.RetrieveAPIView):
     serializer_class = KalenderEintragSerializer
 
@@ -150,7 +190,11 @@ class KalenderDetailApi(generics.RetrieveAPIView):
         return selectors.kalender_list(user=request_user(self.request))
 
 
-@extend_schema(parameters=[AKTE_PARAM])
+@api_doc(
+    summary="Zeiterfassungen auflisten",
+    description="Die erfassten Zeiten der Akten, die du sehen darfst (nicht für Mandanten).",
+    parameters=[AKTE_FILTER],
+)
 class ZeiterfassungListApi(generics.ListAPIView):
     serializer_class = ZeiterfassungSerializer
 
@@ -158,6 +202,11 @@ class ZeiterfassungListApi(generics.ListAPIView):
         return selectors.zeiterfassung_list(user=request_user(self.request), akte_id=_akte_param(self.request))
 
 
+@api_doc(
+    summary="Zeiterfassung abrufen",
+    description="Ein Eintrag der Zeiterfassung mit Dauer, Tätigkeit und Person.",
+    parameters=[path_id("der Zeiterfassung")],
+)
 class ZeiterfassungDetailApi(generics.RetrieveAPIView):
     serializer_class = ZeiterfassungSerializer
 
@@ -165,7 +214,11 @@ class ZeiterfassungDetailApi(generics.RetrieveAPIView):
         return selectors.zeiterfassung_list(user=request_user(self.request))
 
 
-@extend_schema(parameters=[AKTE_PARAM])
+@api_doc(
+    summary="Notizen auflisten",
+    description="Die Notizen der Akten, die du sehen darfst, und deine eigenen allgemeinen Notizen (nicht für Mandanten).",
+    parameters=[AKTE_FILTER],
+)
 class NotizListApi(generics.ListAPIView):
     serializer_class = NotizSerializer
 
@@ -173,6 +226,11 @@ class NotizListApi(generics.ListAPIView):
         return selectors.notiz_list(user=request_user(self.request), akte_id=_akte_param(self.request))
 
 
+@api_doc(
+    summary="Notiz abrufen",
+    description="Eine Notiz mit Text, Autorin oder Autor und Zeitpunkt.",
+    parameters=[path_id("der Notiz")],
+)
 class NotizDetailApi(generics.RetrieveAPIView):
     serializer_class = NotizSerializer
 

@@ -34,7 +34,12 @@ class HelenaDraftAdmin(VisibleToAdminMixin, admin.ModelAdmin):
     # at a time, through drafts.services. Rejecting (also in bulk) is the way to discard; no deleting.
     actions = ["reject_selected"]
     change_form_template = "admin/drafts/helenadraft/change_form.html"
-    readonly_fields = [f.name for f in HelenaDraft._meta.fields]
+    # the record an approval created, by name and with its link, instead of a content type and an id
+    readonly_fields = [
+        *(f.name for f in HelenaDraft._meta.fields if f.name not in ("result_content_type", "result_object_id")),
+        "angelegter_datensatz",
+    ]
+    exclude = ["result_content_type", "result_object_id"]
 
     # Drafts change only through the services (accept/edit/reject/undo), never by a form.
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -45,6 +50,14 @@ class HelenaDraftAdmin(VisibleToAdminMixin, admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
         return False
+
+    @admin.display(description="Angelegter Datensatz")
+    def angelegter_datensatz(self, obj: HelenaDraft) -> str:
+        if obj.result_content_type is None:
+            return "–"
+        model = obj.result_content_type.model_class()
+        label = model._meta.verbose_name if model else obj.result_content_type.model
+        return f"{label} Nr. {obj.result_object_id}"
 
     def get_urls(self) -> list[Any]:
         accept = self.admin_site.admin_view(require_POST(self.accept_view))

@@ -10,8 +10,8 @@ api_urlpatterns = [
     path("drafts/<int:pk>/undo/", api.DraftUndoApi.as_view(), name="api-draft-undo"),
     path("alerts/", api.AlertListApi.as_view(), name="api-alert-list"),
     path("alerts/<int:pk>/", api.AlertDetailApi.as_view(), name="api-alert-detail"),
-    path("alerts/<int:pk>/read/", api.AlertActionApi.as_view(alert_action="read"), name="api-alert-read"),
-    path("alerts/<int:pk>/dismiss/", api.AlertActionApi.as_view(alert_action="dismiss"), name="api-alert-dismiss"),
+    path("alerts/<int:pk>/read/", api.AlertReadApi.as_view(), name="api-alert-read"),
+    path("alerts/<int:pk>/dismiss/", api.AlertDismissApi.as_view(), name="api-alert-dismiss"),
 ]
 
 page_urlpatterns = [

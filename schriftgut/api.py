@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import Http404, HttpResponse
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework import parsers, serializers, status
 from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.request import Request
@@ -20,6 +20,7 @@ from drafts.schemas import validate_payload
 from drafts.serializers import DraftSerializer
 from drafts.services import DraftError
 from helena.api import WriteRateLimitMixin, request_user
+from helena.api_docs import AUSGABE_PARAM, api_doc, path_id
 
 from . import antworten, selectors, services
 from .vorlagen import VorlagenFehler
@@ -61,8 +62,17 @@ def entwurf_rendern(draft: HelenaDraft) -> services.Schriftstueck:
     )
 
 
+DATEI = {(200, "application/octet-stream"): bytes}
+
+
 class EntwurfDateiApi(APIView):
-    @extend_schema(responses={(200, "application/octet-stream"): bytes})
+    @api_doc(
+        summary="Entwurf als Word oder PDF",
+        description="Ein Dokument- oder Kostennoten-Entwurf, gesetzt wie bei der Übernahme: auf dem Briefkopf "
+        "der Kanzlei, als Word-Datei oder PDF (eine Kostennote noch ohne Rechnungsnummer).",
+        parameters=[path_id("des Entwurfs"), AUSGABE_PARAM],
+        responses=DATEI,
+    )
     def get(self, request: Request, pk: int, ausgabe: str) -> HttpResponse:
         _format(ausgabe)
         draft = selectors.entwurf_get(user=request.user, pk=pk)
@@ -75,7 +85,13 @@ class EntwurfDateiApi(APIView):
 
 
 class DokumentDateiApi(APIView):
-    @extend_schema(responses={(200, "application/octet-stream"): bytes})
+    @api_doc(
+        summary="Dokument als Word oder PDF",
+        description="Ein Dokument der Akte als Word-Datei oder PDF; Text und Markdown werden auf dem Briefkopf "
+        "gesetzt. Ein hochgeladenes PDF gibt es nur als PDF.",
+        parameters=[path_id("des Dokuments"), AUSGABE_PARAM],
+        responses=DATEI,
+    )
     def get(self, request: Request, pk: int, ausgabe: str) -> HttpResponse:
         _format(ausgabe)
         dokument = selectors.dokument_get(user=request.user, pk=pk)
@@ -132,12 +148,25 @@ def _versionen(dokument: Dokument, *, user: Any) -> list[dict[str, Any]]:
 class VersionenApi(WriteRateLimitMixin, APIView):
     parser_classes = [parsers.JSONParser, parsers.MultiPartParser, parsers.FormParser]
 
-    @extend_schema(responses=VersionSerializer(many=True))
+    @api_doc(
+        summary="Versionen eines Dokuments auflisten",
+        description="Alle Fassungen eines Dokuments, neueste zuerst, mit Person, Zeitpunkt und Download-Adresse. "
+        "Eine Mandantin erhält keine früheren Versionen.",
+        parameters=[path_id("des Dokuments")],
+        responses=VersionSerializer(many=True),
+    )
     def get(self, request: Request, pk: int) -> Response:
         dokument = selectors.dokument_get(user=request.user, pk=pk)
         return Response(VersionSerializer(_versionen(dokument, user=request.user), many=True).data)
 
-    @extend_schema(request=NeueVersionSerializer, responses={201: VersionSerializer(many=True)})
+    @api_doc(
+        summary="Neue Version eines Dokuments anlegen",
+        description="Legt eine neue Fassung an, aus Markdown (inhalt_markdown) oder einer Datei (datei). "
+        "Nur für Mitarbeitende der Kanzlei. Antwortet mit allen Versionen.",
+        parameters=[path_id("des Dokuments")],
+        request=NeueVersionSerializer,
+        responses={201: VersionSerializer(many=True)},
+    )
     def post(self, request: Request, pk: int) -> Response:
         serializer = NeueVersionSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -160,7 +189,20 @@ class VersionenApi(WriteRateLimitMixin, APIView):
 
 
 class VersionDownloadApi(APIView):
-    @extend_schema(responses={(200, "application/octet-stream"): bytes})
+    @api_doc(
+        summary="Version eines Dokuments herunterladen",
+        description="Die Datei einer bestimmten Fassung des Dokuments.",
+        parameters=[
+            path_id("des Dokuments"),
+            OpenApiParameter(
+                "nummer",
+                int,
+                OpenApiParameter.PATH,
+                description="Die Nummer der Version (1 ist die erste Fassung). Unbekannt oder nicht sichtbar: 404.",
+            ),
+        ],
+        responses=DATEI,
+    )
     def get(self, request: Request, pk: int, nummer: int) -> HttpResponse:
         version = selectors.version_get(user=request.user, dokument_pk=pk, nummer=nummer)
         with version.datei.open("rb") as handle:
@@ -177,7 +219,15 @@ class AntwortAlsDokumentSerializer(serializers.Serializer):
 class AntwortAlsDokumentApi(WriteRateLimitMixin, APIView):
     """„Als Word speichern“ under a chat answer: a document draft of the run's Akte."""
 
-    @extend_schema(request=AntwortAlsDokumentSerializer, responses={201: DraftSerializer})
+    @api_doc(
+        summary="Antwort von Helena als Dokument-Entwurf",
+        description="„Als Word speichern“ unter einer Antwort im Chat: legt aus der Antwort eines Laufs einen "
+        "Dokument-Entwurf in dessen Akte an (zur Prüfung, nichts wird endgültig gespeichert). "
+        "Nur für Mitarbeitende der Kanzlei.",
+        parameters=[path_id("des Helena-Laufs, dessen Antwort gespeichert wird", "run_id")],
+        request=AntwortAlsDokumentSerializer,
+        responses={201: DraftSerializer},
+    )
     def post(self, request: Request, run_id: int) -> Response:
         serializer = AntwortAlsDokumentSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)

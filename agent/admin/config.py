@@ -8,6 +8,7 @@ recorded in ConfigChange with who, when, before and after.
 from __future__ import annotations
 
 import asyncio
+import datetime
 import json
 import time
 from typing import Any
@@ -22,6 +23,9 @@ from django.forms.models import model_to_dict
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
+from django.utils import timezone
+from django.utils.dateformat import format as date_format
+from django.utils.dateparse import parse_datetime
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
@@ -123,8 +127,26 @@ def tier_connection_test(tier: TierConfig) -> tuple[bool, str]:
     return True, MSG_TEST_OK.format(tier=tier.tier, model=tier.model, ms=ms, answer=answer)
 
 
+PSEUDONYMIZE_CHOICES = [
+    ("", "Standard: an bei Cloud-Modellen, aus bei lokalen Modellen"),
+    ("true", "immer an"),
+    ("false", "aus"),
+]
+
+
+def pseudonymize_in_force(tier: TierConfig) -> str:
+    """What applies to `tier`, said explicitly (the stored value may be empty: the default)."""
+    from agent.runs.routes import pseudonymize_tier
+
+    state = "an" if pseudonymize_tier(tier) else "aus"
+    if tier.pseudonymize is not None:
+        return f"{state} (eigene Einstellung)"
+    return f"{state} (Standard für {'Cloud-Modelle' if tier.is_cloud else 'lokale Modelle'})"
+
+
 class TierConfigForm(forms.ModelForm):
-    """The cloud task types as checkboxes with German names, not as JSON."""
+    """The cloud task types as checkboxes with German names, not as JSON; the pseudonymisation with
+    its default written out."""
 
     cloud_task_types = forms.MultipleChoiceField(
         label="Erlaubte Aufgabentypen (Cloud)",
@@ -133,19 +155,50 @@ class TierConfigForm(forms.ModelForm):
         required=False,
         help_text="Keiner angehakt: alle Aufgabentypen dürfen diese Stufe nutzen.",
     )
+    pseudonymize = forms.TypedChoiceField(
+        label="Mandantendaten pseudonymisieren",
+        choices=PSEUDONYMIZE_CHOICES,
+        coerce=lambda value: value == "true",
+        empty_value=None,
+        required=False,
+        help_text="Pseudonymisiert ersetzt Helena Namen, Anschriften, Kontaktdaten und fremde Aktenzeichen durch "
+        "Platzhalter, bevor etwas an das Modell geht; die Antwort erhält die echten Werte zurück.",
+    )
 
     class Meta:
         model = TierConfig
         fields = [f.name for f in TierConfig._meta.fields if f.editable and not f.primary_key]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        stored = self.instance.pseudonymize
+        self.initial["pseudonymize"] = "" if stored is None else ("true" if stored else "false")
+        if self.instance.pk is not None:
+            field = self.fields["pseudonymize"]
+            field.help_text = f"{field.help_text} Für diese Stufe gilt jetzt: {pseudonymize_in_force(self.instance)}."
 
 
 @admin.register(TierConfig)
 class TierConfigAdmin(ConfigAuditAdmin):
     form = TierConfigForm
     change_form_template = "admin/agent/tierconfig/change_form.html"
-    list_display = ["tier", "name", "provider", "model", "base_url", "enabled", "is_cloud", "cloud_agreement_on_file"]
+    list_display = [
+        "tier",
+        "name",
+        "provider",
+        "model",
+        "base_url",
+        "enabled",
+        "is_cloud",
+        "cloud_agreement_on_file",
+        "pseudonymisierung",
+    ]
     list_filter = ["enabled", "provider", "is_cloud"]
     actions = ["test_connection"]
+
+    @admin.display(description="Pseudonymisierung")
+    def pseudonymisierung(self, obj: TierConfig) -> str:
+        return pseudonymize_in_force(obj)
 
     def get_urls(self) -> list[Any]:
         own = [
@@ -198,8 +251,23 @@ class EngineConfigAdmin(ConfigAuditAdmin):
         return False
 
 
+class RateLimitForm(forms.ModelForm):
+    class Meta:
+        model = RateLimit
+        fields = ["role", "runs_per_hour"]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        from agent.runs.ratelimit import DEFAULT_RUNS_PER_HOUR
+        from akten.models import Role
+
+        super().__init__(*args, **kwargs)
+        defaults = ", ".join(f"{label} {DEFAULT_RUNS_PER_HOUR.get(code, '–')}" for code, label in Role.choices)
+        self.fields["runs_per_hour"].help_text = f"Ohne eigene Einstellung gilt der Standard je Rolle: {defaults}."
+
+
 @admin.register(RateLimit)
 class RateLimitAdmin(ConfigAuditAdmin):
+    form = RateLimitForm
     list_display = ["role", "runs_per_hour"]
 
     def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
@@ -216,7 +284,17 @@ class RateLimitAdmin(ConfigAuditAdmin):
             }
             for code, label in Role.choices
         ]
-        return super().changelist_view(request, {**(extra_context or {}), "limits_in_force": in_force})
+        from django.conf import settings
+
+        other_limits = [
+            {"what": what, "limit": getattr(settings, env), "env": env}
+            for what, env in (
+                ("Anmeldeversuche je IP-Adresse", "HELENA_RATELIMIT_LOGIN"),
+                ("Schreibende API-Aufrufe je Benutzer", "HELENA_RATELIMIT_WRITE"),
+            )
+        ]
+        context = {**(extra_context or {}), "limits_in_force": in_force, "other_limits": other_limits}
+        return super().changelist_view(request, context)
 
 
 def _readable(value: Any) -> str:
@@ -224,9 +302,20 @@ def _readable(value: Any) -> str:
         return "–"
     if isinstance(value, bool):
         return "ja" if value else "nein"
+    if isinstance(value, str) and (moment := _iso_datetime(value)) is not None:
+        # stored as UTC ISO text; shown like every other time of the admin (Europe/Berlin)
+        return date_format(timezone.localtime(moment), "d.m.Y, H:i:s")
     if isinstance(value, list):
         return ", ".join(str(v) for v in value) or "–"
     return str(value)
+
+
+def _iso_datetime(text: str) -> datetime.datetime | None:
+    try:
+        moment = parse_datetime(text) if "T" in text else None
+    except ValueError:
+        return None
+    return moment if moment is not None and timezone.is_aware(moment) else None
 
 
 @admin.register(ConfigChange)

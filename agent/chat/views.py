@@ -120,11 +120,14 @@ def conversation_rename(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 def conversation_delete(request: HttpRequest, pk: int) -> HttpResponse:
-    """GET asks for confirmation (a page of its own, works without JavaScript); POST deletes."""
+    """GET asks for confirmation (a page of its own, works without JavaScript); POST deletes. The chat
+    script posts only after its undo time has passed and asks for JSON (helena-conversations.js)."""
     conversation = selectors.conversation_get(user=request_user(request), pk=pk)
     if request.method != "POST":
         return render(request, "agent/conversation_delete.html", {"conversation": conversation})
     conversations.conversation_delete(conversation=conversation)
+    if "application/json" in request.headers.get("Accept", ""):
+        return JsonResponse({"deleted": pk})
     messages.info(request, "Das Gespräch wurde gelöscht.")
     return redirect("helena-chat")
 

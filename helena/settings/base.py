@@ -120,6 +120,8 @@ LOGIN_REDIRECT_URL = "start"
 LOGOUT_REDIRECT_URL = "login"
 
 LANGUAGE_CODE = "de"
+# German for what Django and django-tasks-db leave untranslated (locale/de/LC_MESSAGES/django.po)
+LOCALE_PATHS = [BASE_DIR / "locale"]
 LANGUAGES = [("de", _("Deutsch"))]
 TIME_ZONE = "Europe/Berlin"
 USE_I18N = True
@@ -194,7 +196,7 @@ REST_FRAMEWORK = {
     # records past the access rule). The documentation lives at /api/docs/.
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "helena.api_docs.HelenaAutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "helena.api.exception_handler",
@@ -202,7 +204,10 @@ REST_FRAMEWORK = {
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Helena API",
-    "DESCRIPTION": "Akten, Dokumente, Fristen, Zeiterfassung, Notizen, Entwürfe und Hinweise.",
+    # German texts for the people who use the API (helena/api_docs.py); never the developers' docstrings
+    "DESCRIPTION": "Akten, Dokumente, Fristen, Zeiterfassung, Notizen, Entwürfe, Hinweise und Recherche.",
+    "DISABLE_DOCSTRING_DESCRIPTIONS": True,
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "helena.api_docs.schema_texts"],
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],

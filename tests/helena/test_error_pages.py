@@ -14,6 +14,27 @@ def test_server_error_page_is_german_styled_and_has_navigation():
     assert "Da ist etwas schiefgegangen" in html and 'href="/"' in html and "helena.css" in html
 
 
+def test_a_server_error_answers_the_styled_page_with_navigation_and_json_under_api(monkeypatch):
+    """Through Django's real handler500 (DEBUG off), not only the template."""
+    from akten import selectors
+
+    def broken(**kwargs):
+        raise RuntimeError("kaputt")
+
+    monkeypatch.setattr(selectors, "akte_list", broken)
+    client = Client(raise_request_exception=False)
+    client.force_login(UserFactory())
+
+    page = client.get("/")
+    api = client.get("/api/akten/")
+
+    assert page.status_code == 500
+    body = page.content.decode()
+    assert "Da ist etwas schiefgegangen" in body and 'aria-label="Hauptnavigation"' in body and "kaputt" not in body
+    assert api.status_code == 500 and api["Content-Type"] == "application/json"
+    assert api.json()["detail"].startswith("Es ist ein interner Fehler aufgetreten.")
+
+
 def test_csrf_failure_is_a_german_page_in_du_form():
     client = Client(enforce_csrf_checks=True)
     client.force_login(UserFactory())

@@ -149,6 +149,20 @@ def test_delete_asks_for_confirmation_first_and_only_for_my_own(client):
     assert not Conversation.objects.filter(pk=conversation.pk).exists()
 
 
+def test_delete_answers_json_to_the_undo_script_and_every_list_entry_has_its_delete_link(client):
+    user = UserFactory(role=Role.ANWALT)
+    conversation, _run, _message = answered(user, title="Altes Gespräch")
+    client.force_login(user)
+
+    page = client.get("/helena/").content.decode()
+    deleted = client.post(f"/helena/gespraeche/{conversation.pk}/loeschen/", HTTP_ACCEPT="application/json")
+
+    assert f'data-delete-url="/helena/gespraeche/{conversation.pk}/loeschen/"' in page
+    assert "Gespräch „Altes Gespräch“ löschen" in page and 'id="undo-toast"' in page
+    assert deleted.status_code == 200 and deleted.json() == {"deleted": conversation.pk}
+    assert not Conversation.objects.filter(pk=conversation.pk).exists()
+
+
 def test_a_new_conversation_is_titled_by_the_question_cut_after_a_whole_word():
     akte = AkteFactory()
     text = "Bitte prüfe die Kündigungsfrist im Mietvertrag von Herrn Müller und die Zustellung durch einen Boten"

@@ -1,0 +1,94 @@
+"""The admin parts that belong to no app: user groups with German permission names, the background
+tasks of django-tasks-db under German names, German yes/no icons. Together with the catalogue in
+locale/de/ the admin of a Kanzlei shows no English leftovers."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.contrib import admin
+from django.contrib.admin.templatetags import admin_list
+from django.contrib.auth.admin import GroupAdmin as BaseGroupAdmin
+from django.contrib.auth.models import Group
+from django.templatetags.static import static
+from django.utils.html import format_html
+from django_tasks_db.admin import DBTaskResultAdmin
+from django_tasks_db.models import DBTaskResult
+
+from akten.admin_mixins import GermanPermissionsMixin
+
+CODE_FIELDS = {
+    "task_path": "task_path_code",
+    "args_kwargs": "args_kwargs_code",
+    "return_value": "return_value_code",
+    "exception_class_path": "exception_class_path_code",
+}
+BOOLEAN_ALT = {True: "ja", False: "nein", None: "unbekannt"}
+
+
+admin.site.unregister(Group)
+
+
+@admin.register(Group)
+class GroupAdmin(GermanPermissionsMixin, BaseGroupAdmin):
+    pass
+
+
+admin.site.unregister(DBTaskResult)
+
+
+@admin.register(DBTaskResult)
+class TaskResultAdmin(DBTaskResultAdmin):
+    """django-tasks-db's admin (read-only) with German column names."""
+
+    list_display = ("id", "aufgabe", "status", "enqueued_at", "started_at", "finished_at", "priority", "queue_name")
+
+    @admin.display(description="Aufgabe")
+    def aufgabe(self, obj: DBTaskResult) -> str:
+        return format_html("<code>{}</code>", obj.task_name)
+
+    def get_readonly_fields(self, request: Any, obj: DBTaskResult | None = None) -> list[str]:
+        # technical values (Python paths, arguments) as code, not as text to read
+        return [CODE_FIELDS.get(name, name) for name in super().get_readonly_fields(request, obj)]
+
+    @admin.display(description="Aufgabe (Python-Pfad)")
+    def task_path_code(self, obj: DBTaskResult) -> str:
+        return format_html("<code>{}</code>", obj.task_path)
+
+    @admin.display(description="Argumente")
+    def args_kwargs_code(self, obj: DBTaskResult) -> str:
+        return format_html("<code>{}</code>", json.dumps(obj.args_kwargs, ensure_ascii=False))
+
+    @admin.display(description="Rückgabewert")
+    def return_value_code(self, obj: DBTaskResult) -> str:
+        return format_html("<code>{}</code>", json.dumps(obj.return_value, ensure_ascii=False))
+
+    @admin.display(description="Fehlerart (Python-Pfad)")
+    def exception_class_path_code(self, obj: DBTaskResult) -> str:
+        return format_html("<code>{}</code>", obj.exception_class_path or "–")
+
+    @admin.display(description="Fehlerverlauf")
+    def formatted_traceback(self, obj: DBTaskResult) -> str:
+        return super().formatted_traceback(obj)
+
+    @admin.display(description="frühestens ausführen ab")
+    def display_run_after(self, obj: DBTaskResult) -> Any:
+        return super().display_run_after(obj)
+
+
+def _task_result_str(self: DBTaskResult) -> str:
+    return f"Hintergrundaufgabe {self.pk}"
+
+
+# Titles and breadcrumbs name the row by str(); django-tasks-db leaves Django's English default.
+DBTaskResult.__str__ = _task_result_str  # type: ignore[method-assign,assignment]
+
+
+def _boolean_icon(field_val: bool | None) -> str:
+    """Django's yes/no icon with a German text for screen readers (Django writes „True“/„False“)."""
+    icon_url = static("admin/img/icon-{}.svg".format({True: "yes", False: "no", None: "unknown"}[field_val]))
+    return format_html('<img src="{}" alt="{}">', icon_url, BOOLEAN_ALT[field_val])
+
+
+admin_list._boolean_icon = _boolean_icon  # type: ignore[attr-defined]
