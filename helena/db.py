@@ -2,23 +2,69 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 from django.db import connection, transaction
 
+_trace_thread = threading.local()
+
 
 @contextmanager
-def trace_write() -> Iterator[None]:
+def trace_thread() -> Iterator[None]:
+    """Within: the calling thread is a trace writer, its connection serves trace rows only.
+
+    Its sessions then run with `synchronous_commit = off`, set once per (re)connection by
+    `trace_write` instead of a `SET LOCAL` round trip in every transaction. Only for threads that
+    write nothing a user relies on (agent/runs/events.py, the event writer); a thread that also
+    writes drafts or a run's final state must not use it. With Django's connection pool the
+    setting would travel with the pooled connection to other threads, so there every transaction
+    sets it locally, as in any other thread.
+    """
+    _trace_thread.enabled = True
+    try:
+        yield
+    finally:
+        _trace_thread.enabled = False
+        prepared, _trace_thread.prepared = getattr(_trace_thread, "prepared", None), None
+        if prepared is not None and prepared is connection.connection:
+            with connection.cursor() as cursor:  # the connection goes on serving other writes
+                cursor.execute("RESET synchronous_commit")
+
+
+def _session_off() -> bool:
+    """Whether this connection's session runs with synchronous_commit off: set here, once per
+    connection and outside any transaction, on a trace writer's connection."""
+    prepared = getattr(_trace_thread, "prepared", None)
+    if prepared is not None and prepared is connection.connection:
+        return True
+    if not getattr(_trace_thread, "enabled", False) or connection.in_atomic_block:
+        return False
+    if connection.settings_dict.get("OPTIONS", {}).get("pool"):
+        return False
+    connection.ensure_connection()
+    with connection.cursor() as cursor:
+        cursor.execute("SET synchronous_commit TO OFF")
+    _trace_thread.prepared = connection.connection
+    return True
+
+
+@contextmanager
+def trace_write(*, durable: bool = False) -> Iterator[None]:
     """A transaction for trace rows (run events, tool-call audit) that does not wait for its WAL
     flush (several milliseconds on a slow disk, per row).
 
-    After a crash of the database server the last few such rows (at most ~200 ms worth) could be
-    missing, never half-written; a crash of Helena itself loses nothing. Records a user relies on
-    (drafts, approvals, a run's final state and terminal event) are never written this way.
+    After a crash of the database server the last such rows (at most three times
+    `wal_writer_delay` worth, ~600 ms) could be missing, never half-written; a crash of Helena
+    itself loses nothing. Records a user relies on (drafts, approvals, a run's final state) are
+    never written this way. `durable=True` commits this one transaction synchronously, also on a
+    trace writer's connection (a run's terminal event, and the rows written with it): PostgreSQL
+    flushes the WAL in order, so the trace rows committed before it are then durable too.
     """
+    session_off = connection.vendor == "postgresql" and _session_off()
     with transaction.atomic():
-        if connection.vendor == "postgresql":
+        if connection.vendor == "postgresql" and durable == session_off:
             with connection.cursor() as cursor:
-                cursor.execute("SET LOCAL synchronous_commit TO OFF")
+                cursor.execute("SET LOCAL synchronous_commit TO ON" if durable else "SET LOCAL synchronous_commit TO OFF")
         yield

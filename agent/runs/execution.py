@@ -9,19 +9,19 @@ persists every event before publishing it.
 
 Cancellation reaches a running run two ways: in the same process at once (the cancel tokens of
 the runs executing here, `local_cancels`), across processes through `AgentRun.cancel_requested`,
-which the run polls every `CANCEL_POLL_SECONDS`. The same poll writes `heartbeat_at`, so
-`runs_fail_orphaned` (agent/runs/services.py) can tell a run whose worker died from one that is
-still working.
+which one poll per process reads for all its runs every `CANCEL_POLL_SECONDS`. The same poll
+writes `heartbeat_at`, so `runs_fail_orphaned` (agent/runs/services.py) can tell a run whose
+worker died from one that is still working.
 """
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import logging
 import os
+import threading
+import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from asgiref.sync import sync_to_async
@@ -62,7 +62,6 @@ DEMO_MAX_STEPS = 4
 
 # cancel tokens of the runs executing in this process (run id → token)
 local_cancels: dict[int, CancelToken] = {}
-_POLL_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="helena-cancel-poll")
 
 
 # -- execute -------------------------------------------------------------------------------------
@@ -215,37 +214,66 @@ def conversation_reply_save(run: AgentRun) -> None:
     Conversation.objects.filter(pk=run.conversation_id).update(updated_at=run.finished_at or timezone.now())
 
 
-def _poll(run_id: int, beat: bool) -> bool:
-    """Read `cancel_requested` (and write the heartbeat), on the poll thread's own connection."""
+def _poll(run_ids: list[int], beat: bool) -> list[int]:
+    """Which of `run_ids` have `cancel_requested` (and write the heartbeat of those RUNNING): two
+    queries at most, however many runs execute here."""
     try:
         if beat:
-            AgentRun.objects.filter(pk=run_id, status=AgentRun.Status.RUNNING).update(heartbeat_at=timezone.now())
-        return bool(AgentRun.objects.filter(pk=run_id).values_list("cancel_requested", flat=True).first())
+            AgentRun.objects.filter(pk__in=run_ids, status=AgentRun.Status.RUNNING).update(heartbeat_at=timezone.now())
+        return list(AgentRun.objects.filter(pk__in=run_ids, cancel_requested=True).values_list("pk", flat=True))
     except DatabaseError:
         connection.close()  # reconnect at the next poll
         raise
 
 
-def _poll_connection_close() -> None:
-    connection.close()
+class _CancelWatch:
+    """Polls the database for cancel requests of all runs executing in this process
+    (`local_cancels`): every CANCEL_POLL_SECONDS one query for all of them, every
+    HEARTBEAT_EVERY_POLLS-th poll one heartbeat UPDATE. On its own thread with one long-lived
+    connection (given back while no run executes here): a query per run and poll would put a
+    cancel behind hundreds of other runs' polls, and a poll must not wait for the runs' own
+    database work."""
+
+    def __init__(self) -> None:
+        self._wake = threading.Event()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def watch(self, run_id: int, cancel: CancelToken) -> None:
+        local_cancels[run_id] = cancel
+        with self._lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._work, name="helena-cancel-poll", daemon=True)
+                self._thread.start()
+        self._wake.set()
+
+    def unwatch(self, run_id: int) -> None:
+        local_cancels.pop(run_id, None)
+
+    def _work(self) -> None:
+        polls = 0
+        while True:
+            if not local_cancels:
+                connection.close()  # no run left to watch: give the connection back
+                self._wake.clear()
+                if not local_cancels:
+                    self._wake.wait()
+                continue
+            time.sleep(CANCEL_POLL_SECONDS)
+            runs = dict(local_cancels)
+            if not runs:
+                continue
+            polls += 1
+            try:
+                requested = _poll(list(runs), polls % HEARTBEAT_EVERY_POLLS == 0)
+            except Exception:
+                logger.warning("Abbruch-Abfrage für %s Läufe fehlgeschlagen", len(runs), exc_info=True)
+                continue
+            for run_id in requested:
+                runs[run_id].cancel()
 
 
-async def _watch(run_id: int, cancel: CancelToken) -> None:
-    """Poll the database for a cancel request every CANCEL_POLL_SECONDS. The polls of all runs of
-    this process share one thread with one long-lived connection: opening a connection per poll
-    costs more than the query, and the sync thread may be busy with the run's own writes."""
-    loop = asyncio.get_running_loop()
-    polls = 0
-    while not cancel.cancelled:
-        await asyncio.sleep(CANCEL_POLL_SECONDS)
-        polls += 1
-        try:
-            requested = await loop.run_in_executor(_POLL_THREAD, _poll, run_id, polls % HEARTBEAT_EVERY_POLLS == 0)
-        except Exception:
-            logger.warning("Abbruch-Abfrage für Lauf %s fehlgeschlagen", run_id, exc_info=True)
-            continue
-        if requested:
-            cancel.cancel()
+_cancel_watch = _CancelWatch()
 
 
 async def run_execute(
@@ -273,8 +301,7 @@ async def run_execute(
         logger.exception("Lauf %s konnte nicht starten", run_id)
         await sync_to_async(_run_fail_start)(run_id, f"{type(exc).__name__}: {exc}")
         return await sync_to_async(AgentRun.objects.get)(pk=run_id)
-    local_cancels[run_id] = cancel
-    watcher = asyncio.create_task(_watch(run_id, cancel))
+    _cancel_watch.watch(run_id, cancel)
 
     async def finish(outcome: RunOutcome) -> None:
         if prepared.first_contact and outcome.answer and outcome.status != RunStatus.CANCELLED:
@@ -303,9 +330,5 @@ async def run_execute(
             await sink.flush()
         except Exception:
             logger.exception("Lauf %s: letztes Ereignis nicht gespeichert", run_id)
-        watcher.cancel()
-        local_cancels.pop(run_id, None)
-        if not local_cancels:
-            # no run left to watch: give the poll connection back
-            await asyncio.get_running_loop().run_in_executor(_POLL_THREAD, _poll_connection_close)
+        _cancel_watch.unwatch(run_id)
     return await sync_to_async(AgentRun.objects.get)(pk=run_id)

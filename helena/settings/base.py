@@ -230,6 +230,9 @@ HELENA_APPROVER_ROLES = env_list("HELENA_APPROVER_ROLES", "ADMIN,ANWALT,SACHBEAR
 HELENA_DRAFT_UNDO_SECONDS = int(os.environ.get("HELENA_DRAFT_UNDO_SECONDS", "120"))
 # Every worker and web process marks runs of dead processes FAILED this often (agent/orphans.py).
 HELENA_ORPHAN_SWEEP_SECONDS = float(os.environ.get("HELENA_ORPHAN_SWEEP_SECONDS", "5"))
+# Events a run may have emitted and not yet written and published; past that the engine waits
+# (agent/runs/events.py), so a cancel or the end of a run never queues behind a long backlog.
+HELENA_EVENT_BACKLOG = int(os.environ.get("HELENA_EVENT_BACKLOG", "16"))
 
 # Prometheus scrapes /metrics with `Authorization: Bearer <token>` (an ADMIN session works too).
 HELENA_METRICS_TOKEN = os.environ.get("HELENA_METRICS_TOKEN", "")

@@ -1,0 +1,54 @@
+"""helena.db.trace_write: trace rows skip the WAL flush, with one session setting per trace connection."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from helena.db import trace_thread, trace_write
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _setting() -> str:
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW synchronous_commit")
+        return str(cursor.fetchone()[0])
+
+
+def _sets(queries: CaptureQueriesContext) -> list[str]:
+    return [q["sql"] for q in queries.captured_queries if q["sql"].startswith(("SET", "RESET"))]
+
+
+def test_a_trace_thread_sets_synchronous_commit_once_per_connection_and_durable_writes_commit_synchronously():
+    connection.close()
+    with CaptureQueriesContext(connection) as queries:
+        with trace_thread():
+            for _ in range(3):
+                with trace_write():
+                    assert _setting() == "off"
+            with trace_write(durable=True):
+                assert _setting() == "on"
+            assert _setting() == "off"  # the session keeps its setting after a durable write
+            connection.close()
+            with trace_write():  # a new connection gets the setting again
+                assert _setting() == "off"
+        assert _setting() == "on"  # the thread's connection serves other writes again
+    assert _sets(queries) == [
+        "SET synchronous_commit TO OFF",
+        "SET LOCAL synchronous_commit TO ON",
+        "SET synchronous_commit TO OFF",
+        "RESET synchronous_commit",
+    ]
+
+
+def test_outside_a_trace_thread_each_trace_transaction_sets_it_locally():
+    with CaptureQueriesContext(connection) as queries:
+        for _ in range(2):
+            with trace_write():
+                assert _setting() == "off"
+        with trace_write(durable=True):
+            assert _setting() == "on"
+        assert _setting() == "on"
+    assert _sets(queries) == ["SET LOCAL synchronous_commit TO OFF"] * 2
