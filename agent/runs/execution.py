@@ -16,16 +16,18 @@ worker died from one that is still working.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 import os
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
-from asgiref.sync import sync_to_async
-from django.db import DatabaseError, connection, transaction
+from django.db import DatabaseError, close_old_connections, connection, transaction
 from django.utils import timezone
 
 from agent.engine.budget import estimate_tokens
@@ -53,8 +55,8 @@ ERR_START = "Der Auftrag konnte nicht starten: {error}"
 REPLY_CANCELLED = "_Abgebrochen, bevor Helena geantwortet hat._"
 REPLY_NONE = "_Helena hat keine Antwort gegeben._"
 
-CANCEL_POLL_SECONDS = 0.2
-HEARTBEAT_EVERY_POLLS = 5
+CANCEL_POLL_SECONDS = 0.1
+HEARTBEAT_EVERY_POLLS = 10
 # earlier turns of the conversation may fill at most this share of the model's window
 HISTORY_SHARE = 0.25
 HISTORY_MAX_MESSAGES = 20
@@ -62,6 +64,27 @@ DEMO_MAX_STEPS = 4
 
 # cancel tokens of the runs executing in this process (run id → token)
 local_cancels: dict[int, CancelToken] = {}
+# A run's own database work (claim, preparation, final state) runs on these threads, not on the
+# process-wide sync thread of sync_to_async that the web process's consumers share: a cancelled
+# run's final write must not queue behind other runs' preparation or a page's queries.
+_RUN_THREADS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="helena-run")
+T = TypeVar("T")
+
+
+async def _in_run_thread(fn: Callable[..., T], *args: Any) -> T:
+    return await asyncio.get_running_loop().run_in_executor(_RUN_THREADS, functools.partial(_own_connection, fn, *args))
+
+
+def _own_connection(fn: Callable[..., T], *args: Any) -> T:
+    close_old_connections()  # each thread keeps its connection for CONN_MAX_AGE, like a request
+    try:
+        return fn(*args)
+    finally:
+        close_old_connections()
+
+
+def _run_get(run_id: int) -> AgentRun:
+    return AgentRun.objects.get(pk=run_id)
 
 
 # -- execute -------------------------------------------------------------------------------------
@@ -292,25 +315,25 @@ async def run_execute(
     `client_factory` builds the client of a TierConfig (default: `client_for_tier`).
     """
     cancel = CancelToken()
-    claimed = await sync_to_async(_run_claim)(run_id)
+    claimed = await _in_run_thread(_run_claim, run_id)
     if claimed is None:
-        return await sync_to_async(AgentRun.objects.get)(pk=run_id)
+        return await _in_run_thread(_run_get, run_id)
     try:
-        prepared = await sync_to_async(_run_prepare)(claimed, cancel, client_factory)
+        prepared = await _in_run_thread(_run_prepare, claimed, cancel, client_factory)
     except Exception as exc:
         logger.exception("Lauf %s konnte nicht starten", run_id)
-        await sync_to_async(_run_fail_start)(run_id, f"{type(exc).__name__}: {exc}")
-        return await sync_to_async(AgentRun.objects.get)(pk=run_id)
+        await _in_run_thread(_run_fail_start, run_id, f"{type(exc).__name__}: {exc}")
+        return await _in_run_thread(_run_get, run_id)
     _cancel_watch.watch(run_id, cancel)
 
     async def finish(outcome: RunOutcome) -> None:
         if prepared.first_contact and outcome.answer and outcome.status != RunStatus.CANCELLED:
             outcome.answer = with_intro(outcome.answer)
-        await sync_to_async(_run_finish)(run_id, outcome)
+        await _in_run_thread(_run_finish, run_id, outcome)
         if outcome.answer:
             # Every norm and decision citation of the final answer is checked against the corpus;
             # the trace event (a step in the admin run view) counts those not in the corpus.
-            await sink.emit("answer.citations", **await sync_to_async(answer_citation_trace)(outcome.answer))
+            await sink.emit("answer.citations", **await _in_run_thread(answer_citation_trace, outcome.answer))
 
     sink = RunEventSink(prepared.run, publish, relay=relay)
     withheld = frozenset(all_tools()) - set(prepared.tools.names())
@@ -331,4 +354,4 @@ async def run_execute(
         except Exception:
             logger.exception("Lauf %s: letztes Ereignis nicht gespeichert", run_id)
         _cancel_watch.unwatch(run_id)
-    return await sync_to_async(AgentRun.objects.get)(pk=run_id)
+    return await _in_run_thread(_run_get, run_id)
