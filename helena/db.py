@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any
 
 from django.db import connection, transaction
 
@@ -50,6 +51,14 @@ def _session_off() -> bool:
     return True
 
 
+def _local_setting(*, durable: bool) -> str:
+    """The SET LOCAL a trace transaction needs on this connection, "" when its session already
+    commits that way. Call outside a transaction: a trace thread's session is prepared here."""
+    if connection.vendor != "postgresql" or durable != _session_off():
+        return ""
+    return "SET LOCAL synchronous_commit TO ON" if durable else "SET LOCAL synchronous_commit TO OFF"
+
+
 @contextmanager
 def trace_write(*, durable: bool = False) -> Iterator[None]:
     """A transaction for trace rows (run events, tool-call audit) that does not wait for its WAL
@@ -62,9 +71,28 @@ def trace_write(*, durable: bool = False) -> Iterator[None]:
     trace writer's connection (a run's terminal event, and the rows written with it): PostgreSQL
     flushes the WAL in order, so the trace rows committed before it are then durable too.
     """
-    session_off = connection.vendor == "postgresql" and _session_off()
+    setting = _local_setting(durable=durable)
     with transaction.atomic():
-        if connection.vendor == "postgresql" and durable == session_off:
+        if setting:
             with connection.cursor() as cursor:
-                cursor.execute("SET LOCAL synchronous_commit TO ON" if durable else "SET LOCAL synchronous_commit TO OFF")
+                cursor.execute(setting)
         yield
+
+
+def trace_execute(sql: str, params: Sequence[Any], *, durable: bool = False) -> list[tuple[Any, ...]]:
+    """One statement that writes trace rows, as its own transaction (autocommit, outside any
+    `atomic`), committed like `trace_write` commits (`durable` likewise); returns its rows
+    (RETURNING). One round trip: a SET LOCAL it needs is sent in the same query string, where both
+    run in one implicit transaction; `trace_write` would add BEGIN and COMMIT."""
+    setting = _local_setting(durable=durable)
+    if setting and connection.settings_dict.get("OPTIONS", {}).get("server_side_binding"):
+        # prepared statements take one command each
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(setting)
+            cursor.execute(sql, params)
+            return list(cursor.fetchall())
+    with connection.cursor() as cursor:
+        cursor.execute(f"{setting}; {sql}" if setting else sql, params)
+        if setting:
+            cursor.nextset()
+        return list(cursor.fetchall())

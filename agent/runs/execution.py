@@ -207,7 +207,7 @@ def _run_prepare(run: AgentRun, cancel: CancelToken, client_factory: Callable[[T
     )
 
 
-def _run_finish(run_id: int, outcome: RunOutcome) -> None:
+def _run_finish(run_id: int, outcome: RunOutcome) -> AgentRun:
     with transaction.atomic():
         run = AgentRun.objects.select_for_update().get(pk=run_id)
         run.status = AgentRun.Status(str(outcome.status))
@@ -225,6 +225,7 @@ def _run_finish(run_id: int, outcome: RunOutcome) -> None:
         run.finished_at = run.heartbeat_at = timezone.now()
         run.save()
         conversation_reply_save(run)
+    return run
 
 
 def conversation_reply_save(run: AgentRun) -> None:
@@ -325,11 +326,12 @@ async def run_execute(
         await _in_run_thread(_run_fail_start, run_id, f"{type(exc).__name__}: {exc}")
         return await _in_run_thread(_run_get, run_id)
     _cancel_watch.watch(run_id, cancel)
+    finished: list[AgentRun] = []
 
     async def finish(outcome: RunOutcome) -> None:
         if prepared.first_contact and outcome.answer and outcome.status != RunStatus.CANCELLED:
             outcome.answer = with_intro(outcome.answer)
-        await _in_run_thread(_run_finish, run_id, outcome)
+        finished.append(await _in_run_thread(_run_finish, run_id, outcome))
         if outcome.answer:
             # Every norm and decision citation of the final answer is checked against the corpus;
             # the trace event (a step in the admin run view) counts those not in the corpus.
@@ -354,4 +356,5 @@ async def run_execute(
         except Exception:
             logger.exception("Lauf %s: letztes Ereignis nicht gespeichert", run_id)
         _cancel_watch.unwatch(run_id)
-    return await _in_run_thread(_run_get, run_id)
+    # as saved before the terminal event: no further round trip between that event and the return
+    return finished[0] if finished else await _in_run_thread(_run_get, run_id)

@@ -6,7 +6,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from helena.db import trace_thread, trace_write
+from helena.db import trace_execute, trace_thread, trace_write
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -52,3 +52,24 @@ def test_outside_a_trace_thread_each_trace_transaction_sets_it_locally():
             assert _setting() == "on"
         assert _setting() == "on"
     assert _sets(queries) == ["SET LOCAL synchronous_commit TO OFF"] * 2
+
+
+def test_a_trace_statement_carries_its_setting_in_the_same_round_trip():
+    setting = "SELECT current_setting('synchronous_commit')"
+    connection.close()
+    with CaptureQueriesContext(connection) as queries:
+        assert trace_execute(setting, []) == [("off",)]  # SET LOCAL in front, one implicit transaction
+        assert trace_execute(setting, [], durable=True) == [("on",)]
+        with trace_thread():
+            assert trace_execute(setting, []) == [("off",)]
+            assert trace_execute(setting, [], durable=True) == [("on",)]
+            assert trace_execute(setting, []) == [("off",)]
+        assert _setting() == "on"
+    sent = [q["sql"] for q in queries.captured_queries if "current_setting" in q["sql"]]
+    assert sent == [
+        f"SET LOCAL synchronous_commit TO OFF; {setting}",
+        setting,
+        setting,
+        f"SET LOCAL synchronous_commit TO ON; {setting}",
+        setting,
+    ]
