@@ -8,6 +8,8 @@ from contextlib import contextmanager
 from typing import Any
 
 from django.db import connection, transaction
+from django.db.models import Model
+from django.db.models.sql import InsertQuery
 
 _trace_thread = threading.local()
 
@@ -80,10 +82,16 @@ def trace_write(*, durable: bool = False) -> Iterator[None]:
 
 
 def trace_execute(sql: str, params: Sequence[Any], *, durable: bool = False) -> list[tuple[Any, ...]]:
-    """One statement that writes trace rows, as its own transaction (autocommit, outside any
-    `atomic`), committed like `trace_write` commits (`durable` likewise); returns its rows
-    (RETURNING). One round trip: a SET LOCAL it needs is sent in the same query string, where both
-    run in one implicit transaction; `trace_write` would add BEGIN and COMMIT."""
+    """One statement that writes trace rows, as its own transaction, committed like `trace_write`
+    commits (`durable` likewise); returns its rows (RETURNING). One round trip: a SET LOCAL it
+    needs is sent in the same query string, where both run in one implicit transaction
+    (`trace_write` would add BEGIN and COMMIT). Inside an `atomic` block it is part of that
+    transaction, in a savepoint, and commits as that transaction does."""
+    if connection.in_atomic_block:
+        # called inside a transaction after all: a savepoint, so a failure leaves it usable
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return list(cursor.fetchall())
     setting = _local_setting(durable=durable)
     if setting and connection.settings_dict.get("OPTIONS", {}).get("server_side_binding"):
         # prepared statements take one command each
@@ -96,3 +104,18 @@ def trace_execute(sql: str, params: Sequence[Any], *, durable: bool = False) -> 
         if setting:
             cursor.nextset()
         return list(cursor.fetchall())
+
+
+def trace_insert(rows: Sequence[Model], *, durable: bool = False) -> None:
+    """INSERT trace `rows` (instances of one model) with `trace_execute`: one statement, one round
+    trip, its own transaction; sets their primary keys (auto_now_add fields are filled)."""
+    if not rows:
+        return
+    meta = rows[0]._meta
+    query = InsertQuery(type(rows[0]))
+    query.insert_values([f for f in meta.concrete_fields if f is not meta.auto_field], list(rows))
+    compiler = query.get_compiler(connection=connection)
+    compiler.returning_fields = [meta.pk]
+    ((sql, params),) = compiler.as_sql()
+    for row, (pk,) in zip(rows, trace_execute(sql, params, durable=durable), strict=True):
+        row.pk = pk

@@ -32,7 +32,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from agent.models import AgentRun, AgentStep
-from helena.db import trace_execute, trace_thread
+from helena.db import trace_insert, trace_thread
 
 if TYPE_CHECKING:
     from agent.models import AgentRun
@@ -49,6 +49,12 @@ HELD_EVENT_TYPES = frozenset({EventType.MODEL_RESPONSE, EventType.TOOL_RESULT})
 UNAWAITED_EVENT_TYPES = frozenset({EventType.STEP_STARTED, EventType.TOOL_CALL})
 # An event as emitted: its type and its payload with `at`.
 Pending = tuple[str, dict[str, Any]]
+
+
+def _jsonable(payload: dict[str, Any]) -> dict[str, Any]:
+    """The payload as it will read back from the JSONField (dates as ISO strings, Decimals as str)."""
+    result: dict[str, Any] = json.loads(json.dumps(payload, cls=DjangoJSONEncoder, ensure_ascii=False))
+    return result
 
 
 @dataclass(eq=False)
@@ -160,28 +166,25 @@ class EventWriter:
             AgentStep.objects.filter(run_id__in=unread).values("run_id").annotate(m=Max("seq")).values_list("run_id", "m")
         )
         seqs = {run: run.seq if run.seq is not None else last.get(run.run_id) or 0 for run in runs}
-        now = timezone.now()
-        params: list[Any] = []
+        rows: list[AgentStep] = []
         for job in jobs:
-            job.events = []
             for type, payload in job.batch:
                 seqs[job.run] += 1
-                text = json.dumps(payload, cls=DjangoJSONEncoder, ensure_ascii=False)
-                params += [job.run.run_id, seqs[job.run], type, text, now]
-                # the payload as it reads back from the row (dates as ISO strings, Decimals as str)
-                job.events.append({"type": type, "run": job.run.run_id, "seq": seqs[job.run], **json.loads(text)})
-        if not params:
-            return
-        durable = any(event["type"] in TERMINAL_EVENT_TYPES for job in jobs for event in job.events)
-        ids = iter(row[0] for row in trace_execute(_insert_sql(len(params) // 5), params, durable=durable))
+                rows.append(AgentStep(run_id=job.run.run_id, seq=seqs[job.run], type=type, payload=_jsonable(payload)))
+        durable = any(row.type in TERMINAL_EVENT_TYPES for row in rows)
+        trace_insert(rows, durable=durable)
         calls = {run: dict(run.call_steps) for run in runs}
+        steps = iter(rows)
         for job in jobs:
-            for event in job.events:
-                step_id = next(ids)
-                if event["type"] == EventType.TOOL_CALL and event.get("call_id"):
-                    calls[job.run][str(event["call_id"])] = step_id
-                elif event["type"] == EventType.DRAFT_CREATED:
-                    _link_draft(job.run.run_id, calls[job.run], event)
+            job.events = []
+            for _ in job.batch:
+                step = next(steps)
+                body = step.payload
+                if step.type == EventType.TOOL_CALL and body.get("call_id"):
+                    calls[job.run][str(body["call_id"])] = step.pk
+                elif step.type == EventType.DRAFT_CREATED:
+                    _link_draft(job.run.run_id, calls[job.run], body)
+                job.events.append({"type": step.type, "run": job.run.run_id, "seq": step.seq, **body})
         for run in runs:
             run.seq, run.call_steps = seqs[run], calls[run]
 
@@ -197,15 +200,6 @@ class EventWriter:
 
 
 _writer = EventWriter()
-
-
-def _insert_sql(rows: int) -> str:
-    """One INSERT of `rows` AgentStep rows (run, seq, type, payload, created_at), returning their ids."""
-    meta, quote = AgentStep._meta, connection.ops.quote_name
-    column = {field.name: quote(str(field.column)) for field in meta.concrete_fields}
-    columns = ", ".join(column[name] for name in ("run", "seq", "type", "payload", "created_at"))
-    values = ", ".join(["(%s, %s, %s, %s::jsonb, %s)"] * rows)
-    return f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES {values} RETURNING {column['id']}"  # noqa: S608 - names from the model
 
 
 def _link_draft(run_id: int, call_steps: dict[str, int], body: dict[str, Any]) -> None:

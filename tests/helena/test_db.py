@@ -6,7 +6,9 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from helena.db import trace_execute, trace_thread, trace_write
+from agent.models import AgentRun, AgentStep
+from helena.db import trace_execute, trace_insert, trace_thread, trace_write
+from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -73,3 +75,15 @@ def test_a_trace_statement_carries_its_setting_in_the_same_round_trip():
         f"SET LOCAL synchronous_commit TO ON; {setting}",
         setting,
     ]
+
+
+def test_trace_insert_writes_the_rows_in_one_statement_and_sets_their_keys():
+    run = AgentRun.objects.create(user=UserFactory(), task="Frage")
+    rows = [AgentStep(run=run, seq=seq, type="step.started", payload={"step": seq}) for seq in (1, 2, 3)]
+    with CaptureQueriesContext(connection) as queries:
+        trace_insert(rows)
+    assert len(queries.captured_queries) == 1
+    stored = list(AgentStep.objects.filter(run=run).order_by("seq"))
+    assert [row.pk for row in rows] == [step.pk for step in stored]
+    assert [step.payload for step in stored] == [{"step": 1}, {"step": 2}, {"step": 3}]
+    assert all(step.created_at is not None for step in stored)
