@@ -12,7 +12,7 @@ read_zeiterfassung) and a final answer. The clients' own event-loop lag is print
 receipt timestamp can be late by that much.
 
 Measured per event: client receipt time minus the event's `at` (stamped by the engine's sink when
-it writes the AgentStep row; same machine clock), and events lost = persisted AgentStep rows of
+the engine emits it, before the AgentStep row is written; same machine clock), and events lost = persisted AgentStep rows of
 the run that the client never received. Prints the figures and saves bench/results/ws.json.
 Target: 0 lost; p95 ≤ 100 ms at N = 200 in the production shape.
 """

@@ -2,23 +2,120 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import threading
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any
 
 from django.db import connection, transaction
+from django.db.models import Model
+from django.db.models.sql import InsertQuery
+
+_trace_thread = threading.local()
 
 
 @contextmanager
-def trace_write() -> Iterator[None]:
+def trace_thread() -> Iterator[None]:
+    """Within: the calling thread is a trace writer, its connection serves trace rows only.
+
+    Its sessions then run with `synchronous_commit = off`, set once per (re)connection by
+    `trace_write` instead of a `SET LOCAL` round trip in every transaction. Only for threads that
+    write nothing a user relies on (agent/runs/events.py, the event writer); a thread that also
+    writes drafts or a run's final state must not use it. With Django's connection pool the
+    setting would travel with the pooled connection to other threads, so there every transaction
+    sets it locally, as in any other thread.
+    """
+    _trace_thread.enabled = True
+    try:
+        yield
+    finally:
+        _trace_thread.enabled = False
+        prepared, _trace_thread.prepared = getattr(_trace_thread, "prepared", None), None
+        if prepared is not None and prepared is connection.connection:
+            with connection.cursor() as cursor:  # the connection goes on serving other writes
+                cursor.execute("RESET synchronous_commit")
+
+
+def _session_off() -> bool:
+    """Whether this connection's session runs with synchronous_commit off: set here, once per
+    connection and outside any transaction, on a trace writer's connection."""
+    prepared = getattr(_trace_thread, "prepared", None)
+    if prepared is not None and prepared is connection.connection:
+        return True
+    if not getattr(_trace_thread, "enabled", False) or connection.in_atomic_block:
+        return False
+    if connection.settings_dict.get("OPTIONS", {}).get("pool"):
+        return False
+    connection.ensure_connection()
+    with connection.cursor() as cursor:
+        cursor.execute("SET synchronous_commit TO OFF")
+    _trace_thread.prepared = connection.connection
+    return True
+
+
+def _local_setting(*, durable: bool) -> str:
+    """The SET LOCAL a trace transaction needs on this connection, "" when its session already
+    commits that way. Call outside a transaction: a trace thread's session is prepared here."""
+    if connection.vendor != "postgresql" or durable != _session_off():
+        return ""
+    return "SET LOCAL synchronous_commit TO ON" if durable else "SET LOCAL synchronous_commit TO OFF"
+
+
+@contextmanager
+def trace_write(*, durable: bool = False) -> Iterator[None]:
     """A transaction for trace rows (run events, tool-call audit) that does not wait for its WAL
     flush (several milliseconds on a slow disk, per row).
 
-    After a crash of the database server the last few such rows (at most ~200 ms worth) could be
-    missing, never half-written; a crash of Helena itself loses nothing. Records a user relies on
-    (drafts, approvals, a run's final state and terminal event) are never written this way.
+    After a crash of the database server the last such rows (at most three times
+    `wal_writer_delay` worth, ~600 ms) could be missing, never half-written; a crash of Helena
+    itself loses nothing. Records a user relies on (drafts, approvals, a run's final state) are
+    never written this way. `durable=True` commits this one transaction synchronously, also on a
+    trace writer's connection (a run's terminal event, and the rows written with it): PostgreSQL
+    flushes the WAL in order, so the trace rows committed before it are then durable too.
     """
+    setting = _local_setting(durable=durable)
     with transaction.atomic():
-        if connection.vendor == "postgresql":
+        if setting:
             with connection.cursor() as cursor:
-                cursor.execute("SET LOCAL synchronous_commit TO OFF")
+                cursor.execute(setting)
         yield
+
+
+def trace_execute(sql: str, params: Sequence[Any], *, durable: bool = False) -> list[tuple[Any, ...]]:
+    """One statement that writes trace rows, as its own transaction, committed like `trace_write`
+    commits (`durable` likewise); returns its rows (RETURNING). One round trip: a SET LOCAL it
+    needs is sent in the same query string, where both run in one implicit transaction
+    (`trace_write` would add BEGIN and COMMIT). Inside an `atomic` block it is part of that
+    transaction, in a savepoint, and commits as that transaction does."""
+    if connection.in_atomic_block:
+        # called inside a transaction after all: a savepoint, so a failure leaves it usable
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return list(cursor.fetchall())
+    setting = _local_setting(durable=durable)
+    if setting and connection.settings_dict.get("OPTIONS", {}).get("server_side_binding"):
+        # prepared statements take one command each
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(setting)
+            cursor.execute(sql, params)
+            return list(cursor.fetchall())
+    with connection.cursor() as cursor:
+        cursor.execute(f"{setting}; {sql}" if setting else sql, params)
+        if setting:
+            cursor.nextset()
+        return list(cursor.fetchall())
+
+
+def trace_insert(rows: Sequence[Model], *, durable: bool = False) -> None:
+    """INSERT trace `rows` (instances of one model) with `trace_execute`: one statement, one round
+    trip, its own transaction; sets their primary keys (auto_now_add fields are filled)."""
+    if not rows:
+        return
+    meta = rows[0]._meta
+    query = InsertQuery(type(rows[0]))
+    query.insert_values([f for f in meta.concrete_fields if f is not meta.auto_field], list(rows))
+    compiler = query.get_compiler(connection=connection)
+    compiler.returning_fields = [meta.pk]
+    ((sql, params),) = compiler.as_sql()
+    for row, (pk,) in zip(rows, trace_execute(sql, params, durable=durable), strict=True):
+        row.pk = pk

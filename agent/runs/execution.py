@@ -9,9 +9,9 @@ persists every event before publishing it.
 
 Cancellation reaches a running run two ways: in the same process at once (the cancel tokens of
 the runs executing here, `local_cancels`), across processes through `AgentRun.cancel_requested`,
-which the run polls every `CANCEL_POLL_SECONDS`. The same poll writes `heartbeat_at`, so
-`runs_fail_orphaned` (agent/runs/services.py) can tell a run whose worker died from one that is
-still working.
+which one poll per process reads for all its runs every `CANCEL_POLL_SECONDS`. The same poll
+writes `heartbeat_at`, so `runs_fail_orphaned` (agent/runs/services.py) can tell a run whose
+worker died from one that is still working.
 """
 
 from __future__ import annotations
@@ -20,12 +20,14 @@ import asyncio
 import functools
 import logging
 import os
+import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
-from asgiref.sync import sync_to_async
-from django.db import DatabaseError, connection, transaction
+from django.db import DatabaseError, close_old_connections, connection, transaction
 from django.utils import timezone
 
 from agent.engine.budget import estimate_tokens
@@ -54,8 +56,8 @@ ERR_START = "Der Auftrag konnte nicht starten: {error}"
 REPLY_CANCELLED = "_Abgebrochen, bevor Helena geantwortet hat._"
 REPLY_NONE = "_Helena hat keine Antwort gegeben._"
 
-CANCEL_POLL_SECONDS = 0.2
-HEARTBEAT_EVERY_POLLS = 5
+CANCEL_POLL_SECONDS = 0.1
+HEARTBEAT_EVERY_POLLS = 10
 # earlier turns of the conversation may fill at most this share of the model's window
 HISTORY_SHARE = 0.25
 HISTORY_MAX_MESSAGES = 20
@@ -63,7 +65,27 @@ DEMO_MAX_STEPS = 4
 
 # cancel tokens of the runs executing in this process (run id → token)
 local_cancels: dict[int, CancelToken] = {}
-_POLL_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="helena-cancel-poll")
+# A run's own database work (claim, preparation, final state) runs on these threads, not on the
+# process-wide sync thread of sync_to_async that the web process's consumers share: a cancelled
+# run's final write must not queue behind other runs' preparation or a page's queries.
+_RUN_THREADS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="helena-run")
+T = TypeVar("T")
+
+
+async def _in_run_thread(fn: Callable[..., T], *args: Any) -> T:
+    return await asyncio.get_running_loop().run_in_executor(_RUN_THREADS, functools.partial(_own_connection, fn, *args))
+
+
+def _own_connection(fn: Callable[..., T], *args: Any) -> T:
+    close_old_connections()  # each thread keeps its connection for CONN_MAX_AGE, like a request
+    try:
+        return fn(*args)
+    finally:
+        close_old_connections()
+
+
+def _run_get(run_id: int) -> AgentRun:
+    return AgentRun.objects.get(pk=run_id)
 
 
 # -- execute -------------------------------------------------------------------------------------
@@ -186,7 +208,7 @@ def _run_prepare(run: AgentRun, cancel: CancelToken, client_factory: Callable[[T
     )
 
 
-def _run_finish(run_id: int, outcome: RunOutcome) -> None:
+def _run_finish(run_id: int, outcome: RunOutcome) -> AgentRun:
     with transaction.atomic():
         run = AgentRun.objects.select_for_update().get(pk=run_id)
         run.status = AgentRun.Status(str(outcome.status))
@@ -204,6 +226,7 @@ def _run_finish(run_id: int, outcome: RunOutcome) -> None:
         run.finished_at = run.heartbeat_at = timezone.now()
         run.save()
         conversation_reply_save(run)
+    return run
 
 
 def conversation_reply_save(run: AgentRun) -> None:
@@ -229,37 +252,66 @@ def _citation_trace(run_id: int, answer: str) -> dict[str, object]:
     return answer_citation_trace(answer, entwuerfe=texts)
 
 
-def _poll(run_id: int, beat: bool) -> bool:
-    """Read `cancel_requested` (and write the heartbeat), on the poll thread's own connection."""
+def _poll(run_ids: list[int], beat: bool) -> list[int]:
+    """Which of `run_ids` have `cancel_requested` (and write the heartbeat of those RUNNING): two
+    queries at most, however many runs execute here."""
     try:
         if beat:
-            AgentRun.objects.filter(pk=run_id, status=AgentRun.Status.RUNNING).update(heartbeat_at=timezone.now())
-        return bool(AgentRun.objects.filter(pk=run_id).values_list("cancel_requested", flat=True).first())
+            AgentRun.objects.filter(pk__in=run_ids, status=AgentRun.Status.RUNNING).update(heartbeat_at=timezone.now())
+        return list(AgentRun.objects.filter(pk__in=run_ids, cancel_requested=True).values_list("pk", flat=True))
     except DatabaseError:
         connection.close()  # reconnect at the next poll
         raise
 
 
-def _poll_connection_close() -> None:
-    connection.close()
+class _CancelWatch:
+    """Polls the database for cancel requests of all runs executing in this process
+    (`local_cancels`): every CANCEL_POLL_SECONDS one query for all of them, every
+    HEARTBEAT_EVERY_POLLS-th poll one heartbeat UPDATE. On its own thread with one long-lived
+    connection (given back while no run executes here): a query per run and poll would put a
+    cancel behind hundreds of other runs' polls, and a poll must not wait for the runs' own
+    database work."""
+
+    def __init__(self) -> None:
+        self._wake = threading.Event()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def watch(self, run_id: int, cancel: CancelToken) -> None:
+        local_cancels[run_id] = cancel
+        with self._lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._work, name="helena-cancel-poll", daemon=True)
+                self._thread.start()
+        self._wake.set()
+
+    def unwatch(self, run_id: int) -> None:
+        local_cancels.pop(run_id, None)
+
+    def _work(self) -> None:
+        polls = 0
+        while True:
+            if not local_cancels:
+                connection.close()  # no run left to watch: give the connection back
+                self._wake.clear()
+                if not local_cancels:
+                    self._wake.wait()
+                continue
+            time.sleep(CANCEL_POLL_SECONDS)
+            runs = dict(local_cancels)
+            if not runs:
+                continue
+            polls += 1
+            try:
+                requested = _poll(list(runs), polls % HEARTBEAT_EVERY_POLLS == 0)
+            except Exception:
+                logger.warning("Abbruch-Abfrage für %s Läufe fehlgeschlagen", len(runs), exc_info=True)
+                continue
+            for run_id in requested:
+                runs[run_id].cancel()
 
 
-async def _watch(run_id: int, cancel: CancelToken) -> None:
-    """Poll the database for a cancel request every CANCEL_POLL_SECONDS. The polls of all runs of
-    this process share one thread with one long-lived connection: opening a connection per poll
-    costs more than the query, and the sync thread may be busy with the run's own writes."""
-    loop = asyncio.get_running_loop()
-    polls = 0
-    while not cancel.cancelled:
-        await asyncio.sleep(CANCEL_POLL_SECONDS)
-        polls += 1
-        try:
-            requested = await loop.run_in_executor(_POLL_THREAD, _poll, run_id, polls % HEARTBEAT_EVERY_POLLS == 0)
-        except Exception:
-            logger.warning("Abbruch-Abfrage für Lauf %s fehlgeschlagen", run_id, exc_info=True)
-            continue
-        if requested:
-            cancel.cancel()
+_cancel_watch = _CancelWatch()
 
 
 async def run_execute(
@@ -278,27 +330,27 @@ async def run_execute(
     `client_factory` builds the client of a TierConfig (default: `client_for_tier`).
     """
     cancel = CancelToken()
-    claimed = await sync_to_async(_run_claim)(run_id)
+    claimed = await _in_run_thread(_run_claim, run_id)
     if claimed is None:
-        return await sync_to_async(AgentRun.objects.get)(pk=run_id)
+        return await _in_run_thread(_run_get, run_id)
     try:
-        prepared = await sync_to_async(_run_prepare)(claimed, cancel, client_factory)
+        prepared = await _in_run_thread(_run_prepare, claimed, cancel, client_factory)
     except Exception as exc:
         logger.exception("Lauf %s konnte nicht starten", run_id)
-        await sync_to_async(_run_fail_start)(run_id, f"{type(exc).__name__}: {exc}")
-        return await sync_to_async(AgentRun.objects.get)(pk=run_id)
-    local_cancels[run_id] = cancel
-    watcher = asyncio.create_task(_watch(run_id, cancel))
+        await _in_run_thread(_run_fail_start, run_id, f"{type(exc).__name__}: {exc}")
+        return await _in_run_thread(_run_get, run_id)
+    _cancel_watch.watch(run_id, cancel)
+    finished: list[AgentRun] = []
 
     async def finish(outcome: RunOutcome) -> None:
         if prepared.first_contact and outcome.answer and outcome.status != RunStatus.CANCELLED:
             outcome.answer = with_intro(outcome.answer)
-        await sync_to_async(_run_finish)(run_id, outcome)
+        finished.append(await _in_run_thread(_run_finish, run_id, outcome))
         if outcome.answer or outcome.draft_ids:
             # Every norm and decision citation of the final answer and of the run's document and
             # note drafts is checked against the corpus; the trace event (a step in the admin run
             # view) counts those not in the corpus.
-            await sink.emit("answer.citations", **await sync_to_async(_citation_trace)(run_id, outcome.answer))
+            await sink.emit("answer.citations", **await _in_run_thread(_citation_trace, run_id, outcome.answer))
 
     sink = RunEventSink(prepared.run, publish, relay=relay)
     withheld = frozenset(all_tools()) - set(prepared.tools.names())
@@ -318,9 +370,6 @@ async def run_execute(
             await sink.flush()
         except Exception:
             logger.exception("Lauf %s: letztes Ereignis nicht gespeichert", run_id)
-        watcher.cancel()
-        local_cancels.pop(run_id, None)
-        if not local_cancels:
-            # no run left to watch: give the poll connection back
-            await asyncio.get_running_loop().run_in_executor(_POLL_THREAD, _poll_connection_close)
-    return await sync_to_async(AgentRun.objects.get)(pk=run_id)
+        _cancel_watch.unwatch(run_id)
+    # as saved before the terminal event: no further round trip between that event and the return
+    return finished[0] if finished else await _in_run_thread(_run_get, run_id)

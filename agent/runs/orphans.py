@@ -2,9 +2,9 @@
 
 Every long-lived process sweeps: each `db_worker` and each web process (daphne, started from
 `helena.asgi`), so a run of a dead worker ends even when no other worker is left. A run's
-heartbeat is refreshed every second while its process lives (`agent.runs.execution._watch`); a run whose
-heartbeat is older than HELENA_ORPHAN_STALE_SECONDS (default `ORPHAN_STALE_SECONDS`) belongs to a
-dead process.
+heartbeat is refreshed every second while its process lives (`agent.runs.execution._CancelWatch`);
+a run whose heartbeat is older than HELENA_ORPHAN_STALE_SECONDS (default `ORPHAN_STALE_SECONDS`)
+belongs to a dead process.
 """
 
 from __future__ import annotations

@@ -43,7 +43,7 @@ from agent.tools.discovery import all_tools
 from agent.tools.permissions import tool_permitted, tools_for_user
 from agent.tools.schemas import openai_tool_schema
 from akten.models import Akte, User, access_scope, access_scope_reused
-from helena.db import trace_write
+from helena.db import trace_insert
 
 logger = logging.getLogger(__name__)
 SUMMARY_CHARS = 200
@@ -343,19 +343,23 @@ class RunToolBox:
     def _audit(self, name: str, call_id: str, arguments: Any, result: ToolResult, akte_id: Any) -> None:
         ctx = self.ctx
         try:
-            with trace_write():
-                ToolCallAudit.objects.create(
-                    run=ctx.run,
-                    user=ctx.user,
-                    akte_id=akte_id if isinstance(akte_id, int) else (ctx.akte.pk if ctx.akte else None),
-                    tool=name[:60],
-                    call_id=call_id[:100],
-                    arguments=_clip_strings(_jsonable(arguments)),
-                    summary=result.meta.get("summary") or result_summary(result),
-                    ok=result.ok,
-                    cached=bool(result.meta.get("cached")),
-                    duration_ms=max(0, int(result.meta.get("duration_ms", 0))),
-                )
+            # one statement, one round trip, not waiting for the WAL flush (helena.db)
+            trace_insert(
+                [
+                    ToolCallAudit(
+                        run=ctx.run,
+                        user=ctx.user,
+                        akte_id=akte_id if isinstance(akte_id, int) else (ctx.akte.pk if ctx.akte else None),
+                        tool=name[:60],
+                        call_id=call_id[:100],
+                        arguments=_clip_strings(_jsonable(arguments)),
+                        summary=result.meta.get("summary") or result_summary(result),
+                        ok=result.ok,
+                        cached=bool(result.meta.get("cached")),
+                        duration_ms=max(0, int(result.meta.get("duration_ms", 0))),
+                    )
+                ]
+            )
         except Exception as exc:  # the audit must never break the run; its failure is logged
             _log_exception(f"{name} (audit)", call_id, ctx, exc)
 

@@ -240,6 +240,9 @@ HELENA_ORPHAN_SWEEP_SECONDS = float(os.environ.get("HELENA_ORPHAN_SWEEP_SECONDS"
 # A RUNNING run whose heartbeat (written every second while its process lives) is older than
 # this belongs to a dead process and is ended as FAILED by the sweep.
 HELENA_ORPHAN_STALE_SECONDS = int(os.environ.get("HELENA_ORPHAN_STALE_SECONDS", "60"))
+# Events a run may have emitted and not yet written and published; past that the engine waits
+# (agent/runs/events.py), so a cancel or the end of a run never queues behind a long backlog.
+HELENA_EVENT_BACKLOG = int(os.environ.get("HELENA_EVENT_BACKLOG", "16"))
 
 # Prometheus scrapes /metrics with `Authorization: Bearer <token>` (an ADMIN session works too).
 HELENA_METRICS_TOKEN = os.environ.get("HELENA_METRICS_TOKEN", "")

@@ -224,23 +224,22 @@ def test_run_steps_are_replayable_in_order_for_the_steps_view():
     assert [e["text"] for e in run_steps_after(run_id=run.pk, after_seq=1)] == ["2", "3"]
 
 
-def test_helena_mention_in_a_note_starts_a_background_run_for_the_akte(
-    client, settings, scripted_tier, scripted_llm, django_capture_on_commit_callbacks
-):
+@pytest.mark.django_db(transaction=True)
+def test_helena_mention_in_a_note_starts_a_background_run_for_the_akte(client, settings, scripted_tier, scripted_llm):
     """`@Helena <Auftrag>` in a note: the note is saved and a BACKGROUND run for the Akte is queued
-    (here executed at once by the immediate task backend, with the real engine)."""
+    once the note is committed (here executed at once by the immediate task backend, with the real
+    engine, whose event writer and tools read committed rows on their own connections)."""
     settings.TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
     akte = AkteFactory()
     scripted_llm.script([{"tool_calls": [{"name": "read_akte", "arguments": {}}]}, {"text": "Geprüft: keine offenen Fristen."}])
     client.force_login(akte.anwalt)
-    with django_capture_on_commit_callbacks(execute=True) as queued:
-        response = client.post(f"/akten/{akte.pk}/notizen/neu/", {"text": "@Helena: Prüfe die offenen Fristen"}, follow=True)
-    assert len(queued) == 1
+    response = client.post(f"/akten/{akte.pk}/notizen/neu/", {"text": "@Helena: Prüfe die offenen Fristen"}, follow=True)
     assert "Helena arbeitet im Hintergrund an: „Prüfe die offenen Fristen“" in response.content.decode()
     assert Notiz.objects.filter(akte=akte, text="@Helena: Prüfe die offenen Fristen").exists()
     run = AgentRun.objects.get(akte=akte)
     assert run.mode == "BACKGROUND" and run.task == "Prüfe die offenen Fristen" and run.user == akte.anwalt
     assert run.status == "DONE" and "keine offenen Fristen" in run.answer
+    assert AgentStep.objects.filter(run=run, type="tool.result", payload__ok=True).exists()
 
 
 def test_a_cancelled_run_is_a_turn_of_the_conversation_in_order_and_not_replayed(client):

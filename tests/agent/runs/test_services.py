@@ -260,6 +260,45 @@ def test_cancel_through_the_database_stops_mid_request_and_keeps_the_trace(tier1
 
 
 @pytest.mark.django_db
+def test_one_poll_reads_the_cancel_requests_of_all_runs_executing_here_and_beats_for_the_running(django_assert_num_queries):
+    user = UserFactory()
+    running = [AgentRun.objects.create(user=user, task=f"Frage {i}", status="RUNNING") for i in range(40)]
+    finished = AgentRun.objects.create(user=user, task="Fertig", status="DONE", finished_at=timezone.now())
+    AgentRun.objects.filter(pk__in=[running[3].pk, running[17].pk]).update(cancel_requested=True)
+    before = timezone.now()
+
+    with django_assert_num_queries(2):  # however many runs: one heartbeat UPDATE, one SELECT
+        requested = execution._poll([r.pk for r in [*running, finished]], True)
+
+    assert sorted(requested) == sorted([running[3].pk, running[17].pk])
+    assert AgentRun.objects.filter(pk__in=[r.pk for r in running], heartbeat_at__gte=before).count() == 40
+    assert AgentRun.objects.get(pk=finished.pk).heartbeat_at is None
+
+
+@DB
+def test_a_cancel_through_the_database_stops_only_the_run_asked_among_several_here(tier1, scripted_llm):
+    user = UserFactory()
+    scripted_llm.script([{"text": "nie", "delay": 25}, {"text": "nie", "delay": 25}])
+    runs = [services.run_create(user=user, text=f"Frage {i}", mode="INLINE") for i in range(2)]
+
+    async def scenario():
+        tasks = [asyncio.create_task(execution.run_execute(run.pk)) for run in runs]
+        await asyncio.to_thread(scripted_llm.wait_for_requests, 2)
+        await sync_to_async(AgentRun.objects.filter(pk=runs[0].pk).update)(cancel_requested=True)
+        first = await tasks[0]
+        other_still_running = not tasks[1].done()
+        await sync_to_async(AgentRun.objects.filter(pk=runs[1].pk).update)(cancel_requested=True)
+        return first, other_still_running, await tasks[1]
+
+    first, other_still_running, second = async_to_sync(scenario)()
+
+    assert first.status == "CANCELLED" and other_still_running and second.status == "CANCELLED"
+    for run in runs:
+        assert list(AgentStep.objects.filter(run=run).order_by("seq").values_list("type", flat=True))[-1] == "run.cancelled"
+    assert execution.local_cancels == {}
+
+
+@pytest.mark.django_db
 def test_cancel_request_of_another_user_is_not_found_and_pending_runs_cancel_at_once():
     user = UserFactory()
     run = services.run_create(user=user, text="Hallo")

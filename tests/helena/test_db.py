@@ -1,0 +1,89 @@
+"""helena.db.trace_write: trace rows skip the WAL flush, with one session setting per trace connection."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from agent.models import AgentRun, AgentStep
+from helena.db import trace_execute, trace_insert, trace_thread, trace_write
+from tests.factories import UserFactory
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _setting() -> str:
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW synchronous_commit")
+        return str(cursor.fetchone()[0])
+
+
+def _sets(queries: CaptureQueriesContext) -> list[str]:
+    return [q["sql"] for q in queries.captured_queries if q["sql"].startswith(("SET", "RESET"))]
+
+
+def test_a_trace_thread_sets_synchronous_commit_once_per_connection_and_durable_writes_commit_synchronously():
+    connection.close()
+    with CaptureQueriesContext(connection) as queries:
+        with trace_thread():
+            for _ in range(3):
+                with trace_write():
+                    assert _setting() == "off"
+            with trace_write(durable=True):
+                assert _setting() == "on"
+            assert _setting() == "off"  # the session keeps its setting after a durable write
+            connection.close()
+            with trace_write():  # a new connection gets the setting again
+                assert _setting() == "off"
+        assert _setting() == "on"  # the thread's connection serves other writes again
+    assert _sets(queries) == [
+        "SET synchronous_commit TO OFF",
+        "SET LOCAL synchronous_commit TO ON",
+        "SET synchronous_commit TO OFF",
+        "RESET synchronous_commit",
+    ]
+
+
+def test_outside_a_trace_thread_each_trace_transaction_sets_it_locally():
+    with CaptureQueriesContext(connection) as queries:
+        for _ in range(2):
+            with trace_write():
+                assert _setting() == "off"
+        with trace_write(durable=True):
+            assert _setting() == "on"
+        assert _setting() == "on"
+    assert _sets(queries) == ["SET LOCAL synchronous_commit TO OFF"] * 2
+
+
+def test_a_trace_statement_carries_its_setting_in_the_same_round_trip():
+    setting = "SELECT current_setting('synchronous_commit')"
+    connection.close()
+    with CaptureQueriesContext(connection) as queries:
+        assert trace_execute(setting, []) == [("off",)]  # SET LOCAL in front, one implicit transaction
+        assert trace_execute(setting, [], durable=True) == [("on",)]
+        with trace_thread():
+            assert trace_execute(setting, []) == [("off",)]
+            assert trace_execute(setting, [], durable=True) == [("on",)]
+            assert trace_execute(setting, []) == [("off",)]
+        assert _setting() == "on"
+    sent = [q["sql"] for q in queries.captured_queries if "current_setting" in q["sql"]]
+    assert sent == [
+        f"SET LOCAL synchronous_commit TO OFF; {setting}",
+        setting,
+        setting,
+        f"SET LOCAL synchronous_commit TO ON; {setting}",
+        setting,
+    ]
+
+
+def test_trace_insert_writes_the_rows_in_one_statement_and_sets_their_keys():
+    run = AgentRun.objects.create(user=UserFactory(), task="Frage")
+    rows = [AgentStep(run=run, seq=seq, type="step.started", payload={"step": seq}) for seq in (1, 2, 3)]
+    with CaptureQueriesContext(connection) as queries:
+        trace_insert(rows)
+    assert len(queries.captured_queries) == 1
+    stored = list(AgentStep.objects.filter(run=run).order_by("seq"))
+    assert [row.pk for row in rows] == [step.pk for step in stored]
+    assert [step.payload for step in stored] == [{"step": 1}, {"step": 2}, {"step": 3}]
+    assert all(step.created_at is not None for step in stored)
