@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -119,3 +120,17 @@ def trace_insert(rows: Sequence[Model], *, durable: bool = False) -> None:
     ((sql, params),) = compiler.as_sql()
     for row, (pk,) in zip(rows, trace_execute(sql, params, durable=durable), strict=True):
         row.pk = pk
+
+
+def connection_tidy() -> None:
+    """Between two units of work on a pool thread that keeps its connection (tool calls): close the
+    thread's connection when it had errors, outlived CONN_MAX_AGE or was left outside autocommit,
+    like `close_old_connections` does at the end of a request, but keep a healthy connection
+    without the health check's extra round trip that `close_old_connections` causes on its next
+    use. A connection that broke in between fails its next query, which marks it as having had
+    errors, so the call after that reconnects (the run sees one tool error, never a wrong result)."""
+    if connection.connection is None:
+        return
+    obsolete = connection.close_at is not None and time.monotonic() >= connection.close_at
+    if connection.errors_occurred or obsolete or connection.get_autocommit() != connection.settings_dict["AUTOCOMMIT"]:
+        connection.close_if_unusable_or_obsolete()

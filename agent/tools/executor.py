@@ -23,6 +23,7 @@ import copy
 import dataclasses
 import json
 import logging
+import pickle
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -31,7 +32,6 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db import close_old_connections
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
@@ -43,7 +43,7 @@ from agent.tools.discovery import all_tools
 from agent.tools.permissions import tool_permitted, tools_for_user
 from agent.tools.schemas import openai_tool_schema
 from akten.models import Akte, User, access_scope, access_scope_reused
-from helena.db import trace_insert
+from helena.db import connection_tidy, trace_insert
 
 logger = logging.getLogger(__name__)
 SUMMARY_CHARS = 200
@@ -250,13 +250,13 @@ class RunToolBox:
 
     def _execute_sync(self, name: str, arguments: Any, call_id: str) -> ToolResult:
         if not self._thread_sensitive:
-            close_old_connections()
+            connection_tidy()
         try:
             return self._call(name, arguments, call_id)
         finally:
             if not self._thread_sensitive:
-                # Pool threads own their connections; end the "request" like Django does.
-                close_old_connections()
+                # Pool threads own their connections: close a broken or aged one after each call.
+                connection_tidy()
 
     def _call(self, name: str, arguments: Any, call_id: str) -> ToolResult:
         with access_scope_reused():  # one resolution of the user's access per call, re-checked per call
@@ -313,7 +313,7 @@ class RunToolBox:
             del ctx.cache[key]
             hit = None
         if hit is not None:
-            call.result, call.cached = copy.deepcopy(hit), True
+            call.result, call.cached = _copied(hit), True
             call.hints = {"count": hit.meta.get("count"), "akte_id": hit.meta.get("akte_id")}
             return
         body_started = time.perf_counter()
@@ -321,7 +321,7 @@ class RunToolBox:
         call.body_seconds = time.perf_counter() - body_started
         call.hints = {k: call.result.meta.get(k) for k in ("count", "akte_id")}
         if call.result.ok and not tool.writes:
-            stored = copy.deepcopy(call.result)
+            stored = _copied(call.result)
             stored.meta = {k: v for k, v in call.hints.items() if v is not None}
             ctx.cache[key] = stored
 
@@ -362,6 +362,16 @@ class RunToolBox:
             )
         except Exception as exc:  # the audit must never break the run; its failure is logged
             _log_exception(f"{name} (audit)", call_id, ctx, exc)
+
+
+def _copied(result: ToolResult) -> ToolResult:
+    """A deep copy of a cached result (the run may change what it hands on). Results are plain
+    data, for which a pickle round trip is several times cheaper than `copy.deepcopy`."""
+    try:
+        copied: ToolResult = pickle.loads(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))  # noqa: S301 - our own bytes
+    except Exception:  # something unpicklable in a result: the general copy
+        return copy.deepcopy(result)
+    return copied
 
 
 def _still_visible(user: User, akte_id: Any) -> bool:

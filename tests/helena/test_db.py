@@ -87,3 +87,29 @@ def test_trace_insert_writes_the_rows_in_one_statement_and_sets_their_keys():
     assert [row.pk for row in rows] == [step.pk for step in stored]
     assert [step.payload for step in stored] == [{"step": 1}, {"step": 2}, {"step": 3}]
     assert all(step.created_at is not None for step in stored)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_connection_tidy_keeps_a_healthy_connection_without_a_health_check_and_closes_a_bad_or_aged_one():
+    """Between tool calls on a pool thread: no extra round trip for a healthy connection (Django's
+    close_old_connections would make the next query ping first), but a connection with errors or
+    past CONN_MAX_AGE is closed like at the end of a request."""
+    from helena.db import connection_tidy
+
+    connection.ensure_connection()
+    raw = connection.connection
+    connection.close_at = None  # as with CONN_MAX_AGE=None (the tests run with 0: closed at once)
+    connection.health_check_done = True
+    connection_tidy()
+    assert connection.connection is raw and connection.health_check_done  # no ping on the next query
+
+    connection.errors_occurred = True  # a query failed; the server is in fact gone
+    raw.close()
+    connection_tidy()
+    assert connection.connection is None
+
+    connection.ensure_connection()
+    connection.close_at = 0.0  # past CONN_MAX_AGE
+    connection_tidy()
+    assert connection.connection is None
+    connection.ensure_connection()
