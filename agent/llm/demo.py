@@ -20,6 +20,7 @@ import atexit
 import importlib.metadata
 import importlib.util
 import json
+import logging
 import os
 import socket
 import subprocess  # noqa: S404 - the demo server is our own child process
@@ -78,6 +79,9 @@ DEMO_ANSWER_GRAMMAR = r"root ::= [A-ZÄÖÜ] [^{}\[\]<>|\n#*]{10,400} [.!?]"
 DEMO_THREADS = int(os.environ.get("HELENA_DEMO_LLM_THREADS", "1"))
 
 
+logger = logging.getLogger(__name__)
+
+
 class DemoModelUnavailable(LLMUnavailable):
     """The demo model is not installed or its server did not start."""
 
@@ -101,9 +105,17 @@ def llama_server_installed() -> bool:
 
 
 # The server runs under a small launcher that exits when its parent is gone, so a killed web
-# server or test run never leaves a model server behind.
+# server or test run never leaves a model server behind. It also drops the environment variables
+# llama-cpp-python's server would read in place of our arguments: HOST and PORT win over --host
+# and --port there (`make run PORT=8080` made the demo server fight daphne for its port, and
+# HOST=0.0.0.0 would have opened it to the network), CONFIG_FILE replaces all arguments, and each
+# setting (API_KEY, N_CTX, ...) can come from a variable of its name.
 _LAUNCHER = (
     "import os, runpy, sys, threading, time\n"
+    "from llama_cpp.server.settings import ModelSettings, ServerSettings\n"
+    "names = {'host', 'port', 'config_file', *ServerSettings.model_fields, *ModelSettings.model_fields}\n"
+    "for key in [key for key in os.environ if key.lower() in names]:\n"
+    "    del os.environ[key]\n"
     "parent = os.getppid()\n"
     "def watch():\n"
     "    while os.getppid() == parent:\n"
@@ -193,14 +205,19 @@ class DemoServer:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self._process.poll() is not None:
+                logger.warning("Demo-Server beendet (Code %s): %s", self._process.returncode, self._log_tail())
                 raise DemoModelUnavailable(
-                    f"Der Demo-Server hat sich beendet (Code {self._process.returncode}): {self._log_tail()}"
+                    f"Der Demo-Server hat sich beim Start beendet (Code {self._process.returncode}); "
+                    f"Einzelheiten stehen in {self.log_path}."
                 )
             if self._answers():
                 return self
             time.sleep(0.2)
         self.stop()
-        raise DemoModelUnavailable(f"Der Demo-Server antwortete nicht innerhalb von {timeout:g} s: {self._log_tail()}")
+        logger.warning("Demo-Server antwortete nicht innerhalb von %g s: %s", timeout, self._log_tail())
+        raise DemoModelUnavailable(
+            f"Der Demo-Server antwortete nicht innerhalb von {timeout:g} s; Einzelheiten stehen in {self.log_path}."
+        )
 
     def _answers(self) -> bool:
         try:

@@ -294,6 +294,37 @@ def test_demo_server_exits_with_its_parent() -> None:
     assert not _alive(child_pid)
 
 
+def test_demo_server_keeps_its_own_port_and_host_whatever_the_environment_says(monkeypatch) -> None:
+    """llama-cpp-python's server takes HOST and PORT from the environment over its arguments: with
+    `make run PORT=…` the demo server tried daphne's port and every demo run failed."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        monkeypatch.setenv("PORT", str(taken.getsockname()[1]))
+        monkeypatch.setenv("HOST", "0.0.0.0")  # noqa: S104 - must not be used
+        monkeypatch.setenv("API_KEY", "fremd")
+        server = DemoServer(demo_model_path()).start()
+        try:
+            with urllib.request.urlopen(f"{server.base_url}/models", timeout=60) as answer:  # noqa: S310
+                assert answer.status == 200
+            listening = subprocess.run(["ss", "-ltnp"], capture_output=True, text=True, check=True).stdout  # noqa: S607
+            mine = [line for line in listening.splitlines() if f":{server.port} " in line]
+            assert mine and all("127.0.0.1:" in line for line in mine)
+        finally:
+            server.stop()
+
+
+def test_a_demo_server_that_dies_at_start_gives_a_german_reason_without_its_log(tmp_path) -> None:
+    broken = tmp_path / "kaputt.gguf"
+    broken.write_bytes(b"keine GGUF-Datei")
+    server = DemoServer(broken, log_path=tmp_path / "demo.log")
+    with pytest.raises(demo.DemoModelUnavailable) as error:
+        server.start(timeout=120)
+    message = str(error.value)
+    assert message.startswith("Der Demo-Server hat sich beim Start beendet") and str(tmp_path / "demo.log") in message
+    assert "INFO" not in message and "Traceback" not in message
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)

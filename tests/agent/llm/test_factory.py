@@ -116,7 +116,8 @@ def test_two_background_runs_on_their_own_loops_share_one_client(scripted_llm: S
     def clients_of_tier1() -> list[object]:
         return [client for key, client in factory._clients.items() if key[0] == tier1.pk]
 
-    # Pools of the process's long-lived engine loop (inline runs of earlier tests) stay open by design.
+    # Pools of the process's long-lived engine loop (inline runs of earlier tests) stay open by
+    # design; those of loops that earlier tests closed are dropped on the next request.
     pools_before = factory._transport.pools()
     kept = []
     for n in (1, 2):
@@ -128,7 +129,7 @@ def test_two_background_runs_on_their_own_loops_share_one_client(scripted_llm: S
     first, second = AgentRun.objects.order_by("pk")
     assert first.answer.endswith("Erste Antwort.") and second.answer == "Zweite Antwort."
     assert len(kept[0]) == 1 and kept[0] == kept[1] and kept[0][0] is kept[1][0]
-    assert factory._transport.pools() == pools_before, "each run's loop closed its connections"
+    assert factory._transport.pools() <= pools_before, "each run's loop closed its connections"
 
 
 def test_a_kept_client_answers_on_one_loop_after_another(scripted_llm: ScriptedLLMServer) -> None:

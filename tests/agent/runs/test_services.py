@@ -590,3 +590,28 @@ def test_the_citations_of_the_run_s_document_drafts_are_checked_and_counted_too(
     assert [n["zitiert"] for n in entwurf["normen"] if not n["ok"]] == ["§ 8888 BGB", "§ 5 MietHöheG"]
     assert check["nicht_im_bestand_gesamt"] == 2
     assert "Begründung" not in json.dumps(check, ensure_ascii=False)  # citations only, not the draft's text
+
+
+@DB
+def test_a_demo_model_that_cannot_start_ends_the_run_failed_with_its_terminal_event(monkeypatch):
+    """Seen with `make run PORT=…`: the demo server exited at start, the run ended FAILED, but its
+    run.failed row was missing from the trace. The error text carries the server's log lines."""
+    from agent.llm import demo
+
+    def broken(**kwargs):
+        raise demo.DemoModelUnavailable(
+            "Der Demo-Server hat sich beendet (Code 3): INFO:     Started server process [1]\n"
+            "ERROR:    [Errno 98] error while attempting to bind on address ('127.0.0.1', 8765): address already in use\n"
+        )
+
+    async def broken_client(**kwargs):
+        broken()
+
+    monkeypatch.setattr(demo, "demo_client", broken_client)
+    TierConfig.objects.all().delete()
+    TierConfig.objects.create(tier=1, name="Lokal", model="qwen", base_url="http://127.0.0.1:9", enabled=True)
+    run = services.run_create(user=UserFactory(), text="Welche Fristen laufen?", mode="INLINE")
+    finished = execute(run)
+    assert finished.status == AgentRun.Status.FAILED
+    types = list(AgentStep.objects.filter(run=run).order_by("seq").values_list("type", flat=True))
+    assert types[0] == "run.started" and types[-1] == "run.failed", types
