@@ -274,16 +274,22 @@ def _term_weights(cursor: Any, kind: str, query: str) -> tuple[dict[str, tuple[f
     return weights, average_length
 
 
-def _candidate_terms(weights: dict[str, tuple[float, int]]) -> list[str]:
-    """The rarest lexemes whose chunks together stay within FULLTEXT_CANDIDATES (at least one)."""
+def _candidate_query(weights: dict[str, tuple[float, int]]) -> str:
+    """The tsquery that selects the chunks full text scores: the rarest lexemes whose chunks
+    together stay within FULLTEXT_CANDIDATES. When even the rarest one is in more chunks than that,
+    its chunks that also hold another of the query's lexemes (an intersection of posting lists in
+    the GIN index): a chunk with only that one common word of the question rarely ranks."""
+    ordered = sorted(weights, key=lambda lex: (weights[lex][1], lex))
     chosen: list[str] = []
     postings = 0
-    for lexem in sorted(weights, key=lambda lex: weights[lex][1]):
+    for lexem in ordered:
         postings += weights[lexem][1]
         if chosen and postings > FULLTEXT_CANDIDATES:
             break
         chosen.append(lexem)
-    return chosen
+    if weights[ordered[0]][1] <= FULLTEXT_CANDIDATES or len(ordered) == 1:
+        return " | ".join(_tsquery_term(lex) for lex in chosen)
+    return f"{_tsquery_term(ordered[0])} & ({' | '.join(_tsquery_term(lex) for lex in ordered[1:])})"
 
 
 def _tsquery_term(lexem: str) -> str:
@@ -301,13 +307,18 @@ def _fulltext(kind: str, query: str, where: str, params: list[Any], limit: int) 
             return []
         # Candidates: chunks with one of the rarest terms (a GIN lookup over short posting lists);
         # only they are scored with every term, so common words cannot make the query scan the corpus.
-        rarest = [_tsquery_term(lex) for lex in _candidate_terms(weights)]
+        # Where more chunks match than are scored (statistics older than the chunks, a common
+        # rarest lexeme), those with the lowest ids are: the same ones whatever the physical order of
+        # the rows (an UPDATE or VACUUM FULL reorders them; a bare LIMIT would follow that order).
         sql = f"""
             WITH t(lex, w) AS (SELECT * FROM unnest(%s::text[], %s::float8[])),
-            cand AS MATERIALIZED (
-                SELECT c.id, c.search_vector AS vec FROM recherche_chunk c
+            matched AS MATERIALIZED (
+                SELECT c.id FROM recherche_chunk c
                 WHERE c.kind = %s AND c.search_vector @@ %s::tsquery {where}
-                LIMIT %s
+            ),
+            cand AS MATERIALIZED (
+                SELECT c.id, c.search_vector AS vec
+                FROM (SELECT id FROM matched ORDER BY id LIMIT %s) m JOIN recherche_chunk c ON c.id = m.id
             ),
             scored AS (
                 SELECT cand.id, SUM(
@@ -326,7 +337,7 @@ def _fulltext(kind: str, query: str, where: str, params: list[Any], limit: int) 
         """  # noqa: S608 - `where` is built from constants in this module
         cursor.execute(
             sql,
-            [list(weights), [w for w, _ndoc in weights.values()], kind, " | ".join(rarest), *params, FULLTEXT_CANDIDATES]
+            [list(weights), [w for w, _ndoc in weights.values()], kind, _candidate_query(weights), *params, FULLTEXT_CANDIDATES]
             + [TITLE_BONUS, BM25_K1, BM25_K1, BM25_B, BM25_B, average_length, limit],
         )
         return [(row[0], row[1], float(row[2])) for row in cursor.fetchall()]
