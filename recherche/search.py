@@ -310,6 +310,8 @@ def _fulltext(kind: str, query: str, where: str, params: list[Any], limit: int) 
         # Where more chunks match than are scored (statistics older than the chunks, a common
         # rarest lexeme), those with the lowest ids are: the same ones whatever the physical order of
         # the rows (an UPDATE or VACUUM FULL reorders them; a bare LIMIT would follow that order).
+        # Each candidate's vector is cut to the query's lexemes before it is unnested (the double
+        # ts_delete): unnesting all of a chunk's lexemes cost most of the query's time.
         sql = f"""
             WITH t(lex, w) AS (SELECT * FROM unnest(%s::text[], %s::float8[])),
             matched AS MATERIALIZED (
@@ -317,14 +319,15 @@ def _fulltext(kind: str, query: str, where: str, params: list[Any], limit: int) 
                 WHERE c.kind = %s AND c.search_vector @@ %s::tsquery {where}
             ),
             cand AS MATERIALIZED (
-                SELECT c.id, c.search_vector AS vec
+                SELECT c.id, length(c.search_vector) AS len,
+                    ts_delete(c.search_vector, tsvector_to_array(ts_delete(c.search_vector, %s::text[]))) AS vec
                 FROM (SELECT id FROM matched ORDER BY id LIMIT %s) m JOIN recherche_chunk c ON c.id = m.id
             ),
             scored AS (
                 SELECT cand.id, SUM(
                     t.w * (1 + %s * ('A' = ANY(u.weights))::int)
                     * (cardinality(u.positions) * (%s + 1))
-                    / (cardinality(u.positions) + %s * (1 - %s + %s * length(cand.vec) / %s))
+                    / (cardinality(u.positions) + %s * (1 - %s + %s * cand.len / %s))
                 ) AS score
                 FROM cand CROSS JOIN LATERAL unnest(cand.vec) AS u(lexeme, positions, weights)
                 JOIN t ON t.lex = u.lexeme
@@ -337,7 +340,8 @@ def _fulltext(kind: str, query: str, where: str, params: list[Any], limit: int) 
         """  # noqa: S608 - `where` is built from constants in this module
         cursor.execute(
             sql,
-            [list(weights), [w for w, _ndoc in weights.values()], kind, _candidate_query(weights), *params, FULLTEXT_CANDIDATES]
+            [list(weights), [w for w, _ndoc in weights.values()], kind, _candidate_query(weights), *params]
+            + [list(weights), FULLTEXT_CANDIDATES]
             + [TITLE_BONUS, BM25_K1, BM25_K1, BM25_B, BM25_B, average_length, limit],
         )
         return [(row[0], row[1], float(row[2])) for row in cursor.fetchall()]
