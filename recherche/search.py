@@ -41,8 +41,14 @@ FALLBACK_HINWEIS = "Semantische Suche gerade nicht verfügbar; Ergebnisse nur au
 # Full-text scores: BM25 with these constants (term frequency saturation, length normalisation).
 BM25_K1 = 1.2
 BM25_B = 0.75
-# HNSW candidates per vector search (pgvector's default of 40 returns fewer than CANDIDATES).
-EF_SEARCH = 100
+# HNSW candidates per vector search (pgvector's default of 40 returns fewer than CANDIDATES), and
+# the pool the nearest CANDIDATES are taken from. HNSW is approximate and its graph differs with
+# every build (REINDEX, VACUUM FULL, a restore): with 50 of ef 100, a rebuild changed the 50 vector
+# candidates of 46 of the 99 tuning questions; the nearest 50 of 100 (ef 200) match the exact search
+# for 63 of them instead of 34, and the hybrid top 10 changed for 1 instead of 5 questions over two
+# rebuilds (bench/data/fragen_2026.jsonl, tuning half). The exact search itself takes 44-98 ms.
+EF_SEARCH = 200
+VECTOR_POOL = 100
 # Relevance floor: a hit found only by the vector search counts if its cosine similarity reaches
 # this. Measured on the tuning half of bench/data/fragen_2026.jsonl: the correct hits of the vector
 # search lie at 0.82 and above (5th percentile 0.85), the best hits for unrelated questions ("Wie
@@ -350,8 +356,9 @@ def _fulltext(kind: str, query: str, where: str, params: list[Any], limit: int) 
 def _vector(
     kind: str, vector: list[float], backend: EmbeddingBackend, where: str, params: list[Any], limit: int
 ) -> list[tuple[int, str, float]]:
-    """Chunk ids by cosine similarity (HNSW), with their similarity. `hnsw.ef_search` is set in a
-    transaction of its own, so it applies also where the caller has none (tool calls)."""
+    """Chunk ids by cosine similarity (HNSW), with their similarity: the nearest `limit` of the
+    VECTOR_POOL the index finds. `hnsw.ef_search` is set in a transaction of its own, so it applies
+    also where the caller has none (tool calls)."""
     dim = int(backend.dim)
     sql = f"""
         SELECT c.id, c.text, 1 - ((c.embedding::vector({dim})) <=> %s::vector({dim})) AS similarity
@@ -363,8 +370,8 @@ def _vector(
     literal = "[" + ",".join(f"{x:.6f}" for x in vector) + "]"
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(f"SET LOCAL hnsw.ef_search = {int(EF_SEARCH)}")
-        cursor.execute(sql, [literal, backend.name, kind, *params, literal, limit])
-        return [(row[0], row[1], float(row[2])) for row in cursor.fetchall()]
+        cursor.execute(sql, [literal, backend.name, kind, *params, literal, max(limit, VECTOR_POOL)])
+        return [(row[0], row[1], float(row[2])) for row in cursor.fetchall()[:limit]]
 
 
 def hybrid_chunks(
