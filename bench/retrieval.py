@@ -265,6 +265,9 @@ def main() -> None:
             cursor.execute("REINDEX TABLE recherche_chunk")
             cursor.execute("VACUUM ANALYZE recherche_chunk")
     call_command("ingest_gesetze", str(DATA / "gesetze"), verbosity=0)
+    # The IDF weights of the shipped corpus alone: an unchanged corpus is not re-ingested, so after
+    # an earlier run's synthetic chunks were deleted nothing else would refresh them.
+    lexem_statistik_refresh(kind="NORM")
     # A re-indexing run (new chunking or embedding input) leaves dead index entries that autovacuum
     # would clear later; measure the settled index, as a fresh installation has it.
     with connection.cursor() as cursor:

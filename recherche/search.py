@@ -41,8 +41,14 @@ FALLBACK_HINWEIS = "Semantische Suche gerade nicht verfügbar; Ergebnisse nur au
 # Full-text scores: BM25 with these constants (term frequency saturation, length normalisation).
 BM25_K1 = 1.2
 BM25_B = 0.75
-# HNSW candidates per vector search (pgvector's default of 40 returns fewer than CANDIDATES).
-EF_SEARCH = 100
+# HNSW candidates per vector search (pgvector's default of 40 returns fewer than CANDIDATES), and
+# the pool the nearest CANDIDATES are taken from. HNSW is approximate and its graph differs with
+# every build (REINDEX, VACUUM FULL, a restore): with 50 of ef 100, a rebuild changed the 50 vector
+# candidates of 46 of the 99 tuning questions; the nearest 50 of 100 (ef 200) match the exact search
+# for 63 of them instead of 34, and the hybrid top 10 changed for 1 instead of 5 questions over two
+# rebuilds (bench/data/fragen_2026.jsonl, tuning half). The exact search itself takes 44-98 ms.
+EF_SEARCH = 200
+VECTOR_POOL = 100
 # Relevance floor: a hit found only by the vector search counts if its cosine similarity reaches
 # this. Measured on the tuning half of bench/data/fragen_2026.jsonl: the correct hits of the vector
 # search lie at 0.82 and above (5th percentile 0.85), the best hits for unrelated questions ("Wie
@@ -274,16 +280,22 @@ def _term_weights(cursor: Any, kind: str, query: str) -> tuple[dict[str, tuple[f
     return weights, average_length
 
 
-def _candidate_terms(weights: dict[str, tuple[float, int]]) -> list[str]:
-    """The rarest lexemes whose chunks together stay within FULLTEXT_CANDIDATES (at least one)."""
+def _candidate_query(weights: dict[str, tuple[float, int]]) -> str:
+    """The tsquery that selects the chunks full text scores: the rarest lexemes whose chunks
+    together stay within FULLTEXT_CANDIDATES. When even the rarest one is in more chunks than that,
+    its chunks that also hold another of the query's lexemes (an intersection of posting lists in
+    the GIN index): a chunk with only that one common word of the question rarely ranks."""
+    ordered = sorted(weights, key=lambda lex: (weights[lex][1], lex))
     chosen: list[str] = []
     postings = 0
-    for lexem in sorted(weights, key=lambda lex: weights[lex][1]):
+    for lexem in ordered:
         postings += weights[lexem][1]
         if chosen and postings > FULLTEXT_CANDIDATES:
             break
         chosen.append(lexem)
-    return chosen
+    if weights[ordered[0]][1] <= FULLTEXT_CANDIDATES or len(ordered) == 1:
+        return " | ".join(_tsquery_term(lex) for lex in chosen)
+    return f"{_tsquery_term(ordered[0])} & ({' | '.join(_tsquery_term(lex) for lex in ordered[1:])})"
 
 
 def _tsquery_term(lexem: str) -> str:
@@ -301,19 +313,27 @@ def _fulltext(kind: str, query: str, where: str, params: list[Any], limit: int) 
             return []
         # Candidates: chunks with one of the rarest terms (a GIN lookup over short posting lists);
         # only they are scored with every term, so common words cannot make the query scan the corpus.
-        rarest = [_tsquery_term(lex) for lex in _candidate_terms(weights)]
+        # Where more chunks match than are scored (statistics older than the chunks, a common
+        # rarest lexeme), those with the lowest ids are: the same ones whatever the physical order of
+        # the rows (an UPDATE or VACUUM FULL reorders them; a bare LIMIT would follow that order).
+        # Each candidate's vector is cut to the query's lexemes before it is unnested (the double
+        # ts_delete): unnesting all of a chunk's lexemes cost most of the query's time.
         sql = f"""
             WITH t(lex, w) AS (SELECT * FROM unnest(%s::text[], %s::float8[])),
-            cand AS MATERIALIZED (
-                SELECT c.id, c.search_vector AS vec FROM recherche_chunk c
+            matched AS MATERIALIZED (
+                SELECT c.id FROM recherche_chunk c
                 WHERE c.kind = %s AND c.search_vector @@ %s::tsquery {where}
-                LIMIT %s
+            ),
+            cand AS MATERIALIZED (
+                SELECT c.id, length(c.search_vector) AS len,
+                    ts_delete(c.search_vector, tsvector_to_array(ts_delete(c.search_vector, %s::text[]))) AS vec
+                FROM (SELECT id FROM matched ORDER BY id LIMIT %s) m JOIN recherche_chunk c ON c.id = m.id
             ),
             scored AS (
                 SELECT cand.id, SUM(
                     t.w * (1 + %s * ('A' = ANY(u.weights))::int)
                     * (cardinality(u.positions) * (%s + 1))
-                    / (cardinality(u.positions) + %s * (1 - %s + %s * length(cand.vec) / %s))
+                    / (cardinality(u.positions) + %s * (1 - %s + %s * cand.len / %s))
                 ) AS score
                 FROM cand CROSS JOIN LATERAL unnest(cand.vec) AS u(lexeme, positions, weights)
                 JOIN t ON t.lex = u.lexeme
@@ -326,7 +346,8 @@ def _fulltext(kind: str, query: str, where: str, params: list[Any], limit: int) 
         """  # noqa: S608 - `where` is built from constants in this module
         cursor.execute(
             sql,
-            [list(weights), [w for w, _ndoc in weights.values()], kind, " | ".join(rarest), *params, FULLTEXT_CANDIDATES]
+            [list(weights), [w for w, _ndoc in weights.values()], kind, _candidate_query(weights), *params]
+            + [list(weights), FULLTEXT_CANDIDATES]
             + [TITLE_BONUS, BM25_K1, BM25_K1, BM25_B, BM25_B, average_length, limit],
         )
         return [(row[0], row[1], float(row[2])) for row in cursor.fetchall()]
@@ -335,8 +356,9 @@ def _fulltext(kind: str, query: str, where: str, params: list[Any], limit: int) 
 def _vector(
     kind: str, vector: list[float], backend: EmbeddingBackend, where: str, params: list[Any], limit: int
 ) -> list[tuple[int, str, float]]:
-    """Chunk ids by cosine similarity (HNSW), with their similarity. `hnsw.ef_search` is set in a
-    transaction of its own, so it applies also where the caller has none (tool calls)."""
+    """Chunk ids by cosine similarity (HNSW), with their similarity: the nearest `limit` of the
+    VECTOR_POOL the index finds. `hnsw.ef_search` is set in a transaction of its own, so it applies
+    also where the caller has none (tool calls)."""
     dim = int(backend.dim)
     sql = f"""
         SELECT c.id, c.text, 1 - ((c.embedding::vector({dim})) <=> %s::vector({dim})) AS similarity
@@ -348,8 +370,8 @@ def _vector(
     literal = "[" + ",".join(f"{x:.6f}" for x in vector) + "]"
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(f"SET LOCAL hnsw.ef_search = {int(EF_SEARCH)}")
-        cursor.execute(sql, [literal, backend.name, kind, *params, literal, limit])
-        return [(row[0], row[1], float(row[2])) for row in cursor.fetchall()]
+        cursor.execute(sql, [literal, backend.name, kind, *params, literal, max(limit, VECTOR_POOL)])
+        return [(row[0], row[1], float(row[2])) for row in cursor.fetchall()[:limit]]
 
 
 def hybrid_chunks(

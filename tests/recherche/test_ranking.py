@@ -5,6 +5,7 @@ import random
 import pytest
 from django.db import connection
 
+from recherche import search
 from recherche.models import Chunk, Gesetz, Norm
 from recherche.search import (
     CANDIDATES,
@@ -35,6 +36,38 @@ def test_equal_scores_keep_one_order():
         for _ in range(5)
     }
     assert runs == {tuple(n.pk for n in twins)}  # the same order every time: by id on equal scores
+
+
+def _physical_order(gesetz: Gesetz) -> list[int]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT c.id FROM recherche_chunk c JOIN recherche_norm n ON n.id = c.norm_id WHERE n.gesetz_id = %s ORDER BY c.ctid",
+            [gesetz.pk],
+        )
+        return [row[0] for row in cursor.fetchall()]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("query", ["Zurückbehaltung", "Zurückbehaltung der Mietsache"])
+def test_full_text_scores_the_same_candidates_whatever_the_physical_order_of_the_rows(monkeypatch, query):
+    """More chunks match than full text scores: which ones are scored must not follow the rows'
+    places in the table, which an UPDATE, a VACUUM FULL or a restore changes."""
+    monkeypatch.setattr(search, "FULLTEXT_CANDIDATES", 10)
+    monkeypatch.setattr(search, "COMMON_LEXEM_SHARE", 1.0)
+    gesetz = Gesetz.objects.create(abkuerzung="OrdG", titel="Ordnungsgesetz", slug="ordg")
+    for i in range(1, 41):
+        _norm(gesetz, str(i), "Die Zurückbehaltung der Mietsache. " * (i % 5 + 1) + "Weitere Bestimmungen folgen. " * (i % 7))
+    lexem_statistik_refresh(kind="NORM")
+    before = [r["id"] for r in search_normen(query=query, gesetz="OrdG", mode="fulltext").results]
+    # Delete the first half of the rows and write them again, unchanged: they now lie behind the others.
+    chunks = list(Chunk.objects.filter(norm__gesetz=gesetz).order_by("pk")[:20])
+    order = _physical_order(gesetz)
+    Chunk.objects.filter(pk__in=[c.pk for c in chunks]).delete()
+    Chunk.objects.bulk_create(chunks)
+    assert _physical_order(gesetz) != order
+    after = [r["id"] for r in search_normen(query=query, gesetz="OrdG", mode="fulltext").results]
+    assert len(before) == 10
+    assert after == before
 
 
 @pytest.mark.django_db
