@@ -60,7 +60,9 @@ def visible_text(page: str) -> str:
 
 
 def english_words(text: str) -> Counter[str]:
-    return Counter(word for word in re.findall(r"[A-Za-z]+", text) if word.lower() in ENGLISH_WORDS)
+    """English words of prose; ids such as the UUID 63ae5ce6-6525-49ca-be26-… are no words."""
+    text = re.sub(r"\b[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}\b", " ", text)
+    return Counter(word for word in re.findall(r"\b[A-Za-z]+\b", text) if word.lower() in ENGLISH_WORDS)
 
 
 @pytest.fixture
