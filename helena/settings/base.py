@@ -143,14 +143,21 @@ HELENA_MAX_UPLOAD_BYTES = int(os.environ.get("HELENA_MAX_UPLOAD_BYTES", 25 * 102
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    # Messages that may wait for one process's sockets in the Redis channel layer (see below).
+    HELENA_CHANNEL_CAPACITY = int(os.environ.get("HELENA_CHANNEL_CAPACITY", "5000"))
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
             # redis-py's default socket timeout (5 s) equals the layer's blocking-pop timeout (5 s):
             # under load a consumer's receive then fails with "Timeout reading". Give reads room.
             # Every open websocket holds a connection for its blocking pop: size the pool for them.
+            # All sockets of one daphne process receive through one Redis list; channels_redis drops
+            # what exceeds `capacity` there (default 100, silently but for a log line). With
+            # hundreds of sockets per process a brief lag overflowed it (bench/ws_scale.py at 8
+            # runs/s lost whole runs in other tabs): room for several messages per socket.
             "CONFIG": {
-                "hosts": [{"address": REDIS_URL, "socket_timeout": 30, "socket_connect_timeout": 5, "max_connections": 2000}]
+                "hosts": [{"address": REDIS_URL, "socket_timeout": 30, "socket_connect_timeout": 5, "max_connections": 2000}],
+                "capacity": HELENA_CHANNEL_CAPACITY,
             },
         }
     }
