@@ -368,6 +368,7 @@ async def soak_clients(
                 tab.closed = "connect"
                 connect_failures.append(repr(exc)[:200])
 
+    rss_before = {name: rss_mb(pid) for name, pid in pids.items()}
     stop = asyncio.Event()
     lag_task = asyncio.create_task(loop_lag(soak, stop))
     began = time.monotonic()
@@ -413,6 +414,7 @@ async def soak_clients(
         "skipped": skipped,
         "stuck_after_drain": sorted(soak.busy),
         "disconnects": disconnects,
+        "rss_before_clients_mb": {name: round(v or 0.0, 1) for name, v in rss_before.items()},
     }
 
 
@@ -552,7 +554,10 @@ def main() -> None:  # noqa: PLR0915
                 "max_ms": round(max(values), 1),
             }
 
-        memory = {name: memory_figures(samples, name) for name in pids}
+        memory = {
+            name: {"rss_before_clients_mb": outcome["rss_before_clients_mb"][name], **memory_figures(samples, name)}
+            for name in pids
+        }
         figures = {
             "shape": "ops/prod.sh: nginx-light (TLS) → 2 daphne, 2 db_worker, own embedded PostgreSQL and redis-server "
             "(Redis channel layer); clients wss:// through nginx",
@@ -608,7 +613,8 @@ def main() -> None:  # noqa: PLR0915
         )
         for name, m in memory.items():
             print(
-                f"{name}: RSS first {m.get('rss_first_mb')} MB, after warm-up {m.get('rss_after_warmup_mb')}, last "
+                f"{name}: RSS before the clients {m.get('rss_before_clients_mb')} MB, "
+                f"first {m.get('rss_first_mb')} MB, after warm-up {m.get('rss_after_warmup_mb')}, last "
                 f"{m.get('rss_last_mb')}, max {m.get('rss_max_mb')}; growth {m.get('growth_after_warmup_pct')} %, slope "
                 f"{m.get('slope_second_half_mb_per_min')} MB/min → {'flat' if m.get('flat') else 'NOT flat'}"
             )
@@ -622,7 +628,7 @@ def main() -> None:  # noqa: PLR0915
     if figures:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(figures, indent=2, ensure_ascii=False) + "\n")
-        print(f"gespeichert: {args.out.resolve().relative_to(ROOT)}")
+        print(f"gespeichert: {args.out}")
 
 
 if __name__ == "__main__":
