@@ -10,7 +10,10 @@ persistence) under a temporary directory, as in bench/background.py; nothing of 
 services is touched. Clients speak wss:// to nginx (the self-signed certificate of the shape is
 trusted explicitly), with the site's origin and a real session cookie (a database session of the
 user, signed with the shape's SECRET_KEY); nginx spreads the sockets over the two daphne processes
-(round robin per connection; the spread is counted from the established connections of each port).
+by round robin. The clients connect one at a time, a user's tabs one after the other, so that a
+user's tabs land on different processes; the spread is counted from the established connections of
+each daphne port, and which users have tabs on both processes from the channel layer's groups in
+Redis (a channel name carries its process's prefix).
 
 Clients are C / T users with T tabs (sockets) each. Every `1 / rate` seconds one idle user's first
 tab sends `chat.send` (inline, about the user's Akte): the run executes on the daphne process that
@@ -343,7 +346,25 @@ async def sampler(
             return
 
 
+def placement(redis_url: str, users: list[int]) -> dict[str, int]:
+    """Where the tabs landed, from the channel layer itself: each user's group in Redis holds the
+    channel names of its tabs, `specific.<process prefix>!<socket>` (channels_redis)."""
+    import redis
+
+    client = redis.Redis.from_url(redis_url)
+    processes: set[bytes] = set()
+    both = 0
+    for user in users:
+        members = client.zrange(f"asgi:group:helena.user.{user}", 0, -1)
+        prefixes = {member.split(b"!", 1)[0] for member in members}
+        processes |= prefixes
+        both += len(prefixes) > 1
+    client.close()
+    return {"daphne_processes_seen": len(processes), "users_with_tabs_on_both_processes": both, "users": len(users)}
+
+
 async def soak_clients(
+    redis_url: str,
     proxy_url: str,
     cert: str,
     accounts: list[tuple[int, int, str]],
@@ -357,7 +378,7 @@ async def soak_clients(
     keys = {user: key for user, _akte, key in accounts}
     akten = {user: akte for user, akte, _key in accounts}
     every_tab = [tab for user_tabs in tabs.values() for tab in user_tabs]
-    gate = asyncio.Semaphore(25)
+    gate = asyncio.Semaphore(1)  # one at a time: nginx's round robin then alternates strictly
     connect_failures: list[str] = []
 
     async def open_tab(tab: Tab) -> None:
@@ -372,11 +393,12 @@ async def soak_clients(
     stop = asyncio.Event()
     lag_task = asyncio.create_task(loop_lag(soak, stop))
     began = time.monotonic()
-    # tab 0 of every user first, then tab 1, …: consecutive connections alternate between the daphnes
-    await asyncio.gather(*(open_tab(tab) for tab in sorted(every_tab, key=lambda t: (t.index, t.user))))
+    # a user's tabs one after the other: with round robin they land on different daphne processes
+    await asyncio.gather(*(open_tab(tab) for tab in every_tab))
     connect_seconds = time.monotonic() - began
+    spread = placement(redis_url, list(tabs))
     readers = [asyncio.create_task(read_tab(soak, tab)) for tab in every_tab if tab.ws is not None]
-    print(f"{len(readers)} of {len(every_tab)} clients connected in {connect_seconds:.1f} s", flush=True)
+    print(f"{len(readers)} of {len(every_tab)} clients connected in {connect_seconds:.1f} s; {spread}", flush=True)
 
     samples: list[dict[str, Any]] = []
     sample_stop = asyncio.Event()
@@ -414,6 +436,7 @@ async def soak_clients(
         "skipped": skipped,
         "stuck_after_drain": sorted(soak.busy),
         "disconnects": disconnects,
+        "placement": spread,
         "rss_before_clients_mb": {name: round(v or 0.0, 1) for name, v in rss_before.items()},
     }
 
@@ -533,7 +556,9 @@ def main() -> None:  # noqa: PLR0915
         ports = {"daphne_1": app_1, "daphne_2": app_2}
         load_at_start = os.getloadavg()
         outcome = asyncio.run(
-            soak_clients(f"https://127.0.0.1:{proxy_port}", str(work / "prod" / "tls" / "cert.pem"), accounts, args, pids, ports)
+            soak_clients(
+                redis_url, f"https://127.0.0.1:{proxy_port}", str(work / "prod" / "tls" / "cert.pem"), accounts, args, pids, ports
+            )
         )
         load_at_end = os.getloadavg()
         soak: Soak = outcome["soak"]
@@ -570,6 +595,8 @@ def main() -> None:  # noqa: PLR0915
             "connected": outcome["connected"],
             "connect_seconds": round(outcome["connect_seconds"], 1),
             "connect_failures": outcome["connect_failures"][:5],
+            "users_with_tabs_on_both_daphne": outcome["placement"]["users_with_tabs_on_both_processes"],
+            "daphne_processes_seen_in_redis": outcome["placement"]["daphne_processes_seen"],
             "sockets_per_daphne_at_start": [samples[0][n]["sockets"] for n in pids] if samples else None,
             "still_connected_at_end": outcome["still_connected_at_end"],
             "disconnects_during_soak": outcome["disconnects"],
