@@ -15,13 +15,13 @@ user's tabs land on different processes; the spread is counted from the establis
 each daphne port, and which users have tabs on both processes from the channel layer's groups in
 Redis (a channel name carries its process's prefix).
 
-Clients are C / T users with T tabs (sockets) each. Every `1 / rate` seconds one idle user's first
-tab sends `chat.send` (inline, about the user's Akte): the run executes on the daphne process that
-socket landed on, and every other tab of that user follows it through the user's group (`run.announce`
-→ the run's group, across processes through Redis). Most tabs are idle most of the time: they stay
-connected and get only the pings. The model is the scripted LLM server (real HTTP, Ollama protocol,
-its own process), thinking `--think` seconds per call: four tool steps (read_akte, read_fristen,
-read_dokumente, read_zeiterfassung), then the answer.
+Clients are C / T users with T tabs (sockets) each. Every `1 / rate` seconds a random tab of a
+random idle user sends `chat.send` (inline, about the user's Akte): the run executes on the daphne
+process that socket landed on, and the user's other tabs (on the other process) follow it through
+the user's group (`run.announce` → the run's group, across processes through Redis). Most tabs are
+idle most of the time: they stay connected and get only the pings. The model is the scripted LLM
+server (real HTTP, Ollama protocol, its own process), thinking `--think` seconds per call: four
+tool steps (read_akte, read_fristen, read_dokumente, read_zeiterfassung), then the answer.
 
 Measured per received event: receipt time minus the event's `at` (stamped by the engine when it
 emits the event; same machine clock), for the tab that started the run ("own") and the user's other
@@ -197,7 +197,7 @@ def established(port: int) -> int:
 @dataclass
 class Tab:
     user: int
-    index: int  # 0 starts the user's runs
+    index: int
     ws: Any = None
     seqs: dict[int, set[int]] = field(default_factory=dict)
     closed: str = ""
@@ -216,6 +216,8 @@ class Soak:
     run_ended: dict[int, float] = field(default_factory=dict)
     busy: set[int] = field(default_factory=set)  # users with a run in flight (or being accepted)
     pending_send: dict[int, float] = field(default_factory=dict)  # user → time chat.send went out
+    sender: dict[int, int] = field(default_factory=dict)  # user → index of the tab that sent its last chat.send
+    run_sender: dict[int, int] = field(default_factory=dict)  # run → index of the tab that started it
     lag: list[float] = field(default_factory=list)
     window_lag: list[float] = field(default_factory=list)
     disconnects: int = 0
@@ -245,14 +247,16 @@ async def read_tab(soak: Soak, tab: Tab) -> None:
             received = time.time()
             message = json.loads(raw)
             kind = message.get("type")
-            if kind == "run.accepted" and tab.index == 0:
+            sent_here = soak.sender.get(tab.user) == tab.index
+            if kind == "run.accepted" and sent_here:
                 run = int(message["run"])
                 soak.runs[run] = tab.user
+                soak.run_sender[run] = tab.index
                 soak.run_started[run] = soak.pending_send.pop(tab.user, received)
                 continue
             if kind == "error":
                 soak.errors.append(str(message.get("code")))
-                if tab.index == 0 and tab.user in soak.pending_send:  # refused: the user is free again
+                if sent_here and tab.user in soak.pending_send:  # refused: the user is free again
                     soak.pending_send.pop(tab.user, None)
                     soak.busy.discard(tab.user)
                 continue
@@ -261,9 +265,10 @@ async def read_tab(soak: Soak, tab: Tab) -> None:
             run = int(message["run"])
             tab.seqs.setdefault(run, set()).add(int(message["seq"]))
             at = datetime.datetime.fromisoformat(message["at"]).timestamp()
-            soak.latencies["own" if tab.index == 0 else "other"].append((received - at) * 1000)
+            own = soak.run_sender.get(run, soak.sender.get(tab.user)) == tab.index
+            soak.latencies["own" if own else "other"].append((received - at) * 1000)
             soak.window_events += 1
-            if kind in TERMINAL and tab.index == 0:
+            if kind in TERMINAL and own:
                 soak.run_ended[run] = received
                 soak.busy.discard(tab.user)
     except ConnectionClosed as exc:
@@ -285,7 +290,7 @@ async def loop_lag(soak: Soak, stop: asyncio.Event) -> None:
 
 
 async def starter(soak: Soak, tabs: dict[int, list[Tab]], akten: dict[int, int], rate: float, until: float) -> int:
-    """One run every 1 / rate seconds, from a random idle user's first tab; returns runs skipped
+    """One run every 1 / rate seconds, from a random tab of a random idle user; returns runs skipped
     because every user was busy."""
     skipped = 0
     interval = 1.0 / rate
@@ -293,14 +298,16 @@ async def starter(soak: Soak, tabs: dict[int, list[Tab]], akten: dict[int, int],
     users = list(tabs)
     while time.monotonic() < until:
         next_at += interval
-        idle = [u for u in users if u not in soak.busy and not tabs[u][0].closed]
+        idle = [u for u in users if u not in soak.busy and not any(tab.closed for tab in tabs[u])]
         if idle:
             user = random.choice(idle)  # noqa: S311
             soak.busy.add(user)
+            index = random.randrange(len(tabs[user]))  # noqa: S311 (a user's tabs sit on different processes)
+            soak.sender[user] = index
             soak.pending_send[user] = time.time()
             text = json.dumps({"type": "chat.send", "text": "Lies die Akte vollständig.", "akte": akten[user], "mode": "INLINE"})
             with contextlib.suppress(Exception):
-                await tabs[user][0].ws.send(text)
+                await tabs[user][index].ws.send(text)
         else:
             skipped += 1
         await asyncio.sleep(max(0.0, next_at - time.monotonic()))
@@ -444,7 +451,7 @@ async def soak_clients(
 # -- figures --------------------------------------------------------------------------------------
 
 
-def lost_events(runs: dict[int, int], tabs: dict[int, list[Tab]]) -> dict[str, int]:
+def lost_events(runs: dict[int, int], senders: dict[int, int], tabs: dict[int, list[Tab]]) -> dict[str, int]:
     """Persisted rows (up to the terminal event) of every started run against what each tab of its
     user received."""
     from agent.models import AgentStep
@@ -461,7 +468,7 @@ def lost_events(runs: dict[int, int], tabs: dict[int, list[Tab]]) -> dict[str, i
         after_end += len(ordered) - len(expected)
         for tab in tabs[user]:
             persisted += len(expected)
-            lost["own" if tab.index == 0 else "other"] += len(expected - tab.seqs.get(run, set()))
+            lost["own" if tab.index == senders.get(run) else "other"] += len(expected - tab.seqs.get(run, set()))
     return {
         "lost_own": lost["own"],
         "lost_other": lost["other"],
@@ -562,7 +569,7 @@ def main() -> None:  # noqa: PLR0915
         )
         load_at_end = os.getloadavg()
         soak: Soak = outcome["soak"]
-        lost = lost_events(soak.runs, outcome["tabs"])
+        lost = lost_events(soak.runs, soak.run_sender, outcome["tabs"])
         statuses: dict[str, int] = {}
         for status in AgentRun.objects.filter(pk__in=list(soak.runs)).values_list("status", flat=True):
             statuses[status] = statuses.get(status, 0) + 1
