@@ -221,6 +221,7 @@ class Soak:
     lag: list[float] = field(default_factory=list)
     window_lag: list[float] = field(default_factory=list)
     disconnects: int = 0
+    last_event_at: float = 0.0  # monotonic
 
 
 async def connect_tab(soak: Soak, tab: Tab, session_key: str) -> None:
@@ -268,6 +269,7 @@ async def read_tab(soak: Soak, tab: Tab) -> None:
             own = soak.run_sender.get(run, soak.sender.get(tab.user)) == tab.index
             soak.latencies["own" if own else "other"].append((received - at) * 1000)
             soak.window_events += 1
+            soak.last_event_at = time.monotonic()
             if kind in TERMINAL and own:
                 soak.run_ended[run] = received
                 soak.busy.discard(tab.user)
@@ -417,7 +419,9 @@ async def soak_clients(
     drain_deadline = time.monotonic() + 120
     while (soak.busy or soak.pending_send) and time.monotonic() < drain_deadline:  # noqa: ASYNC110
         await asyncio.sleep(0.2)
-    await asyncio.sleep(3.0)
+    # then until no tab has received anything for 5 s (a tab behind on another process catches up)
+    while time.monotonic() - soak.last_event_at < 5.0 and time.monotonic() < drain_deadline + 60:  # noqa: ASYNC110
+        await asyncio.sleep(0.2)
     sample_stop.set()
     await sample_task
     stop.set()
@@ -460,6 +464,8 @@ def lost_events(runs: dict[int, int], senders: dict[int, int], tabs: dict[int, l
     for run, seq, kind in AgentStep.objects.filter(run_id__in=list(runs)).values_list("run_id", "seq", "type").iterator():
         rows.setdefault(run, []).append((seq, kind))
     lost = {"own": 0, "other": 0}
+    missed_whole = missed_partly = 0
+    missing_types: dict[str, int] = {}
     persisted = after_end = 0
     for run, user in runs.items():
         ordered = sorted(rows.get(run, []))
@@ -468,13 +474,23 @@ def lost_events(runs: dict[int, int], senders: dict[int, int], tabs: dict[int, l
         after_end += len(ordered) - len(expected)
         for tab in tabs[user]:
             persisted += len(expected)
-            lost["own" if tab.index == senders.get(run) else "other"] += len(expected - tab.seqs.get(run, set()))
+            missing = expected - tab.seqs.get(run, set())
+            lost["own" if tab.index == senders.get(run) else "other"] += len(missing)
+            if missing:
+                missed_whole += not tab.seqs.get(run)
+                missed_partly += bool(tab.seqs.get(run))
+                for seq, kind in ordered:
+                    if seq in missing:
+                        missing_types[kind] = missing_types.get(kind, 0) + 1
     return {
         "lost_own": lost["own"],
         "lost_other": lost["other"],
         "lost": lost["own"] + lost["other"],
         "expected_deliveries": persisted,
         "rows_after_terminal": after_end,
+        "tab_runs_missed_entirely": missed_whole,
+        "tab_runs_missed_partly": missed_partly,
+        "missing_event_types": missing_types,
     }
 
 
@@ -641,7 +657,9 @@ def main() -> None:  # noqa: PLR0915
             f"{f['runs_started']} runs {statuses}; latency p50 {f['latency_all']['p50_ms']} ms, "
             f"p95 {f['latency_all']['p95_ms']} ms, "
             f"max {f['latency_all']['max_ms']} ms (own tab p95 {f['latency_own_tab']['p95_ms']}, other tabs p95 "
-            f"{f['latency_other_tabs']['p95_ms']}); lost {lost['lost']}/{lost['expected_deliveries']}, disconnects "
+            f"{f['latency_other_tabs']['p95_ms']}); lost {lost['lost']}/{lost['expected_deliveries']} (tab × run missed entirely "
+            f"{lost['tab_runs_missed_entirely']}, partly {lost['tab_runs_missed_partly']}, "
+            f"{lost['missing_event_types']}), disconnects "
             f"{outcome['disconnects']}; client lag p95 {f['client_loop_lag_p95_ms']} ms; load {f['load_average_at_start']} → "
             f"{f['load_average_at_end']} (1-min max {f['load_average_1min_max']})"
         )
