@@ -526,6 +526,7 @@ def main() -> None:  # noqa: PLR0915
     parser.add_argument("--think", type=float, default=0.3, help="the scripted model's seconds per call")
     parser.add_argument("--sample", type=float, default=10.0, help="seconds between samples")
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--keep-logs", type=Path, default=None, help="copy the shape's logs (daphne, workers, nginx) here")
     parser.add_argument("--serve-llm", type=float, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_llm is not None:
@@ -672,6 +673,8 @@ def main() -> None:  # noqa: PLR0915
             )
     finally:
         subprocess.run([*prod, "down"], cwd=ROOT, env=env, check=False, timeout=120)  # noqa: S603
+        if args.keep_logs is not None:
+            shutil.copytree(work / "prod" / "log", args.keep_logs, dirs_exist_ok=True)
         llm.communicate(timeout=15)
         stop_server(work / "pg")
         redis.terminate()
