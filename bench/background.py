@@ -37,6 +37,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from tests.support.redis_server import start_redis  # noqa: E402
+
 RESULTS = ROOT / "bench" / "results" / "background.json"
 TOOLS = ["read_akte", "read_fristen", "read_dokumente", "read_zeiterfassung"]
 
@@ -79,21 +82,6 @@ def serve_llm(steps: int) -> None:
     print(llm.url, flush=True)
     sys.stdin.read()
     llm.stop()
-
-
-def start_redis(directory: Path, port: int) -> subprocess.Popen:
-    process = subprocess.Popen(  # noqa: S603
-        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", str(directory)],  # noqa: S607
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 10
-    ping = ["redis-cli", "-p", str(port), "ping"]
-    while subprocess.run(ping, capture_output=True, check=False).stdout.strip() != b"PONG":  # noqa: S603
-        if time.monotonic() > deadline:
-            raise RuntimeError("redis-server did not start")
-        time.sleep(0.1)
-    return process
 
 
 def setup(runs: int, steps: int, llm_url: str) -> list[tuple[Any, Any]]:

@@ -60,6 +60,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from tests.support.redis_server import start_redis  # noqa: E402
+
 RESULTS = ROOT / "bench" / "results" / "ws_scale.json"
 TOOLS = ["read_akte", "read_fristen", "read_dokumente", "read_zeiterfassung"]
 TERMINAL = {"run.finished", "run.failed", "run.cancelled"}
@@ -107,21 +110,6 @@ def serve_llm(think: float) -> None:
     print(llm.url, flush=True)
     sys.stdin.read()
     llm.stop()
-
-
-def start_redis(directory: Path, port: int) -> subprocess.Popen:
-    process = subprocess.Popen(  # noqa: S603
-        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", str(directory)],  # noqa: S607
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 10
-    ping = ["redis-cli", "-p", str(port), "ping"]
-    while subprocess.run(ping, capture_output=True, check=False).stdout.strip() != b"PONG":  # noqa: S603
-        if time.monotonic() > deadline:
-            raise RuntimeError("redis-server did not start")
-        time.sleep(0.1)
-    return process
 
 
 def setup(users: int, llm_url: str) -> list[tuple[int, int, str]]:

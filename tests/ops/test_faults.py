@@ -36,6 +36,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
 from tests.ops.test_production_shape import ROOT, Shape, free_ports, login, prod
+from tests.support.redis_server import start_redis
 from tests.support.scripted_llm import ScriptedLLMServer
 
 pytestmark = [pytest.mark.prodshape, pytest.mark.asyncio]
@@ -105,21 +106,6 @@ def wait_for(condition: Callable[[], Any], within: float, what: str) -> Any:
         if time.monotonic() > deadline:
             raise AssertionError(f"not within {within} s: {what}")
         time.sleep(0.2)
-
-
-def start_redis(directory: Path, port: int) -> subprocess.Popen:
-    process = subprocess.Popen(  # noqa: S603
-        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", str(directory)],  # noqa: S607
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    ping = ["redis-cli", "-p", str(port), "ping"]
-    wait_for(
-        lambda: subprocess.run(ping, capture_output=True, check=False).stdout.strip() == b"PONG",  # noqa: S603
-        10,
-        "redis-server answers",
-    )
-    return process
 
 
 def postgres_restart(shape: FaultShape, *, pause: float) -> None:
