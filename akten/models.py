@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -13,7 +13,7 @@ from typing import Any
 from django.contrib.auth.models import AbstractUser, BaseUserManager
 from django.contrib.postgres.fields import ArrayField
 from django.core.validators import MinValueValidator
-from django.db import models
+from django.db import connection, models
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -251,7 +251,7 @@ def access_scope_reused() -> Iterator[None]:
 
 
 def access_scope(user: Any) -> AccessScope:
-    """Resolve what `user` may see (two small queries for staff, one for a MANDANT, none for ADMIN)."""
+    """Resolve what `user` may see (one query for staff and MANDANT, none for ADMIN)."""
     if user is None or not user.is_authenticated or not user.is_active:
         return NO_ACCESS
     if user.is_admin_role:
@@ -259,26 +259,76 @@ def access_scope(user: Any) -> AccessScope:
     memo = _scope_memo.get()
     if memo is not None and user.pk in memo:
         return memo[user.pk]
-    scope = _access_scope_resolve(user)
-    if memo is not None:
-        memo[user.pk] = scope
+    scope, _ = access_scope_query(user)
     return scope
 
 
-def _access_scope_resolve(user: User) -> AccessScope:
+def access_scope_query(user: Any, **extra: tuple[str, Sequence[Any]]) -> tuple[AccessScope, dict[str, Any]]:
+    """Resolve `user`'s scope in one round trip, with `extra` SQL expressions (name → (sql,
+    params), evaluated next to it) in the same statement: a tool call learns its access and its
+    permission at once.
+
+    Returns the scope and the values of `extra`. The user's row is read as it is now: a user
+    deactivated meanwhile (or deleted) gets NO_ACCESS. Within `access_scope_reused` the scope is
+    kept for the rest of the block. Without `extra`, ADMIN and anonymous users need no query.
+    One hand-written statement: the ORM would take longer to compile its subqueries than the
+    database takes to answer them (this runs on every tool call).
+    """
+    inactive = user is None or not user.is_authenticated or not user.is_active
+    if inactive or user.is_admin_role:
+        scope = NO_ACCESS if inactive else AccessScope(everything=True)
+        if not extra or user is None or user.pk is None:
+            return scope, dict.fromkeys(extra)
+    columns, params = ([], []) if inactive or user.is_admin_role else _scope_columns(user)
+    for sql, values in extra.values():
+        columns.append(f"({sql})")
+        params.extend(values)
+    table = User._meta.db_table
+    statement = f"SELECT {table}.is_active, {', '.join(columns) or 'NULL'} FROM {table} WHERE {table}.id = %s"  # noqa: S608 - constants
+    with connection.cursor() as cursor:
+        cursor.execute(statement, [*params, user.pk])
+        row = cursor.fetchone()
+    values = dict(zip(extra, row[len(row) - len(extra) :], strict=True)) if row is not None else dict.fromkeys(extra)
+    if inactive or user.is_admin_role:
+        return scope, values
+    scope = NO_ACCESS if row is None or not row[0] else _scope_from(user, row[1:])
+    memo = _scope_memo.get()
+    if memo is not None:
+        memo[user.pk] = scope
+    return scope, values
+
+
+def _scope_columns(user: User) -> tuple[list[str], list[Any]]:
+    """The select-list expressions, on the user's own row, that resolve their scope (read back by
+    `_scope_from`): a MANDANT's mandates; a staff member's active Vertretungen and the Dezernate
+    of everyone they act for. "Active" is `VertretungQuerySet.active`: beginn ≤ today ≤ ende."""
+    # Only table names from the models' _meta go into the text; every value is a parameter.
+    user_table = User._meta.db_table
+    if user.role == Role.MANDANT:
+        beteiligter = Beteiligter._meta.db_table
+        mandates = f"SELECT b.akte_id FROM {beteiligter} b WHERE b.kontakt_id = {user_table}.kontakt_id AND b.rolle = %s"  # noqa: S608
+        return [f"ARRAY({mandates})"], [Beteiligter.Rolle.MANDANT.value]
+    if user.role not in STAFF_ROLES:
+        return [], []
+    vertretung, members = Vertretung._meta.db_table, Dezernat.members.through._meta.db_table
+    acting_for = (
+        f"SELECT v.vertretener_id FROM {vertretung} v "  # noqa: S608
+        f"WHERE v.vertreter_id = {user_table}.id AND v.beginn <= %s AND v.ende >= %s"
+    )
+    dezernate = f"SELECT m.dezernat_id FROM {members} m WHERE m.user_id = {user_table}.id OR m.user_id IN ({acting_for})"  # noqa: S608
+    today = timezone.localdate()
+    return [f"ARRAY({acting_for})", f"ARRAY({dezernate})"], [today, today, today, today]
+
+
+def _scope_from(user: User, values: Sequence[Any]) -> AccessScope:
     if user.role == Role.MANDANT:
         if user.kontakt_id is None:
             return NO_ACCESS
-        akte_ids = Beteiligter.objects.filter(kontakt_id=user.kontakt_id, rolle=Beteiligter.Rolle.MANDANT).values_list(
-            "akte_id", flat=True
-        )
-        return AccessScope(akte_ids=tuple(sorted(set(akte_ids))))
+        return AccessScope(akte_ids=tuple(sorted(set(values[0]))))
     if user.role not in STAFF_ROLES:
         return NO_ACCESS
-    deputised = Vertretung.objects.active().filter(vertreter=user).values_list("vertretener_id", flat=True)
-    principals = tuple(sorted({user.pk, *deputised}))
-    dezernate = Dezernat.members.through.objects.filter(user_id__in=principals).values_list("dezernat_id", flat=True)
-    return AccessScope(principal_ids=principals, dezernat_ids=tuple(sorted(set(dezernate))))
+    deputised, dezernate = values[0], values[1]
+    return AccessScope(principal_ids=tuple(sorted({user.pk, *deputised})), dezernat_ids=tuple(sorted(set(dezernate))))
 
 
 class AkteQuerySet(models.QuerySet["Akte"]):

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import DatabaseError, close_old_connections, connection
-from django.db.models import Max
+from django.db.models import Max, Model
 from django.utils import timezone
 
 from agent.models import AgentRun, AgentStep
@@ -97,6 +97,7 @@ class EventWriter:
 
     def __init__(self) -> None:
         self._queue: list[_Job] = []
+        self._rows: list[Model] = []
         self._cond = threading.Condition()
         self._thread: threading.Thread | None = None
 
@@ -105,11 +106,22 @@ class EventWriter:
         job = _Job(run=run, batch=batch, future=concurrent.futures.Future())
         with self._cond:
             self._queue.append(job)
-            if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(target=self._work, name="helena-events", daemon=True)
-                self._thread.start()
-            self._cond.notify()
+            self._wake()
         return job.future
+
+    def submit_rows(self, rows: list[Model]) -> None:
+        """Queue other trace rows (the tool-call audit) for the next transaction. They are written
+        before the events queued after them, so a run's terminal event (committed durably) never
+        lands before the audit rows of its tool calls."""
+        with self._cond:
+            self._rows.extend(rows)
+            self._wake()
+
+    def _wake(self) -> None:
+        if self._thread is None or not self._thread.is_alive():
+            self._thread = threading.Thread(target=self._work, name="helena-events", daemon=True)
+            self._thread.start()
+        self._cond.notify()
 
     def _work(self) -> None:
         with trace_thread():
@@ -119,15 +131,19 @@ class EventWriter:
     def _cycle(self) -> None:
         """Write whatever is queued (waiting for work first)."""
         with self._cond:
-            while not self._queue:
+            while not self._queue and not self._rows:
                 self._cond.wait()
             jobs, self._queue = self._queue, []
+            rows, self._rows = self._rows, []
         try:
-            self._write(jobs)
+            if rows:
+                self._write_rows(rows)
+            if jobs:
+                self._write(jobs)
         except Exception:  # the writer serves every run of the process: it must not end
             logger.exception("Ereignis-Schreiber: unerwarteter Fehler")
         with self._cond:
-            idle = not self._queue
+            idle = not self._queue and not self._rows
         if idle:
             close_old_connections()  # like the end of a request: CONN_MAX_AGE, broken connections
 
@@ -155,6 +171,23 @@ class EventWriter:
                 self._deliver(job, awaited=job in awaited)
             elif job in awaited:
                 job.future.set_exception(job.run.failed or RuntimeError("Ereignis nicht gespeichert"))
+
+    def _write_rows(self, rows: list[Model]) -> None:
+        """One INSERT per model; when it fails, row by row (a deleted run fails only its rows)."""
+        for model in dict.fromkeys(type(row) for row in rows):
+            of_model = [row for row in rows if type(row) is model]
+            try:
+                trace_insert(of_model)
+                continue
+            except Exception:
+                logger.warning("%s: gemeinsames Schreiben fehlgeschlagen, einzeln", model.__name__, exc_info=True)
+                connection.close_if_unusable_or_obsolete()
+            for row in of_model:
+                try:
+                    trace_insert([row])
+                except Exception:
+                    logger.exception("%s von Lauf %s nicht gespeichert", model.__name__, getattr(row, "run_id", None))
+                    connection.close_if_unusable_or_obsolete()
 
     def _persist(self, jobs: list[_Job]) -> None:
         """Number and write the jobs: one INSERT, its own transaction. The runs' state changes only
@@ -200,6 +233,12 @@ class EventWriter:
 
 
 _writer = EventWriter()
+
+
+def trace_rows_submit(rows: list[Model]) -> None:
+    """Hand trace rows of a run (its tool-call audit) to this process's writer: written in its next
+    transaction, before the run's later events, without the caller waiting for the round trip."""
+    _writer.submit_rows(rows)
 
 
 def _link_draft(run_id: int, call_steps: dict[str, int], body: dict[str, Any]) -> None:

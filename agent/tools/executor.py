@@ -5,9 +5,10 @@
 - `RunToolBox.schemas()` (OpenAI format), `.names()`, `.label(name)`,
   `await .execute(name, arguments, call_id=...) -> ToolResult` (never raises; fills
   `meta` = {tool, duration_ms, tool_ms (the tool body alone), count, cached, summary}; sets
-  `ctx.untrusted_seen`). Each call: matrix re-checked, arguments validated (German errors), the
-  run's cache (keyed by the user's access scope, Akte re-checked on a hit), the tool, one
-  ToolCallAudit row.
+  `ctx.untrusted_seen`). Each call: the matrix row and the user's access read in one query,
+  arguments validated (German errors), the run's cache (keyed by the user's access scope, Akte
+  re-checked on a hit), the tool, one ToolCallAudit row (handed to the run's event writer when
+  `ctx.audit` is set, else written at once).
 - `result_summary(result)`: the ≤ 200-character summary used for audit rows and events.
 
 Tools run in a worker thread (`sync_to_async(thread_sensitive=False)`); each pool thread keeps its
@@ -40,9 +41,9 @@ from agent.models import ToolCallAudit
 from agent.tools.base import Tool, ToolContext, default_label
 from agent.tools.common import ToolError
 from agent.tools.discovery import all_tools
-from agent.tools.permissions import tool_permitted, tools_for_user
+from agent.tools.permissions import role_may_ever_use, tool_row_allows, tools_for_user
 from agent.tools.schemas import openai_tool_schema
-from akten.models import Akte, User, access_scope, access_scope_reused
+from akten.models import Akte, User, access_scope, access_scope_query, access_scope_reused
 from helena.db import connection_tidy, trace_insert
 
 logger = logging.getLogger(__name__)
@@ -292,7 +293,7 @@ class RunToolBox:
         tool = self._tools.get(name)
         if self.ctx.cancel.cancelled:
             return ToolResult(error=ERR_CANCELLED)
-        if tool is None or not tool_permitted(self.ctx.user, tool):
+        if tool is None or not self._permitted(tool):
             return ToolResult(error=ERR_TOOL_UNAVAILABLE.format(name=name, available=", ".join(sorted(self._tools))))
         if not isinstance(arguments, dict):
             return ToolResult(error=ERR_ARGS_NOT_OBJECT.format(name=name))
@@ -300,6 +301,15 @@ class RunToolBox:
             return tool, tool.params.model_validate(arguments)
         except PydanticValidationError as exc:
             return ToolResult(error=format_validation_error(name, exc))
+
+    def _permitted(self, tool: Tool) -> bool:
+        """The matrix row as it is now, read in the same query that resolves the user's access for
+        this call (kept for the call by `access_scope_reused`): one round trip for both checks."""
+        user = self.ctx.user
+        if not (user.is_active and role_may_ever_use(user.role, tool) and tool.available()):
+            return False
+        _, values = access_scope_query(user, permitted=tool_row_allows(user.role, tool.name))
+        return bool(values["permitted"])
 
     def _answer(self, call: _Call, tool: Tool, params: BaseModel) -> None:
         """From the run's cache (reads only, never errors) or by running the tool.
@@ -343,23 +353,22 @@ class RunToolBox:
     def _audit(self, name: str, call_id: str, arguments: Any, result: ToolResult, akte_id: Any) -> None:
         ctx = self.ctx
         try:
-            # one statement, one round trip, not waiting for the WAL flush (helena.db)
-            trace_insert(
-                [
-                    ToolCallAudit(
-                        run=ctx.run,
-                        user=ctx.user,
-                        akte_id=akte_id if isinstance(akte_id, int) else (ctx.akte.pk if ctx.akte else None),
-                        tool=name[:60],
-                        call_id=call_id[:100],
-                        arguments=_clip_strings(_jsonable(arguments)),
-                        summary=result.meta.get("summary") or result_summary(result),
-                        ok=result.ok,
-                        cached=bool(result.meta.get("cached")),
-                        duration_ms=max(0, int(result.meta.get("duration_ms", 0))),
-                    )
-                ]
+            row = ToolCallAudit(
+                run=ctx.run,
+                user=ctx.user,
+                akte_id=akte_id if isinstance(akte_id, int) else (ctx.akte.pk if ctx.akte else None),
+                tool=name[:60],
+                call_id=call_id[:100],
+                arguments=_clip_strings(_jsonable(arguments)),
+                summary=result.meta.get("summary") or result_summary(result),
+                ok=result.ok,
+                cached=bool(result.meta.get("cached")),
+                duration_ms=max(0, int(result.meta.get("duration_ms", 0))),
             )
+            if ctx.audit is not None:
+                ctx.audit([row])  # a run's event writer: with its trace, before its later events
+            else:
+                trace_insert([row])  # one statement, one round trip, not waiting for the WAL flush (helena.db)
         except Exception as exc:  # the audit must never break the run; its failure is logged
             _log_exception(f"{name} (audit)", call_id, ctx, exc)
 

@@ -5,11 +5,14 @@ ToolPermission rows (a missing row means "not allowed") are seeded lazily with t
 never gets a `cross_akte` tool, whatever the matrix says (`role_may_ever_use`). The admin grid
 changes the matrix through `tool_matrix_update`, which records every change.
 
-The matrix is read on every tool call, so each process keeps it in memory (`_MatrixCache`) under
-a version token held in Django's cache (Redis in production, shared by all processes). Every
-change of the rows puts a new token there (`tool_matrix_changed`: the matrix update, seeding,
-saves and deletes through the admin), so the next call in every process reads the rows again.
-When the cache cannot be reached, the rows are read from the database on every call.
+Every tool call checks its (role, tool) row as it is now, inside the one query that also resolves
+the user's access (`tool_row_allows`, used by agent/tools/executor.py): no extra round trip.
+Building a run's tool list (`tools_for_user`) and `tool_permitted` read the whole matrix, so each
+process keeps it in memory (`_MatrixCache`) under a version token held in Django's cache (Redis
+in production, shared by all processes). Every change of the rows puts a new token there
+(`tool_matrix_changed`: the matrix update, seeding, saves and deletes through the admin), so the
+next reader in every process reads the rows again. When the cache cannot be reached, the rows are
+read from the database every time.
 """
 
 from __future__ import annotations
@@ -204,6 +207,13 @@ def tools_for_user(user: User) -> dict[str, Tool]:
         for name, tool in sorted(tools.items())
         if name in names and role_may_ever_use(user.role, tool) and tool.available()
     }
+
+
+def tool_row_allows(role: str, name: str) -> tuple[str, list[str]]:
+    """Whether the matrix row of (role, tool) allows it: an SQL expression and its parameters, for
+    the query that resolves the caller's access (akten.models.access_scope_query)."""
+    table = ToolPermission._meta.db_table
+    return f"EXISTS (SELECT 1 FROM {table} p WHERE p.role = %s AND p.tool = %s AND p.allowed)", [role, name]  # noqa: S608
 
 
 def tool_permitted(user: User, tool: Tool) -> bool:

@@ -112,7 +112,7 @@ def test_scope_is_resolved_once_inside_a_reuse_block():
         assert len(queries) == 2  # the two counts, no further scope resolution
     with CaptureQueriesContext(connection) as queries:
         access_scope(user)
-    assert len(queries) == 2  # principals and Dezernate, resolved again outside the block
+    assert len(queries) == 1  # principals and Dezernate in one query, resolved again outside the block
 
 
 def test_inactive_and_anonymous_users_see_nothing():
@@ -123,3 +123,13 @@ def test_inactive_and_anonymous_users_see_nothing():
     assert not Akte.objects.visible_to(inactive).exists()
     assert not Akte.objects.visible_to(AnonymousUser()).exists()
     assert not Dokument.objects.visible_to(None).exists()
+
+
+def test_a_user_deactivated_meanwhile_sees_nothing_even_with_a_stale_user_object():
+    """A run keeps its user object for minutes: each resolution reads the user's row as it is now."""
+    user = UserFactory(role=Role.ANWALT)
+    akte = AkteFactory(anwalt=user)
+    assert Akte.objects.visible_to(user).filter(pk=akte.pk).exists()
+    type(user).objects.filter(pk=user.pk).update(is_active=False)
+    assert user.is_active  # the object in memory still says active
+    assert not Akte.objects.visible_to(user).exists()
