@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -9,7 +10,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from django.db import connection, transaction
-from django.db.models import Model
+from django.db.models import Field, Model
 from django.db.models.sql import InsertQuery
 
 _trace_thread = threading.local()
@@ -109,17 +110,49 @@ def trace_execute(sql: str, params: Sequence[Any], *, durable: bool = False) -> 
 
 def trace_insert(rows: Sequence[Model], *, durable: bool = False) -> None:
     """INSERT trace `rows` (instances of one model) with `trace_execute`: one statement, one round
-    trip, its own transaction; sets their primary keys (auto_now_add fields are filled)."""
+    trip, its own transaction; sets their primary keys (auto_now_add fields are filled).
+
+    The statement's text is made once per model and row count (`_insert_statement`); the values
+    are prepared per row as Django's insert compiler prepares them (`pre_save`, then
+    `get_db_prep_save`). Compiling the INSERT anew cost more CPU than the database's own work for
+    the few rows of a run event, on every event. A row holding a query expression goes through
+    the compiler."""
     if not rows:
         return
+    model = type(rows[0])
+    sql, fields = _insert_statement(model, len(rows))
+    values = [field.pre_save(row, True) for row in rows for field in fields]
+    if any(hasattr(value, "resolve_expression") for value in values):
+        sql, params = _compiled_insert(rows)
+    else:
+        prepared = zip(fields * len(rows), values, strict=True)
+        params = [field.get_db_prep_save(value, connection=connection) for field, value in prepared]
+    for row, (pk,) in zip(rows, trace_execute(sql, params, durable=durable), strict=True):
+        row.pk = pk
+
+
+@functools.lru_cache(maxsize=256)
+def _insert_statement(model: type[Model], count: int) -> tuple[str, list[Field[Any, Any]]]:
+    """INSERT … VALUES (…), … RETURNING pk for `count` rows of `model`, and its fields in order."""
+    meta = model._meta
+    fields = [field for field in meta.concrete_fields if field is not meta.auto_field]
+    quote = connection.ops.quote_name
+    placeholders = "(" + ", ".join(["%s"] * len(fields)) + ")"
+    sql = (
+        f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(field.column) for field in fields)}) "  # noqa: S608 - names from _meta
+        f"VALUES {', '.join([placeholders] * count)} RETURNING {quote(meta.pk.column)}"
+    )
+    return sql, fields
+
+
+def _compiled_insert(rows: Sequence[Model]) -> tuple[str, Sequence[Any]]:
     meta = rows[0]._meta
     query = InsertQuery(type(rows[0]))
     query.insert_values([f for f in meta.concrete_fields if f is not meta.auto_field], list(rows))
     compiler = query.get_compiler(connection=connection)
     compiler.returning_fields = [meta.pk]
     ((sql, params),) = compiler.as_sql()
-    for row, (pk,) in zip(rows, trace_execute(sql, params, durable=durable), strict=True):
-        row.pk = pk
+    return sql, params
 
 
 def connection_tidy() -> None:

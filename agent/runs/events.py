@@ -195,8 +195,10 @@ class EventWriter:
         jobs = [job for job in jobs if job.run.failed is None]
         runs = list(dict.fromkeys(job.run for job in jobs))
         unread = [run.run_id for run in runs if run.seq is None]
-        last = dict(
-            AgentStep.objects.filter(run_id__in=unread).values("run_id").annotate(m=Max("seq")).values_list("run_id", "m")
+        last = (
+            dict(AgentStep.objects.filter(run_id__in=unread).values("run_id").annotate(m=Max("seq")).values_list("run_id", "m"))
+            if unread
+            else {}
         )
         seqs = {run: run.seq if run.seq is not None else last.get(run.run_id) or 0 for run in runs}
         rows: list[AgentStep] = []

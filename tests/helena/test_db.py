@@ -89,6 +89,53 @@ def test_trace_insert_writes_the_rows_in_one_statement_and_sets_their_keys():
     assert all(step.created_at is not None for step in stored)
 
 
+def test_trace_insert_stores_what_the_orm_stores():
+    """The prepared statement (made once per model and row count) against Django's own save."""
+    from agent.models import ToolCallAudit
+
+    user = UserFactory()
+    run = AgentRun.objects.create(user=user, task="Frage")
+    payload = {"text": "Kündigung – „fristlos“ ✓", "nested": [1, None, {"x": 2.5}], "empty": {}}
+
+    def audit(call_id: str) -> ToolCallAudit:
+        return ToolCallAudit(
+            run=run,
+            user=user,
+            akte_id=None,
+            tool="read_akte",
+            call_id=call_id,
+            arguments=payload,
+            summary="1 Ergebnis",
+            ok=True,
+            cached=False,
+            duration_ms=7,
+        )
+
+    fast = [audit("fast-1"), audit("fast-2")]
+    trace_insert(fast)
+    orm = audit("orm")
+    orm.save()
+    fields = ["run_id", "user_id", "akte_id", "tool", "arguments", "summary", "ok", "cached", "duration_ms"]
+    stored = {row["call_id"]: row for row in ToolCallAudit.objects.values("call_id", "created_at", *fields)}
+    for row in fast:
+        assert stored[row.call_id]["created_at"] is not None
+        assert {k: stored[row.call_id][k] for k in fields} == {k: stored["orm"][k] for k in fields}
+    steps = [AgentStep(run=run, seq=seq, type="tool.result", payload=payload) for seq in (1, 2)]
+    trace_insert(steps[:1])
+    trace_insert(steps[1:])  # another row count, another statement
+    assert [s.payload for s in AgentStep.objects.filter(run=run).order_by("seq")] == [payload, payload]
+
+
+def test_trace_insert_takes_a_query_expression_through_the_compiler():
+    from django.db.models import Value
+    from django.db.models.functions import Lower
+
+    run = AgentRun.objects.create(user=UserFactory(), task="Frage")
+    row = AgentStep(run=run, seq=1, type=Lower(Value("STEP.STARTED")), payload={})
+    trace_insert([row])
+    assert AgentStep.objects.get(pk=row.pk).type == "step.started"
+
+
 @pytest.mark.django_db(transaction=True)
 def test_connection_tidy_keeps_a_healthy_connection_without_a_health_check_and_closes_a_bad_or_aged_one():
     """Between tool calls on a pool thread: no extra round trip for a healthy connection (Django's
