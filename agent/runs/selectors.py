@@ -6,6 +6,8 @@ same for a missing row and for another user's row, so that nobody can probe for 
 
 from __future__ import annotations
 
+from collections.abc import Collection
+from datetime import datetime
 from typing import Any
 
 from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
@@ -46,6 +48,13 @@ def run_get(*, user: User, pk: int, lock: bool = False) -> AgentRun:
         return qs.get(pk=pk, user=user)
     except AgentRun.DoesNotExist:
         raise NotFound(ERR_RUN_NOT_FOUND) from None
+
+
+def runs_created_since(*, since: datetime, user_ids: Collection[int]) -> list[tuple[int, int]]:
+    """(run id, user id) of the runs created at or after `since` by any of the (active) users, oldest
+    first: what the announcer of a web process tells those users' sockets (agent/chat/announcements.py)."""
+    rows = AgentRun.objects.filter(created_at__gte=since, user_id__in=user_ids, user__is_active=True)
+    return list(rows.order_by("created_at", "pk").values_list("pk", "user_id"))
 
 
 def run_steps_after(*, run_id: int, after_seq: int, limit: int = 500) -> list[dict[str, Any]]:
