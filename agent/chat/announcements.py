@@ -5,9 +5,9 @@ background) when `user_notify_run` reaches the user's group. That message can be
 restarting, a process's channel over capacity, or the in-memory layer of the embedded default,
 which never reaches another process. So each web process keeps one announcer on its event loop:
 while sockets are open here it reads, every few seconds and in one query for all of them, the runs
-created since its last look by the users who have a socket here, and hands each new run to those
-sockets as `run.announce` does (`ChatConsumer.run_announce`). A run announced both ways is
-announced harmlessly twice: a socket that tails the run, or has delivered its events, ignores it.
+created since its last look, and hands each new run to its owner's sockets here as `run.announce`
+does (`ChatConsumer.run_announce`). A run announced both ways is announced harmlessly twice: a
+socket that tails the run, or has delivered its events, ignores it.
 
 A socket hears only of its own user's runs, as through the user's group, and a deactivated user
 of none.
@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from collections.abc import Collection
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
@@ -53,9 +52,9 @@ def announce_poll_seconds() -> float:
     return ANNOUNCE_POLL_SECONDS_SHARED_LAYER if layer_crosses_processes() else ANNOUNCE_POLL_SECONDS_LOCAL
 
 
-def _runs_created_since_sync(since: datetime, user_ids: Collection[int]) -> list[tuple[int, int]]:
+def _runs_created_since_sync(since: datetime) -> list[tuple[int, int]]:
     try:
-        return selectors.runs_created_since(since=since, user_ids=user_ids)
+        return selectors.runs_created_since(since=since)
     except DatabaseError:
         connection.close()  # reconnect at the next look
         raise
@@ -96,13 +95,13 @@ class Announcer:
             look_at = timezone.now()
             since = max(started_at, last_look - timedelta(seconds=ANNOUNCE_OVERLAP_SECONDS))
             try:
-                runs = await self.loop.run_in_executor(_executor, _runs_created_since_sync, since, list(self.sockets))
+                runs = await self.loop.run_in_executor(_executor, _runs_created_since_sync, since)
             except Exception:
                 logger.exception("reading new runs to announce failed (sockets of %d users)", len(self.sockets))
                 continue
             last_look = look_at
             for run_id, user_id in runs:
-                if run_id not in self.announced:
+                if user_id in self.sockets and run_id not in self.announced:
                     self._remember(run_id)
                     await self._announce(run_id, user_id)
 
