@@ -184,9 +184,11 @@ class AgentRun(models.Model):
             ),
             models.CheckConstraint(condition=Q(tier__isnull=True) | Q(tier__in=[1, 2, 3]), name="agentrun_tier_valid"),
         ]
-        # the queue of background runs waiting for a worker (their positions, agent/runs/selectors.py)
         indexes = [
-            models.Index(fields=["created_at", "id"], name="agentrun_queued", condition=Q(status="PENDING", mode="BACKGROUND"))
+            # the queue of background runs waiting for a worker (their positions, agent/runs/selectors.py)
+            models.Index(fields=["created_at", "id"], name="agentrun_queued", condition=Q(status="PENDING", mode="BACKGROUND")),
+            # the runs created since the last look of a web process's announcer (agent/chat/announcements.py)
+            models.Index(fields=["created_at"], name="agentrun_created"),
         ]
 
     def __str__(self) -> str:

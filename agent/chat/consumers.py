@@ -19,7 +19,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, field_validator
 from pydantic import ValidationError as PydanticValidationError
 
-from agent.chat import inline, tails
+from agent.chat import announcements, inline, tails
 from agent.chat.cards import akte_draft_cursor, akte_new_draft_cards, draft_cards
 from agent.chat.tails import RunTail
 from agent.models import AgentRun
@@ -131,7 +131,8 @@ def german_error(exc: BaseException, default: str) -> str:
 
 class ChatConsumer(AsyncJsonWebsocketConsumer):
     """`/ws/helena/`: one socket per tab. Groups: the user's (new runs, draft cards without Akte),
-    one per watched run, one per watched Akte (draft cards)."""
+    one per watched run, one per watched Akte (draft cards). The process's announcer
+    (agent/chat/announcements.py) also tells it of its user's new runs."""
 
     user: User
     tails: dict[int, RunTail]
@@ -140,6 +141,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
     recent: deque[float]
     akte_watchers: dict[int, asyncio.Task[None]]
     akte_wakes: dict[int, asyncio.Event]
+    disconnected: bool
 
     async def connect(self) -> None:
         user = self.scope.get("user")
@@ -153,11 +155,16 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         self.recent = deque()
         self.akte_watchers = {}
         self.akte_wakes = {}
+        self.disconnected = False
         await self._join(user_group(user.pk))
         await self.accept()
         await self.send_json({"type": "hello", "user": user.pk})
+        announcements.socket_register(self)
 
     async def disconnect(self, code: int) -> None:
+        self.disconnected = True
+        if getattr(self, "user", None) is not None:
+            announcements.socket_unregister(self)
         for tail in list(getattr(self, "tails", {}).values()):
             tail.unwatch()
             if tail.task is not None:
@@ -334,6 +341,10 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             inline.watchers.setdefault(run_id, set()).add(tail)
         else:
             await self._join(run_group(run_id))
+            if self.disconnected:
+                # The announcer (not this socket's own message loop) called while the socket closed.
+                await self.tail_finished(tail)
+                return
         tail.task = asyncio.create_task(tail.run())
 
     async def tail_finished(self, tail: RunTail) -> None:
@@ -365,7 +376,11 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         await self.send_error(ERR_RUN_CRASHED, code="failed", run=run_id)
 
     async def run_announce(self, message: dict[str, Any]) -> None:
-        await self.watch_run(int(message["run"]), after_seq=0)
+        """A run of this socket's user exists: from the user's group or from the process's announcer
+        (both may tell of the same run). A run this socket tails or has delivered needs nothing."""
+        run_id = int(message["run"])
+        if run_id not in self.seen:
+            await self.watch_run(run_id, after_seq=0)
 
     async def draft_changed(self, message: dict[str, Any]) -> None:
         """Checked against this socket's user now, not when it subscribed: a MANDANT watching her

@@ -10,9 +10,13 @@ and sends them in order, so delivery never depends on the channel layer reaching
 - In the embedded default (in-memory channel layer) a run executed by the `db_worker` process
   cannot reach daphne's consumers through the layer, so their tails poll every 100 ms. With Redis
   the layer crosses processes and the poll is only a safety net (1 s).
+- A tab learns of a run it did not start through `user_notify_run` (`run.announce` to the user's
+  group) and, should that be lost, from its process's announcer (agent/chat/announcements.py):
+  one query per process every 1 s (in-memory layer) or 5 s (Redis) for the runs created since its
+  last look by the users with a socket there.
 
-The same code serves both shapes; nothing is lost if a publish is dropped, and a reconnecting tab
-replays from the rows with `run.resume`.
+The same code serves both shapes; nothing is lost if a publish or an announcement is dropped, and
+a reconnecting tab replays from the rows with `run.resume`.
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ same for a missing row and for another user's row, so that nobody can probe for 
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
@@ -46,6 +47,15 @@ def run_get(*, user: User, pk: int, lock: bool = False) -> AgentRun:
         return qs.get(pk=pk, user=user)
     except AgentRun.DoesNotExist:
         raise NotFound(ERR_RUN_NOT_FOUND) from None
+
+
+def runs_created_since(*, since: datetime) -> list[tuple[int, int]]:
+    """(run id, user id) of the runs of active users created at or after `since`, oldest first: what
+    a web process's announcer tells the owners' sockets there (agent/chat/announcements.py). It
+    picks the owners with a socket itself: a list of their ids in the query (up to a thousand
+    sockets per process) cost ten times the query."""
+    rows = AgentRun.objects.filter(created_at__gte=since, user__is_active=True)
+    return list(rows.order_by("created_at", "pk").values_list("pk", "user_id"))
 
 
 def run_steps_after(*, run_id: int, after_seq: int, limit: int = 500) -> list[dict[str, Any]]:
