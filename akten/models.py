@@ -280,9 +280,9 @@ def access_scope_query(user: Any, **extra: tuple[str, Sequence[Any]]) -> tuple[A
         if not extra or user is None or user.pk is None:
             return scope, dict.fromkeys(extra)
     columns, params = ([], []) if inactive or user.is_admin_role else _scope_columns(user)
-    for sql, values in extra.values():
+    for sql, sql_params in extra.values():
         columns.append(f"({sql})")
-        params.extend(values)
+        params.extend(sql_params)
     table = User._meta.db_table
     statement = f"SELECT {table}.is_active, {', '.join(columns) or 'NULL'} FROM {table} WHERE {table}.id = %s"  # noqa: S608 - constants
     with connection.cursor() as cursor:

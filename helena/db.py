@@ -139,8 +139,8 @@ def _insert_statement(model: type[Model], count: int) -> tuple[str, list[Field[A
     quote = connection.ops.quote_name
     placeholders = "(" + ", ".join(["%s"] * len(fields)) + ")"
     sql = (
-        f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(field.column) for field in fields)}) "  # noqa: S608 - names from _meta
-        f"VALUES {', '.join([placeholders] * count)} RETURNING {quote(meta.pk.column)}"
+        f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(str(field.column)) for field in fields)}) "  # noqa: S608 - names from _meta
+        f"VALUES {', '.join([placeholders] * count)} RETURNING {quote(str(meta.pk.column))}"
     )
     return sql, fields
 
