@@ -27,12 +27,12 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db import DatabaseError, close_old_connections, connection
+from django.db import DatabaseError, connection
 from django.db.models import Max, Model
 from django.utils import timezone
 
 from agent.models import AgentRun, AgentStep
-from helena.db import trace_insert, trace_thread
+from helena.db import connection_tidy, trace_insert, trace_thread
 
 if TYPE_CHECKING:
     from agent.models import AgentRun
@@ -145,7 +145,9 @@ class EventWriter:
         with self._cond:
             idle = not self._queue and not self._rows
         if idle:
-            close_old_connections()  # like the end of a request: CONN_MAX_AGE, broken connections
+            # like the end of a request (CONN_MAX_AGE, broken connections), without the health check
+            # round trip that `close_old_connections` would cause at the next write
+            connection_tidy()
 
     def _write(self, jobs: list[_Job]) -> None:
         # From here on nobody can cancel a job's future: its rows are written whoever waits for them.
