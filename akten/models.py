@@ -269,17 +269,18 @@ def access_scope_query(user: Any, **extra: tuple[str, Sequence[Any]]) -> tuple[A
     permission at once.
 
     Returns the scope and the values of `extra`. The user's row is read as it is now: a user
-    deactivated meanwhile (or deleted) gets NO_ACCESS. Within `access_scope_reused` the scope is
-    kept for the rest of the block. Without `extra`, ADMIN and anonymous users need no query.
+    deactivated meanwhile (or deleted) gets NO_ACCESS and None for every `extra`. Within
+    `access_scope_reused` the scope is kept for the rest of the block. Without `extra`, ADMIN and
+    anonymous users need no query.
     One hand-written statement: the ORM would take longer to compile its subqueries than the
     database takes to answer them (this runs on every tool call).
     """
-    inactive = user is None or not user.is_authenticated or not user.is_active
-    if inactive or user.is_admin_role:
-        scope = NO_ACCESS if inactive else AccessScope(everything=True)
-        if not extra or user is None or user.pk is None:
-            return scope, dict.fromkeys(extra)
-    columns, params = ([], []) if inactive or user.is_admin_role else _scope_columns(user)
+    if user is None or not user.is_authenticated or not user.is_active:
+        return NO_ACCESS, dict.fromkeys(extra)
+    admin = user.is_admin_role
+    if admin and not extra:
+        return AccessScope(everything=True), {}
+    columns, params = ([], []) if admin else _scope_columns(user)
     for sql, sql_params in extra.values():
         columns.append(f"({sql})")
         params.extend(sql_params)
@@ -288,10 +289,11 @@ def access_scope_query(user: Any, **extra: tuple[str, Sequence[Any]]) -> tuple[A
     with connection.cursor() as cursor:
         cursor.execute(statement, [*params, user.pk])
         row = cursor.fetchone()
-    values = dict(zip(extra, row[len(row) - len(extra) :], strict=True)) if row is not None else dict.fromkeys(extra)
-    if inactive or user.is_admin_role:
-        return scope, values
-    scope = NO_ACCESS if row is None or not row[0] else _scope_from(user, row[1:])
+    if row is None or not row[0]:
+        scope, values = NO_ACCESS, dict.fromkeys(extra)
+    else:
+        scope = AccessScope(everything=True) if admin else _scope_from(user, row[1:])
+        values = dict(zip(extra, row[len(row) - len(extra) :], strict=True))
     memo = _scope_memo.get()
     if memo is not None:
         memo[user.pk] = scope

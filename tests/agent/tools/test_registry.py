@@ -361,6 +361,19 @@ def test_inactive_user_gets_no_tools(call):
     assert toolbox_for(ToolContext(user=user)).names() == set()
 
 
+@pytest.mark.parametrize("role", [Role.ADMIN, Role.ANWALT, Role.MANDANT])
+def test_an_account_deactivated_during_a_run_gets_no_further_tool_call(role):
+    """The run holds its user object from the start; each call reads the account as it is now."""
+    user = UserFactory(role=role)
+    box = toolbox_for(ToolContext(user=user))
+    assert "search_gesetze" in box.names()
+    first = run_call(box, "search_gesetze", {"suche": "Kündigungsfrist"})
+    assert first.ok, first.error
+    type(user).objects.filter(pk=user.pk).update(is_active=False)
+    result = run_call(box, "search_gesetze", {"suche": "Kündigungsfrist"})
+    assert "steht dir nicht zur Verfügung" in result.error
+
+
 def test_matrix_update_records_each_change_and_only_admins_may_do_it():
     admin_user = UserFactory(role=Role.ADMIN)
     anwalt = UserFactory(role=Role.ANWALT)
