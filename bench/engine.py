@@ -21,7 +21,7 @@
    through the database flag (as from another process) at a random moment; measured until
    `run_execute` has returned with status CANCELLED.
 
-Prints the figures and saves them to bench/results/engine.json. Targets: ≤ 5 ms median engine
+Prints the figures and saves them to bench/results/engine.json. Targets: ≤ 2 ms median engine
 overhead per step (database), ≤ 1 ms per step and flat (bare loop), cancel p95 ≤ 500 ms.
 """
 

@@ -252,13 +252,19 @@ def _citation_trace(run_id: int, answer: str) -> dict[str, object]:
     return answer_citation_trace(answer, entwuerfe=texts)
 
 
+_CANCEL_POLL_SQL = f"SELECT id FROM {AgentRun._meta.db_table} WHERE id = ANY(%s) AND cancel_requested"  # noqa: S608 - _meta
+
+
 def _poll(run_ids: list[int], beat: bool) -> list[int]:
     """Which of `run_ids` have `cancel_requested` (and write the heartbeat of those RUNNING): two
     queries at most, however many runs execute here."""
     try:
         if beat:
             AgentRun.objects.filter(pk__in=run_ids, status=AgentRun.Status.RUNNING).update(heartbeat_at=timezone.now())
-        return list(AgentRun.objects.filter(pk__in=run_ids, cancel_requested=True).values_list("pk", flat=True))
+        # ten times a second: a statement of our own, as the ORM's compile costs more than the query
+        with connection.cursor() as cursor:
+            cursor.execute(_CANCEL_POLL_SQL, [run_ids])
+            return [row[0] for row in cursor.fetchall()]
     except DatabaseError:
         connection.close()  # reconnect at the next poll
         raise
