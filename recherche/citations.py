@@ -55,6 +55,10 @@ SUB = (
 LINK = r"(?:,|;|und|u\.|sowie|oder|bzw\.|bis|–|-)"
 IVM = r"(?:i\.\s?V\.\s?m\.|iVm|i\.V\.m\.|in Verbindung mit)"
 
+# "Anlage 2 zu § 13 RVG", "Anl. 1 (zu § 3 Abs. 2) GKG": an annex, with the section it belongs to.
+ANLAGE_KW = r"(?<![\wäöüß])(?:Anlage|Anl\.)"
+ANLAGE_ZU = rf"\s*\(?\s*zu[mr]?\s+(?:§|Art\.)\s*{NUM}(?:\s*{ABSATZ_KW}\s*\d{{1,3}})?(?:\s*{SATZ_KW}\s*\d{{1,3}})?\s*\)?"
+
 # One item: a number with its subdivisions ("823 Abs. 1 S. 1", "280 I, III").
 ITEM_RE = re.compile(rf"(?P<num>{NUM})(?P<subs>(?:\s*,?\s*{SUB}(?![\wäöüß]))*)")
 ABSATZ_RE = re.compile(rf"{ABSATZ_KW}\s*(?P<a>{NUM})(?P<more>(?:\s*(?:,|und|u\.|bis|–|-)\s*{NUM})*)")
@@ -79,7 +83,7 @@ class Ziel:
 
     @property
     def text(self) -> str:
-        parts = [f"{self.art} {self.nummer}" if self.art != "Anlage" else f"Nr. {self.eintrag}"]
+        parts = [f"Nr. {self.eintrag}" if self.eintrag else f"{self.art} {self.nummer}"]
         if self.absatz:
             parts.append(f"Abs. {self.absatz}")
         if self.detail:
@@ -267,7 +271,8 @@ def extract(text: str, names: LawNames, *, bare_numbers: bool = False) -> list[Z
     pending: list[_Item] = []
     pos = 0
     pattern = re.compile(
-        rf"(?P<verz>(?:Nr\.|Nummer)?\s*(?P<vnum>\d{{4}})\s+(?P<vv>VV|KV)[\s-]+(?P<vlaw>{LAW_TOKEN}))"
+        rf"(?P<anl>{ANLAGE_KW}\s*(?P<anum>\d{{1,2}}[a-z]?)(?:{ANLAGE_ZU})?\s+(?:(?:zu[mr]?|des|der)\s+)?(?P<alaw>{LAW_TOKEN}))"
+        rf"|(?P<verz>(?:Nr\.|Nummer)?\s*(?P<vnum>\d{{4}})\s+(?P<vv>VV|KV)[\s-]+(?P<vlaw>{LAW_TOKEN}))"
         rf"|(?P<verz2>(?P<vv2>VV|KV)[\s-]+(?:(?P<vlaw2>{LAW_TOKEN})\s+(?:Nr\.\s*)?(?P<vnum2>\d{{4}})|(?:Nr\.\s*)?(?P<vnum3>\d{{4}})\s+(?P<vlaw3>{LAW_TOKEN})))"
         rf"|(?P<para>{PARA_KW})"
         rf"|(?P<prelaw>(?<![\wäöüß§.])(?P<plaw>{LAW_TOKEN})\s+(?={PARA_KW}))"
@@ -277,6 +282,13 @@ def extract(text: str, names: LawNames, *, bare_numbers: bool = False) -> list[Z
         match = pattern.search(text, pos)
         if not match:
             break
+        if match["anl"]:
+            # "Anlage 2 zu § 13 RVG", "Anlage 1 zum GKG": the annex itself, never "§ 2 RVG"
+            canonical = names.lookup(match["alaw"])
+            if canonical is not None or _looks_like_law(match["alaw"]):
+                targets.append(Ziel("Anlage", match["anum"], canonical or match["alaw"], start=match.start(), end=match.end()))
+            pos = match.end()
+            continue
         if match["verz"] or match["verz2"]:
             law = match["vlaw"] or match["vlaw2"] or match["vlaw3"]
             number = match["vnum"] or match["vnum2"] or match["vnum3"]

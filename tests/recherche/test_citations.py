@@ -105,6 +105,15 @@ def test_every_citation_form_resolves_exactly_against_the_corpus(shipped_gesetze
 
 
 @pytest.mark.django_db
+def test_an_annex_is_cited_as_the_annex_never_as_the_section_of_its_number(shipped_gesetze):
+    for text in ("Anlage 2 RVG", "Anlage 2 zu § 13 RVG", "Anl. 2 zum RVG", "Anlage 2 (zu § 13 Absatz 1 Satz 3) RVG"):
+        (result,) = resolve(extract(text, NAMES, bare_numbers=True))
+        assert result.ok and result.zitat == "Anlage 2 RVG", text
+    (missing,) = resolve(extract("Anlage 7 RVG", NAMES))
+    assert not missing.ok and missing.ziel.text == "Anlage 7 RVG"
+
+
+@pytest.mark.django_db
 def test_fee_numbers_resolve_to_their_entry_and_missing_ones_are_flagged(shipped_gesetze):
     (vv,) = resolve(extract("Nr. 3100 VV RVG", NAMES))
     assert vv.ok and vv.zitat == "Anlage 1 RVG" and vv.anker == "nr-3100"
