@@ -54,6 +54,8 @@ SUB = (
 )
 LINK = r"(?:,|;|und|u\.|sowie|oder|bzw\.|bis|–|-)"
 IVM = r"(?:i\.\s?V\.\s?m\.|iVm|i\.V\.m\.|in Verbindung mit)"
+# What follows a citation of an earlier version: "§ 434 BGB a. F.", "aF", "in der alten Fassung".
+ALTE_FASSUNG_RE = re.compile(r"\s*,?\s*(?:a\.\s?F\.|aF(?![\wäöüß])|(?:in\s+der\s+)?alte[nr]?\s+Fassung)")
 
 # "Anlage 2 zu § 13 RVG", "Anl. 1 (zu § 3 Abs. 2) GKG": an annex, with the section it belongs to.
 ANLAGE_KW = r"(?<![\wäöüß])(?:Anlage|Anl\.)"
@@ -78,6 +80,7 @@ class Ziel:
     absatz: str = ""
     detail: str = ""  # "S. 1", "Nr. 3100", "ff." as written
     eintrag: str = ""  # a VV/KV number inside an Anlage ("3100")
+    alte_fassung: bool = False  # "§ 434 BGB a. F.": a version the corpus does not hold
     start: int = 0
     end: int = 0
 
@@ -153,6 +156,11 @@ GRUND_NORM = "{zitat} gibt es im Bestand nicht."
 GRUND_AUFGEHOBEN = "{zitat} ist weggefallen (aufgehoben)."
 GRUND_ABSATZ = "{zitat} hat keinen Absatz {absatz}."
 GRUND_EINTRAG = "Nr. {eintrag} steht nicht im {verzeichnis} des {gesetz}."
+HINWEIS_ALTE_FASSUNG = (
+    "Zitiert ist eine alte Fassung (a. F.); im Bestand ist nur die geltende Fassung ({stand}). "
+    "Den Wortlaut zur maßgeblichen Zeit bitte in der amtlichen Fassung prüfen."
+)
+GELTENDE_FASSUNG = "a. F. – verlinkt ist die geltende Fassung"
 HINWEIS_OHNE_TEXT = (
     "Der Text von {zitat} ist im Korpus nicht enthalten (nur die Fundstelle); maßgeblich ist die amtliche Fassung."
 )
@@ -340,11 +348,24 @@ def extract(text: str, names: LawNames, *, bare_numbers: bool = False) -> list[Z
         canonical = names.lookup(law_text) or re.sub(r"\s+", " ", law_text)
         if prelaw is None:
             items[-1].end = law_end
+        fassung = ALTE_FASSUNG_RE.match(text, max(law_end, end))
+        old_version = fassung is not None
+        if fassung is not None:
+            items[-1].end = law_end = fassung.end()
         for item in [*pending, *items]:
             nummer = item.nummer
             absaetze = item.absaetze or [""]
             targets += [
-                Ziel(item.art, nummer, canonical, absatz=absatz, detail=item.detail, start=item.start, end=item.end)
+                Ziel(
+                    item.art,
+                    nummer,
+                    canonical,
+                    absatz=absatz,
+                    detail=item.detail,
+                    alte_fassung=old_version,
+                    start=item.start,
+                    end=item.end,
+                )
                 for absatz in absaetze
             ]
         pending = []
@@ -460,6 +481,8 @@ def resolve(targets: list[Ziel]) -> list[Aufloesung]:
         norm = live[0]
         result.norm_id, result.zitat = norm.pk, norm.zitat
         result.reader_url = reverse("norm-detail", args=[norm.pk])
+        if target.alte_fassung:
+            result.hinweis = HINWEIS_ALTE_FASSUNG.format(stand=gesetz.stand or "Stand unbekannt")
         if target.eintrag:
             if anlage_entry(norm.text, target.eintrag):
                 result.anker = f"nr-{target.eintrag}"
@@ -560,8 +583,10 @@ def _render_spans(text: str, report: Pruefbericht) -> str:
             title = f"{first.zitat} · Stand: {first.stand}" if first.stand else first.zitat
             out.append(
                 f'<a href="{escape(first.reader_url)}" class="zitat" data-norm-panel="{escape(panel)}" '
-                f'title="{escape(title)}">{cited}</a>'
+                f'title="{escape(first.hinweis or title)}">{cited}</a>'
             )
+            if first.ziel.alte_fassung:
+                out.append(f' <small class="zitat-hinweis">({GELTENDE_FASSUNG})</small>')
         elif isinstance(first, dict):
             out.append(f'<a href="{escape(first["url"])}" class="zitat">{cited}</a>')
         else:

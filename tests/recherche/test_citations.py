@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from recherche.citations import LawNames, check_text, extract, resolve
+from recherche.citations import LawNames, check_text, extract, link_citations, resolve
 from recherche.gesetze_parser import canonical_abkuerzung, split_front_matter
 
 SHIPPED = Path(__file__).resolve().parents[2] / "recherche" / "data" / "gesetze"
@@ -111,6 +111,20 @@ def test_an_annex_is_cited_as_the_annex_never_as_the_section_of_its_number(shipp
         assert result.ok and result.zitat == "Anlage 2 RVG", text
     (missing,) = resolve(extract("Anlage 7 RVG", NAMES))
     assert not missing.ok and missing.ziel.text == "Anlage 7 RVG"
+
+
+@pytest.mark.django_db
+def test_a_citation_of_an_old_version_links_the_current_one_and_says_so(shipped_gesetze):
+    for text in ("§ 434 BGB a. F.", "§ 434 Abs. 1 BGB aF", "BGB § 434 a.F.", "§ 434 BGB in der alten Fassung"):
+        (result,) = resolve(extract(text, NAMES))
+        assert result.ok and result.zitat == "§ 434 BGB", text
+        assert "alte Fassung" in result.hinweis and result.stand in result.hinweis, text
+        assert result.ziel.end == len(text), text  # the link covers "a. F."
+    (current,) = resolve(extract("§ 434 BGB ist geändert worden.", NAMES))
+    assert current.ok and current.hinweis == ""
+    html = link_citations("<p>Nach § 434 BGB a. F. war das anders.</p>")
+    assert "verlinkt ist die geltende Fassung" in html and "alte Fassung (a. F.)" in html
+    assert "nicht im Bestand" not in html
 
 
 @pytest.mark.django_db
