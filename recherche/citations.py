@@ -48,9 +48,11 @@ LAW_TOKEN = r"(?:SGB\s+(?:[IVX]{1,4}|\d{1,2})(?![\wäöüß])|[A-ZÄÖÜ][A-Za-z
 # "Abs. 1 und 2", "Abs. 1, 3": further Absätze, unless the number opens a new section ("§§ 280 Abs. 1,
 # 241 Abs. 2 BGB" – a number followed by its own subdivision).
 ABSATZ_LIST = rf"{ABSATZ_KW}\s*{NUM}(?:\s*(?:,|und|u\.|bis|–|-)\s*{NUM}(?!\s*(?:{ABSATZ_KW}|{SATZ_KW}|{NR_KW})))*"
+# A roman Absatz may carry its Satz as a bare number: "§ 823 I 1 BGB" is § 823 Abs. 1 S. 1 BGB.
+ROMAN_SATZ = rf"{ROMAN}(?:\s+\d{{1,2}}(?![\wäöüß.,]))?"
 SUB = (
     rf"(?:{ABSATZ_LIST}|{SATZ_KW}\s*\d{{1,3}}|{NR_KW}\s*\d{{1,4}}[a-z]?|{HS_KW}\s*\d|{ALT_KW}\s*\d"
-    rf"|{LIT_KW}\s*[a-z]{{1,2}}\)?|ff\.|f\.|{ROMAN})"
+    rf"|{LIT_KW}\s*[a-z]{{1,2}}\)?|ff\.|f\.|{ROMAN_SATZ})"
 )
 LINK = r"(?:,|;|und|u\.|sowie|oder|bzw\.|bis|–|-)"
 IVM = r"(?:i\.\s?V\.\s?m\.|iVm|i\.V\.m\.|in Verbindung mit)"
@@ -259,6 +261,7 @@ def _absaetze(subs: str) -> list[str]:
         found += re.findall(NUM, match["a"] + (match["more"] or ""))
     if not found:
         stripped = re.sub(OTHER_SUBS, " ", subs)
+        stripped = re.sub(r"(?<=[IVX])\s+\d{1,2}(?![\wäöüß])", " ", stripped)  # "I 1": the 1 is a Satz
         found = [str(_roman(r)) for r in ROMAN_RE.findall(stripped) if r]
     return found
 
@@ -330,6 +333,9 @@ def extract(text: str, names: LawNames, *, bare_numbers: bool = False) -> list[Z
         law_text, law_end = prelaw, end
         if law_text is None:
             law_start = end + len(text[end:]) - len(text[end:].lstrip())
+            article = re.match(r"(?:des|der)\s+", text[law_start:])
+            if article and names.known_re.match(text, law_start + article.end()):
+                law_start += article.end()  # "§ 433 des BGB"
             known = names.known_re.match(text, law_start)
             after = re.match(LAW_TOKEN, text[law_start:])
             if known:

@@ -49,6 +49,20 @@ def test_every_citation_form_is_extracted_exactly(text, expected):
     assert _targets(f"Nach {text} ist das so.") == expected  # also inside a sentence
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("§ 12 I 2 BGB", [("§", "12", "BGB", "1")]),
+        ("§ 622 II 1 Nr. 2 BGB", [("§", "622", "BGB", "2")]),
+        ("§ 1565 I 1 BGB", [("§", "1565", "BGB", "1")]),
+    ],
+)
+def test_a_roman_absatz_with_its_satz_is_never_read_as_another_section(text, expected):
+    """As a search query (bare numbers count as sections) "§ 12 I 2 BGB" once became § 2 BGB."""
+    assert _targets(text, bare_numbers=True) == expected
+    assert _targets(text) == expected
+
+
 def test_every_shipped_statute_is_recognised_by_its_official_abbreviation():
     assert len(NAMES.canonical_names) == 85
     for abk in NAMES.canonical_names:
