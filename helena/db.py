@@ -108,9 +108,11 @@ def trace_execute(sql: str, params: Sequence[Any], *, durable: bool = False) -> 
         return list(cursor.fetchall())
 
 
-def trace_insert(rows: Sequence[Model], *, durable: bool = False) -> None:
+def trace_insert(rows: Sequence[Model], *, durable: bool = False, along: Sequence[Model] = ()) -> None:
     """INSERT trace `rows` (instances of one model) with `trace_execute`: one statement, one round
-    trip, its own transaction; sets their primary keys (auto_now_add fields are filled).
+    trip, its own transaction; sets their primary keys (auto_now_add fields are filled). `along`:
+    trace rows of other models written by the same statement (a data-modifying WITH), so that they
+    commit with `rows` at no extra round trip; their keys are not set.
 
     The statement's text is made once per model and row count (`_insert_statement`); the values
     are prepared per row as Django's insert compiler prepares them (`pre_save`, then
@@ -118,17 +120,27 @@ def trace_insert(rows: Sequence[Model], *, durable: bool = False) -> None:
     the few rows of a run event, on every event. A row holding a query expression goes through
     the compiler."""
     if not rows:
+        for model in dict.fromkeys(type(row) for row in along):
+            trace_insert([row for row in along if type(row) is model], durable=durable)
         return
-    model = type(rows[0])
-    sql, fields = _insert_statement(model, len(rows))
-    values = [field.pre_save(row, True) for row in rows for field in fields]
-    if any(hasattr(value, "resolve_expression") for value in values):
-        sql, params = _compiled_insert(rows)
-    else:
-        prepared = zip(fields * len(rows), values, strict=True)
-        params = [field.get_db_prep_save(value, connection=connection) for field, value in prepared]
+    sql, params = _insert(rows)
+    parts = [_insert([row for row in along if type(row) is model]) for model in dict.fromkeys(type(row) for row in along)]
+    if parts:
+        ctes = ", ".join(f"along_{index} AS ({part_sql})" for index, (part_sql, _) in enumerate(parts))
+        sql = f"WITH {ctes} {sql}"
+        params = [value for _, part_params in parts for value in part_params] + list(params)
     for row, (pk,) in zip(rows, trace_execute(sql, params, durable=durable), strict=True):
         row.pk = pk
+
+
+def _insert(rows: Sequence[Model]) -> tuple[str, Sequence[Any]]:
+    """The INSERT … RETURNING pk of `rows` (one model) and its parameters."""
+    sql, fields = _insert_statement(type(rows[0]), len(rows))
+    values = [field.pre_save(row, True) for row in rows for field in fields]
+    if any(hasattr(value, "resolve_expression") for value in values):
+        return _compiled_insert(rows)
+    prepared = zip(fields * len(rows), values, strict=True)
+    return sql, [field.get_db_prep_save(value, connection=connection) for field, value in prepared]
 
 
 @functools.lru_cache(maxsize=256)

@@ -110,9 +110,10 @@ class EventWriter:
         return job.future
 
     def submit_rows(self, rows: list[Model]) -> None:
-        """Queue other trace rows (the tool-call audit) for the next transaction. They are written
-        before the events queued after them, so a run's terminal event (committed durably) never
-        lands before the audit rows of its tool calls."""
+        """Queue other trace rows (the tool-call audit) for the next transaction: written by the
+        same statement as the events queued with them, never after the events queued after them,
+        so a run's terminal event (committed durably) never lands before the audit rows of its
+        tool calls."""
         with self._cond:
             self._rows.extend(rows)
             self._wake()
@@ -136,10 +137,10 @@ class EventWriter:
             jobs, self._queue = self._queue, []
             rows, self._rows = self._rows, []
         try:
-            if rows:
-                self._write_rows(rows)
             if jobs:
-                self._write(jobs)
+                self._write(jobs, rows)
+            elif rows:
+                self._write_rows(rows)
         except Exception:  # the writer serves every run of the process: it must not end
             logger.exception("Ereignis-Schreiber: unerwarteter Fehler")
         with self._cond:
@@ -149,15 +150,19 @@ class EventWriter:
             # round trip that `close_old_connections` would cause at the next write
             connection_tidy()
 
-    def _write(self, jobs: list[_Job]) -> None:
+    def _write(self, jobs: list[_Job], rows: list[Model]) -> None:
+        """The jobs' events and the other trace rows in one statement; after a failure the rows on
+        their own, then the events run by run."""
         # From here on nobody can cancel a job's future: its rows are written whoever waits for them.
         awaited = {job for job in jobs if job.future.set_running_or_notify_cancel()}
         try:
-            self._persist(jobs)
+            self._persist(jobs, along=rows)
             done = set(jobs)
         except Exception:
             logger.warning("Ereignisse: gemeinsames Schreiben fehlgeschlagen, einzeln je Lauf", exc_info=True)
             connection.close_if_unusable_or_obsolete()
+            if rows:
+                self._write_rows(rows)
             done = set()
             for run in dict.fromkeys(job.run for job in jobs):
                 of_run = [job for job in jobs if job.run is run]
@@ -191,9 +196,9 @@ class EventWriter:
                     logger.exception("%s von Lauf %s nicht gespeichert", model.__name__, getattr(row, "run_id", None))
                     connection.close_if_unusable_or_obsolete()
 
-    def _persist(self, jobs: list[_Job]) -> None:
-        """Number and write the jobs: one INSERT, its own transaction. The runs' state changes only
-        once it is committed."""
+    def _persist(self, jobs: list[_Job], along: list[Model] | None = None) -> None:
+        """Number and write the jobs (with the trace rows `along`): one statement, its own
+        transaction. The runs' state changes only once it is committed."""
         jobs = [job for job in jobs if job.run.failed is None]
         runs = list(dict.fromkeys(job.run for job in jobs))
         unread = [run.run_id for run in runs if run.seq is None]
@@ -209,7 +214,7 @@ class EventWriter:
                 seqs[job.run] += 1
                 rows.append(AgentStep(run_id=job.run.run_id, seq=seqs[job.run], type=type, payload=_jsonable(payload)))
         durable = any(row.type in TERMINAL_EVENT_TYPES for row in rows)
-        trace_insert(rows, durable=durable)
+        trace_insert(rows, durable=durable, along=along or ())
         calls = {run: dict(run.call_steps) for run in runs}
         steps = iter(rows)
         for job in jobs:

@@ -276,3 +276,46 @@ def test_events_are_stamped_when_emitted_not_when_written():
         {"type": "step.started", "run": run.pk, "seq": row.seq, "at": row.payload["at"], "step": row.seq} for row in rows
     ]
     assert all(at_publish > emitted for _, at_publish in published)
+
+
+def test_audit_rows_are_committed_with_the_events_and_a_broken_one_costs_no_event():
+    from agent.models import ToolCallAudit
+    from agent.runs.events import trace_rows_submit
+
+    akte = AkteFactory()
+    run = AgentRun.objects.create(user=akte.anwalt, akte=akte)
+    gone = AgentRun.objects.create(user=akte.anwalt, akte=akte)
+    gone_id = gone.pk
+
+    def audit(of: AgentRun, call_id: str) -> ToolCallAudit:
+        return ToolCallAudit(run=of, user=akte.anwalt, tool="read_akte", call_id=call_id, arguments={}, summary="", ok=True)
+
+    async def scenario(rows: list[ToolCallAudit]) -> None:
+        sink = RunEventSink(run, backlog=50)
+        with steps_locked() as release:
+            await sink.emit("step.started", step=1)
+            await sync_to_async(writer_waits)()
+            trace_rows_submit(rows)  # queued while the first write waits: written with what follows
+            await sink.emit("tool.result", step=1, call_id="c1", tool="read_akte", ok=True)
+            terminal = asyncio.create_task(sink.emit("run.finished", status="DONE", answer="", error="", usage={}))
+            await asyncio.sleep(0)
+            release.set()
+        await terminal
+
+    async_to_sync(scenario)([audit(run, "c1")])
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT xmin::text FROM agent_agentstep WHERE run_id = %s AND type = 'run.finished'", [run.pk])
+        (terminal_xid,) = cursor.fetchone()
+        cursor.execute("SELECT xmin::text FROM agent_toolcallaudit WHERE run_id = %s", [run.pk])
+        assert cursor.fetchone()[0] == terminal_xid  # one transaction: the audit row is as durable as the end
+
+    gone.delete()
+    stale = audit(AgentRun(pk=gone_id), "c-gone")  # a run deleted meanwhile: its audit row cannot be written
+    AgentStep.objects.filter(run=run).delete()
+    async_to_sync(scenario)([stale, audit(run, "c2")])
+    assert list(AgentStep.objects.filter(run=run).order_by("seq").values_list("type", flat=True)) == [
+        "step.started",
+        "tool.result",
+        "run.finished",
+    ]
+    assert set(ToolCallAudit.objects.values_list("call_id", flat=True)) == {"c1", "c2"}
