@@ -14,6 +14,10 @@ Question sets (bench/data/):
 - zitatformen.jsonl: every citation form of issue 13 with the targets it names (also a test).
 
     .venv/bin/python bench/retrieval.py [--synthetic 100000] [--synthetic-only]
+    .venv/bin/python bench/retrieval.py --tuning-only [--failures]
+
+`--tuning-only` measures the tuning half alone (quick, nothing saved; the held-out half is neither
+embedded nor searched), `--failures` lists the tuning questions whose hits miss a wanted norm.
 
 Prints the figures and saves them to bench/results/retrieval.json (without synthetic chunks) or
 bench/results/retrieval_synthetic_N.json.
@@ -244,20 +248,8 @@ def synthetic_only(count: int) -> None:
     print(f"gespeichert: {out.relative_to(ROOT)}")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--synthetic", type=int, default=100_000)
-    parser.add_argument(
-        "--synthetic-only",
-        action="store_true",
-        help="only the figures with N synthetic chunks, keeping those of an earlier run (adding 100,000 takes "
-        "about 25 minutes on two loaded cores); the shipped corpus's own figures need a full run",
-    )
-    args = parser.parse_args()
-    if args.synthetic_only:
-        synthetic_only(args.synthetic)
-        return
-
+def prepare_corpus() -> None:
+    """The shipped corpus alone, settled, in the bench database."""
     call_command("migrate", verbosity=0)
     # Every run starts from the shipped corpus alone; synthetic chunks of an earlier run would skew it.
     if Gesetz.objects.filter(abkuerzung="SYNTH").delete()[0]:
@@ -272,6 +264,56 @@ def main() -> None:
     # would clear later; measure the settled index, as a fresh installation has it.
     with connection.cursor() as cursor:
         cursor.execute("VACUUM ANALYZE recherche_chunk")
+
+
+def tuning_only(show_failures: bool) -> None:
+    """The figures of the tuning half alone (for tuning; the held-out half is not touched)."""
+    prepare_corpus()
+    tuning = [q for q in load_questions("fragen_2026.jsonl") if q["teil"] == "abstimmung"]
+    local = LocalE5Backend()
+    backend = PrecomputedQueries({})
+    for item in tuning:
+        text = embedding_query(item["frage"])
+        backend.vectors.setdefault(text, local.embed_query(text))
+    results = {
+        "load_average": os.getloadavg(),
+        "tuning": {"questions": len(tuning), **quality(tuning, backend)},
+        "tuning_lay": quality([q for q in tuning if q["stil"] == "laie"], backend, ("hybrid",))["hybrid"],
+        "tuning_expert": quality([q for q in tuning if q["stil"] == "fach"], backend, ("hybrid",))["hybrid"],
+        "latency_tuning": latency(tuning, backend, repeat=1),
+    }
+    print(json.dumps(results, indent=2, ensure_ascii=False))
+    if show_failures:
+        import recherche.search as search_module
+
+        search_module.get_backend = lambda: backend
+        for item in tuning:
+            wanted = {label_to_zitat(label) for label in item["normen"]}
+            got = [r["zitat"] for r in search_normen(query=item["frage"], limit=10).results]
+            if not wanted <= set(got[:5]):
+                print(f"- {item['stil']} {item['frage']}\n  gesucht {sorted(wanted)}\n  gefunden {got[:8]}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--synthetic", type=int, default=100_000)
+    parser.add_argument(
+        "--synthetic-only",
+        action="store_true",
+        help="only the figures with N synthetic chunks, keeping those of an earlier run (adding 100,000 takes "
+        "about 25 minutes on two loaded cores); the shipped corpus's own figures need a full run",
+    )
+    parser.add_argument("--tuning-only", action="store_true", help="only the tuning half, nothing saved")
+    parser.add_argument("--failures", action="store_true", help="with --tuning-only: list the misses")
+    args = parser.parse_args()
+    if args.tuning_only:
+        tuning_only(args.failures)
+        return
+    if args.synthetic_only:
+        synthetic_only(args.synthetic)
+        return
+
+    prepare_corpus()
     new_set = load_questions("fragen_2026.jsonl")
     tuning = [q for q in new_set if q["teil"] == "abstimmung"]
     held_out = [q for q in new_set if q["teil"] == "kontrolle"]
