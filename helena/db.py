@@ -108,11 +108,9 @@ def trace_execute(sql: str, params: Sequence[Any], *, durable: bool = False) -> 
         return list(cursor.fetchall())
 
 
-def trace_insert(rows: Sequence[Model], *, durable: bool = False, along: Sequence[Model] = ()) -> None:
+def trace_insert(rows: Sequence[Model], *, durable: bool = False) -> None:
     """INSERT trace `rows` (instances of one model) with `trace_execute`: one statement, one round
-    trip, its own transaction; sets their primary keys (auto_now_add fields are filled). `along`:
-    trace rows of other models written by the same statement (a data-modifying WITH), so that they
-    commit with `rows` at no extra round trip; their keys are not set.
+    trip, its own transaction; sets their primary keys (auto_now_add fields are filled).
 
     The statement's text is made once per model and row count (`_insert_statement`); the values
     are prepared per row as Django's insert compiler prepares them (`pre_save`, then
@@ -120,15 +118,8 @@ def trace_insert(rows: Sequence[Model], *, durable: bool = False, along: Sequenc
     the few rows of a run event, on every event. A row holding a query expression goes through
     the compiler."""
     if not rows:
-        for model in dict.fromkeys(type(row) for row in along):
-            trace_insert([row for row in along if type(row) is model], durable=durable)
         return
     sql, params = _insert(rows)
-    parts = [_insert([row for row in along if type(row) is model]) for model in dict.fromkeys(type(row) for row in along)]
-    if parts:
-        ctes = ", ".join(f"along_{index} AS ({part_sql})" for index, (part_sql, _) in enumerate(parts))
-        sql = f"WITH {ctes} {sql}"
-        params = [value for _, part_params in parts for value in part_params] + list(params)
     for row, (pk,) in zip(rows, trace_execute(sql, params, durable=durable), strict=True):
         row.pk = pk
 

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import DatabaseError, connection
-from django.db.models import Max, Model
+from django.db.models import Max
 from django.utils import timezone
 
 from agent.models import AgentRun, AgentStep
@@ -97,7 +97,6 @@ class EventWriter:
 
     def __init__(self) -> None:
         self._queue: list[_Job] = []
-        self._rows: list[Model] = []
         self._cond = threading.Condition()
         self._thread: threading.Thread | None = None
 
@@ -106,23 +105,11 @@ class EventWriter:
         job = _Job(run=run, batch=batch, future=concurrent.futures.Future())
         with self._cond:
             self._queue.append(job)
-            self._wake()
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._work, name="helena-events", daemon=True)
+                self._thread.start()
+            self._cond.notify()
         return job.future
-
-    def submit_rows(self, rows: list[Model]) -> None:
-        """Queue other trace rows (the tool-call audit) for the next transaction: written by the
-        same statement as the events queued with them, never after the events queued after them,
-        so a run's terminal event (committed durably) never lands before the audit rows of its
-        tool calls."""
-        with self._cond:
-            self._rows.extend(rows)
-            self._wake()
-
-    def _wake(self) -> None:
-        if self._thread is None or not self._thread.is_alive():
-            self._thread = threading.Thread(target=self._work, name="helena-events", daemon=True)
-            self._thread.start()
-        self._cond.notify()
 
     def _work(self) -> None:
         with trace_thread():
@@ -132,37 +119,29 @@ class EventWriter:
     def _cycle(self) -> None:
         """Write whatever is queued (waiting for work first)."""
         with self._cond:
-            while not self._queue and not self._rows:
+            while not self._queue:
                 self._cond.wait()
             jobs, self._queue = self._queue, []
-            rows, self._rows = self._rows, []
         try:
-            if jobs:
-                self._write(jobs, rows)
-            elif rows:
-                self._write_rows(rows)
+            self._write(jobs)
         except Exception:  # the writer serves every run of the process: it must not end
             logger.exception("Ereignis-Schreiber: unerwarteter Fehler")
         with self._cond:
-            idle = not self._queue and not self._rows
+            idle = not self._queue
         if idle:
             # like the end of a request (CONN_MAX_AGE, broken connections), without the health check
             # round trip that `close_old_connections` would cause at the next write
             connection_tidy()
 
-    def _write(self, jobs: list[_Job], rows: list[Model]) -> None:
-        """The jobs' events and the other trace rows in one statement; after a failure the rows on
-        their own, then the events run by run."""
+    def _write(self, jobs: list[_Job]) -> None:
         # From here on nobody can cancel a job's future: its rows are written whoever waits for them.
         awaited = {job for job in jobs if job.future.set_running_or_notify_cancel()}
         try:
-            self._persist(jobs, along=rows)
+            self._persist(jobs)
             done = set(jobs)
         except Exception:
             logger.warning("Ereignisse: gemeinsames Schreiben fehlgeschlagen, einzeln je Lauf", exc_info=True)
             connection.close_if_unusable_or_obsolete()
-            if rows:
-                self._write_rows(rows)
             done = set()
             for run in dict.fromkeys(job.run for job in jobs):
                 of_run = [job for job in jobs if job.run is run]
@@ -179,26 +158,9 @@ class EventWriter:
             elif job in awaited:
                 job.future.set_exception(job.run.failed or RuntimeError("Ereignis nicht gespeichert"))
 
-    def _write_rows(self, rows: list[Model]) -> None:
-        """One INSERT per model; when it fails, row by row (a deleted run fails only its rows)."""
-        for model in dict.fromkeys(type(row) for row in rows):
-            of_model = [row for row in rows if type(row) is model]
-            try:
-                trace_insert(of_model)
-                continue
-            except Exception:
-                logger.warning("%s: gemeinsames Schreiben fehlgeschlagen, einzeln", model.__name__, exc_info=True)
-                connection.close_if_unusable_or_obsolete()
-            for row in of_model:
-                try:
-                    trace_insert([row])
-                except Exception:
-                    logger.exception("%s von Lauf %s nicht gespeichert", model.__name__, getattr(row, "run_id", None))
-                    connection.close_if_unusable_or_obsolete()
-
-    def _persist(self, jobs: list[_Job], along: list[Model] | None = None) -> None:
-        """Number and write the jobs (with the trace rows `along`): one statement, its own
-        transaction. The runs' state changes only once it is committed."""
+    def _persist(self, jobs: list[_Job]) -> None:
+        """Number and write the jobs: one INSERT, its own transaction. The runs' state changes only
+        once it is committed."""
         jobs = [job for job in jobs if job.run.failed is None]
         runs = list(dict.fromkeys(job.run for job in jobs))
         unread = [run.run_id for run in runs if run.seq is None]
@@ -214,7 +176,7 @@ class EventWriter:
                 seqs[job.run] += 1
                 rows.append(AgentStep(run_id=job.run.run_id, seq=seqs[job.run], type=type, payload=_jsonable(payload)))
         durable = any(row.type in TERMINAL_EVENT_TYPES for row in rows)
-        trace_insert(rows, durable=durable, along=along or ())
+        trace_insert(rows, durable=durable)
         calls = {run: dict(run.call_steps) for run in runs}
         steps = iter(rows)
         for job in jobs:
@@ -242,12 +204,6 @@ class EventWriter:
 
 
 _writer = EventWriter()
-
-
-def trace_rows_submit(rows: list[Model]) -> None:
-    """Hand trace rows of a run (its tool-call audit) to this process's writer: written in its next
-    transaction, before the run's later events, without the caller waiting for the round trip."""
-    _writer.submit_rows(rows)
 
 
 def _link_draft(run_id: int, call_steps: dict[str, int], body: dict[str, Any]) -> None:

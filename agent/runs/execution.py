@@ -42,7 +42,7 @@ from agent.engine.tools import CancelToken, ToolBox
 from agent.llm.base import LLMClient, Message
 from agent.models import AgentRun, Conversation, EngineConfig, TierConfig
 from agent.models import Message as ChatMessage
-from agent.runs.events import Publish, Relay, RunEventSink, event_row_append, trace_rows_submit
+from agent.runs.events import Publish, Relay, RunEventSink, event_row_append
 from agent.runs.persona import persona_context_load
 from agent.runs.routes import DEMO_TOOLS, routes_build
 from agent.tools.base import ToolContext
@@ -161,7 +161,7 @@ def _run_prepare(run: AgentRun, cancel: CancelToken, client_factory: Callable[[T
     user, akte = run.user, run.akte
     if akte is not None and not Akte.objects.visible_to(user).filter(pk=akte.pk).exists():
         akte = None  # access lost since the run was created: the run continues without the Akte
-    ctx = ToolContext(user=user, akte=akte, run=run, cancel=cancel, audit=trace_rows_submit)
+    ctx = ToolContext(user=user, akte=akte, run=run, cancel=cancel)
     tools = toolbox_for(ctx)
     task_type = run.task_type or TaskType.FRAGE
     akte_context, rejections, first_contact = persona_context_load(user=user, akte=akte)

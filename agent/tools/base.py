@@ -26,9 +26,6 @@ class ToolContext:
     # The id of the tool call being executed; the registry hands each call its own copy of the
     # context with this set, so write tools can record it on their drafts.
     call_id: str = ""
-    # Where the registry hands its ToolCallAudit rows: a real run's event writer
-    # (agent/runs/events.py, written with the run's trace); None writes each row at once.
-    audit: Callable[[list[Any]], None] | None = None
 
     @property
     def role(self) -> str:

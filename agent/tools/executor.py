@@ -7,8 +7,7 @@
   `meta` = {tool, duration_ms, tool_ms (the tool body alone), count, cached, summary}; sets
   `ctx.untrusted_seen`). Each call: the matrix row and the user's access read in one query,
   arguments validated (German errors), the run's cache (keyed by the user's access scope, Akte
-  re-checked on a hit), the tool, one ToolCallAudit row (handed to the run's event writer when
-  `ctx.audit` is set, else written at once).
+  re-checked on a hit), the tool, one ToolCallAudit row.
 - `result_summary(result)`: the ≤ 200-character summary used for audit rows and events.
 
 Tools run in a worker thread (`sync_to_async(thread_sensitive=False)`); each pool thread keeps its
@@ -365,10 +364,10 @@ class RunToolBox:
                 cached=bool(result.meta.get("cached")),
                 duration_ms=max(0, int(result.meta.get("duration_ms", 0))),
             )
-            if ctx.audit is not None:
-                ctx.audit([row])  # a run's event writer: with its trace, before its later events
-            else:
-                trace_insert([row])  # one statement, one round trip, not waiting for the WAL flush (helena.db)
+            # One statement, one round trip, not waiting for the WAL flush (helena.db). Written here, in
+            # the tool's thread: handed to the event writer instead, it made that one serial writer
+            # the bottleneck of 200 runs (bench/overload.py: cancel p95 455 → 677 ms).
+            trace_insert([row])
         except Exception as exc:  # the audit must never break the run; its failure is logged
             _log_exception(f"{name} (audit)", call_id, ctx, exc)
 

@@ -126,24 +126,6 @@ def test_trace_insert_stores_what_the_orm_stores():
     assert [s.payload for s in AgentStep.objects.filter(run=run).order_by("seq")] == [payload, payload]
 
 
-def test_trace_insert_writes_rows_of_other_models_along_in_the_same_statement():
-    from agent.models import ToolCallAudit
-
-    user = UserFactory()
-    run = AgentRun.objects.create(user=user, task="Frage")
-    audit = [
-        ToolCallAudit(run=run, user=user, tool="read_akte", call_id=f"c{i}", arguments={}, summary="", ok=True) for i in range(2)
-    ]
-    steps = [AgentStep(run=run, seq=1, type="tool.result", payload={"ok": True})]
-    with CaptureQueriesContext(connection) as queries:
-        trace_insert(steps, along=audit)
-    assert len(queries.captured_queries) == 1
-    assert steps[0].pk == AgentStep.objects.get(run=run).pk
-    assert sorted(ToolCallAudit.objects.filter(run=run).values_list("call_id", flat=True)) == ["c0", "c1"]
-    trace_insert([], along=[ToolCallAudit(run=run, user=user, tool="t", call_id="alone", arguments={}, summary="", ok=True)])
-    assert ToolCallAudit.objects.filter(call_id="alone").exists()
-
-
 def test_trace_insert_takes_a_query_expression_through_the_compiler():
     from django.db.models import Value
     from django.db.models.functions import Lower
