@@ -40,7 +40,7 @@ from agent.models import ToolCallAudit
 from agent.tools.base import Tool, ToolContext, default_label
 from agent.tools.common import ToolError
 from agent.tools.discovery import all_tools
-from agent.tools.permissions import role_may_ever_use, tool_row_allows, tools_for_user
+from agent.tools.permissions import tool_row_allows, tool_usable, tools_for_user
 from agent.tools.schemas import openai_tool_schema
 from akten.models import Akte, User, access_scope, access_scope_query, access_scope_reused
 from helena.db import connection_tidy, trace_insert
@@ -305,7 +305,7 @@ class RunToolBox:
         """The matrix row as it is now, read in the same query that resolves the user's access for
         this call (kept for the call by `access_scope_reused`): one round trip for both checks."""
         user = self.ctx.user
-        if not (user.is_active and role_may_ever_use(user.role, tool) and tool.available()):
+        if not tool_usable(user, tool):
             return False
         _, values = access_scope_query(user, permitted=tool_row_allows(user.role, tool.name))
         return bool(values["permitted"])

@@ -196,17 +196,19 @@ def allowed_tool_names(role: str) -> frozenset[str]:
     return _matrix_cache.allowed().get(role, frozenset())
 
 
+def tool_usable(user: User, tool: Tool) -> bool:
+    """What holds whatever the matrix says: an active account, a tool the role may ever use, and
+    the tool available right now (search_web needs its configuration)."""
+    return user.is_active and role_may_ever_use(user.role, tool) and tool.available()
+
+
 def tools_for_user(user: User) -> dict[str, Tool]:
     """The tools the matrix allows `user`'s role and that are available right now (search_web)."""
     if not user.is_active:
         return {}
     tools = all_tools()
     names = allowed_tool_names(user.role)
-    return {
-        name: tool
-        for name, tool in sorted(tools.items())
-        if name in names and role_may_ever_use(user.role, tool) and tool.available()
-    }
+    return {name: tool for name, tool in sorted(tools.items()) if name in names and tool_usable(user, tool)}
 
 
 def tool_row_allows(role: str, name: str) -> tuple[str, list[str]]:
@@ -217,8 +219,7 @@ def tool_row_allows(role: str, name: str) -> tuple[str, list[str]]:
 
 
 def tool_permitted(user: User, tool: Tool) -> bool:
-    """The execution-time check of the matrix as it is now (a change in the admin counts from the
-    next call on, in every process)."""
-    return (
-        user.is_active and role_may_ever_use(user.role, tool) and tool.available() and tool.name in allowed_tool_names(user.role)
-    )
+    """Whether `user` may use `tool` by this process's copy of the matrix (a change in the admin
+    counts from the next check on, in every process). A tool call itself reads its matrix row with
+    its access query instead (`tool_row_allows`)."""
+    return tool_usable(user, tool) and tool.name in allowed_tool_names(user.role)
