@@ -10,22 +10,28 @@
   re-checked on a hit), the tool, one ToolCallAudit row.
 - `result_summary(result)`: the ≤ 200-character summary used for audit rows and events.
 
-Tools run in a worker thread (`sync_to_async(thread_sensitive=False)`); each pool thread keeps its
-database connection for CONN_MAX_AGE like a request would (opening one per call costs more than
-most tools). settings.HELENA_TOOLS_THREAD_SENSITIVE = True runs them in the main sync thread
+Tools run on the process's tool threads (`helena-tool`, settings.HELENA_TOOL_THREADS of them, so at
+most that many tool calls and their database connections at once per process); each thread keeps
+its connection for CONN_MAX_AGE like a request would (opening one per call costs more than most
+tools). The hand-off is a plain `run_in_executor` with the caller's context: asgiref's
+`sync_to_async` cost about a tenth of a millisecond more per call in each direction
+(bench/engine.py). settings.HELENA_TOOLS_THREAD_SENSITIVE = True runs them in the main sync thread
 instead (tests that keep their data in the test transaction).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import copy
 import dataclasses
+import functools
 import json
 import logging
 import pickle
 import time
 import traceback
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,6 +64,11 @@ ERR_INTERNAL = (
     "anderes Werkzeug."
 )
 ERR_CANCELLED = "Der Lauf wurde abgebrochen; das Werkzeug wurde nicht ausgeführt."
+
+
+@functools.cache
+def _tool_threads() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=max(1, settings.HELENA_TOOL_THREADS), thread_name_prefix="helena-tool")
 
 
 # --- execution ---------------------------------------------------------------------------------
@@ -231,9 +242,12 @@ class RunToolBox:
                 self._reads_idle = asyncio.Event()
             self._reads_in_flight += 1
         try:
-            run_sync = sync_to_async(self._execute_sync, thread_sensitive=self._thread_sensitive)
             try:
-                result = await run_sync(name, arguments, call_id)
+                if self._thread_sensitive:
+                    result = await sync_to_async(self._execute_sync, thread_sensitive=True)(name, arguments, call_id)
+                else:
+                    call = functools.partial(contextvars.copy_context().run, self._execute_sync, name, arguments, call_id)
+                    result = await asyncio.get_running_loop().run_in_executor(_tool_threads(), call)
             except Exception as exc:  # the sync part catches everything; this guards the thread hand-off
                 _log_exception(name, call_id, self.ctx, exc)
                 result = ToolResult(

@@ -250,6 +250,9 @@ HELENA_ORPHAN_STALE_SECONDS = int(os.environ.get("HELENA_ORPHAN_STALE_SECONDS", 
 # Events a run may have emitted and not yet written and published; past that the engine waits
 # (agent/runs/events.py), so a cancel or the end of a run never queues behind a long backlog.
 HELENA_EVENT_BACKLOG = int(os.environ.get("HELENA_EVENT_BACKLOG", "16"))
+# Tool calls running at once per process (agent/tools/executor.py), each thread with its own
+# database connection: size PostgreSQL's max_connections for this times the number of processes.
+HELENA_TOOL_THREADS = int(os.environ.get("HELENA_TOOL_THREADS", "6"))
 
 # Prometheus scrapes /metrics with `Authorization: Bearer <token>` (an ADMIN session works too).
 HELENA_METRICS_TOKEN = os.environ.get("HELENA_METRICS_TOKEN", "")

@@ -1,11 +1,16 @@
 """The registry: discovery, JSON schemas for OpenAI and Ollama, the role × tool matrix (offered and
 re-checked at execution), validation feedback, the in-run cache and the audit trail."""
 
+import asyncio
+import contextvars
+import functools
 import json
 import logging
 import re
 import sys
 import textwrap
+import threading
+import time
 
 import jsonschema
 import pytest
@@ -593,6 +598,42 @@ def test_engine_default_runs_tools_in_a_worker_thread_with_its_own_connection(se
     assert result.ok and result.data["aktenzeichen"] == akte.aktenzeichen
     assert draft.ok and HelenaDraft.objects.get().payload["text"] == "aus dem Worker"
     assert ToolCallAudit.objects.count() == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_tool_calls_run_on_the_bounded_tool_threads_with_the_callers_context(settings, monkeypatch):
+    """At most HELENA_TOOL_THREADS calls of a process run at once, on `helena-tool` threads, and each
+    sees the context variables of the run that called it."""
+    settings.HELENA_TOOL_THREADS = 2
+    executor._tool_threads.cache_clear()
+    monkeypatch.setattr(executor, "_tool_threads", functools.cache(executor._tool_threads.__wrapped__))
+    marker: contextvars.ContextVar[str] = contextvars.ContextVar("marker", default="")
+    lock, running, seen = threading.Lock(), [0], []
+
+    def slow(ctx, params):
+        with lock:
+            running[0] += 1
+            seen.append((threading.current_thread().name, running[0], marker.get()))
+        time.sleep(0.2)
+        with lock:
+            running[0] -= 1
+        return ToolResult(data={"ok": True})
+
+    tools = {"langsam": Tool(name="langsam", description="x", params=all_tools()["read_akte"].params, execute=slow)}
+    monkeypatch.setattr(executor, "tool_usable", lambda user, tool: True)
+    monkeypatch.setattr(executor, "tool_row_allows", lambda role, name: ("true", []))
+    box = executor.RunToolBox(ToolContext(user=UserFactory(role=Role.ANWALT)), tools, thread_sensitive=False)
+
+    async def five() -> list[ToolResult]:
+        marker.set("lauf-7")
+        return await asyncio.gather(*(box.execute("langsam", {"akte": f"{i}/26"}, call_id=str(i)) for i in range(5)))
+
+    results = async_to_sync(five)()
+    assert all(result.ok for result in results)
+    assert len(seen) == 5
+    assert {name.rsplit("_", 1)[0] for name, _, _ in seen} == {"helena-tool"}
+    assert max(count for _, count, _ in seen) == 2
+    assert {value for _, _, value in seen} == {"lauf-7"}
 
 
 def test_result_of_a_tool_that_returns_garbage_is_an_error(call, monkeypatch):
