@@ -15,9 +15,12 @@ Question sets (bench/data/):
 
     .venv/bin/python bench/retrieval.py [--synthetic 100000] [--synthetic-only]
     .venv/bin/python bench/retrieval.py --tuning-only [--failures]
+    .venv/bin/python bench/retrieval.py --citations-only
 
 `--tuning-only` measures the tuning half alone (quick, nothing saved; the held-out half is neither
 embedded nor searched), `--failures` lists the tuning questions whose hits miss a wanted norm.
+`--citations-only` runs the citation figures alone (citation forms, the check on the scripted
+answers; quick, nothing saved).
 
 Prints the figures and saves them to bench/results/retrieval.json (without synthetic chunks) or
 bench/results/retrieval_synthetic_N.json.
@@ -305,7 +308,13 @@ def main() -> None:
     )
     parser.add_argument("--tuning-only", action="store_true", help="only the tuning half, nothing saved")
     parser.add_argument("--failures", action="store_true", help="with --tuning-only: list the misses")
+    parser.add_argument("--citations-only", action="store_true", help="only the citation figures, nothing saved")
     args = parser.parse_args()
+    if args.citations_only:
+        prepare_corpus()
+        results = {"citation_forms": citation_forms(), "citation_check_scripted_answers": scripted_answers_check()}
+        print(json.dumps(results, indent=2, ensure_ascii=False))
+        return
     if args.tuning_only:
         tuning_only(args.failures)
         return

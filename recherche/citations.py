@@ -3,7 +3,8 @@
 Lawyers cite in many forms: "§ 253 II BGB", "Art. 20 III GG", "BGB § 433", "§ 433 bgb",
 "§§ 305 ff. BGB", "§ 823 Abs. 1 S. 1 BGB", "§ 280 I, III, § 281 BGB", "§ 626 Abs. 2 BGB i. V. m.
 § 174 BGB", "Paragraf 626 BGB", "§ 3 Abs. 2 Nr. 1 lit. a Hs. 2 Alt. 1 StVO", "Nr. 3100 VV RVG",
-"KV 1210 GKG", "§ 7 SGB II". `extract` finds each cited target with its span; `resolve` looks every
+"KV 1210 GKG", "§ 7 SGB II", "§ 573 c BGB", "§ 433 des Bürgerlichen Gesetzbuchs", "§ 1 des
+Kündigungsschutzgesetzes". `extract` finds each cited target with its span; `resolve` looks every
 target up in the corpus and says which section (and Absatz anchor) it is, or that it is not in the
 corpus: unknown law, a section that does not exist, a repealed one, an Absatz the section lacks.
 
@@ -23,12 +24,16 @@ import functools
 import logging
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 logger = logging.getLogger(__name__)
 
 # Other names lawyers use for statutes of the corpus (the corpus' own aliases come from the files).
 EXTRA_ALIASES = {"EGBGB": "BGBEG", "EGZPO": "ZPOEG", "EGGVG": "GVGEG", "WoEigG": "WEG", "TTDSG": "TDDDG"}
+# Names under which statutes are cited besides their official title (the title of the KSchG is
+# "Kündigungsschutzgesetz"; the RVG is cited as "Rechtsanwaltsvergütungsgesetz", not by its title).
+EVERYDAY_NAMES_PATH = Path(__file__).parent / "data" / "gesetzesnamen.txt"
 # VV = Vergütungsverzeichnis (RVG Anlage 1), KV = Kostenverzeichnis (GKG / FamGKG / GNotKG Anlage 1).
 VERZEICHNIS_ANLAGE = {"VV": "1", "KV": "1"}
 ROMAN_VALUES = {"I": 1, "V": 5, "X": 10}
@@ -41,6 +46,11 @@ ALT_KW = r"(?:Alt\.|Alternative|Var\.|Variante)"
 LIT_KW = r"(?:lit\.|Buchst\.|Buchstabe)"
 PARA_KW = r"(?:§§|§|Art\.|Art\b|Artt\.|Artikel|Paragraf(?:en)?\b|Paragraph(?:en)?\b)"
 NUM = r"\d{1,4}[a-z]?(?![\wäöüß])"
+# A section or Nummer may carry its letter written apart: "§ 573 c BGB" is § 573c, "Nr. 1 a" is
+# Nr. 1a. Only a single lower-case letter followed by a space, a comma, a semicolon or the end
+# counts, never "f." (folgende), "i. V. m.", "u." or a roman Absatz ("§ 823 I 1 BGB").
+LETTER = r"(?:[a-z]|\s[a-z](?=[\s,;]|$))?"
+SECTION_NUM = rf"\d{{1,4}}{LETTER}(?![\wäöüß])"
 ROMAN = r"(?:(?=[IVX])X?(?:IX|IV|V?I{0,3}))(?![\wäöüß])"
 # A law abbreviation as written: a capital, then letters (at least two capitals in all, e.g. "BGB",
 # "StGB", "TzBfG", "DS-GVO"), or "SGB" with its book.
@@ -51,10 +61,15 @@ ABSATZ_LIST = rf"{ABSATZ_KW}\s*{NUM}(?:\s*(?:,|und|u\.|bis|–|-)\s*{NUM}(?!\s*(
 # A roman Absatz may carry its Satz as a bare number: "§ 823 I 1 BGB" is § 823 Abs. 1 S. 1 BGB.
 ROMAN_SATZ = rf"{ROMAN}(?:\s+\d{{1,2}}(?![\wäöüß.,]))?"
 SUB = (
-    rf"(?:{ABSATZ_LIST}|{SATZ_KW}\s*\d{{1,3}}|{NR_KW}\s*\d{{1,4}}[a-z]?|{HS_KW}\s*\d|{ALT_KW}\s*\d"
+    rf"(?:{ABSATZ_LIST}|{SATZ_KW}\s*\d{{1,3}}|{NR_KW}\s*\d{{1,4}}{LETTER}|{HS_KW}\s*\d|{ALT_KW}\s*\d"
     rf"|{LIT_KW}\s*[a-z]{{1,2}}\)?|ff\.|f\.|{ROMAN_SATZ})"
 )
 LINK = r"(?:,|;|und|u\.|sowie|oder|bzw\.|bis|–|-)"
+# Between a citation chain and the statute it names: "§ 433 des BGB", "§ 20 im Grundgesetz".
+LAW_ARTICLE = r"(?:des|der|dem|im)\s+"
+# How a word of a statute's name may end when inflected ("Bürgerliches" → "Bürgerlichen",
+# "Gesetzbuch" → "Gesetzbuchs", "Gesetzbuches", "Gesetzbuche").
+INFLECTION_ENDING = r"(?:es|en|er|em|e|s)"
 IVM = r"(?:i\.\s?V\.\s?m\.|iVm|i\.V\.m\.|in Verbindung mit)"
 # What follows a citation of an earlier version: "§ 434 BGB a. F.", "aF", "in der alten Fassung".
 ALTE_FASSUNG_RE = re.compile(r"\s*,?\s*(?:a\.\s?F\.|aF(?![\wäöüß])|(?:in\s+der\s+)?alte[nr]?\s+Fassung)")
@@ -64,7 +79,9 @@ ANLAGE_KW = r"(?<![\wäöüß])(?:Anlage|Anl\.)"
 ANLAGE_ZU = rf"\s*\(?\s*zu[mr]?\s+(?:§|Art\.)\s*{NUM}(?:\s*{ABSATZ_KW}\s*\d{{1,3}})?(?:\s*{SATZ_KW}\s*\d{{1,3}})?\s*\)?"
 
 # One item: a number with its subdivisions ("823 Abs. 1 S. 1", "280 I, III").
-ITEM_RE = re.compile(rf"(?P<num>{NUM})(?P<subs>(?:\s*,?\s*{SUB}(?![\wäöüß]))*)")
+ITEM_RE = re.compile(rf"(?P<num>{SECTION_NUM})(?P<subs>(?:\s*,?\s*{SUB}(?![\wäöüß]))*)")
+LAW_ARTICLE_RE = re.compile(LAW_ARTICLE)
+LAW_TOKEN_RE = re.compile(LAW_TOKEN)
 ABSATZ_RE = re.compile(rf"{ABSATZ_KW}\s*(?P<a>{NUM})(?P<more>(?:\s*(?:,|und|u\.|bis|–|-)\s*{NUM})*)")
 ROMAN_RE = re.compile(rf"(?<![\wäöüß.]){ROMAN}")
 AKTENZEICHEN_RE = re.compile(
@@ -178,10 +195,52 @@ def _roman(value: str) -> int:
     return total
 
 
-class LawNames:
-    """The abbreviations of the corpus (with aliases) and how to recognise one in text."""
+@functools.cache
+def everyday_law_names() -> list[tuple[str, str]]:
+    """(name, abbreviation) of recherche/data/gesetzesnamen.txt: the names in the nominative."""
+    entries = []
+    for line in EVERYDAY_NAMES_PATH.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, _, abkuerzung = line.partition("=")
+            entries.append((" ".join(name.split()), " ".join(abkuerzung.split())))
+    return entries
 
-    def __init__(self, names: dict[str, str]) -> None:
+
+def _word_pattern(word: str) -> str:
+    """One word of a statute's name with its inflected forms: a word that ends in an inflection
+    ending is taken as its stem plus any ending, "ß" and "ss" stand for each other
+    ("Strafprozeßordnung"), and a hyphen inside a word may be left out ("Straßenverkehrs-Ordnung")."""
+    comma = word.endswith(",")
+    word = word.rstrip(",")
+    if word.endswith("-") or (word.islower() and len(word) <= 4):  # "Teilzeit- und", "über", "die"
+        pattern = re.escape(word)
+    else:
+        *joined, last = word.split("-")
+        stem = re.sub(r"(?:(?<!s)s|es|en|er|em|e)$", "", last) if len(last) > 5 else last
+        pattern = "-?".join([*map(re.escape, joined), f"{re.escape(stem)}{INFLECTION_ENDING}?"])
+    return re.sub("ß|ss", "(?:ß|ss)", pattern) + (",?" if comma else "")
+
+
+def _name_pattern(name: str) -> str:
+    """A statute's name ("Bürgerliches Gesetzbuch", "Gesetz über das Wohnungseigentum und das
+    Dauerwohnrecht") as a pattern for the forms it takes in a citation. Asides of an official title,
+    parenthesised or between dashes ("Sozialgesetzbuch (SGB) Zweites Buch (II) - Bürgergeld, … -"),
+    may be left out."""
+    pattern = ""
+    for token in re.findall(r"\([^)]*\)|\s-\s.*?\s-(?=\s|$)|\S+", name):
+        if token[0] == "(" or token[0].isspace():
+            aside = re.escape(token.strip()).replace(r"\ ", r"\s+")
+            pattern += rf"(?:\s*{aside})?"
+        else:
+            pattern += (r"\s+" if pattern else "") + _word_pattern(token)
+    return pattern
+
+
+class LawNames:
+    """The abbreviations of the corpus (with aliases), the statutes' titles and everyday names, and
+    how to recognise one in text."""
+
+    def __init__(self, names: dict[str, str], titles: dict[str, str] | None = None) -> None:
         # spelling (lower case, single spaces) → canonical abbreviation
         self.canonical = {re.sub(r"\s+", " ", k).lower(): v for k, v in names.items()}
         for alias, target in EXTRA_ALIASES.items():
@@ -191,9 +250,37 @@ class LawNames:
         spellings = sorted(self.canonical, key=len, reverse=True)
         known = "|".join(re.escape(s).replace(r"\ ", r"\s+") for s in spellings) or "(?!x)x"
         self.known_re = re.compile(rf"(?<![\wäöüß])(?:{known})(?![\wäöüß])", re.IGNORECASE)
+        # name → canonical abbreviation: the official titles, then the everyday names of the
+        # statutes loaded; a title that is only an abbreviation ("EGBGB") is one already.
+        by_name = {t: a for t, a in (titles or {}).items() if a in self.canonical_names and not self.lookup(t)}
+        for name, abkuerzung in everyday_law_names():
+            canonical = self.lookup(abkuerzung)
+            if canonical is not None:
+                by_name.setdefault(name, canonical)
+        # Longer names first: an alternation takes the first name that matches, not the longest.
+        ordered = sorted(by_name.items(), key=lambda item: len(item[0]), reverse=True)
+        self.title_targets = [abkuerzung for _, abkuerzung in ordered]
+        alternatives = "|".join(f"({_name_pattern(name)})" for name, _ in ordered) or "(?!x)x"
+        self.title_re = re.compile(rf"(?:{LAW_ARTICLE})?(?:{alternatives})(?![\wäöüß])", re.IGNORECASE)
 
     def lookup(self, written: str) -> str | None:
         return self.canonical.get(re.sub(r"\s+", " ", written).lower())
+
+    def law_at(self, text: str, pos: int) -> tuple[str, int] | None:
+        """The statute named right at `pos` (after a citation chain), as canonical abbreviation and
+        end: "BGB", "des BGB", "des Bürgerlichen Gesetzbuchs", "Kündigungsschutzgesetz", or an
+        unknown abbreviation that looks like one ("DSGVO")."""
+        titled = self.title_re.match(text, pos)
+        if titled and titled.lastindex:
+            return self.title_targets[titled.lastindex - 1], titled.end()
+        article = LAW_ARTICLE_RE.match(text, pos)
+        known = (article and self.known_re.match(text, article.end())) or self.known_re.match(text, pos)
+        if known:
+            return self.lookup(known.group(0)) or known.group(0), known.end()
+        after = LAW_TOKEN_RE.match(text, pos)
+        if after and _looks_like_law(after.group(0)):
+            return re.sub(r"\s+", " ", after.group(0)), after.end()
+        return None
 
 
 def _looks_like_law(token: str) -> bool:
@@ -235,7 +322,7 @@ def _parse_items(text: str, pos: int, art: str) -> tuple[list[_Item], int]:
             detail = f"{detail} § {inner['num']}".strip()
             end += inner.end()
         start = item.start() if item_start is None else item_start
-        items.append(_Item(item["num"], _absaetze(subs), detail, start, end, current_art))
+        items.append(_Item(re.sub(r"\s+", "", item["num"]), _absaetze(subs), detail, start, end, current_art))
         pos, item_start = end, None
         link = re.match(rf"\s*(?:{LINK})\s*(?:(?P<para>{PARA_KW})\s*)?(?={NUM})", text[pos:])
         if not link:
@@ -266,11 +353,13 @@ def _absaetze(subs: str) -> list[str]:
     return found
 
 
-OTHER_SUBS = rf"{SATZ_KW}\s*\d+|{NR_KW}\s*\d+[a-z]?|{HS_KW}\s*\d|{ALT_KW}\s*\d|{LIT_KW}\s*[a-z]{{1,2}}\)?"
+OTHER_SUBS = rf"{SATZ_KW}\s*\d+|{NR_KW}\s*\d+{LETTER}|{HS_KW}\s*\d|{ALT_KW}\s*\d|{LIT_KW}\s*[a-z]{{1,2}}\)?"
 
 
 def _detail(subs: str) -> str:
-    parts = re.findall(rf"{SATZ_KW}\s*\d+|{NR_KW}\s*\d+[a-z]?|{HS_KW}\s*\d|{ALT_KW}\s*\d|{LIT_KW}\s*[a-z]{{1,2}}|ff\.|f\.", subs)
+    parts = re.findall(
+        rf"{SATZ_KW}\s*\d+|{NR_KW}\s*\d+{LETTER}|{HS_KW}\s*\d|{ALT_KW}\s*\d|{LIT_KW}\s*[a-z]{{1,2}}|ff\.|f\.", subs
+    )
     return " ".join(re.sub(r"\s+", " ", p) for p in parts)
 
 
@@ -287,7 +376,7 @@ def extract(text: str, names: LawNames, *, bare_numbers: bool = False) -> list[Z
         rf"|(?P<verz2>(?P<vv2>VV|KV)[\s-]+(?:(?P<vlaw2>{LAW_TOKEN})\s+(?:Nr\.\s*)?(?P<vnum2>\d{{4}})|(?:Nr\.\s*)?(?P<vnum3>\d{{4}})\s+(?P<vlaw3>{LAW_TOKEN})))"
         rf"|(?P<para>{PARA_KW})"
         rf"|(?P<prelaw>(?<![\wäöüß§.])(?P<plaw>{LAW_TOKEN})\s+(?={PARA_KW}))"
-        + (rf"|(?P<bare>(?<![\wäöüß§.,/-])(?={NUM}\s+{LAW_TOKEN}))" if bare_numbers else "")
+        + (rf"|(?P<bare>(?<![\wäöüß§.,/-])(?={SECTION_NUM}\s+{LAW_TOKEN}))" if bare_numbers else "")
     )
     while True:
         match = pattern.search(text, pos)
@@ -330,19 +419,8 @@ def extract(text: str, names: LawNames, *, bare_numbers: bool = False) -> list[Z
             pos = max(match.end(), pos + 1)
             continue
         items[0].start = chain_start
-        law_text, law_end = prelaw, end
-        if law_text is None:
-            law_start = end + len(text[end:]) - len(text[end:].lstrip())
-            article = re.match(r"(?:des|der)\s+", text[law_start:])
-            if article and names.known_re.match(text, law_start + article.end()):
-                law_start += article.end()  # "§ 433 des BGB"
-            known = names.known_re.match(text, law_start)
-            after = re.match(LAW_TOKEN, text[law_start:])
-            if known:
-                law_text, law_end = known.group(0), known.end()
-            elif after and _looks_like_law(after.group(0)):
-                law_text, law_end = after.group(0), law_start + after.end()
-        if law_text is None:
+        law = (names.lookup(prelaw) or re.sub(r"\s+", " ", prelaw), end) if prelaw else names.law_at(text, _skip_space(text, end))
+        if law is None:
             # "§ 626 Abs. 2 i. V. m. § 174 BGB": the chain takes the law of the chain that follows.
             ivm = re.match(rf"\s*(?:{IVM}|{LINK})\s*(?={PARA_KW})", text[end:])
             if ivm:
@@ -351,7 +429,7 @@ def extract(text: str, names: LawNames, *, bare_numbers: bool = False) -> list[Z
                 pending = []
             pos = end if end > pos else pos + 1
             continue
-        canonical = names.lookup(law_text) or re.sub(r"\s+", " ", law_text)
+        canonical, law_end = law
         if prelaw is None:
             items[-1].end = law_end
         fassung = ALTE_FASSUNG_RE.match(text, max(law_end, end))
@@ -379,6 +457,12 @@ def extract(text: str, names: LawNames, *, bare_numbers: bool = False) -> list[Z
     return _dedupe(targets)
 
 
+def _skip_space(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos].isspace():
+        pos += 1
+    return pos
+
+
 def _dedupe(targets: list[Ziel]) -> list[Ziel]:
     seen: set[tuple[str, str, str, str, str, int]] = set()
     unique = []
@@ -394,21 +478,22 @@ def _dedupe(targets: list[Ziel]) -> list[Ziel]:
 
 
 @functools.lru_cache(maxsize=4)
-def _law_names_cached(key: tuple[tuple[str, tuple[str, ...]], ...]) -> LawNames:
+def _law_names_cached(key: tuple[tuple[str, tuple[str, ...], str], ...]) -> LawNames:
     names: dict[str, str] = {}
-    for abkuerzung, aliase in key:
+    for abkuerzung, aliase, _titel in key:
         names[abkuerzung] = abkuerzung
         for alias in aliase:
             names.setdefault(alias, abkuerzung)
-    return LawNames(names)
+    return LawNames(names, {titel: abkuerzung for abkuerzung, _aliase, titel in key if titel})
 
 
 def law_names() -> LawNames:
-    """The abbreviations of the statutes in the database (one query; the parsed form is cached)."""
+    """The abbreviations and titles of the statutes in the database (one query; the parsed form is
+    cached)."""
     from .models import Gesetz
 
-    rows = Gesetz.objects.order_by("abkuerzung").values_list("abkuerzung", "aliase")
-    return _law_names_cached(tuple((abk, tuple(aliase or [])) for abk, aliase in rows))
+    rows = Gesetz.objects.order_by("abkuerzung").values_list("abkuerzung", "aliase", "titel")
+    return _law_names_cached(tuple((abk, tuple(aliase or []), titel) for abk, aliase, titel in rows))
 
 
 def absatz_numbers(text: str) -> list[str]:

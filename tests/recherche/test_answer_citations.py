@@ -3,7 +3,7 @@
 import pytest
 
 from recherche.citations import answer_citation_trace, link_citations
-from recherche.models import Norm, Urteil
+from recherche.models import Gesetz, Norm, Urteil
 
 pytestmark = pytest.mark.django_db
 
@@ -52,3 +52,13 @@ def test_the_trace_counts_the_citations_not_in_the_corpus(mini_gesetze):
     trace = answer_citation_trace("Nach § 1 Abs. 1 TestG und § 1a TestG, nicht aber nach § 99 TestG oder Art. 6 DSGVO.")
     assert (trace["geprueft"], trace["nicht_im_bestand"]) == (4, 2)
     assert [n["zitiert"] for n in trace["normen"] if not n["ok"]] == ["§ 99 TestG", "Art. 6 DSGVO"]
+
+
+def test_a_statute_cited_by_its_title_is_linked_over_the_title(mini_gesetze):
+    norm = Norm.objects.get(gesetz__abkuerzung="TestG", art="§", nummer="1")
+    html = link_citations("<p>Nach § 1 Abs. 2 des Gesetzes zur Erprobung der Suche gilt das.</p>")
+    assert f'<a href="/recherche/normen/{norm.pk}/#abs-2" class="zitat"' in html
+    assert ">§ 1 Abs. 2 des Gesetzes zur Erprobung der Suche</a> gilt das." in html
+    # The names are cached by the database's statutes: a changed title is recognised at once.
+    Gesetz.objects.filter(abkuerzung="TestG").update(titel="Suchgesetz")
+    assert ">§ 1 des Suchgesetzes</a>" in link_citations("<p>Nach § 1 des Suchgesetzes.</p>")

@@ -14,6 +14,7 @@ BENCH_DATA = Path(__file__).resolve().parents[2] / "bench" / "data"
 
 def _shipped_names() -> LawNames:
     names: dict[str, str] = {}
+    titles: dict[str, str] = {}
     for path in SHIPPED.glob("*.md"):
         if path.name == "README.md":
             continue
@@ -25,7 +26,8 @@ def _shipped_names() -> LawNames:
         names[canonical] = canonical
         for alias in (raw, str(front["jurabk"]), canonical_abkuerzung(str(front["jurabk"]))):
             names.setdefault(alias, canonical)
-    return LawNames(names)
+        titles[str(front["Title"])] = canonical
+    return LawNames(names, titles)
 
 
 NAMES = _shipped_names()
@@ -63,10 +65,114 @@ def test_a_roman_absatz_with_its_satz_is_never_read_as_another_section(text, exp
     assert _targets(text) == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("§ 5 f. BGB", [("§", "5", "BGB", "")]),  # f. = folgende, no section 5f
+        ("§§ 5 f., 7 BGB", [("§", "5", "BGB", ""), ("§", "7", "BGB", "")]),
+        ("§ 626 i. V. m. § 174 BGB", [("§", "626", "BGB", ""), ("§", "174", "BGB", "")]),
+        ("§ 3 Abs. 2 Nr. 1 lit. a Hs. 2 Alt. 1 StVO", [("§", "3", "StVO", "2")]),
+        ("§ 823 I 1 BGB", [("§", "823", "BGB", "1")]),  # a roman Absatz is no letter suffix
+        ("§ 1 a und b", []),  # prose, no statute: nothing, and never a "§ 1ab"
+        ("§ 573 c", []),
+        ("§ 35 a SGB VIII", [("§", "35a", "SGB VIII", "")]),  # a law not in the corpus
+        ("§§ 573 a bis 573 c BGB", [("§", "573a", "BGB", ""), ("§", "573c", "BGB", "")]),
+        ("§ 3 Nr. 1 a EStG", [("§", "3", "EStG", "")]),
+    ],
+)
+def test_a_section_letter_written_apart_belongs_to_the_number_and_nothing_else_does(text, expected):
+    assert _targets(text) == expected
+    assert _targets(text, bare_numbers=True) == expected
+
+
+def test_a_section_letter_written_apart_is_part_of_the_span_and_of_bare_query_numbers():
+    text = "Die Frist aus § 573 c Abs. 1 BGB gilt."
+    (target,) = extract(text, NAMES)
+    assert text[target.start : target.end] == "§ 573 c Abs. 1 BGB" and target.text == "§ 573c Abs. 1 BGB"
+    assert _targets("573 c BGB", bare_numbers=True) == [("§", "573c", "BGB", "")]
+    (nummer,) = extract("§ 3 Nr. 1 a EStG", NAMES)
+    assert nummer.detail == "Nr. 1 a"
+
+
+@pytest.mark.parametrize(
+    ("text", "gesetz"),
+    [
+        ("§ 433 des Bürgerlichen Gesetzbuchs", "BGB"),
+        ("§ 433 des Bürgerlichen Gesetzbuches", "BGB"),
+        ("§ 433 des Bürgerlichen Gesetzbuche", "BGB"),
+        ("§ 433 dem Bürgerlichen Gesetzbuch", "BGB"),
+        ("§ 433 im Bürgerlichen Gesetzbuch", "BGB"),
+        ("§ 433 Bürgerliches Gesetzbuch", "BGB"),
+        ("§ 433 des bürgerlichen Gesetzbuchs", "BGB"),
+        ("§ 1 des Allgemeinen Gleichbehandlungsgesetzes", "AGG"),
+        ("§ 1 des Gesetzes gegen den unlauteren Wettbewerb", "UWG"),
+        ("§ 1 des Gesetzes betreffend die Gesellschaften mit beschränkter Haftung", "GmbHG"),
+        ("§ 1 der Straßenverkehrs-Ordnung", "StVO"),
+        ("§ 1 der Straßenverkehrsordnung", "StVO"),
+        ("§ 1 des Sozialgesetzbuchs Erstes Buch", "SGB I"),
+        ("§ 1 des Ersten Buches Sozialgesetzbuch", "SGB I"),
+        ("§ 1 Sozialgesetzbuch Zwölftes Buch", "SGB XII"),
+        ("§ 1 des Familienverfahrensgesetzes", "FamFG"),
+        ("§ 1 des Bundesurlaubsgesetzes", "BUrlG"),
+        ("§ 1 des Urheberrechtsgesetzes", "UrhG"),
+        ("§ 1 des Markengesetzes", "MarkenG"),
+        ("§ 1 des Zwangsversteigerungsgesetzes", "ZVG"),
+        ("§ 1 des Gesetzes über die Zwangsversteigerung und die Zwangsverwaltung", "ZVG"),
+        ("§ 1 der Zivilprozeßordnung", "ZPO"),
+        ("§ 1 der Strafprozessordnung", "StPO"),
+    ],
+)
+def test_a_statute_named_by_its_title_is_cited_by_its_abbreviation(text, gesetz):
+    assert _targets(text) == [("§", text.split()[1], gesetz, "")]
+    sentence = f"Nach {text}, so die Klägerin, gilt das."
+    (target,) = extract(sentence, NAMES)
+    assert sentence[target.start : target.end] == text  # the link covers the title
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Das Bürgerliche Gesetzbuch regelt den Kauf.",
+        "Das Bürgerliche Gesetzbuch regelt in § 433 den Kauf.",
+        "§ 5 des Vertrags nach dem Bürgerlichen Gesetzbuch",
+        "§ 1 Satz 2 des Gesetzes über die",
+        "Nach dem Kündigungsschutzgesetz und § 3 der Satzung",
+    ],
+)
+def test_a_title_counts_only_where_a_cited_law_stands(text):
+    assert extract(text, NAMES) == []
+
+
+def test_every_everyday_statute_name_names_a_shipped_statute():
+    from recherche.citations import everyday_law_names
+
+    entries = everyday_law_names()
+    assert len(entries) >= 30
+    for name, abk in entries:
+        assert NAMES.lookup(abk) in NAMES.canonical_names, (name, abk)
+        assert _targets(f"§ 1 des {name}") == [("§", "1", NAMES.lookup(abk), "")], name
+
+
+def test_names_with_prepositions_and_hanging_hyphens_work_in_the_genitive():
+    assert _targets("§ 1 des Gesetzes über Teilzeitarbeit und befristete Arbeitsverträge") == [("§", "1", "TzBfG", "")]
+    assert _targets("§ 1 des Teilzeit- und Befristungsgesetzes") == [("§", "1", "TzBfG", "")]
+    assert _targets("§ 1 des Bundeselterngeld- und Elternzeitgesetzes") == [("§", "1", "BEEG", "")]
+
+
 def test_every_shipped_statute_is_recognised_by_its_official_abbreviation():
     assert len(NAMES.canonical_names) == 85
     for abk in NAMES.canonical_names:
         assert _targets(f"§ 1 {abk}") == [("§", "1", abk, "")], abk
+
+
+def test_every_shipped_statute_is_recognised_by_its_title():
+    for path in SHIPPED.glob("*.md"):
+        if path.name == "README.md":
+            continue
+        with path.open(encoding="utf-8") as fh:
+            front, _ = split_front_matter("".join(next(fh) for _ in range(8)))
+        abk = NAMES.lookup(str(front.get("amtabk") or front["jurabk"]))
+        assert _targets(f"§ 1 des {front['Title']}") == [("§", "1", abk, "")], front["Title"]
 
 
 def test_citation_spans_cover_the_cited_text():
