@@ -261,7 +261,7 @@ class LawNames:
         ordered = sorted(by_name.items(), key=lambda item: len(item[0]), reverse=True)
         self.title_targets = [abkuerzung for _, abkuerzung in ordered]
         alternatives = "|".join(f"({_name_pattern(name)})" for name, _ in ordered) or "(?!x)x"
-        self.title_re = re.compile(rf"(?:{LAW_ARTICLE})?(?:{alternatives})(?![\wäöüß])", re.IGNORECASE)
+        self.title_re = re.compile(rf"(?:{LAW_ARTICLE})?(?:{alternatives})(?![\wäöüß-])", re.IGNORECASE)
 
     def lookup(self, written: str) -> str | None:
         return self.canonical.get(re.sub(r"\s+", " ", written).lower())

@@ -137,6 +137,7 @@ def test_a_statute_named_by_its_title_is_cited_by_its_abbreviation(text, gesetz)
         "§ 5 des Vertrags nach dem Bürgerlichen Gesetzbuch",
         "§ 1 Satz 2 des Gesetzes über die",
         "Nach dem Kündigungsschutzgesetz und § 3 der Satzung",
+        "§ 2 der Handelsgesetzbuch-Novelle",
     ],
 )
 def test_a_title_counts_only_where_a_cited_law_stands(text):
