@@ -5,23 +5,56 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 
 class CancelToken:
-    """Set by whoever cancels the run; checked by the loop at every await point and by long tools."""
+    """Set by whoever cancels the run (any thread); checked by the loop at every await point and by
+    long tools. The loop also waits on it (`future`) next to a model request or a tool batch, so a
+    cancel lands at once instead of at the next look."""
 
     def __init__(self) -> None:
         self._event = threading.Event()
+        self._lock = threading.Lock()
+        self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
 
     def cancel(self) -> None:
-        self._event.set()
+        with self._lock:
+            self._event.set()
+            waiters, self._waiters = self._waiters, []
+        for loop, future in waiters:
+            with contextlib.suppress(RuntimeError):  # that loop has closed: nobody waits any more
+                loop.call_soon_threadsafe(_resolve, future)
 
     @property
     def cancelled(self) -> bool:
         return self._event.is_set()
+
+    def future(self) -> asyncio.Future[None]:
+        """A future of the running loop that is done once the token is cancelled (at once if it is
+        already). Give it back with `forget` when no longer waiting."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[None] = loop.create_future()
+        with self._lock:
+            if self._event.is_set():
+                future.set_result(None)
+            else:
+                self._waiters.append((loop, future))
+        return future
+
+    def forget(self, future: asyncio.Future[None]) -> None:
+        with self._lock:
+            self._waiters = [(loop, waiting) for loop, waiting in self._waiters if waiting is not future]
+        future.cancel()
+
+
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 @dataclass
