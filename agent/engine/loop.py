@@ -428,7 +428,8 @@ class Engine:
                 remaining = self.deadline - self.clock()
                 if remaining <= 0:
                     raise _TimedOut
-                await asyncio.wait({task, cancelled}, timeout=remaining, return_when=asyncio.FIRST_COMPLETED)
+                waiting: set[asyncio.Future[Any]] = {task, cancelled}
+                await asyncio.wait(waiting, timeout=remaining, return_when=asyncio.FIRST_COMPLETED)
                 if task.done():
                     return task.result()
         finally:
