@@ -385,3 +385,35 @@ async def test_openai_without_streaming_tools_still_delivers_the_text(scripted_l
     answer = await client.chat(QUESTION, on_delta=on_delta)
     assert fragments[1:] == ["Die ", "Frist ", "endet ", "am ", "Montag."] and answer.text == "Die Frist endet am Montag."
     assert [r.stream for r in scripted_llm.chat_requests] == [False, True]
+
+
+@pytest.mark.django_db
+async def test_ollama_sends_every_real_tool_schema_as_the_library_itself_would(scripted_llm: ScriptedLLMServer) -> None:
+    """The tool schemas are validated and dumped once per schema, not at every call: the request
+    must still carry exactly what the library's ChatRequest makes of them (`$defs` included)."""
+    import json
+
+    from ollama._types import ChatRequest, Tool
+
+    from agent.tools.discovery import all_tools
+    from agent.tools.schemas import openai_tool_schema
+
+    tools = [openai_tool_schema(tool) for _, tool in sorted(all_tools().items())]
+    tools.append(
+        {
+            "type": "function",
+            "function": {
+                "name": "mit_defs",
+                "description": "x",
+                "parameters": {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {"type": "string"}}},
+            },
+        }
+    )
+    expected = ChatRequest(model="m", tools=[Tool.model_validate(tool) for tool in tools]).model_dump(exclude_none=True)["tools"]
+    scripted_llm.script([{"text": "ok"}, {"text": "ok"}])
+    client = make_client("ollama", scripted_llm.url)
+    for _ in range(2):  # the second call is answered from the cache
+        await client.chat(QUESTION, tools=tools)
+    for request in scripted_llm.chat_requests:
+        assert json.loads(json.dumps(request.body["tools"])) == json.loads(json.dumps(expected))
+    assert any("$defs" in tool["function"]["parameters"] for tool in scripted_llm.chat_requests[1].body["tools"])
