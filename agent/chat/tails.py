@@ -1,21 +1,28 @@
 """Run tails: each socket that watches a run delivers its persisted events in `seq` order, each
 exactly once (agent/runs/delivery.py explains how events cross processes). A tail reads the rows
 on its own threads, takes published events as a fast path, and completes events for its user
-before sending them (answer HTML, draft cards)."""
+before sending them (answer HTML, draft cards).
+
+A tail reads the database only when there is something to read: after a gap in the published
+events, or when the process's `TailWatch` sees rows it has not sent. The watch looks for all tails
+of the process in one query (the last `seq` and whether the run is still active, per run) every
+poll interval; before, every tail read its run's rows every interval itself, and 200 tabs of inline
+runs spent most of a daphne process's CPU reading nothing (bench/ws.py)."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import logging
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
-from django.db import InterfaceError, OperationalError, connection
+from django.db import DatabaseError, InterfaceError, OperationalError, connection
 
 from agent.chat import inline
 from agent.chat.cards import answer_html, draft_cards
 from agent.engine.events import TERMINAL_EVENT_TYPES, EventType
-from agent.models import AgentRun
+from agent.models import AgentRun, AgentStep
 from agent.runs import selectors
 from agent.runs.delivery import POLL_SECONDS_SHARED_LAYER, tail_poll_seconds
 from akten.models import User
@@ -23,8 +30,13 @@ from akten.models import User
 if TYPE_CHECKING:
     from agent.chat.consumers import ChatConsumer
 
-# Check the run's status every this many empty polls, for a run that ended without a final event.
-STATUS_CHECK_EVERY = 20
+logger = logging.getLogger(__name__)
+
+# A run that has ended (status) without its terminal event: its tail waits this long for new rows,
+# then gives up (a worker that died in between). The final status is saved before the citation
+# check of the answer and the terminal event; with 200 runs ending at once those took several
+# seconds (bench/ws.py), and a tail that gave up after 2 s lost the rest of its run.
+ENDED_GRACE_SECONDS = 30.0
 
 # Events the socket completes for its user before sending: the answer as HTML, the full draft card.
 ENRICHED_EVENTS = frozenset({EventType.DRAFT_CREATED, EventType.RUN_CAP_REACHED, *TERMINAL_EVENT_TYPES})
@@ -42,12 +54,21 @@ def _read_steps_sync(run_id: int, after_seq: int) -> list[dict[str, Any]]:
         return []
 
 
-def _run_active_sync(run_id: int) -> bool:
+_RUNS_STATE_SQL = (
+    f"SELECT r.id, r.status = ANY(%s), COALESCE((SELECT MAX(s.seq) FROM {AgentStep._meta.db_table} s"  # noqa: S608 - _meta
+    f" WHERE s.run_id = r.id), 0) FROM {AgentRun._meta.db_table} r WHERE r.id = ANY(%s)"
+)
+
+
+def _runs_state_sync(run_ids: list[int]) -> dict[int, tuple[bool, int]]:
+    """Per run: still active, and the last seq written (one statement for every run)."""
     try:
-        return AgentRun.objects.filter(pk=run_id, status__in=AgentRun.ACTIVE_STATUSES).exists()
-    except (OperationalError, InterfaceError):
-        connection.close()
-        return True
+        with connection.cursor() as cursor:
+            cursor.execute(_RUNS_STATE_SQL, [list(AgentRun.ACTIVE_STATUSES), run_ids])
+            return {run_id: (bool(active), int(last)) for run_id, active, last in cursor.fetchall()}
+    except DatabaseError:
+        connection.close()  # reconnect at the next look
+        raise
 
 
 async def _read_steps(run_id: int, after_seq: int) -> list[dict[str, Any]]:
@@ -65,6 +86,9 @@ class RunTail:
         self.lock = asyncio.Lock()
         self.done = False
         self.task: asyncio.Task[None] | None = None
+        # when the watch first saw the run ended without new rows; set when the tail gives up
+        self.ended_since: float | None = None
+        self.gave_up = False
 
     async def deliver(self, event: dict[str, Any]) -> bool:
         """Send `event` if it is the next one; False when there is a gap to fill from the database."""
@@ -101,34 +125,91 @@ class RunTail:
             if not local:
                 del inline.watchers[self.run_id]
 
+    def observe(self, active: bool, last_seq: int, now: float) -> None:
+        """What the watch saw of the run: rows this tail has not sent wake it; a run that has
+        ended without its terminal event ends the tail after ENDED_GRACE_SECONDS."""
+        if last_seq > self.last_seq:
+            self.ended_since = None
+            self.wake.set()
+        elif active:
+            self.ended_since = None
+        elif self.ended_since is None:
+            self.ended_since = now
+        elif now - self.ended_since >= ENDED_GRACE_SECONDS:
+            self.gave_up = True
+            self.wake.set()
+
     async def run(self) -> None:
-        empty_polls = 0
-        ended_without_final_event = False
-        while not self.done:
-            events = await _read_steps(self.run_id, self.last_seq)
-            for event in events:
-                await self.deliver(await self.consumer.enrich(event))
-            if events:
-                empty_polls = 0
-                continue
-            empty_polls += 1
-            if empty_polls % STATUS_CHECK_EVERY == 0 and not await self._still_active():
-                # The run's final state is saved just before its terminal event is written, so an
-                # ended run may still be writing its last events: give up only when it is still
-                # without a terminal event at the next status check (e.g. a crashed worker).
-                if ended_without_final_event:
-                    break
-                ended_without_final_event = True
-            # A run executing in this process hands every event to this tail directly (agent/chat/inline.py);
-            # only runs elsewhere (the worker) need the short poll when the layer is in-memory.
-            poll = POLL_SECONDS_SHARED_LAYER if self.run_id in inline.executing_here else tail_poll_seconds()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.wake.wait(), timeout=poll)
-            self.wake.clear()
+        watch = tail_watch()
+        watch.add(self)
+        try:
+            while not self.done:
+                self.wake.clear()
+                events = await _read_steps(self.run_id, self.last_seq)
+                for event in events:
+                    await self.deliver(await self.consumer.enrich(event))
+                if events:
+                    continue
+                if self.gave_up:
+                    break  # ended (status) and still without its terminal event: e.g. a crashed worker
+                await self.wake.wait()
+        finally:
+            watch.discard(self)
         await self.consumer.tail_finished(self)
 
-    async def _still_active(self) -> bool:
-        return await asyncio.get_running_loop().run_in_executor(_tail_executor, _run_active_sync, self.run_id)
+    @property
+    def poll_seconds(self) -> float:
+        """How soon the watch must look for this tail: a run executing here hands every event to
+        it directly (agent/chat/inline.py) and a layer across processes publishes them, so the look
+        is a safety net; only runs elsewhere with the in-memory layer depend on it."""
+        return POLL_SECONDS_SHARED_LAYER if self.run_id in inline.executing_here else tail_poll_seconds()
+
+
+class TailWatch:
+    """Every tail of this process's event loop, looked after with one query per poll interval (the
+    shortest any tail needs): started with the first tail, ended with the last."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.tails: set[RunTail] = set()
+        self.task: asyncio.Task[None] | None = None
+
+    def add(self, tail: RunTail) -> None:
+        self.tails.add(tail)
+        if self.task is None or self.task.done():
+            self.task = self.loop.create_task(self._work())
+
+    def discard(self, tail: RunTail) -> None:
+        self.tails.discard(tail)
+
+    async def _work(self) -> None:
+        while self.tails:
+            await asyncio.sleep(min(tail.poll_seconds for tail in self.tails) if self.tails else 0)
+            watched = list(self.tails)
+            if not watched:
+                break
+            run_ids = sorted({tail.run_id for tail in watched})
+            try:
+                state = await self.loop.run_in_executor(_tail_executor, _runs_state_sync, run_ids)
+            except Exception:
+                logger.exception("looking for new events failed (%d runs watched)", len(run_ids))
+                continue
+            now = time.monotonic()
+            for tail in watched:
+                active, last_seq = state.get(tail.run_id, (False, 0))
+                tail.observe(active, last_seq, now)
+
+
+_watch: TailWatch | None = None
+
+
+def tail_watch() -> TailWatch:
+    """The watch of the running event loop."""
+    global _watch
+    loop = asyncio.get_running_loop()
+    if _watch is None or _watch.loop is not loop:
+        _watch = TailWatch(loop)
+    return _watch
 
 
 def enriched_sync(event: dict[str, Any], user: User) -> dict[str, Any]:

@@ -220,12 +220,10 @@ async def test_every_tab_of_the_user_gets_a_new_run_announced():
 
 async def test_a_run_whose_status_ended_before_its_last_events_were_written_still_delivers_them(monkeypatch):
     """The engine saves a run's final status just before it writes the terminal event (and the
-    model response held with it). A tab whose status check falls between the two must keep reading
-    and deliver them, not stop at the last event it had."""
-    import agent.chat.tails as tails
+    model response held with it). A tab whose watch sees the ended status first must keep waiting
+    for them, not stop at the last event it had."""
     import agent.runs.delivery as delivery
 
-    monkeypatch.setattr(tails, "STATUS_CHECK_EVERY", 10)
     monkeypatch.setattr(delivery, "POLL_SECONDS_LOCAL", 0.05)
     user = await sync_to_async(UserFactory)()
     run = await sync_to_async(AgentRun.objects.create)(
@@ -233,25 +231,69 @@ async def test_a_run_whose_status_ended_before_its_last_events_were_written_stil
     )
     for seq in (1, 2):
         await sync_to_async(AgentStep.objects.create)(run=run, seq=seq, type="step.started", payload={"step": seq})
-    late_rows: list[asyncio.Task] = []
-
-    async def write_last_events() -> None:
-        await asyncio.sleep(0.1)
+    async with ws_connect(user) as (comm, _connected, _code):
+        await comm.send_json_to({"type": "run.resume", "run": run.pk, "after_seq": 0})
+        assert [(await comm.receive_json_from(timeout=5))["seq"] for _ in range(2)] == [1, 2]
+        await asyncio.sleep(0.5)  # the watch has looked several times and seen the run ended
         await sync_to_async(AgentStep.objects.create)(run=run, seq=3, type="model.response", payload={"step": 2})
         await sync_to_async(AgentStep.objects.create)(
             run=run, seq=4, type="run.finished", payload={"status": "DONE", "answer": "Ok."}
         )
+        received = await receive_until(comm, is_terminal)
+    assert [e["seq"] for e in received] == [3, 4]
 
-    async def status_says_ended(self) -> bool:
-        if not late_rows:
-            late_rows.append(asyncio.create_task(write_last_events()))
-        return False
 
-    monkeypatch.setattr(tails.RunTail, "_still_active", status_says_ended)
+async def test_a_run_that_ended_without_its_terminal_event_ends_the_tail(monkeypatch):
+    """A run whose worker died after saving the final status and before writing the terminal event:
+    the tab stops watching it after the grace time instead of tailing it for ever."""
+    import agent.chat.tails as tails
+    import agent.runs.delivery as delivery
+
+    monkeypatch.setattr(delivery, "POLL_SECONDS_LOCAL", 0.05)
+    monkeypatch.setattr(tails, "ENDED_GRACE_SECONDS", 0.3)
+    user = await sync_to_async(UserFactory)()
+    run = await sync_to_async(AgentRun.objects.create)(
+        user=user, task="Frage", status=AgentRun.Status.FAILED, finished_at=timezone.now()
+    )
+    await sync_to_async(AgentStep.objects.create)(run=run, seq=1, type="step.started", payload={"step": 1})
     async with ws_connect(user) as (comm, _connected, _code):
         await comm.send_json_to({"type": "run.resume", "run": run.pk, "after_seq": 0})
-        received = await receive_until(comm, is_terminal)
-    assert [e["seq"] for e in received] == [1, 2, 3, 4]
+        assert (await comm.receive_json_from(timeout=5))["seq"] == 1
+        for _ in range(100):
+            if tails.tail_watch().tails == set():
+                break
+            await asyncio.sleep(0.05)
+        assert tails.tail_watch().tails == set()
+
+
+async def test_one_query_per_look_serves_every_tail_of_the_process(monkeypatch):
+    """The watch reads the state of all watched runs in one statement, however many tabs there are."""
+    import agent.chat.tails as tails
+    import agent.runs.delivery as delivery
+
+    monkeypatch.setattr(delivery, "POLL_SECONDS_LOCAL", 0.05)
+    looks: list[list[int]] = []
+    real = tails._runs_state_sync
+
+    def counted(run_ids):
+        looks.append(run_ids)
+        return real(run_ids)
+
+    monkeypatch.setattr(tails, "_runs_state_sync", counted)
+    user = await sync_to_async(UserFactory)()
+    runs = [
+        await sync_to_async(AgentRun.objects.create)(user=user, task="Frage", status=AgentRun.Status.RUNNING) for _ in range(5)
+    ]
+    async with ws_connect(user) as (comm, _connected, _code):
+        for run in runs:
+            await comm.send_json_to({"type": "run.resume", "run": run.pk, "after_seq": 0})
+        await asyncio.sleep(0.6)
+        await sync_to_async(AgentStep.objects.create)(run=runs[3], seq=1, type="step.started", payload={"step": 1})
+        event = await comm.receive_json_from(timeout=5)
+    assert event["run"] == runs[3].pk and event["seq"] == 1
+    full = [look for look in looks if len(look) == 5]
+    assert full and all(look == sorted(r.pk for r in runs) for look in full)
+    assert len(looks) <= 0.6 / 0.05 + 10  # one statement per look, not one per tab
 
 
 async def test_a_new_draft_wakes_the_sockets_following_its_akte(monkeypatch):
