@@ -142,6 +142,8 @@ async def client(port: int, akte_id: int, session_key: str, start: asyncio.Event
     headers = {"Cookie": f"sessionid={session_key}", "Origin": f"http://127.0.0.1:{port}"}
     latencies: list[float] = []
     seqs: set[int] = set()
+    # seq -> (emit, receipt) in epoch seconds, to split the latency at the row's write time
+    times: dict[int, tuple[float, float]] = {}
     run_id = None
     outcome = "timeout"
     async with websockets.connect(f"ws://127.0.0.1:{port}/ws/helena/", additional_headers=headers, max_size=None) as ws:
@@ -165,12 +167,13 @@ async def client(port: int, akte_id: int, session_key: str, start: asyncio.Event
                     seqs.add(int(message["seq"]))
                     at = datetime.datetime.fromisoformat(message["at"]).timestamp()
                     latencies.append((received - at) * 1000)
+                    times[int(message["seq"])] = (at, received)
                     if message["type"] in TERMINAL:
                         outcome = message.get("status", message["type"])
                         break
         except TimeoutError:
             pass
-    return {"run": run_id, "latencies": latencies, "seqs": seqs, "outcome": outcome}
+    return {"run": run_id, "latencies": latencies, "seqs": seqs, "times": times, "outcome": outcome}
 
 
 async def loop_lag(samples: list[float], stop: asyncio.Event) -> None:
@@ -214,6 +217,23 @@ def lost_events(results: list[dict[str, Any]]) -> tuple[int, int, int]:
         persisted += len(expected)
         lost += len(expected - result["seqs"])
     return lost, persisted, after_end
+
+
+def split_at_write(results: list[dict[str, Any]]) -> tuple[list[float], list[float]]:
+    """Each received event's latency in two parts: emit -> row written (the row's `created_at`, the
+    engine's event writer) and row written -> received (relay, tail, websocket), in ms."""
+    to_row: list[float] = []
+    to_tab: list[float] = []
+    for result in results:
+        if result["run"] is None:
+            continue
+        written = dict(AgentStep.objects.filter(run_id=result["run"]).values_list("seq", "created_at"))
+        for seq, (at, received) in result["times"].items():
+            if seq in written:
+                row = written[seq].timestamp()
+                to_row.append((row - at) * 1000)
+                to_tab.append((received - row) * 1000)
+    return to_row, to_tab
 
 
 def serve_llm(steps: int) -> None:
@@ -263,6 +283,7 @@ def main() -> None:
             outcome = asyncio.run(round_of(port, accounts[:n], args.timeout))
             latencies = [v for r in outcome["results"] for v in r["latencies"]]
             lost, persisted, after_end = lost_events(outcome["results"])
+            to_row, to_tab = split_at_write(outcome["results"])
             statuses: dict[str, int] = {}
             for r in outcome["results"]:
                 statuses[r["outcome"]] = statuses.get(r["outcome"], 0) + 1
@@ -275,6 +296,12 @@ def main() -> None:
                 "p50_ms": round(statistics.median(latencies), 1) if latencies else None,
                 "p95_ms": round(percentile(latencies, 0.95), 1) if latencies else None,
                 "max_ms": round(max(latencies), 1) if latencies else None,
+                "emit_to_row_p50_p95_ms": [round(statistics.median(to_row), 1), round(percentile(to_row, 0.95), 1)]
+                if to_row
+                else None,
+                "row_to_tab_p50_p95_ms": [round(statistics.median(to_tab), 1), round(percentile(to_tab, 0.95), 1)]
+                if to_tab
+                else None,
                 "wall_seconds": round(outcome["wall_seconds"], 2),
                 "client_loop_lag_p95_ms": round(percentile(outcome["client_loop_lag_ms"], 0.95), 1),
                 "run_outcomes": statuses,
@@ -283,6 +310,7 @@ def main() -> None:
             figures["rounds"].append(row)
             print(
                 f"N={n:4d}: p50 {row['p50_ms']} ms, p95 {row['p95_ms']} ms, max {row['max_ms']} ms, "
+                f"emit -> row p50/p95 {row['emit_to_row_p50_p95_ms']}, row -> tab {row['row_to_tab_p50_p95_ms']} ms, "
                 f"lost {lost}/{persisted} (+{after_end} after the end), {row['wall_seconds']} s, {statuses}, "
                 f"client loop lag p95 {row['client_loop_lag_p95_ms']} ms"
             )
