@@ -30,11 +30,12 @@ from typing import Any, Protocol
 
 from channels.layers import get_channel_layer
 
-from agent.runs.delivery import event_publish, run_group
+from agent.runs.delivery import event_publish, layer_crosses_processes, run_group
 
 logger = logging.getLogger(__name__)
 
 _engine_loop: asyncio.AbstractEventLoop | None = None
+_publish_loop: asyncio.AbstractEventLoop | None = None
 _engine_lock = threading.Lock()
 # Runs executing inline in this process, and the sockets of this process watching them: each
 # watcher is called on the web loop with every event of the run, in order.
@@ -64,6 +65,21 @@ def engine_loop() -> asyncio.AbstractEventLoop:
         return _engine_loop
 
 
+def publish_loop() -> asyncio.AbstractEventLoop:
+    """The process's loop for publishing inline runs' events to a channel layer across processes
+    (Redis), started on first use. Each publish is several Redis round trips; on the web loop, each
+    of their socket calls waited for the interpreter lock behind the engine's and the tools'
+    threads, and every local tab's frame waited behind them (py-spy on bench/ws.py: a third of the
+    web loop's time)."""
+    global _publish_loop
+    with _engine_lock:
+        if _publish_loop is None or _publish_loop.is_closed():
+            loop = asyncio.new_event_loop()
+            threading.Thread(target=loop.run_forever, name="helena-publish", daemon=True).start()
+            _publish_loop = loop
+        return _publish_loop
+
+
 def run_on_engine_loop(coro: Coroutine[Any, Any, None]) -> concurrent.futures.Future[None]:
     future = asyncio.run_coroutine_threadsafe(coro, engine_loop())
     _inline_runs.add(future)
@@ -79,21 +95,26 @@ class Relay:
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
+        # A layer across processes is published to from the publish loop; the in-memory layer
+        # (one process, bound to the web loop) from the web loop.
+        self.publisher = publish_loop() if layer_crosses_processes() else loop
         self._last: dict[tuple[str, int], asyncio.Future[None]] = {}
 
     def __call__(self, event: dict[str, Any]) -> None:
-        try:
-            self.loop.call_soon_threadsafe(self._schedule, event)
-        except RuntimeError:  # the web loop is gone (shutdown): the rows stay for replay
-            pass
+        # Called in order by one writer thread; each loop runs its callbacks in that order.
+        for loop, deliver in ((self.loop, self._hand_over_in_turn), (self.publisher, self._publish_in_turn)):
+            with contextlib.suppress(RuntimeError):  # that loop is gone (shutdown): the rows stay for replay
+                loop.call_soon_threadsafe(deliver, event)
 
-    def _schedule(self, event: dict[str, Any]) -> None:
-        run = int(event["run"])
-        self._after_last(("local", run), self._hand_over(event))
-        self._after_last(("layer", run), self._publish(event))
+    def _hand_over_in_turn(self, event: dict[str, Any]) -> None:
+        self._after_last(self.loop, ("local", int(event["run"])), self._hand_over(event))
 
-    def _after_last(self, key: tuple[str, int], work: Coroutine[Any, Any, None]) -> None:
-        task = self.loop.create_task(self._in_turn(self._last.get(key), work))
+    def _publish_in_turn(self, event: dict[str, Any]) -> None:
+        self._after_last(self.publisher, ("layer", int(event["run"])), self._publish(event))
+
+    def _after_last(self, loop: asyncio.AbstractEventLoop, key: tuple[str, int], work: Coroutine[Any, Any, None]) -> None:
+        # each key is only ever touched from its own loop
+        task = loop.create_task(self._in_turn(self._last.get(key), work))
         self._last[key] = task
         task.add_done_callback(functools.partial(self._forget, key))
 

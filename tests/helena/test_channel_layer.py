@@ -29,3 +29,33 @@ async def test_several_hundred_messages_waiting_for_one_process_all_arrive():
         assert sorted(message["n"] for message in received) == list(range(WAITING))
     finally:
         await layer.flush()
+
+
+@pytest.mark.skipif(not settings.REDIS_URL, reason="only the production shape uses the Redis channel layer")
+async def test_an_inline_runs_events_reach_the_layer_in_order_from_the_publish_thread():
+    """With a layer across processes the relay publishes from its own loop (not the web loop); tabs
+    in other processes still get every event of the run, in order."""
+    import threading
+
+    from channels.layers import channel_layers
+
+    from agent.chat import inline
+    from agent.runs.delivery import run_group
+
+    channel_layers.backends.clear()  # a layer of its own: it ends up with a pool on the publish loop
+    layer = get_channel_layer()
+    name = await layer.new_channel()
+    await layer.group_add(run_group(987654), name)
+    relay = inline.Relay(asyncio.get_running_loop())
+    assert relay.publisher is not relay.loop
+    try:
+        writer = threading.Thread(
+            target=lambda: [relay({"type": "step.started", "run": 987654, "seq": seq}) for seq in range(1, 41)]
+        )
+        writer.start()
+        writer.join()
+        received = [await asyncio.wait_for(layer.receive(name), timeout=30) for _ in range(40)]
+        assert [message["event"]["seq"] for message in received] == list(range(1, 41))
+    finally:
+        await layer.group_discard(run_group(987654), name)
+        channel_layers.backends.clear()
