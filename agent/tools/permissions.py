@@ -7,7 +7,7 @@ changes the matrix through `tool_matrix_update`, which records every change.
 
 Every tool call checks its (role, tool) row as it is now, inside the one query that also resolves
 the user's access (`tool_row_allows`, used by agent/tools/executor.py): no extra round trip.
-Building a run's tool list (`tools_for_user`) and `tool_permitted` read the whole matrix, so each
+Building a run's tool list (`tools_for_user`) reads the whole matrix, so each
 process keeps it in memory (`_MatrixCache`) under a version token held in Django's cache (Redis
 in production, shared by all processes). Every change of the rows puts a new token there
 (`tool_matrix_changed`: the matrix update, seeding, saves and deletes through the admin), so the
@@ -216,10 +216,3 @@ def tool_row_allows(role: str, name: str) -> tuple[str, list[str]]:
     the query that resolves the caller's access (akten.models.access_scope_query)."""
     table = ToolPermission._meta.db_table
     return f"EXISTS (SELECT 1 FROM {table} p WHERE p.role = %s AND p.tool = %s AND p.allowed)", [role, name]  # noqa: S608
-
-
-def tool_permitted(user: User, tool: Tool) -> bool:
-    """Whether `user` may use `tool` by this process's copy of the matrix (a change in the admin
-    counts from the next check on, in every process). A tool call itself reads its matrix row with
-    its access query instead (`tool_row_allows`)."""
-    return tool_usable(user, tool) and tool.name in allowed_tool_names(user.role)
