@@ -9,7 +9,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import DatabaseError, connection, transaction
 from django.db.models import Field, Model
 from django.db.models.sql import InsertQuery
 
@@ -170,3 +170,14 @@ def connection_tidy() -> None:
     obsolete = connection.close_at is not None and time.monotonic() >= connection.close_at
     if connection.errors_occurred or obsolete or connection.get_autocommit() != connection.settings_dict["AUTOCOMMIT"]:
         connection.close_if_unusable_or_obsolete()
+
+
+@contextmanager
+def reconnect_after_error() -> Iterator[None]:
+    """For a poller's statements on its own long-lived connection: a database error closes the
+    thread's connection (the next poll connects afresh) and goes on to the caller."""
+    try:
+        yield
+    except DatabaseError:
+        connection.close()
+        raise

@@ -22,11 +22,11 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from django.db import DatabaseError, connection
 from django.utils import timezone
 
 from agent.runs import selectors
 from agent.runs.delivery import layer_crosses_processes
+from helena.db import reconnect_after_error
 
 if TYPE_CHECKING:
     from agent.chat.consumers import ChatConsumer
@@ -53,11 +53,8 @@ def announce_poll_seconds() -> float:
 
 
 def _runs_created_since_sync(since: datetime) -> list[tuple[int, int]]:
-    try:
+    with reconnect_after_error():
         return selectors.runs_created_since(since=since)
-    except DatabaseError:
-        connection.close()  # reconnect at the next look
-        raise
 
 
 class Announcer:

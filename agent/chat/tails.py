@@ -17,7 +17,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
-from django.db import DatabaseError, InterfaceError, OperationalError, connection
+from django.db import InterfaceError, OperationalError, connection
 
 from agent.chat import inline
 from agent.chat.cards import answer_html, draft_cards
@@ -26,6 +26,7 @@ from agent.models import AgentRun, AgentStep
 from agent.runs import selectors
 from agent.runs.delivery import POLL_SECONDS_SHARED_LAYER, tail_poll_seconds
 from akten.models import User
+from helena.db import reconnect_after_error
 
 if TYPE_CHECKING:
     from agent.chat.consumers import ChatConsumer
@@ -62,13 +63,9 @@ _RUNS_STATE_SQL = (
 
 def _runs_state_sync(run_ids: list[int]) -> dict[int, tuple[bool, int]]:
     """Per run: still active, and the last seq written (one statement for every run)."""
-    try:
-        with connection.cursor() as cursor:
-            cursor.execute(_RUNS_STATE_SQL, [list(AgentRun.ACTIVE_STATUSES), run_ids])
-            return {run_id: (bool(active), int(last)) for run_id, active, last in cursor.fetchall()}
-    except DatabaseError:
-        connection.close()  # reconnect at the next look
-        raise
+    with reconnect_after_error(), connection.cursor() as cursor:
+        cursor.execute(_RUNS_STATE_SQL, [list(AgentRun.ACTIVE_STATUSES), run_ids])
+        return {run_id: (bool(active), int(last)) for run_id, active, last in cursor.fetchall()}
 
 
 async def _read_steps(run_id: int, after_seq: int) -> list[dict[str, Any]]:

@@ -27,7 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from django.db import DatabaseError, close_old_connections, connection, transaction
+from django.db import close_old_connections, connection, transaction
 from django.utils import timezone
 
 from agent.engine.budget import estimate_tokens
@@ -49,6 +49,7 @@ from agent.tools.base import ToolContext
 from agent.tools.discovery import all_tools
 from akten.models import Akte
 from drafts.models import HelenaDraft
+from helena.db import reconnect_after_error
 from recherche.citations import answer_citation_trace
 
 logger = logging.getLogger(__name__)
@@ -258,16 +259,13 @@ _CANCEL_POLL_SQL = f"SELECT id FROM {AgentRun._meta.db_table} WHERE id = ANY(%s)
 def _poll(run_ids: list[int], beat: bool) -> list[int]:
     """Which of `run_ids` have `cancel_requested` (and write the heartbeat of those RUNNING): two
     queries at most, however many runs execute here."""
-    try:
+    with reconnect_after_error():
         if beat:
             AgentRun.objects.filter(pk__in=run_ids, status=AgentRun.Status.RUNNING).update(heartbeat_at=timezone.now())
         # ten times a second: a statement of our own, as the ORM's compile costs more than the query
         with connection.cursor() as cursor:
             cursor.execute(_CANCEL_POLL_SQL, [run_ids])
             return [row[0] for row in cursor.fetchall()]
-    except DatabaseError:
-        connection.close()  # reconnect at the next poll
-        raise
 
 
 class _CancelWatch:

@@ -160,3 +160,19 @@ def test_connection_tidy_keeps_a_healthy_connection_without_a_health_check_and_c
     connection_tidy()
     assert connection.connection is None
     connection.ensure_connection()
+
+
+def test_a_pollers_database_error_closes_its_connection_and_is_raised():
+    from django.db import DatabaseError
+
+    from helena.db import reconnect_after_error
+
+    with reconnect_after_error(), connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+    assert connection.connection is not None  # kept after a good statement
+    with pytest.raises(DatabaseError), reconnect_after_error(), connection.cursor() as cursor:
+        cursor.execute("SELECT * FROM no_such_table")
+    assert connection.connection is None
+    with reconnect_after_error(), connection.cursor() as cursor:  # the next poll connects afresh
+        cursor.execute("SELECT 1")
+        assert cursor.fetchone() == (1,)
