@@ -24,7 +24,7 @@ from agent.chat.cards import answer_html, draft_cards
 from agent.engine.events import TERMINAL_EVENT_TYPES, EventType
 from agent.models import AgentRun, AgentStep
 from agent.runs import selectors
-from agent.runs.delivery import POLL_SECONDS_SHARED_LAYER, layer_crosses_processes, tail_poll_seconds
+from agent.runs.delivery import POLL_SECONDS_SHARED_LAYER, tail_poll_seconds
 from akten.models import User
 from helena.db import reconnect_after_error
 
@@ -85,8 +85,6 @@ class RunTail:
         self.task: asyncio.Task[None] | None = None
         # when the watch first saw the run ended without new rows; set when the tail gives up
         self.ended_since: float | None = None
-        # the tail's position when the watch first saw rows beyond it (fast path: read if unmoved)
-        self.unsent_since_seq: int | None = None
         self.gave_up = False
 
     async def deliver(self, event: dict[str, Any]) -> bool:
@@ -126,21 +124,11 @@ class RunTail:
 
     def observe(self, active: bool, last_seq: int, now: float) -> None:
         """What the watch saw of the run: rows this tail has not sent wake it; a run that has
-        ended without its terminal event ends the tail after ENDED_GRACE_SECONDS.
-
-        Where events also come the fast way (a run executing here, a layer across processes),
-        rows ahead of the tail are usually on their way: the tail reads them only if it has not
-        moved by the next look. Under load, reading them at once made every lagging tab read the
-        database each second, just when the process had least time for it."""
+        ended without its terminal event ends the tail after ENDED_GRACE_SECONDS."""
         if last_seq > self.last_seq:
             self.ended_since = None
-            if self.fast_path and self.unsent_since_seq != self.last_seq:
-                self.unsent_since_seq = self.last_seq
-            else:
-                self.wake.set()
-            return
-        self.unsent_since_seq = None
-        if active:
+            self.wake.set()
+        elif active:
             self.ended_since = None
         elif self.ended_since is None:
             self.ended_since = now
@@ -167,16 +155,11 @@ class RunTail:
         await self.consumer.tail_finished(self)
 
     @property
-    def fast_path(self) -> bool:
-        """Whether published events reach this tail without the database: a run executing here
-        hands every event to it directly (agent/chat/inline.py), a layer across processes
-        publishes them; only runs elsewhere with the in-memory layer depend on the watch."""
-        return self.run_id in inline.executing_here or layer_crosses_processes()
-
-    @property
     def poll_seconds(self) -> float:
-        """How soon the watch must look for this tail: with a fast path the look is a safety net."""
-        return POLL_SECONDS_SHARED_LAYER if self.fast_path else tail_poll_seconds()
+        """How soon the watch must look for this tail: a run executing here hands every event to
+        it directly (agent/chat/inline.py) and a layer across processes publishes them, so the look
+        is a safety net; only runs elsewhere with the in-memory layer depend on it."""
+        return POLL_SECONDS_SHARED_LAYER if self.run_id in inline.executing_here else tail_poll_seconds()
 
 
 class TailWatch:

@@ -314,26 +314,3 @@ async def test_a_new_draft_wakes_the_sockets_following_its_akte(monkeypatch):
         message = await comm.receive_json_from(timeout=10)
         assert message["type"] == "draft.created" and message["akte"] == akte.pk
         assert message["card"]["id"] == draft.pk
-
-
-async def test_a_tail_with_a_fast_path_reads_rows_ahead_only_if_it_has_not_moved_by_the_next_look(monkeypatch):
-    """Rows ahead of a tail whose events also come the fast way are usually on their way: the watch
-    wakes it only when it has made no progress by its next look; without a fast path at once."""
-    import agent.chat.tails as tails
-    from agent.chat import inline
-
-    monkeypatch.setattr(tails, "layer_crosses_processes", lambda: False)
-    tail = tails.RunTail(consumer=None, run_id=424242, after_seq=3)  # type: ignore[arg-type]
-
-    tail.observe(True, 5, 0.0)  # run elsewhere, in-memory layer: only the database brings rows
-    assert tail.wake.is_set()
-
-    tail.wake.clear()
-    monkeypatch.setattr(inline, "executing_here", {424242})
-    tail.observe(True, 5, 1.0)
-    assert not tail.wake.is_set()  # first sighting: the relay is probably delivering them
-    tail.last_seq = 5
-    tail.observe(True, 7, 2.0)
-    assert not tail.wake.is_set()  # it moved: again only noted
-    tail.observe(True, 7, 3.0)
-    assert tail.wake.is_set()  # unmoved for a whole look: read them
