@@ -179,7 +179,7 @@ async def test_an_inline_run_reaches_the_tab_straight_from_its_relay(scripted_ti
         raise ConnectionError("Kanal-Layer nicht erreichbar")
 
     monkeypatch.setattr(inline, "event_publish", layer_down)
-    monkeypatch.setattr(tails, "POLL_SECONDS_SHARED_LAYER", 60.0)
+    monkeypatch.setattr(tails, "POLL_SECONDS_EXECUTING_HERE", 60.0)
     akte = await sync_to_async(AkteFactory)()
     scripted_llm.script([{"tool_calls": [{"name": "read_akte", "arguments": {"akte": akte.aktenzeichen}}]}, {"text": "Gelesen."}])
     async with ws_connect(akte.anwalt) as (comm, _c, _code):
