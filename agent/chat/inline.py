@@ -34,9 +34,9 @@ from agent.runs.delivery import event_publish, layer_crosses_processes, run_grou
 
 logger = logging.getLogger(__name__)
 
-_engine_loop: asyncio.AbstractEventLoop | None = None
-_publish_loop: asyncio.AbstractEventLoop | None = None
-_engine_lock = threading.Lock()
+# The process's own event loops, each on a daemon thread of its name (started on first use).
+_loops: dict[str, asyncio.AbstractEventLoop] = {}
+_loops_lock = threading.Lock()
 # Runs executing inline in this process, and the sockets of this process watching them: each
 # watcher is called on the web loop with every event of the run, in order.
 executing_here: set[int] = set()
@@ -54,30 +54,27 @@ watchers: dict[int, set[Watcher]] = {}
 _inline_runs: set[concurrent.futures.Future[None]] = set()
 
 
+def _loop_thread(name: str) -> asyncio.AbstractEventLoop:
+    """The loop that runs until the process ends on the daemon thread `name`, started on first use."""
+    with _loops_lock:
+        loop = _loops.get(name)
+        if loop is None or loop.is_closed():
+            loop = _loops[name] = asyncio.new_event_loop()
+            threading.Thread(target=loop.run_forever, name=name, daemon=True).start()
+        return loop
+
+
 def engine_loop() -> asyncio.AbstractEventLoop:
-    """The process's engine loop (started on first use, runs until the process ends)."""
-    global _engine_loop
-    with _engine_lock:
-        if _engine_loop is None or _engine_loop.is_closed():
-            loop = asyncio.new_event_loop()
-            threading.Thread(target=loop.run_forever, name="helena-engine", daemon=True).start()
-            _engine_loop = loop
-        return _engine_loop
+    """The process's engine loop."""
+    return _loop_thread("helena-engine")
 
 
 def publish_loop() -> asyncio.AbstractEventLoop:
     """The process's loop for publishing inline runs' events to a channel layer across processes
-    (Redis), started on first use. Each publish is several Redis round trips; on the web loop, each
-    of their socket calls waited for the interpreter lock behind the engine's and the tools'
-    threads, and every local tab's frame waited behind them (py-spy on bench/ws.py: a third of the
-    web loop's time)."""
-    global _publish_loop
-    with _engine_lock:
-        if _publish_loop is None or _publish_loop.is_closed():
-            loop = asyncio.new_event_loop()
-            threading.Thread(target=loop.run_forever, name="helena-publish", daemon=True).start()
-            _publish_loop = loop
-        return _publish_loop
+    (Redis). Each publish is several Redis round trips; on the web loop, each of their socket calls
+    waited for the interpreter lock behind the engine's and the tools' threads, and every local
+    tab's frame waited behind them (py-spy on bench/ws.py: a third of the web loop's time)."""
+    return _loop_thread("helena-publish")
 
 
 def run_on_engine_loop(coro: Coroutine[Any, Any, None]) -> concurrent.futures.Future[None]:
