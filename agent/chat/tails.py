@@ -185,7 +185,7 @@ class TailWatch:
 
     async def _work(self) -> None:
         while self.tails:
-            await asyncio.sleep(min(tail.poll_seconds for tail in self.tails) if self.tails else 0)
+            await asyncio.sleep(min(tail.poll_seconds for tail in self.tails))
             watched = list(self.tails)
             if not watched:
                 break
