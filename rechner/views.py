@@ -21,6 +21,7 @@ from drafts.services import DraftError, draft_create
 
 from . import famgkg, fristen, gkg, rahmen, risiko, rvg, zinsen
 from .forms import FamilienForm, FristForm, GkgForm, RahmenForm, RisikoForm, RvgForm, ZinsForm
+from .selectors import basiszins_historie
 
 
 @login_required
@@ -182,7 +183,11 @@ def zinsrechner(request: HttpRequest) -> HttpResponse:
         daten = form.cleaned_data
         try:
             ergebnis = zinsen.verzugszinsen(
-                hauptforderung=daten["hauptforderung"], von=daten["von"], bis=daten["bis"], art=daten["art"]
+                hauptforderung=daten["hauptforderung"],
+                von=daten["von"],
+                bis=daten["bis"],
+                art=daten["art"],
+                historie=basiszins_historie(),
             )
         except zinsen.ZinsError as fehler:
             form.add_error(None, str(fehler))

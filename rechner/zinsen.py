@@ -4,7 +4,9 @@ Legal basis
 - § 288 Abs. 1 BGB: 5 percentage points above the Basiszinssatz; § 288 Abs. 2 BGB: 9 points for an
   Entgeltforderung where no consumer is involved; § 288 Abs. 5 BGB: 40 EUR Pauschale in that case.
 - § 247 BGB: the Basiszinssatz changes on 1 January and 1 July; its history is shipped in
-  ``data/basiszinssatz.json`` (Deutsche Bundesbank). Periods after its last half year are refused.
+  ``data/basiszinssatz.json`` (Deutsche Bundesbank). A Kanzlei adds later half years in the admin
+  (``rechner.models.Basiszinssatz``); callers pass that extended history in (``historie``), the
+  functions here stay free of Django. Periods after the last known half year are refused.
 - Interest runs from the day after Verzugseintritt (§ 187 Abs. 1 BGB analogously); ``von`` is the
   first and ``bis`` the last day with interest. Days are counted exactly and divided by the days of
   their calendar year (365 or 366); every half year and year is a period of its own.
@@ -13,12 +15,13 @@ Legal basis
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from rechner.tabellen import als_decimal, format_datum, format_euro, format_zahl, runde_cent
 
@@ -33,8 +36,9 @@ FEHLER_DATUM = "Bitte gib Beginn und Ende der Verzinsung als Datum an (angegeben
 FEHLER_REIHENFOLGE = "Das Ende der Verzinsung ({bis}) liegt vor ihrem Beginn ({von})."
 FEHLER_VOR_2002 = "Der Basiszinssatz nach § 247 BGB ist ab dem 01.01.2002 hinterlegt; Beginn {von} liegt davor."
 FEHLER_NICHT_HINTERLEGT = (
-    "Der Basiszinssatz ab dem {ab} ist im Rechner noch nicht hinterlegt (zuletzt gültig bis {bis}). Bitte den von der "
-    "Bundesbank bekanntgemachten Satz ergänzen oder die Verzinsung bis {bis} berechnen."
+    "Der Basiszinssatz ab dem {ab} ist im Rechner noch nicht hinterlegt (zuletzt gültig bis {bis}). Eine Administratorin "
+    "oder ein Administrator kann den von der Deutschen Bundesbank bekanntgemachten Satz unter Verwaltung → Rechner → "
+    "Basiszinssätze ergänzen; bis dahin kannst du die Verzinsung bis {bis} berechnen."
 )
 FEHLER_ART = "Unbekannte Art „{wert}“: zulässig sind „verbraucher“ (§ 288 Abs. 1 BGB) und „unternehmer“ (§ 288 Abs. 2 BGB)."
 
@@ -49,17 +53,44 @@ class Basiszins:
     satz: Decimal  # percent
 
 
+class Zinshistorie(NamedTuple):
+    """Basiszinssätze half year by half year, without gaps, and the last day they cover."""
+
+    werte: tuple[Basiszins, ...]
+    gueltig_bis: date
+
+
 @lru_cache(maxsize=1)
-def basiszinssaetze() -> tuple[tuple[Basiszins, ...], date]:
-    """The shipped history and the last day it covers."""
+def basiszinssaetze() -> Zinshistorie:
+    """The shipped history (a file of the release: caching it per process is safe)."""
     daten = json.loads(DATEN.read_text(encoding="utf-8"))
     werte = tuple(Basiszins(date.fromisoformat(ab), Decimal(satz)) for ab, satz in daten["werte"])
-    return werte, date.fromisoformat(daten["gueltig_bis"])
+    return Zinshistorie(werte, date.fromisoformat(daten["gueltig_bis"]))
 
 
-def basiszins_am(tag: date) -> Decimal:
-    """The Basiszinssatz in percent on ``tag``. Raises ZinsError outside the shipped history."""
-    werte, bis = basiszinssaetze()
+def ist_halbjahresbeginn(tag: date) -> bool:
+    """1 January or 1 July: the only days the Basiszinssatz changes (§ 247 Abs. 1 Satz 2 BGB)."""
+    return tag.day == 1 and tag.month in (1, 7)
+
+
+def historie_ergaenzt(historie: Zinshistorie, ergaenzungen: Iterable[Basiszins]) -> Zinshistorie:
+    """``historie`` continued by ``ergaenzungen`` (ordered by ``gueltig_ab``) as far as they follow on half year
+    by half year. An entry after a gap ends the history: for the gap the last known rate would silently apply."""
+    werte, bis = list(historie.werte), historie.gueltig_bis
+    for eintrag in ergaenzungen:
+        if eintrag.gueltig_ab <= bis:
+            continue
+        if eintrag.gueltig_ab != bis + timedelta(days=1) or not ist_halbjahresbeginn(eintrag.gueltig_ab):
+            break
+        werte.append(eintrag)
+        bis = _naechste_grenze(eintrag.gueltig_ab) - timedelta(days=1)
+    return Zinshistorie(tuple(werte), bis)
+
+
+def basiszins_am(tag: date, historie: Zinshistorie | None = None) -> Decimal:
+    """The Basiszinssatz in percent on ``tag`` (``historie``: the shipped one unless given).
+    Raises ZinsError outside the history."""
+    werte, bis = historie if historie is not None else basiszinssaetze()
     if tag < werte[0].gueltig_ab:
         raise ZinsError(FEHLER_VOR_2002.format(von=format_datum(tag)))
     if tag > bis:
@@ -95,12 +126,16 @@ def _naechste_grenze(tag: date) -> date:
     return date(tag.year, 7, 1) if tag.month < 7 else date(tag.year + 1, 1, 1)
 
 
-def verzugszinsen(*, hauptforderung: object, von: date, bis: date, art: str = "verbraucher") -> Zinsberechnung:
+def verzugszinsen(
+    *, hauptforderung: object, von: date, bis: date, art: str = "verbraucher", historie: Zinshistorie | None = None
+) -> Zinsberechnung:
     """Interest under § 288 BGB on ``hauptforderung`` for every day from ``von`` to ``bis`` (both included).
 
     ``art="unternehmer"`` (no consumer involved, Entgeltforderung): 9 points and the 40 EUR Pauschale.
-    Raises ZinsError with a German message.
+    ``historie``: the Basiszinssätze to use; without it only the shipped ones (the pages and the agent tool pass
+    ``rechner.selectors.basiszins_historie()``, which adds the Kanzlei's entries). Raises ZinsError with a German message.
     """
+    historie = historie if historie is not None else basiszinssaetze()
     try:
         betrag = als_decimal(hauptforderung, feld="Hauptforderung")
     except ValueError as fehler:
@@ -114,7 +149,7 @@ def verzugszinsen(*, hauptforderung: object, von: date, bis: date, art: str = "v
         raise ZinsError(FEHLER_REIHENFOLGE.format(von=format_datum(von), bis=format_datum(bis)))
     if art not in AUFSCHLAG:
         raise ZinsError(FEHLER_ART.format(wert=art))
-    basiszins_am(bis)  # refuses periods beyond the shipped history before any work
+    basiszins_am(bis, historie)  # refuses periods beyond the history before any work
     perioden: list[Zinsperiode] = []
     summe = Decimal(0)
     beginn = von
@@ -122,7 +157,7 @@ def verzugszinsen(*, hauptforderung: object, von: date, bis: date, art: str = "v
         ende = min(_naechste_grenze(beginn) - timedelta(days=1), bis)
         tage = (ende - beginn).days + 1
         jahrestage = 366 if beginn.year % 4 == 0 and (beginn.year % 100 != 0 or beginn.year % 400 == 0) else 365
-        basis = basiszins_am(beginn)
+        basis = basiszins_am(beginn, historie)
         satz = basis + AUFSCHLAG[art]
         zinsen = betrag * satz / 100 * tage / jahrestage
         summe += zinsen

@@ -23,6 +23,7 @@ from akten.models import (
     Zeiterfassung,
 )
 from drafts.models import HelenaAlert, HelenaDraft
+from rechner.models import Basiszinssatz
 
 factory.Faker._DEFAULT_LOCALE = "de_DE"
 
@@ -176,3 +177,14 @@ class HelenaAlertFactory(factory.django.DjangoModelFactory):
     titel = "Frist läuft in 2 Tagen ab"
     akte = factory.SubFactory(AkteFactory)
     recipient = factory.SelfAttribute("akte.anwalt")
+
+
+class BasiszinssatzFactory(factory.django.DjangoModelFactory):
+    """The half year right after the shipped history, with a made-up rate (tests only)."""
+
+    class Meta:
+        model = Basiszinssatz
+
+    gueltig_ab = datetime.date(2026, 7, 1)
+    satz = Decimal("1.52")
+    created_by = factory.SubFactory(UserFactory, role=Role.ADMIN, is_staff=True)

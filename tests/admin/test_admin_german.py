@@ -24,6 +24,7 @@ from tests.agent.factories import ToolCallAuditFactory, ToolPermissionFactory
 from tests.factories import (
     AkteFactory,
     AktenActivityFactory,
+    BasiszinssatzFactory,
     BeteiligterFactory,
     DezernatFactory,
     DokumentFactory,
@@ -87,6 +88,7 @@ def a_row_of_every_model(superuser: Any) -> None:
     HelenaAlertFactory(akte=akte)
     VertretungFactory()
     DezernatFactory()
+    BasiszinssatzFactory(created_by=superuser)
     run = AgentRun.objects.create(user=superuser, akte=akte, task="Frage")
     ToolCallAuditFactory()
     ToolPermissionFactory()

@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field
 
+from rechner.selectors import basiszins_historie
 from rechner.zahlen import parse_zahl
 from rechner.zinsen import ZinsError, verzugszinsen
 
@@ -35,7 +36,13 @@ class CalcVerzugszinsenParams(Params):
 
 def execute(ctx: ToolContext, params: CalcVerzugszinsenParams) -> ToolResult:
     try:
-        zinsen = verzugszinsen(hauptforderung=params.hauptforderung, von=params.von, bis=params.bis, art=params.art)
+        zinsen = verzugszinsen(
+            hauptforderung=params.hauptforderung,
+            von=params.von,
+            bis=params.bis,
+            art=params.art,
+            historie=basiszins_historie(),
+        )
     except ZinsError as exc:
         raise ToolError(str(exc)) from None
     data: dict[str, Any] = {
@@ -68,8 +75,8 @@ TOOL = Tool(
         "Use it for interest claims in dunning letters, lawsuits and settlements - never compute interest yourself.\n"
         "Returns {zinsen_eur, perioden: [{von, bis, tage, basiszins_prozent, zinssatz_prozent, zinsen_eur}], "
         "pauschale_288_5_eur, erlaeuterung}.\n"
-        "Errors: end before start; a period before 2002 or after the last stored Basiszinssatz (the message says "
-        "until when it can compute).\n"
+        "Errors: end before start; a period before 2002 or after the last stored Basiszinssatz (shipped, or added "
+        "by a Kanzlei admin; the message says until when it can compute and where an admin adds the rate).\n"
         'Example: {"hauptforderung": 10000, "von": "2024-01-01", "bis": "2024-12-31", "art": "unternehmer"}'
     ),
     params=CalcVerzugszinsenParams,

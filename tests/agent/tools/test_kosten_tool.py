@@ -144,8 +144,26 @@ def test_calc_verzugszinsen(call, anwalt):
     result = call(anwalt, "calc_verzugszinsen", {"hauptforderung": "10.000", "von": "2024-01-01", "bis": "2024-12-31"})
     assert result.ok, result.error
     assert result.data["zinsen_eur"] == "849.43" and len(result.data["perioden"]) == 2
-    zukunft = call(anwalt, "calc_verzugszinsen", {"hauptforderung": 100, "von": "2025-12-01", "bis": "2026-02-01"})
+    zukunft = call(anwalt, "calc_verzugszinsen", {"hauptforderung": 100, "von": "2026-06-01", "bis": "2026-08-01"})
     assert not zukunft.ok and "noch nicht hinterlegt" in zukunft.error
+
+
+def test_calc_verzugszinsen_mit_in_der_verwaltung_erfasstem_basiszinssatz(call, anwalt, client):
+    args = {"hauptforderung": "10.000", "von": "2026-06-01", "bis": "2026-07-31"}
+    vorher = call(anwalt, "calc_verzugszinsen", args)
+    assert not vorher.ok and "Verwaltung → Rechner → Basiszinssätze" in vorher.error
+
+    client.force_login(UserFactory(role=Role.ADMIN, is_staff=True, is_superuser=True))
+    assert client.post("/admin/rechner/basiszinssatz/add/", {"gueltig_ab": "01.07.2026", "satz": "1,52"}).status_code == 302
+
+    result = call(anwalt, "calc_verzugszinsen", args)
+    assert result.ok, result.error
+    assert [(p["von"], p["basiszins_prozent"], p["zinssatz_prozent"]) for p in result.data["perioden"]] == [
+        ("2026-06-01", "1.27", "6.27"),
+        ("2026-07-01", "1.52", "6.52"),
+    ]
+    # 10.000 € × (6,27 % × 30 + 6,52 % × 31) / 365 = 51,53 € + 55,38 €
+    assert result.data["zinsen_eur"] == "106.91"
 
 
 def test_calc_prozesskostenrisiko_aus_der_akte(call, anwalt):

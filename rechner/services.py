@@ -1,0 +1,43 @@
+"""Writes for the calculators: the Basiszinssätze a Kanzlei adds after the shipped history."""
+
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+from typing import TYPE_CHECKING
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from rechner.models import Basiszinssatz
+
+if TYPE_CHECKING:
+    from akten.models import User
+
+FEHLER_NICHT_NEUESTER = (
+    "Nur der neueste erfasste Basiszinssatz lässt sich löschen, sonst entstünde eine Lücke; "
+    "lösche zuerst den Satz ab dem {neuester}."
+)
+
+
+@transaction.atomic
+def basiszinssatz_create(*, gueltig_ab: date, satz: Decimal, by: User) -> Basiszinssatz:
+    """Record the Basiszinssatz of the half year right after the known history, entered by ``by``.
+
+    Raises ValidationError (German) for a day other than 1 January / 1 July, a half year of the shipped
+    history, one already entered, or one after a gap. Two admins adding the same half year at once:
+    the unique ``gueltig_ab`` lets one of them fail with IntegrityError.
+    """
+    eintrag = Basiszinssatz(gueltig_ab=gueltig_ab, satz=satz, created_by=by)
+    eintrag.full_clean()
+    eintrag.save()
+    return eintrag
+
+
+@transaction.atomic
+def basiszinssatz_delete(*, eintrag: Basiszinssatz) -> None:
+    """Delete an entry; only the newest, so that the history keeps no gap. Raises ValidationError otherwise."""
+    neuester = Basiszinssatz.objects.select_for_update().order_by("-gueltig_ab").first()
+    if neuester is not None and neuester.pk != eintrag.pk:
+        raise ValidationError(FEHLER_NICHT_NEUESTER.format(neuester=f"{neuester.gueltig_ab:%d.%m.%Y}"))
+    eintrag.delete()
