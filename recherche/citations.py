@@ -51,13 +51,15 @@ NUM = r"\d{1,4}[a-z]?(?![\wäöüß])"
 # counts, never "f." (folgende), "i. V. m.", "u." or a roman Absatz ("§ 823 I 1 BGB").
 LETTER = r"(?:[a-z]|\s[a-z](?=[\s,;]|$))?"
 SECTION_NUM = rf"\d{{1,4}}{LETTER}(?![\wäöüß])"
+# An Absatz number, its letter also written apart: "Abs. 2 a" is Abs. 2a.
+ABSATZ_NUM = SECTION_NUM
 ROMAN = r"(?:(?=[IVX])X?(?:IX|IV|V?I{0,3}))(?![\wäöüß])"
 # A law abbreviation as written: a capital, then letters (at least two capitals in all, e.g. "BGB",
 # "StGB", "TzBfG", "DS-GVO"), or "SGB" with its book.
 LAW_TOKEN = r"(?:SGB\s+(?:[IVX]{1,4}|\d{1,2})(?![\wäöüß])|[A-ZÄÖÜ][A-Za-zÄÖÜäöüß]*(?:-[A-Za-zÄÖÜäöüß]+)?)"  # noqa: S105
 # "Abs. 1 und 2", "Abs. 1, 3": further Absätze, unless the number opens a new section ("§§ 280 Abs. 1,
 # 241 Abs. 2 BGB" – a number followed by its own subdivision).
-ABSATZ_LIST = rf"{ABSATZ_KW}\s*{NUM}(?:\s*(?:,|und|u\.|bis|–|-)\s*{NUM}(?!\s*(?:{ABSATZ_KW}|{SATZ_KW}|{NR_KW})))*"
+ABSATZ_LIST = rf"{ABSATZ_KW}\s*{ABSATZ_NUM}(?:\s*(?:,|und|u\.|bis|–|-)\s*{ABSATZ_NUM}(?!\s*(?:{ABSATZ_KW}|{SATZ_KW}|{NR_KW})))*"
 # A roman Absatz may carry its Satz as a bare number: "§ 823 I 1 BGB" is § 823 Abs. 1 S. 1 BGB.
 ROMAN_SATZ = rf"{ROMAN}(?:\s+\d{{1,2}}(?![\wäöüß.,]))?"
 SUB = (
@@ -82,7 +84,7 @@ ANLAGE_ZU = rf"\s*\(?\s*zu[mr]?\s+(?:§|Art\.)\s*{NUM}(?:\s*{ABSATZ_KW}\s*\d{{1,
 ITEM_RE = re.compile(rf"(?P<num>{SECTION_NUM})(?P<subs>(?:\s*,?\s*{SUB}(?![\wäöüß]))*)")
 LAW_ARTICLE_RE = re.compile(LAW_ARTICLE)
 LAW_TOKEN_RE = re.compile(LAW_TOKEN)
-ABSATZ_RE = re.compile(rf"{ABSATZ_KW}\s*(?P<a>{NUM})(?P<more>(?:\s*(?:,|und|u\.|bis|–|-)\s*{NUM})*)")
+ABSATZ_RE = re.compile(rf"{ABSATZ_KW}\s*(?P<a>{ABSATZ_NUM})(?P<more>(?:\s*(?:,|und|u\.|bis|–|-)\s*{ABSATZ_NUM})*)")
 ROMAN_RE = re.compile(rf"(?<![\wäöüß.]){ROMAN}")
 AKTENZEICHEN_RE = re.compile(
     r"(?<![\w/])(?P<az>(?:[IVX]{1,5}|\d{1,2})\s?[A-Z][A-Za-z]{0,4}(?:\s?\([A-Za-z]+\))?\s\d{1,5}/\d{2}(?:\s?[A-Z]{1,2})?)(?![\w/])"
@@ -345,7 +347,7 @@ def _absaetze(subs: str) -> list[str]:
     """The Absätze named in an item's subdivisions: "Abs. 1", "Abs. 1 und 2", roman "I, III"."""
     found: list[str] = []
     for match in ABSATZ_RE.finditer(subs):
-        found += re.findall(NUM, match["a"] + (match["more"] or ""))
+        found += [re.sub(r"\s+", "", n) for n in re.findall(ABSATZ_NUM, match["a"] + (match["more"] or ""))]
     if not found:
         stripped = re.sub(OTHER_SUBS, " ", subs)
         stripped = re.sub(r"(?<=[IVX])\s+\d{1,2}(?![\wäöüß])", " ", stripped)  # "I 1": the 1 is a Satz
