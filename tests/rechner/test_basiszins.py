@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
+import threading
 from datetime import date
 from decimal import Decimal
 from html import unescape
 
 import pytest
 from django.contrib.auth.models import Permission
+from django.core.exceptions import ValidationError
+from django.db import connection, transaction
 from django.urls import reverse
 
 from akten.models import Role
@@ -154,3 +157,43 @@ def test_jede_aenderung_gilt_ohne_zwischenspeicher(client, verwaltung, admin_cli
     admin_client.post(reverse("admin:rechner_basiszinssatz_delete", args=[eintrag.pk]), {"post": "yes"})
     assert not Basiszinssatz.objects.exists()
     assert "ist im Rechner noch nicht hinterlegt" in zinsseite(client)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_admins_adding_the_same_half_year_at_once_get_a_form_error_not_a_server_error() -> None:
+    from rechner.services import basiszinssatz_create
+
+    admin = UserFactory(role=Role.ADMIN)
+    first_saved, release = threading.Event(), threading.Event()
+    outcome: dict[str, object] = {}
+
+    def first() -> None:
+        try:
+            with transaction.atomic():
+                basiszinssatz_create(gueltig_ab=date(2026, 7, 1), satz=Decimal("1.50"), by=admin)
+                first_saved.set()
+                release.wait(30)
+        finally:
+            connection.close()
+
+    def second() -> None:
+        try:
+            basiszinssatz_create(gueltig_ab=date(2026, 7, 1), satz=Decimal("1.60"), by=admin)
+            outcome["second"] = "gespeichert"
+        except ValidationError as error:
+            outcome["second"] = error.messages
+        except Exception as error:  # noqa: BLE001 - the failure this test is about (IntegrityError)
+            outcome["second"] = type(error).__name__
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    threads[0].start()
+    assert first_saved.wait(30)
+    threads[1].start()
+    threads[1].join(1.0)  # give the second admin time to reach the write while the first is open
+    release.set()
+    for thread in threads:
+        thread.join(30)
+    assert outcome["second"] == ["Für das Halbjahr ab dem 01.07.2026 ist bereits ein Basiszinssatz erfasst."]
+    assert list(Basiszinssatz.objects.values_list("satz", flat=True)) == [Decimal("1.50")]
