@@ -349,7 +349,6 @@ async def run_execute(
     async def finish(outcome: RunOutcome) -> None:
         if prepared.first_contact and outcome.answer and outcome.status != RunStatus.CANCELLED:
             outcome.answer = with_intro(outcome.answer)
-        await prepared.tools.audits_settled()  # every call's audit row before the final status
         finished.append(await _in_run_thread(_run_finish, run_id, outcome))
         if outcome.answer or outcome.draft_ids:
             # Every norm and decision citation of the final answer and of the run's document and
@@ -372,7 +371,6 @@ async def run_execute(
         )
     finally:
         try:
-            await prepared.tools.audits_settled()
             await sink.flush()
         except Exception:
             logger.exception("Lauf %s: letztes Ereignis nicht gespeichert", run_id)

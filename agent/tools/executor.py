@@ -7,10 +7,7 @@
   `meta` = {tool, duration_ms, tool_ms (the tool body alone), count, cached, summary}; sets
   `ctx.untrusted_seen`). Each call: the matrix row and the user's access read in one query,
   arguments validated (German errors), the run's cache (keyed by the user's access scope, Akte
-  re-checked on a hit), the tool, one ToolCallAudit row. On the tool threads the result goes back
-  to the run before its audit row is written (the thread writes it right after, while the run goes
-  on with the model); `await .audits_settled()` waits for those rows, and a run does so before its
-  final status is saved.
+  re-checked on a hit), the tool, one ToolCallAudit row.
 - `result_summary(result)`: the ≤ 200-character summary used for audit rows and events.
 
 Tools run on the process's tool threads (`helena-tool`, settings.HELENA_TOOL_THREADS of them, so at
@@ -25,7 +22,6 @@ instead (tests that keep their data in the test transaction).
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextvars
 import copy
 import dataclasses
@@ -35,7 +31,6 @@ import logging
 import pickle
 import time
 import traceback
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -218,8 +213,6 @@ class RunToolBox:
         self._thread_sensitive = thread_sensitive
         self._reads_in_flight = 0
         self._reads_idle: asyncio.Event | None = None
-        # calls whose thread may still be writing the audit row
-        self._audits: set[concurrent.futures.Future[None]] = set()
 
     def names(self) -> set[str]:
         return set(self._tools)
@@ -251,9 +244,10 @@ class RunToolBox:
         try:
             try:
                 if self._thread_sensitive:
-                    result = await sync_to_async(self._call, thread_sensitive=True)(name, arguments, call_id)
+                    result = await sync_to_async(self._execute_sync, thread_sensitive=True)(name, arguments, call_id)
                 else:
-                    result = await self._execute_threaded(name, arguments, call_id)
+                    call = functools.partial(contextvars.copy_context().run, self._execute_sync, name, arguments, call_id)
+                    result = await asyncio.get_running_loop().run_in_executor(_tool_threads(), call)
             except Exception as exc:  # the sync part catches everything; this guards the thread hand-off
                 _log_exception(name, call_id, self.ctx, exc)
                 result = ToolResult(
@@ -268,58 +262,21 @@ class RunToolBox:
                     self._reads_idle.set()
         return result
 
-    async def _execute_threaded(self, name: str, arguments: Any, call_id: str) -> ToolResult:
-        """On a tool thread with the caller's context; the result comes back before the thread
-        writes the audit row (the step goes on meanwhile; `audits_settled` waits for the rows)."""
-        loop = asyncio.get_running_loop()
-        handed: asyncio.Future[ToolResult] = loop.create_future()
-
-        def hand_back(result: ToolResult | None, error: BaseException | None = None) -> None:
-            def settle() -> None:
-                if handed.done():
-                    return
-                if error is not None:
-                    handed.set_exception(error)
-                else:
-                    handed.set_result(result or ToolResult())
-
-            try:
-                loop.call_soon_threadsafe(settle)
-            except RuntimeError:  # the run's loop is gone (process shutting down)
-                pass
-
-        def work() -> None:
+    def _execute_sync(self, name: str, arguments: Any, call_id: str) -> ToolResult:
+        if not self._thread_sensitive:
             connection_tidy()
-            try:
-                result = self._call(name, arguments, call_id, hand_back=hand_back)
-            except BaseException as exc:
-                hand_back(None, exc)
-                raise
-            finally:
+        try:
+            return self._call(name, arguments, call_id)
+        finally:
+            if not self._thread_sensitive:
                 # Pool threads own their connections: close a broken or aged one after each call.
                 connection_tidy()
-            hand_back(result)  # no-op if handed back before the audit row
 
-        job = _tool_threads().submit(contextvars.copy_context().run, work)
-        self._audits.add(job)
-        job.add_done_callback(self._audits.discard)
-        return await handed
-
-    async def audits_settled(self) -> None:
-        """Wait until the audit rows of every call so far are written (or their failure logged)."""
-        pending = list(self._audits)
-        if pending:
-            await asyncio.gather(*(asyncio.wrap_future(job) for job in pending), return_exceptions=True)
-
-    def _call(
-        self, name: str, arguments: Any, call_id: str, *, hand_back: Callable[[ToolResult], None] | None = None
-    ) -> ToolResult:
+    def _call(self, name: str, arguments: Any, call_id: str) -> ToolResult:
         with access_scope_reused():  # one resolution of the user's access per call, re-checked per call
-            return self._call_scoped(name, arguments, call_id, hand_back)
+            return self._call_scoped(name, arguments, call_id)
 
-    def _call_scoped(
-        self, name: str, arguments: Any, call_id: str, hand_back: Callable[[ToolResult], None] | None = None
-    ) -> ToolResult:
+    def _call_scoped(self, name: str, arguments: Any, call_id: str) -> ToolResult:
         """Admit the call (cancel, matrix, arguments), answer it from the run's cache or the tool,
         fill `meta`, write the audit row."""
         started = time.monotonic()
@@ -341,17 +298,7 @@ class RunToolBox:
             "cached": call.cached,
         }
         result.meta["summary"] = result_summary(result)
-        # What the audit row records is taken before the result goes back: the run may change it.
-        record = {
-            "ok": result.ok,
-            "summary": result.meta["summary"],
-            "cached": call.cached,
-            "duration_ms": result.meta["duration_ms"],
-            "akte_id": call.hints.get("akte_id"),
-        }
-        if hand_back is not None:
-            hand_back(result)
-        self._audit(name, call_id, call.audit_args, **record)
+        self._audit(name, call_id, call.audit_args, result, call.hints.get("akte_id"))
         return result
 
     def _admit(self, name: str, arguments: Any) -> ToolResult | tuple[Tool, BaseModel]:
@@ -416,9 +363,7 @@ class RunToolBox:
             _log_exception(tool.name, call_id, self.ctx, exc)
             return ToolResult(error=ERR_INTERNAL.format(name=tool.name))
 
-    def _audit(
-        self, name: str, call_id: str, arguments: Any, *, ok: bool, summary: str, cached: bool, duration_ms: int, akte_id: Any
-    ) -> None:
+    def _audit(self, name: str, call_id: str, arguments: Any, result: ToolResult, akte_id: Any) -> None:
         ctx = self.ctx
         try:
             row = ToolCallAudit(
@@ -428,10 +373,10 @@ class RunToolBox:
                 tool=name[:60],
                 call_id=call_id[:100],
                 arguments=_clip_strings(_jsonable(arguments)),
-                summary=summary,
-                ok=ok,
-                cached=cached,
-                duration_ms=max(0, int(duration_ms)),
+                summary=result.meta.get("summary") or result_summary(result),
+                ok=result.ok,
+                cached=bool(result.meta.get("cached")),
+                duration_ms=max(0, int(result.meta.get("duration_ms", 0))),
             )
             # One statement, one round trip, not waiting for the WAL flush (helena.db). Written here, in
             # the tool's thread: handed to the event writer instead, it made that one serial writer

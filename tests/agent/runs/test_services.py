@@ -5,13 +5,11 @@ from __future__ import annotations
 import asyncio
 import datetime
 import json
-import threading
 import time
 
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
 from django.core.exceptions import ValidationError
-from django.db import connection, transaction
 from django.utils import timezone
 
 from agent.engine.prompt import INTRO
@@ -185,52 +183,6 @@ def test_pseudonymisation_defaults_on_for_cloud_and_is_configurable_per_tier():
 
 
 # -- run_execute ---------------------------------------------------------------------------------
-
-
-@DB
-def test_a_run_saves_its_final_status_only_after_every_audit_row(tier1, scripted_llm):
-    """Tool threads hand the result back before writing the audit row; the run waits for the rows.
-    Here another session holds the audit table against inserts while the run answers."""
-    akte = AkteFactory()
-    scripted_llm.script([{"tool_calls": [{"name": "read_akte", "arguments": {}}]}, {"text": "Fertig."}])
-    run = services.run_create(user=akte.anwalt, text="Worum geht es?", akte=akte, mode="INLINE")
-    locked, release, outcome = threading.Event(), threading.Event(), {}
-
-    def hold_the_audit_table() -> None:
-        try:
-            with transaction.atomic(), connection.cursor() as cursor:
-                cursor.execute(f"LOCK TABLE {ToolCallAudit._meta.db_table} IN SHARE ROW EXCLUSIVE MODE")
-                locked.set()
-                release.wait(60)
-        finally:
-            connection.close()
-
-    def run_it() -> None:
-        try:
-            outcome["run"] = execute(run)
-        finally:
-            connection.close()
-
-    holder = threading.Thread(target=hold_the_audit_table)
-    holder.start()
-    assert locked.wait(30)
-    runner = threading.Thread(target=run_it)
-    runner.start()
-    try:
-        # the model's answer arrives, but the run cannot end while its audit row waits
-        deadline = time.monotonic() + 30
-        while not AgentStep.objects.filter(run=run, type="answer.delta", payload__step=2).exists():
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
-        runner.join(0.5)
-        assert runner.is_alive()
-        assert AgentRun.objects.get(pk=run.pk).status == "RUNNING"
-    finally:
-        release.set()
-    runner.join(30)
-    holder.join(30)
-    assert outcome["run"].status == "DONE"
-    assert list(ToolCallAudit.objects.filter(run=run).values_list("tool", "ok")) == [("read_akte", True)]
 
 
 @DB

@@ -25,14 +25,7 @@ def _tools_in_test_thread(settings):
 
 
 def run_call(box: RunToolBox, name: str, arguments: Any, call_id: str = "call-1") -> ToolResult:
-    """One call and its audit row (written after the result on the tool threads)."""
-
-    async def call_and_audit() -> ToolResult:
-        result = await box.execute(name, arguments, call_id=call_id)
-        await box.audits_settled()
-        return result
-
-    return async_to_sync(call_and_audit)()
+    return async_to_sync(box.execute)(name, arguments, call_id=call_id)
 
 
 @pytest.fixture
