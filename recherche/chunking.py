@@ -9,10 +9,10 @@ from __future__ import annotations
 CHUNK_CHARS = 1500
 CHUNK_OVERLAP = 200
 # A norm chunk's title is "<citation> <heading> – <statute> › <outline>". Full text searches all of
-# it. The embedding model sees one vector per section: the citation, the heading and the start of
-# the text (NORM_EMBED_CHARS), not the outline (shared by every section of a chapter, it made their
-# vectors alike). Later chunks of a long section are found by full text; embedding every chunk of
-# the 85 statutes in full would take hours on two cores (about 4.7 million tokens instead of 1.9).
+# it. The embedding model sees the citation and the heading, never the outline (shared by every
+# section of a chapter, it made their vectors alike), and of the text: for a section's first chunk
+# its start (NORM_EMBED_CHARS: the section's own vector, like a summary of it), for each later
+# chunk of a long section all of it, so that what a later Absatz rules is found by meaning too.
 NORM_OUTLINE_SEPARATOR = " – "
 NORM_EMBED_CHARS = 600
 TITLE_CHARS = 800
@@ -49,7 +49,8 @@ def norm_chunk_texts(*, text: str, titel: str, aufgehoben: bool) -> list[str]:
     return split_text(text) or ([titel] if titel else [])
 
 
-def norm_embed_input(chunk_titel: str, chunk_text: str) -> str:
-    """What the embedding model sees of a section (its first chunk): citation, heading and the
-    start of the text."""
-    return f"{chunk_titel.split(NORM_OUTLINE_SEPARATOR, 1)[0]}\n{chunk_text[:NORM_EMBED_CHARS]}".strip()
+def norm_embed_input(chunk_titel: str, chunk_text: str, position: int) -> str:
+    """What the embedding model sees of a chunk of a section: citation and heading, then the start
+    of the text (the first chunk) or the whole chunk (a later one)."""
+    text = chunk_text if position else chunk_text[:NORM_EMBED_CHARS]
+    return f"{chunk_titel.split(NORM_OUTLINE_SEPARATOR, 1)[0]}\n{text}".strip()

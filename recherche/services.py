@@ -13,7 +13,6 @@ from typing import Any
 
 import yaml
 from django.db import transaction
-from django.db.models import QuerySet
 
 from akten.models import Dokument
 
@@ -30,7 +29,7 @@ logger = logging.getLogger(__name__)
 EMBED_CHARS = 700
 # Part of each statute file's hash: raise it when chunking or the embedding input of norms changes,
 # so that the next ingestion re-indexes every statute (vectors come from the shipped cache).
-NORM_INDEX_VERSION = "3"
+NORM_INDEX_VERSION = "4"
 
 
 @dataclass
@@ -55,7 +54,7 @@ class IngestStats:
 def embed_input(chunk: Chunk) -> str:
     """The text the embedding model sees for `chunk` (its content hash keys the vector cache)."""
     if chunk.kind == Chunk.Kind.NORM:
-        return norm_embed_input(chunk.titel, chunk.text)
+        return norm_embed_input(chunk.titel, chunk.text, chunk.position)
     return f"{chunk.titel}\n{chunk.text[:EMBED_CHARS]}".strip()
 
 
@@ -258,12 +257,6 @@ def dokument_index(dokument: Dokument) -> IngestStats:
     return stats
 
 
-def embeddable_chunks() -> QuerySet[Chunk]:
-    """The chunks that get a vector: all but the later chunks of a norm (its first stands for it,
-    see recherche/chunking.py)."""
-    return Chunk.objects.exclude(kind=Chunk.Kind.NORM, position__gt=0)
-
-
 def chunks_embed_pending(
     *,
     backend: EmbeddingBackend,
@@ -278,7 +271,7 @@ def chunks_embed_pending(
     Vectors found in `cache` (same model, same content hash) are used without calling the model.
     Raises EmbeddingUnavailable if the backend is down; chunks embedded so far are kept.
     """
-    pending = embeddable_chunks().exclude(embedding_model=backend.name)
+    pending = Chunk.objects.exclude(embedding_model=backend.name)
     if kinds:
         pending = pending.filter(kind__in=kinds)
     if chunk_ids is not None:

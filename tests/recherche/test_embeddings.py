@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import pytest
 
 from recherche.embeddings import (
@@ -116,3 +118,32 @@ def test_cache_export_is_compact_and_prune_keeps_only_the_database_s_vectors(tmp
     assert cache.get("cd" * 32) == pytest.approx(vector, abs=0.003)  # int8 with a scale per vector
     with np.load(vector_cache.cache_path(name)) as data:
         assert data["vectors"].dtype == np.int8 and data["keys"].shape == (in_database, 32)
+
+
+def test_every_chunk_of_the_shipped_statutes_has_its_vector_in_the_shipped_cache():
+    """`make run` and the tests never compute statute vectors on two cores: a change of the chunking
+    or of what the model sees needs a new cache (`embedding_cache export`)."""
+    from recherche import vector_cache
+    from recherche.chunking import norm_chunk_texts, norm_chunk_titel, norm_embed_input
+    from recherche.embeddings import content_hash
+    from recherche.gesetze_parser import parse_file
+
+    cache = vector_cache.VectorCache.load(LocalE5Backend.name)
+    missing, chunks = [], 0
+    for path in sorted((Path(__file__).resolve().parents[2] / "recherche" / "data" / "gesetze").glob("*.md")):
+        parsed = parse_file(path)
+        for item in parsed.normen:
+            titel = norm_chunk_titel(
+                art=item.art,
+                nummer=item.nummer,
+                abkuerzung=parsed.abkuerzung,
+                titel=item.titel,
+                gesetz_titel=parsed.titel[:300],
+                gliederung=item.gliederung,
+            )
+            for position, piece in enumerate(norm_chunk_texts(text=item.text, titel=item.titel, aufgehoben=item.aufgehoben)):
+                chunks += 1
+                if cache.get(content_hash(norm_embed_input(titel, piece, position))) is None:
+                    missing.append(f"{item.art} {item.nummer} {parsed.abkuerzung} [{position}]")
+    assert chunks > 24_000
+    assert missing == []

@@ -8,7 +8,8 @@ from django.core.management import CommandError, call_command
 from recherche.chunking import NORM_EMBED_CHARS
 from recherche.embeddings import LocalE5Backend
 from recherche.models import Chunk, Gesetz, Muster, Norm, Urteil
-from recherche.services import chunks_embed_pending, embeddable_chunks, split_text
+from recherche.search import hybrid_chunks
+from recherche.services import chunks_embed_pending, embed_input, split_text
 
 pytestmark = pytest.mark.django_db
 DATA = Path(__file__).resolve().parents[2] / "recherche" / "data"
@@ -179,10 +180,20 @@ def test_ingest_reads_the_2026_format_and_reports_what_changed(tmp_path):
     assert "SGB II: entfernt" in pruned.getvalue() and not Gesetz.objects.filter(abkuerzung="SGB II").exists()
 
 
-def test_a_long_section_gets_one_vector_and_full_text_for_every_chunk(tmp_path):
-    long_text = "\n\n".join(f"({i}) " + "Der Schuldner hat die Leistung zu bewirken. " * 20 for i in range(1, 6))
-    _statute(tmp_path, "lang", f"## § 1 Lange Vorschrift\n\n{long_text}\n", jurabk="LangG", slug="lang")
-    call_command("ingest_gesetze", str(tmp_path), "--no-embed", verbosity=0)
-    chunks = Chunk.objects.filter(norm__gesetz__abkuerzung="LangG").order_by("position")
-    assert chunks.count() > 1
-    assert list(embeddable_chunks().filter(norm__gesetz__abkuerzung="LangG")) == [chunks[0]]
+def test_every_chunk_of_a_long_section_gets_a_vector_and_a_later_absatz_is_found_by_meaning(tmp_path):
+    filler = "\n\n".join(f"({i}) " + "Der Schuldner hat die Leistung zu bewirken. " * 20 for i in range(1, 5))
+    last = "(5) Der Halter eines Hundes hat dafür zu sorgen, dass das Tier zur Nachtzeit die Nachbarn nicht durch Bellen stört."
+    _statute(tmp_path, "lang", f"## § 1 Lange Vorschrift\n\n{filler}\n\n{last}\n", jurabk="LangG", slug="lang")
+    call_command("ingest_gesetze", str(tmp_path), verbosity=0)
+    chunks = list(Chunk.objects.filter(norm__gesetz__abkuerzung="LangG").order_by("position"))
+    assert len(chunks) > 1
+    assert all(chunk.embedding is not None for chunk in chunks)
+    # a later chunk: citation and heading, then all of its text (the first: only its start)
+    assert embed_input(chunks[-1]) == f"§ 1 LangG Lange Vorschrift\n{chunks[-1].text}"
+    assert embed_input(chunks[0]) == f"§ 1 LangG Lange Vorschrift\n{chunks[0].text[:NORM_EMBED_CHARS]}"
+    hits, fallback = hybrid_chunks(
+        kind=Chunk.Kind.NORM, query="Der Hund des Nachbarn bellt jede Nacht", source="norm_id", mode="vector"
+    )
+    assert not fallback
+    assert hits[0].object_id == chunks[0].norm_id
+    assert "Bellen" in hits[0].chunk_text  # the section was found through the vector of its last chunk

@@ -7,7 +7,6 @@ from recherche.embeddings import EmbeddingUnavailable, get_backend
 from recherche.models import Chunk, Gesetz
 from recherche.services import (
     chunks_embed_pending,
-    embeddable_chunks,
     gesetz_ingest_file,
     lexem_statistik_refresh,
     vector_indexes_ensure,
@@ -74,7 +73,7 @@ class Command(BaseCommand):
 def embed(command: BaseCommand, *, kinds: list[str] | None = None) -> None:
     """Embed pending chunks with the configured backend, using the shipped vector cache."""
     backend = get_backend()
-    pending = embeddable_chunks().exclude(embedding_model=backend.name)
+    pending = Chunk.objects.exclude(embedding_model=backend.name)
     if kinds:
         pending = pending.filter(kind__in=kinds)
     total = pending.count()
