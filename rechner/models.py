@@ -15,7 +15,15 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
-from rechner.zinsen import Basiszins, Zinshistorie, basiszins_am, basiszinssaetze, historie_ergaenzt, ist_halbjahresbeginn
+from rechner.zinsen import (
+    Basiszins,
+    Zinshistorie,
+    basiszins_am,
+    basiszinssaetze,
+    halbjahr_ende,
+    historie_ergaenzt,
+    ist_halbjahresbeginn,
+)
 
 ERSTES_HALBJAHR = date(2002, 1, 1)
 
@@ -84,7 +92,7 @@ class Basiszinssatz(models.Model):
     @property
     def gueltig_bis(self) -> date:
         """The last day of its half year."""
-        return date(self.gueltig_ab.year, 6, 30) if self.gueltig_ab.month < 7 else date(self.gueltig_ab.year, 12, 31)
+        return halbjahr_ende(self.gueltig_ab)
 
     def clean(self) -> None:
         """Only the half year right after the known history (shipped, then the other entries) may be added."""

@@ -10,6 +10,7 @@ from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 
 from rechner.models import Basiszinssatz
+from rechner.selectors import basiszinssatz_neuester
 
 if TYPE_CHECKING:
     from akten.models import User
@@ -43,7 +44,7 @@ def basiszinssatz_create(*, gueltig_ab: date, satz: Decimal, by: User) -> Basisz
 def basiszinssatz_delete(*, eintrag: Basiszinssatz) -> None:
     """Delete an entry; only the newest, so that the history keeps no gap. Raises ValidationError otherwise."""
     _lock_history()
-    neuester = Basiszinssatz.objects.order_by("-gueltig_ab").first()
+    neuester = basiszinssatz_neuester()
     if neuester is not None and neuester.pk != eintrag.pk:
         raise ValidationError(FEHLER_NICHT_NEUESTER.format(neuester=f"{neuester.gueltig_ab:%d.%m.%Y}"))
     eintrag.delete()

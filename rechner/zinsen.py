@@ -83,7 +83,7 @@ def historie_ergaenzt(historie: Zinshistorie, ergaenzungen: Iterable[Basiszins])
         if eintrag.gueltig_ab != bis + timedelta(days=1) or not ist_halbjahresbeginn(eintrag.gueltig_ab):
             break
         werte.append(eintrag)
-        bis = _naechste_grenze(eintrag.gueltig_ab) - timedelta(days=1)
+        bis = halbjahr_ende(eintrag.gueltig_ab)
     return Zinshistorie(tuple(werte), bis)
 
 
@@ -121,9 +121,9 @@ class Zinsberechnung:
     erlaeuterung: str
 
 
-def _naechste_grenze(tag: date) -> date:
-    """The first day of the next half year after ``tag``."""
-    return date(tag.year, 7, 1) if tag.month < 7 else date(tag.year + 1, 1, 1)
+def halbjahr_ende(tag: date) -> date:
+    """The last day of the half year of ``tag``."""
+    return date(tag.year, 6, 30) if tag.month < 7 else date(tag.year, 12, 31)
 
 
 def verzugszinsen(
@@ -154,7 +154,7 @@ def verzugszinsen(
     summe = Decimal(0)
     beginn = von
     while beginn <= bis:
-        ende = min(_naechste_grenze(beginn) - timedelta(days=1), bis)
+        ende = min(halbjahr_ende(beginn), bis)
         tage = (ende - beginn).days + 1
         jahrestage = 366 if beginn.year % 4 == 0 and (beginn.year % 100 != 0 or beginn.year % 400 == 0) else 365
         basis = basiszins_am(beginn, historie)
