@@ -9,6 +9,9 @@ Question sets (bench/data/):
   words of a Mandant or a Sekretariat ("stil": "laie"). Written before any tuning and split then
   ("teil"): "abstimmung" may be used to tune, "kontrolle" is the held-out half whose failures are
   never looked at while tuning; only its figures are reported.
+- fragen_2026_neu.jsonl: 90 more held-out questions (60 "laie", 30 "fach", 13 fields of law),
+  written on 2026-11-25 by someone who had not seen the vocabularies, the other question sets or
+  the search code, before the tuning of that day; never tuned on, its failures never looked at.
 - fragen.jsonl (67) and fragen_kontrolle.jsonl (40): the sets of the 16-statute corpus, kept as
   regression sets.
 - zitatformen.jsonl: every citation form of issue 13 with the targets it names (also a test).
@@ -16,9 +19,11 @@ Question sets (bench/data/):
     .venv/bin/python bench/retrieval.py [--synthetic 100000] [--synthetic-only]
     .venv/bin/python bench/retrieval.py --tuning-only [--failures]
     .venv/bin/python bench/retrieval.py --citations-only
+    .venv/bin/python bench/retrieval.py --held-out-only
 
 `--tuning-only` measures the tuning half alone (quick, nothing saved; the held-out half is neither
 embedded nor searched), `--failures` lists the tuning questions whose hits miss a wanted norm.
+`--held-out-only` measures both held-out sets (quality only, nothing saved, no failures listed).
 `--citations-only` runs the citation figures alone (citation forms, the check on the scripted
 answers; quick, nothing saved).
 
@@ -297,6 +302,27 @@ def tuning_only(show_failures: bool) -> None:
                 print(f"- {item['stil']} {item['frage']}\n  gesucht {sorted(wanted)}\n  gefunden {got[:8]}")
 
 
+def held_out_only() -> None:
+    """Quality of both held-out sets, without their failures (for a before/after comparison)."""
+    prepare_corpus()
+    sets = {
+        "held_out": [q for q in load_questions("fragen_2026.jsonl") if q["teil"] == "kontrolle"],
+        "held_out_neu": load_questions("fragen_2026_neu.jsonl"),
+    }
+    local = LocalE5Backend()
+    backend = PrecomputedQueries({})
+    for questions in sets.values():
+        for item in questions:
+            text = embedding_query(item["frage"])
+            backend.vectors.setdefault(text, local.embed_query(text))
+    results: dict[str, Any] = {"load_average": os.getloadavg()}
+    for name, questions in sets.items():
+        results[name] = {"questions": len(questions), **quality(questions, backend, ("hybrid",))}
+        for stil in ("laie", "fach"):
+            results[f"{name}_{stil}"] = quality([q for q in questions if q["stil"] == stil], backend, ("hybrid",))["hybrid"]
+    print(json.dumps(results, indent=2, ensure_ascii=False))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--synthetic", type=int, default=100_000)
@@ -309,7 +335,11 @@ def main() -> None:
     parser.add_argument("--tuning-only", action="store_true", help="only the tuning half, nothing saved")
     parser.add_argument("--failures", action="store_true", help="with --tuning-only: list the misses")
     parser.add_argument("--citations-only", action="store_true", help="only the citation figures, nothing saved")
+    parser.add_argument("--held-out-only", action="store_true", help="only both held-out sets' quality, nothing saved")
     args = parser.parse_args()
+    if args.held_out_only:
+        held_out_only()
+        return
     if args.citations_only:
         prepare_corpus()
         results = {"citation_forms": citation_forms(), "citation_check_scripted_answers": scripted_answers_check()}
@@ -326,6 +356,7 @@ def main() -> None:
     new_set = load_questions("fragen_2026.jsonl")
     tuning = [q for q in new_set if q["teil"] == "abstimmung"]
     held_out = [q for q in new_set if q["teil"] == "kontrolle"]
+    held_out_neu = load_questions("fragen_2026_neu.jsonl")
     regression = load_questions("fragen.jsonl")
     regression_control = load_questions("fragen_kontrolle.jsonl")
 
@@ -333,7 +364,7 @@ def main() -> None:
     start = time.perf_counter()
     vectors = {embedding_query(item["frage"]): local.embed_query(embedding_query(item["frage"])) for item in held_out}
     embed_ms = (time.perf_counter() - start) * 1000 / len(held_out)
-    for item in tuning + regression + regression_control:
+    for item in held_out_neu + tuning + regression + regression_control:
         text = embedding_query(item["frage"])
         vectors.setdefault(text, local.embed_query(text))
     backend = PrecomputedQueries(vectors)
@@ -347,6 +378,9 @@ def main() -> None:
         "held_out": {"questions": len(held_out), **quality(held_out, backend)},
         "held_out_lay": quality([q for q in held_out if q["stil"] == "laie"], backend, ("hybrid",))["hybrid"],
         "held_out_expert": quality([q for q in held_out if q["stil"] == "fach"], backend, ("hybrid",))["hybrid"],
+        "held_out_neu": {"questions": len(held_out_neu), **quality(held_out_neu, backend)},
+        "held_out_neu_lay": quality([q for q in held_out_neu if q["stil"] == "laie"], backend, ("hybrid",))["hybrid"],
+        "held_out_neu_expert": quality([q for q in held_out_neu if q["stil"] == "fach"], backend, ("hybrid",))["hybrid"],
         "tuning": {"questions": len(tuning), **quality(tuning, backend, ("hybrid",))},
         "regression_67": quality(regression, backend, ("hybrid",))["hybrid"],
         "regression_control_40": quality(regression_control, backend, ("hybrid",))["hybrid"],
