@@ -71,7 +71,9 @@ class Budget:
     # token counts per message, keyed by the identity of the message and its content, so a long
     # transcript is counted once and not again at every step
     _memo: dict[int, tuple[int, int]] = field(default_factory=dict)
-    _schema_memo: tuple[int, int] | None = None
+    # the offered tool list last counted, held (not only its id: a list of another route's tools,
+    # built afresh, could get the id of a freed one) with its token count
+    _schema_memo: tuple[list[dict[str, Any]], int] | None = None
 
     @property
     def limit(self) -> int:
@@ -93,10 +95,10 @@ class Budget:
     def count_tools(self, tools: list[dict[str, Any]] | None) -> int:
         if not tools:
             return 0
-        if self._schema_memo is not None and self._schema_memo[0] == id(tools):
+        if self._schema_memo is not None and self._schema_memo[0] is tools:
             return self._schema_memo[1]
         tokens = self.count_text(json.dumps(tools, ensure_ascii=False))
-        self._schema_memo = (id(tools), tokens)
+        self._schema_memo = (tools, tokens)
         return tokens
 
     def total(self, transcript: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> int:

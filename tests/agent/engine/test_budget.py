@@ -139,3 +139,16 @@ async def test_a_context_overflow_is_retried_once_with_compact_tool_schemas(scri
     assert sink.of_type("budget.tools_compacted")
     retried = scripted_llm.chat_requests[1].body["tools"][0]["function"]
     assert retried["description"] == "Testwerkzeug search"
+
+
+def test_tool_tokens_are_those_of_the_tools_offered_now():
+    """A route's tool list is built afresh at every model call (agent.engine.loop._offered_schemas)
+    and freed after it; the next list can get the freed one's id. The count must be of the tools
+    offered now (it was the 21 tokens of the earlier, short list)."""
+    budget = Budget(context_window=100_000)
+
+    def offered(description: str) -> list[dict]:
+        return [{"type": "function", "function": {"name": "werkzeug", "description": description}}]
+
+    short_tokens = budget.count_tools(offered("kurz"))
+    assert budget.count_tools(offered("sehr lange Beschreibung " * 200)) > short_tokens * 20
