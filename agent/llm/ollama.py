@@ -54,6 +54,25 @@ def tool_payload(schema: str) -> dict[str, Any]:
     return ChatRequest(model="-", tools=[Tool.model_validate(json.loads(schema))]).model_dump(exclude_none=True)["tools"][0]  # type: ignore[no-any-return]
 
 
+# Offered tool specs by identity → (the spec, its payload). The engine builds a run's specs once and
+# offers the same dict objects at every call (compaction builds new ones; none is changed in
+# place), so the JSON key of `tool_payload` is computed once per spec, not at every call. The
+# entry holds its spec, so a freed spec's id can never find another spec's payload.
+_PAYLOAD_BY_SPEC: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
+PAYLOAD_BY_SPEC_MAX = 1024
+
+
+def offered_tool_payload(spec: dict[str, Any]) -> dict[str, Any]:
+    known = _PAYLOAD_BY_SPEC.get(id(spec))
+    if known is not None and known[0] is spec:
+        return known[1]
+    payload = tool_payload(json.dumps(spec, sort_keys=True))
+    if len(_PAYLOAD_BY_SPEC) >= PAYLOAD_BY_SPEC_MAX:
+        _PAYLOAD_BY_SPEC.clear()
+    _PAYLOAD_BY_SPEC[id(spec)] = (spec, payload)
+    return payload
+
+
 def to_ollama_messages(messages: Iterable[Message]) -> list[dict[str, Any]]:
     """OpenAI-shaped transcript → Ollama messages: tool calls carry dict arguments and no ids,
     tool results are role "tool" with the tool's name."""
@@ -124,7 +143,7 @@ class OllamaClient:
             keep_alive=self.keep_alive,
         ).model_dump(exclude_none=True)
         if tools:
-            payload["tools"] = [tool_payload(json.dumps(tool, sort_keys=True)) for tool in tools]
+            payload["tools"] = [offered_tool_payload(tool) for tool in tools]
         payload["truncate"] = False
         try:
             async with asyncio.timeout(self.timeout):

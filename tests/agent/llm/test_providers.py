@@ -417,3 +417,21 @@ async def test_ollama_sends_every_real_tool_schema_as_the_library_itself_would(s
     for request in scripted_llm.chat_requests:
         assert json.loads(json.dumps(request.body["tools"])) == json.loads(json.dumps(expected))
     assert any("$defs" in tool["function"]["parameters"] for tool in scripted_llm.chat_requests[1].body["tools"])
+
+
+async def test_ollama_sends_a_changed_tool_spec_as_changed(scripted_llm: ScriptedLLMServer) -> None:
+    """Payloads are kept per offered spec object: a new spec (compaction builds new ones) is sent
+    as it is now, also when it replaces one whose object was freed, and the same object again
+    as before."""
+
+    def spec(description: str) -> dict:
+        return {"type": "function", "function": {"name": "suche", "description": description, "parameters": {"type": "object"}}}
+
+    scripted_llm.script([{"text": "ok"}] * 3)
+    client = make_client("ollama", scripted_llm.url)
+    long = spec("Lange Beschreibung der Suche")
+    await client.chat(QUESTION, tools=[long])
+    await client.chat(QUESTION, tools=[long])
+    await client.chat(QUESTION, tools=[spec("Kurz")])
+    descriptions = [r.body["tools"][0]["function"]["description"] for r in scripted_llm.chat_requests]
+    assert descriptions == ["Lange Beschreibung der Suche", "Lange Beschreibung der Suche", "Kurz"]
