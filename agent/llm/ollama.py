@@ -59,7 +59,7 @@ def tool_payload(schema: str) -> dict[str, Any]:
 # place), so the JSON key of `tool_payload` is computed once per spec, not at every call. The
 # entry holds its spec, so a freed spec's id can never find another spec's payload.
 _PAYLOAD_BY_SPEC: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
-PAYLOAD_BY_SPEC_MAX = 1024
+PAYLOAD_BY_SPEC_MAX = 4096  # about 170 runs of 24 tools; specs of ended runs are kept until the next clear
 
 
 def offered_tool_payload(spec: dict[str, Any]) -> dict[str, Any]:
