@@ -51,6 +51,14 @@ def test_every_line_has_expressions_and_an_expansion():
         ("Ich habe im Onlineshop Schuhe gekauft und will sie zurückschicken.", "Widerrufsrecht"),
         ("Ich bin schwarzgefahren und soll jetzt zahlen.", "Erschleichen"),
         ("Kann ich meine Schulden durch eine Privatinsolvenz loswerden?", "Restschuldbefreiung"),
+        ("Mein Vermieter will selbst einziehen und hat mir gekündigt.", "Familienangehörige"),
+        ("Ich habe einen gelben Brief vom Mahngericht bekommen.", "Mahnbescheid"),
+        ("Wer erbt, wenn es kein Testament gibt?", "gesetzliche Erben"),
+        ("Bei der Hausdurchsuchung haben sie mein Handy mitgenommen.", "Beschlagnahme"),
+        ("Ich bin nur geduldet und soll ausreisen.", "Aussetzung der Abschiebung"),
+        ("Die Schufa speichert falsche Daten über mich.", "Auskunfteien"),
+        ("Kann ich die Putzfrau von der Steuer absetzen?", "haushaltsnahe Dienstleistungen"),
+        ("Mein Chef hat mich in eine andere Filiale versetzt.", "Weisungsrecht"),
     ],
 )
 def test_everyday_wording_finds_the_legal_concept(schilderung, begriff):
