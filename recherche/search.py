@@ -152,8 +152,58 @@ def vocabulary_entries(path: Path) -> list[tuple[list[str], str]]:
     return entries
 
 
+# An expression of several words also matches with up to PHRASE_GAP_WORDS other words between its
+# words, within one sentence: "Kaution zurück" in "Ich will meine Kaution vom Vermieter zurück".
+PHRASE_GAP_WORDS = 3
+_LETTER = "a-zäöüß"
+_PHRASE_GAP = rf"[^{_LETTER}.?!;]+(?:[{_LETTER}]+[^{_LETTER}.?!;]+){{0,{PHRASE_GAP_WORDS}}}?"
+
+
+def _phrase_pattern(key: str) -> re.Pattern[str]:
+    """A multi-word expression with room for other words in between; each of its words matches
+    words beginning with it, a word of up to three letters ("in", "vom") only itself."""
+    words = [re.escape(word) + (rf"(?![{_LETTER}])" if len(word) <= 3 else "") for word in key.split()]
+    return re.compile(rf"(?<![{_LETTER}])" + _PHRASE_GAP.join(words))
+
+
+# Vocabulary patterns by the first three letters of their expression: a question is tried only
+# against the expressions that can begin at one of its words (a few dozen of some 2,000).
+VocabularyIndex = dict[str, list[tuple[re.Pattern[str], str]]]
+
+
+def _by_start(entries: list[tuple[str, re.Pattern[str], str]]) -> VocabularyIndex:
+    index: VocabularyIndex = {}
+    for key, pattern, expansion in entries:
+        index.setdefault(_word_start(key), []).append((pattern, expansion))
+    return index
+
+
+def _word_start(text: str) -> str:
+    """Up to three letters a word (or expression) begins with: "kün" for "kündigt", "p" for
+    "p-konto", "" for "1-prozent-regel"."""
+    return re.match(rf"[{_LETTER}]*", text).group(0)[:3]  # type: ignore[union-attr]
+
+
+def _candidates(index: VocabularyIndex, lower: str) -> list[tuple[re.Pattern[str], str]]:
+    starts = dict.fromkeys(["", *(_word_start(lower[m.start() :]) for m in re.finditer(rf"(?<![{_LETTER}])[^\s]", lower))])
+    return [entry for start in starts for entry in index.get(start, ())]
+
+
 @functools.cache
-def _thesaurus() -> list[tuple[re.Pattern[str], str]]:
+def _phrases() -> VocabularyIndex:
+    return _by_start(
+        [
+            (key, _phrase_pattern(key), expansion)
+            for path in VOCABULARY_PATHS
+            for keys, expansion in vocabulary_entries(path)
+            for key in keys
+            if " " in key
+        ]
+    )
+
+
+@functools.cache
+def _thesaurus() -> VocabularyIndex:
     """Practitioners' terms (recherche/data/thesaurus.txt) and everyday wording
     (recherche/data/alltagssprache.txt) → the statute's own wording. An expression matches every
     word that begins with it ("kündig" matches "kündigt"); a short one (up to SHORT_KEY_CHARS,
@@ -163,21 +213,31 @@ def _thesaurus() -> list[tuple[re.Pattern[str], str]]:
         for keys, expansion in vocabulary_entries(path):
             for key in keys:
                 end = r"(?![a-zäöüß])" if len(key) <= SHORT_KEY_CHARS else ""
-                entries.append((re.compile(r"(?<![a-zäöüß])" + re.escape(key) + end), expansion))
-    return entries
+                entries.append((key, re.compile(r"(?<![a-zäöüß])" + re.escape(key) + end), expansion))
+    return _by_start(entries)
 
 
-def vocabulary_matches(query: str) -> list[tuple[int, int, str]]:
+@functools.lru_cache(maxsize=1024)
+def vocabulary_matches(query: str) -> tuple[tuple[int, int, str], ...]:
     """(start, end, statute wording) of the practitioners' terms and everyday expressions in
-    `query`. Where terms overlap, the longest one counts: "Scheidungsverfahren" is about the
-    procedure, not about the grounds for a "Scheidung"."""
+    `query`, in the order of the question. Where terms overlap, the longest one counts: "Scheidungsverfahren" is about the
+    procedure, not about the grounds for a "Scheidung". Then multi-word expressions written
+    with other words in between (`_phrase_pattern`); these add their wording but, spanning words
+    that are not theirs, never displace another match."""
     lower = query.lower()
-    matches = [(m.start(), m.end(), expansion) for pattern, expansion in _thesaurus() for m in pattern.finditer(lower)]
-    return [
+    candidates = _candidates(_thesaurus(), lower)
+    matches = [(m.start(), m.end(), expansion) for pattern, expansion in candidates for m in pattern.finditer(lower)]
+    found = [
         (start, end, expansion)
         for start, end, expansion in matches
         if not any(s <= start and end <= e and e - s > end - start for s, e, _ in matches)
     ]
+    wordings = {expansion for _start, _end, expansion in found}
+    for pattern, expansion in _candidates(_phrases(), lower):
+        if expansion not in wordings and (match := pattern.search(lower)):
+            found.append((match.start(), match.end(), expansion))
+            wordings.add(expansion)
+    return tuple(sorted(found))
 
 
 def expand_query(query: str) -> str:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from recherche.search import LAY_VOCABULARY_PATH, embedding_query, expand_query, vocabulary_entries
+from recherche.search import LAY_VOCABULARY_PATH, THESAURUS_PATH, embedding_query, expand_query, vocabulary_entries
 
 GESETZE = Path(__file__).resolve().parents[2] / "recherche" / "data" / "gesetze"
 
@@ -84,3 +84,32 @@ def test_the_embedding_model_sees_the_question_with_its_statute_wording():
         == "Kündigungsfrist § 622 BGB (Kündigungsfrist Frist Kündigung spätestens Werktag Kalendermonats)"
     )
     assert embedding_query("Wie backe ich einen Marmorkuchen?") == "Wie backe ich einen Marmorkuchen?"
+
+
+@pytest.mark.parametrize("path", [LAY_VOCABULARY_PATH, THESAURUS_PATH])
+def test_every_expression_of_the_vocabularies_is_found_in_a_question(path):
+    """The expressions are looked up by the letters they begin with; none may be missed (keys that
+    begin with a digit, a hyphenated short word or an umlaut included)."""
+    missed = [
+        key
+        for keys, expansion in vocabulary_entries(path)
+        for key in keys
+        if expansion not in expand_query(f"Frage: {key}, was nun?")
+    ]
+    assert not missed
+
+
+@pytest.mark.parametrize(
+    ("schilderung", "begriff"),
+    [
+        ("Ich habe aus Versehen Geld überwiesen.", "ungerechtfertigte Bereicherung"),
+        ("Kann ich die Putzfrau von der Steuer absetzen?", "haushaltsnahe"),
+    ],
+)
+def test_an_expression_of_several_words_matches_with_words_in_between(schilderung, begriff):
+    assert begriff in expand_query(schilderung)
+
+
+def test_words_in_between_stay_within_a_sentence_and_few():
+    assert expand_query("Ich habe aus Versehen Geld. Überwiesen habe ich nichts.") == ""
+    assert expand_query("Ich habe aus Versehen mit meinem Freund und seinem Bruder das Geld überwiesen.") == ""
