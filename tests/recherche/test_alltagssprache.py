@@ -113,3 +113,10 @@ def test_an_expression_of_several_words_matches_with_words_in_between(schilderun
 def test_words_in_between_stay_within_a_sentence_and_few():
     assert expand_query("Ich habe aus Versehen Geld. Überwiesen habe ich nichts.") == ""
     assert expand_query("Ich habe aus Versehen mit meinem Freund und seinem Bruder das Geld überwiesen.") == ""
+
+
+def test_no_expression_appears_twice_in_the_vocabularies():
+    """One expression, one statute wording: a second line would widen the query twice, with two
+    wordings of which the reader of the file sees only one."""
+    keys = [key for path in (LAY_VOCABULARY_PATH, THESAURUS_PATH) for keys, _ in vocabulary_entries(path) for key in keys]
+    assert sorted({key for key in keys if keys.count(key) > 1}) == []
