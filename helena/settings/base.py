@@ -303,5 +303,11 @@ LOGGING = {
         "helena.access": {"level": "INFO"},
         # The OpenAI client logs whole request bodies (prompts) at DEBUG.
         "openai": {"level": "INFO"},
+        # The HTTP clients of both model clients log every request at INFO (one line per model
+        # call, with the server's address): nothing an operator needs; failures reach our own logs.
+        "httpx": {"level": "WARNING"},
+        "httpx2": {"level": "WARNING"},
+        "httpcore": {"level": "WARNING"},
+        "httpcore2": {"level": "WARNING"},
     },
 }

@@ -435,3 +435,13 @@ async def test_ollama_sends_a_changed_tool_spec_as_changed(scripted_llm: Scripte
     await client.chat(QUESTION, tools=[spec("Kurz")])
     descriptions = [r.body["tools"][0]["function"]["description"] for r in scripted_llm.chat_requests]
     assert descriptions == ["Lange Beschreibung der Suche", "Lange Beschreibung der Suche", "Kurz"]
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+async def test_a_model_call_writes_no_log_line(provider: str, scripted_llm: ScriptedLLMServer, caplog) -> None:
+    """The HTTP clients under both model clients (httpx, httpx2) log every request at INFO: one line
+    per model call in every daphne log, with the model server's address. They are quiet below
+    WARNING (helena.settings LOGGING)."""
+    scripted_llm.script([{"text": "ok"}])
+    await make_client(provider, scripted_llm.url).chat(QUESTION, tools=TOOLS)
+    assert [record.name for record in caplog.records] == []
