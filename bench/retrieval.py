@@ -14,6 +14,8 @@ Question sets (bench/data/):
   the search code, before the tuning of that day; never tuned on, its failures never looked at.
 - fragen.jsonl (67) and fragen_kontrolle.jsonl (40): the sets of the 16-statute corpus, kept as
   regression sets.
+- abwegig.jsonl: 40 questions that are not about law at all ("Welche Farbe hat der Himmel?"),
+  written on 2026-11-25 for the relevance floor; the share answered with "nothing found" is reported.
 - zitatformen.jsonl: every citation form of issue 13 with the targets it names (also a test).
 
     .venv/bin/python bench/retrieval.py [--synthetic 100000] [--synthetic-only]
@@ -302,6 +304,25 @@ def tuning_only(show_failures: bool) -> None:
                 print(f"- {item['stil']} {item['frage']}\n  gesucht {sorted(wanted)}\n  gefunden {got[:8]}")
 
 
+def off_topic(backend: PrecomputedQueries) -> dict[str, Any]:
+    """How many questions that are not about law the norm search answers with "nothing found"."""
+    import recherche.search as search_module
+
+    questions = load_questions("abwegig.jsonl")
+    local = LocalE5Backend()
+    for item in questions:
+        text = embedding_query(item["frage"])
+        if text not in backend.vectors:
+            backend.vectors[text] = local.embed_query(text)
+    original = search_module.get_backend
+    search_module.get_backend = lambda: backend
+    try:
+        empty = sum(1 for item in questions if not search_normen(query=item["frage"], limit=5).results)
+    finally:
+        search_module.get_backend = original
+    return {"questions": len(questions), "nothing_found": empty}
+
+
 def held_out_only() -> None:
     """Quality of both held-out sets, without their failures (for a before/after comparison)."""
     prepare_corpus()
@@ -386,6 +407,7 @@ def main() -> None:
         "regression_control_40": quality(regression_control, backend, ("hybrid",))["hybrid"],
         "citation_forms": citation_forms(),
         "citation_check_scripted_answers": scripted_answers_check(),
+        "off_topic": off_topic(backend),
         "query_embedding_ms_mean": round(embed_ms, 2),
         "latency_shipped_corpus": latency(held_out, backend),
     }
