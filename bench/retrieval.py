@@ -9,6 +9,9 @@ Question sets (bench/data/):
   words of a Mandant or a Sekretariat ("stil": "laie"). Written before any tuning and split then
   ("teil"): "abstimmung" may be used to tune, "kontrolle" is the held-out half whose failures are
   never looked at while tuning; only its figures are reported.
+- fragen_2026_abstimmung2.jsonl: 80 more tuning questions (60 in a lawyer's search words, which mix
+  legal terms with everyday words, 20 lay), written on 2026-11-25 without sight of the
+  vocabularies or the other sets, to see what the everyday vocabulary does to expert questions.
 - fragen_2026_neu.jsonl: 90 more held-out questions (60 "laie", 30 "fach", 13 fields of law),
   written on 2026-11-25 by someone who had not seen the vocabularies, the other question sets or
   the search code, before the tuning of that day; never tuned on, its failures never looked at.
@@ -280,9 +283,10 @@ def tuning_only(show_failures: bool) -> None:
     """The figures of the tuning half alone (for tuning; the held-out half is not touched)."""
     prepare_corpus()
     tuning = [q for q in load_questions("fragen_2026.jsonl") if q["teil"] == "abstimmung"]
+    tuning_2 = load_questions("fragen_2026_abstimmung2.jsonl")
     local = LocalE5Backend()
     backend = PrecomputedQueries({})
-    for item in tuning:
+    for item in tuning + tuning_2:
         text = embedding_query(item["frage"])
         backend.vectors.setdefault(text, local.embed_query(text))
     results = {
@@ -290,6 +294,9 @@ def tuning_only(show_failures: bool) -> None:
         "tuning": {"questions": len(tuning), **quality(tuning, backend)},
         "tuning_lay": quality([q for q in tuning if q["stil"] == "laie"], backend, ("hybrid",))["hybrid"],
         "tuning_expert": quality([q for q in tuning if q["stil"] == "fach"], backend, ("hybrid",))["hybrid"],
+        "tuning_2": quality(tuning_2, backend, ("hybrid",))["hybrid"],
+        "tuning_2_lay": quality([q for q in tuning_2 if q["stil"] == "laie"], backend, ("hybrid",))["hybrid"],
+        "tuning_2_expert": quality([q for q in tuning_2 if q["stil"] == "fach"], backend, ("hybrid",))["hybrid"],
         "latency_tuning": latency(tuning, backend, repeat=1),
     }
     print(json.dumps(results, indent=2, ensure_ascii=False))
@@ -297,7 +304,7 @@ def tuning_only(show_failures: bool) -> None:
         import recherche.search as search_module
 
         search_module.get_backend = lambda: backend
-        for item in tuning:
+        for item in tuning + tuning_2:
             wanted = {label_to_zitat(label) for label in item["normen"]}
             got = [r["zitat"] for r in search_normen(query=item["frage"], limit=10).results]
             if not wanted <= set(got[:5]):
@@ -378,6 +385,7 @@ def main() -> None:
     tuning = [q for q in new_set if q["teil"] == "abstimmung"]
     held_out = [q for q in new_set if q["teil"] == "kontrolle"]
     held_out_neu = load_questions("fragen_2026_neu.jsonl")
+    tuning_2 = load_questions("fragen_2026_abstimmung2.jsonl")
     regression = load_questions("fragen.jsonl")
     regression_control = load_questions("fragen_kontrolle.jsonl")
 
@@ -385,7 +393,7 @@ def main() -> None:
     start = time.perf_counter()
     vectors = {embedding_query(item["frage"]): local.embed_query(embedding_query(item["frage"])) for item in held_out}
     embed_ms = (time.perf_counter() - start) * 1000 / len(held_out)
-    for item in held_out_neu + tuning + regression + regression_control:
+    for item in held_out_neu + tuning + tuning_2 + regression + regression_control:
         text = embedding_query(item["frage"])
         vectors.setdefault(text, local.embed_query(text))
     backend = PrecomputedQueries(vectors)
@@ -403,6 +411,8 @@ def main() -> None:
         "held_out_neu_lay": quality([q for q in held_out_neu if q["stil"] == "laie"], backend, ("hybrid",))["hybrid"],
         "held_out_neu_expert": quality([q for q in held_out_neu if q["stil"] == "fach"], backend, ("hybrid",))["hybrid"],
         "tuning": {"questions": len(tuning), **quality(tuning, backend, ("hybrid",))},
+        "tuning_2": {"questions": len(tuning_2), **quality(tuning_2, backend, ("hybrid",))},
+        "tuning_2_expert": quality([q for q in tuning_2 if q["stil"] == "fach"], backend, ("hybrid",))["hybrid"],
         "regression_67": quality(regression, backend, ("hybrid",))["hybrid"],
         "regression_control_40": quality(regression_control, backend, ("hybrid",))["hybrid"],
         "citation_forms": citation_forms(),
