@@ -212,18 +212,18 @@ def _thesaurus() -> VocabularyIndex:
     for path in VOCABULARY_PATHS:
         for keys, expansion in vocabulary_entries(path):
             for key in keys:
-                end = r"(?![a-zäöüß])" if len(key) <= SHORT_KEY_CHARS else ""
-                entries.append((key, re.compile(r"(?<![a-zäöüß])" + re.escape(key) + end), expansion))
+                end = rf"(?![{_LETTER}])" if len(key) <= SHORT_KEY_CHARS else ""
+                entries.append((key, re.compile(rf"(?<![{_LETTER}])" + re.escape(key) + end), expansion))
     return _by_start(entries)
 
 
 @functools.lru_cache(maxsize=1024)
 def vocabulary_matches(query: str) -> tuple[tuple[int, int, str], ...]:
     """(start, end, statute wording) of the practitioners' terms and everyday expressions in
-    `query`, in the order of the question. Where terms overlap, the longest one counts: "Scheidungsverfahren" is about the
-    procedure, not about the grounds for a "Scheidung". Then multi-word expressions written
-    with other words in between (`_phrase_pattern`); these add their wording but, spanning words
-    that are not theirs, never displace another match."""
+    `query`, in the order of the question. Where terms overlap, the longest one counts:
+    "Scheidungsverfahren" is about the procedure, not about the grounds for a "Scheidung". Then
+    multi-word expressions written with other words in between (`_phrase_pattern`); these add
+    their wording but, spanning words that are not theirs, never displace another match."""
     lower = query.lower()
     candidates = _candidates(_thesaurus(), lower)
     matches = [(m.start(), m.end(), expansion) for pattern, expansion in candidates for m in pattern.finditer(lower)]
