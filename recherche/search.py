@@ -232,7 +232,9 @@ def vocabulary_matches(query: str) -> tuple[tuple[int, int, str], ...]:
         for start, end, expansion in matches
         if not any(s <= start and end <= e and e - s > end - start for s, e, _ in matches)
     ]
-    wordings = {expansion for _start, _end, expansion in found}
+    # Wordings already matched without a gap, kept or displaced by a longer expression: a gapped
+    # match of the same expression must not bring a displaced one back.
+    wordings = {expansion for _start, _end, expansion in matches}
     for pattern, expansion in _candidates(_phrases(), lower):
         if expansion not in wordings and (match := pattern.search(lower)):
             found.append((match.start(), match.end(), expansion))

@@ -120,3 +120,11 @@ def test_no_expression_appears_twice_in_the_vocabularies():
     wordings of which the reader of the file sees only one."""
     keys = [key for path in (LAY_VOCABULARY_PATH, THESAURUS_PATH) for keys, _ in vocabulary_entries(path) for key in keys]
     assert sorted({key for key in keys if keys.count(key) > 1}) == []
+
+
+def test_an_expression_displaced_by_a_longer_one_does_not_come_back_through_a_gap():
+    """ "kann nicht mehr arbeiten" is the Erwerbsminderung; its part "nicht mehr arbeiten" (the
+    Zurückbehaltungsrecht of an unpaid employee) must not be added by the gapped pass."""
+    wording = expand_query("Ich kann nicht mehr arbeiten, bekomme ich eine Rente?")
+    assert "Erwerbsminderung" in wording
+    assert "Zurückbehaltungsrecht" not in wording
