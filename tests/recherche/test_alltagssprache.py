@@ -128,3 +128,28 @@ def test_an_expression_displaced_by_a_longer_one_does_not_come_back_through_a_ga
     wording = expand_query("Ich kann nicht mehr arbeiten, bekomme ich eine Rente?")
     assert "Erwerbsminderung" in wording
     assert "Zurückbehaltungsrecht" not in wording
+
+
+@pytest.mark.parametrize(
+    ("frage", "fremd"),
+    [
+        ("Die Bank hat meinen Kredit gekündigt.", "Arbeitsverhältnis"),
+        ("Wann werde ich aus der U-Haft entlassen?", "Kündigungsschutz"),
+        ("Ist davon auszugehen, dass der Zugewinn auszugleichen ist?", "Räumung"),
+        ("Habe ich als Ehefrau ein Zeugnisverweigerungsrecht?", "Arbeitsverhältnis"),
+        ("Dementsprechend ist die Klage abzuweisen.", "Geschäftsunfähigkeit"),
+        ("Darf ich die Wohnung temporär untervermieten?", "Höchstgeschwindigkeit"),
+        ("Ich habe einen neuen Job gefunden.", "Finderlohn"),
+        ("Der Arbeitgeber hat seine Fürsorgepflicht verletzt.", "Verkehrssicherung"),
+        ("Ist die Klausel eine unangemessene Benachteiligung?", "ethnischen Herkunft"),
+        ("Der Unfall wurde vom anderen Fahrer verschuldet.", "Insolvenzverfahren"),
+    ],
+)
+def test_an_expression_does_not_fire_where_it_means_something_else(frage, fremd):
+    """Everyday keys that are also common words, prefixes of other words or other legal terms
+    (found by a review of the vocabulary) must not pull a question to another field."""
+    assert fremd not in expand_query(frage)
+
+
+def test_a_deadline_ending_on_a_sunday_finds_the_next_working_day_rule():
+    assert "Werktages" in expand_query("Meine Frist endet an einem Sonntag, was gilt?")
