@@ -659,19 +659,23 @@ def main() -> None:  # noqa: PLR0915
                 f"{m.get('rss_last_mb')}, max {m.get('rss_max_mb')}; growth {m.get('growth_after_warmup_pct')} %, slope "
                 f"{m.get('slope_second_half_mb_per_min')} MB/min → {'flat' if m.get('flat') else 'NOT flat'}"
             )
+        # Saved before the teardown: a teardown that fails must not lose hours of measurement.
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(figures, indent=2, ensure_ascii=False) + "\n")
+        print(f"gespeichert: {args.out}")
     finally:
         subprocess.run([*prod, "down"], cwd=ROOT, env=env, check=False, timeout=120)  # noqa: S603
         if args.keep_logs is not None:
             shutil.copytree(work / "prod" / "log", args.keep_logs, dirs_exist_ok=True)
-        llm.communicate(timeout=15)
+        try:
+            llm.communicate(timeout=15)
+        except subprocess.TimeoutExpired:  # after hours it holds many connections; it keeps no data
+            llm.kill()
+            llm.wait(timeout=10)
         stop_server(work / "pg")
         redis.terminate()
         redis.wait(timeout=10)
         shutil.rmtree(work, ignore_errors=True)
-    if figures:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(figures, indent=2, ensure_ascii=False) + "\n")
-        print(f"gespeichert: {args.out}")
 
 
 if __name__ == "__main__":
