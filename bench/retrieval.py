@@ -94,6 +94,15 @@ class PrecomputedQueries(LocalE5Backend):
         return self.vectors[text]
 
 
+def embed_questions(backend: PrecomputedQueries, questions: list[dict], local: LocalE5Backend | None = None) -> None:
+    """Add the query vectors of `questions` that `backend` does not hold yet."""
+    local = local or LocalE5Backend()
+    for item in questions:
+        text = embedding_query(item["frage"])
+        if text not in backend.vectors:
+            backend.vectors[text] = local.embed_query(text)
+
+
 def quality(
     questions: list[dict], backend: PrecomputedQueries, modes: tuple[str, ...] = ("fulltext", "vector", "hybrid")
 ) -> dict[str, dict[str, float]]:
@@ -284,11 +293,8 @@ def tuning_only(show_failures: bool) -> None:
     prepare_corpus()
     tuning = [q for q in load_questions("fragen_2026.jsonl") if q["teil"] == "abstimmung"]
     tuning_2 = load_questions("fragen_2026_abstimmung2.jsonl")
-    local = LocalE5Backend()
     backend = PrecomputedQueries({})
-    for item in tuning + tuning_2:
-        text = embedding_query(item["frage"])
-        backend.vectors.setdefault(text, local.embed_query(text))
+    embed_questions(backend, tuning + tuning_2)
     results = {
         "load_average": os.getloadavg(),
         "tuning": {"questions": len(tuning), **quality(tuning, backend)},
@@ -316,11 +322,7 @@ def off_topic(backend: PrecomputedQueries) -> dict[str, Any]:
     import recherche.search as search_module
 
     questions = load_questions("abwegig.jsonl")
-    local = LocalE5Backend()
-    for item in questions:
-        text = embedding_query(item["frage"])
-        if text not in backend.vectors:
-            backend.vectors[text] = local.embed_query(text)
+    embed_questions(backend, questions)
     original = search_module.get_backend
     search_module.get_backend = lambda: backend
     try:
@@ -337,12 +339,8 @@ def held_out_only() -> None:
         "held_out": [q for q in load_questions("fragen_2026.jsonl") if q["teil"] == "kontrolle"],
         "held_out_neu": load_questions("fragen_2026_neu.jsonl"),
     }
-    local = LocalE5Backend()
     backend = PrecomputedQueries({})
-    for questions in sets.values():
-        for item in questions:
-            text = embedding_query(item["frage"])
-            backend.vectors.setdefault(text, local.embed_query(text))
+    embed_questions(backend, [item for questions in sets.values() for item in questions])
     results: dict[str, Any] = {"load_average": os.getloadavg()}
     for name, questions in sets.items():
         results[name] = {"questions": len(questions), **quality(questions, backend, ("hybrid",))}
@@ -393,10 +391,8 @@ def main() -> None:
     start = time.perf_counter()
     vectors = {embedding_query(item["frage"]): local.embed_query(embedding_query(item["frage"])) for item in held_out}
     embed_ms = (time.perf_counter() - start) * 1000 / len(held_out)
-    for item in held_out_neu + tuning + tuning_2 + regression + regression_control:
-        text = embedding_query(item["frage"])
-        vectors.setdefault(text, local.embed_query(text))
     backend = PrecomputedQueries(vectors)
+    embed_questions(backend, held_out_neu + tuning + tuning_2 + regression + regression_control, local)
 
     real_chunks = Chunk.objects.filter(kind="NORM").exclude(norm__gesetz__abkuerzung="SYNTH").count()
     results = {
