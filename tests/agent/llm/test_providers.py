@@ -444,4 +444,6 @@ async def test_a_model_call_writes_no_log_line(provider: str, scripted_llm: Scri
     WARNING (helena.settings LOGGING)."""
     scripted_llm.script([{"text": "ok"}])
     await make_client(provider, scripted_llm.url).chat(QUESTION, tools=TOOLS)
-    assert [record.name for record in caplog.records] == []
+    # only the HTTP clients' own records count: a test run also carries records of other loggers
+    # (e.g. asyncio reporting clients of earlier tests' closed event loops)
+    assert [r.name for r in caplog.records if r.name.startswith(("httpx", "httpcore"))] == []
