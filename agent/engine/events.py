@@ -123,6 +123,8 @@ class Escalation(TypedDict):
     from_tier: int | None
     to_tier: int | None
     reason: str
+    # the fixed category of `reason` ("Modell nicht erreichbar", "festgefahren", …), without error text
+    cause: str
     model: str
     demo: bool
 

@@ -270,6 +270,16 @@ class RunEventSink:
 
     async def emit(self, type: str, **payload: Any) -> None:
         event = (type, {**payload, "at": timezone.now().isoformat()})
+        if type == EventType.ESCALATION:
+            # Why a run changed tier, for the operators; only the fixed category, never the reason's
+            # text (it may quote what the model server echoed of the conversation).
+            logger.info(
+                "run %s escalated from tier %s to tier %s: %s",
+                self.run.pk,
+                payload.get("from_tier"),
+                payload.get("to_tier"),
+                payload.get("cause", "?"),
+            )
         if type in HELD_EVENT_TYPES:
             self._held.append(event)
             return

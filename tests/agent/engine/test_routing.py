@@ -98,6 +98,7 @@ async def test_provider_down_escalates_to_the_next_tier_and_continues(scripted_l
     escalation = sink.of_type("escalation")[0]
     assert (escalation["from_tier"], escalation["to_tier"]) == (1, 2)
     assert "nicht erreichbar" in escalation["reason"]
+    assert escalation["cause"] == "Modell nicht erreichbar"  # the category alone, for the operators' log
 
 
 @pytest.mark.asyncio

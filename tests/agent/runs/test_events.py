@@ -276,3 +276,30 @@ def test_events_are_stamped_when_emitted_not_when_written():
         {"type": "step.started", "run": run.pk, "seq": row.seq, "at": row.payload["at"], "step": row.seq} for row in rows
     ]
     assert all(at_publish > emitted for _, at_publish in published)
+
+
+def test_an_escalation_is_logged_with_its_category_and_never_the_reason_text(caplog):
+    """Operators see why a run changed tier; the reason's text (which may quote the model server's
+    error, and with it the conversation) stays in the trace."""
+    akte = AkteFactory()
+    run = AgentRun.objects.create(user=akte.anwalt, akte=akte)
+
+    async def scenario():
+        sink = RunEventSink(run)
+        await sink.emit(
+            "escalation",
+            from_tier=1,
+            to_tier=2,
+            reason="Modellfehler: 500 Mandant Erika Mustermann",
+            cause="Modellfehler",
+            model="m",
+            demo=False,
+        )
+        await sink.flush()
+
+    with caplog.at_level("INFO", logger="agent.runs.events"):
+        async_to_sync(scenario)()
+    (record,) = [r for r in caplog.records if r.name == "agent.runs.events"]
+    assert record.getMessage() == f"run {run.pk} escalated from tier 1 to tier 2: Modellfehler"
+    assert "Mustermann" not in caplog.text
+    assert AgentStep.objects.get(run=run).payload["reason"].endswith("Erika Mustermann")
