@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from django.db import connection, transaction
+from wordfreq import get_frequency_dict
 
 from akten.models import Dokument
 
@@ -61,6 +62,24 @@ ANLAGE_WORDS = re.compile(r"(?i)\b(anlage|\w*verzeichnis|\w*tabelle|\w*gebühr\w
 # Statutes the question's field of law (or the Akte's Sachgebiet) prefers among equal hits.
 PREFERENCE_FACTOR = 1.5
 SACHGEBIETE_PATH = Path(__file__).parent / "data" / "sachgebiete.txt"
+# A question about no legal subject at all ("Wie backe ich einen Marmorkuchen?") still shares words
+# with some section ("Farbe", "Kilo", "Fahrrad"), and the vector search always finds a nearest one:
+# such hits are not shown. A question has a legal subject when it cites a norm, uses an expression of
+# the vocabularies, or has a word the statutes use far more than everyday German does: the share of
+# sections that hold its stem, against the frequency of that stem in general German (wordfreq's
+# Zipf scale, log10 of occurrences per billion words), both on the Zipf scale, LEGAL_WORD_MARGIN or
+# more apart. Measured on the tuning questions (286 about law, 60 not, bench/retrieval.py
+# --tuning-only): at 2.0 no question about law is judged to have no legal subject (the lowest lies
+# at 2.1), and 45 of the 60 others are; at 2.3 three questions about law would be. Stems of general
+# German at or above FUNCTION_WORD_ZIPF ("werden", "nicht") never count; a stem outside
+# wordfreq's short list (Zipf below 3) counts as GENERAL_RARE_ZIPF.
+LEGAL_WORD_MARGIN = 2.0
+# A question this close to a section (cosine similarity) is about law whatever its words: 98.6 % of
+# the tuning questions about law reach it, none of the 45 others judged without a legal subject
+# (they lie at 0.856 and below). The words are only looked at below it.
+SUBJECT_SIMILARITY = 0.86
+FUNCTION_WORD_ZIPF = 5.3
+GENERAL_RARE_ZIPF = 2.5
 NOTHING_FOUND = "Keine passende Norm gefunden. Nenne das Gesetz oder formuliere mit den Begriffen des Gesetzes."
 NOT_LOADED = "{gesetze} nicht im Bestand. Geladen sind: {bekannt}."
 DOKUMENTE_PENDING = "{n} Dokument(e) noch nicht eingebettet; für sie zählt bisher nur die Volltextsuche."
@@ -264,6 +283,61 @@ def _lexemes(cursor: Any, text: str) -> list[str]:
 def query_words(query: str) -> list[str]:
     """The words of `query` that name its subject (without QUERY_STOPWORDS)."""
     return [word for word in re.findall(r"\w+", query) if word.lower() not in QUERY_STOPWORDS]
+
+
+@functools.cache
+def _general_stem_zipf() -> dict[str, float]:
+    """Stem (PostgreSQL's German stemmer, as in the search vectors) → its frequency in general
+    German on the Zipf scale: the sum over the words of wordfreq's short German list (about 39,000)
+    that have that stem, so "gesündesten" is compared as "gesund"."""
+    frequencies = get_frequency_dict("de", wordlist="small")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT w.word, l.lexem FROM unnest(%s::text[]) AS w(word) "
+            "CROSS JOIN LATERAL unnest(tsvector_to_array(to_tsvector('german', w.word))) AS l(lexem)",
+            [list(frequencies)],
+        )
+        by_stem: dict[str, float] = {}
+        for word, stem in cursor.fetchall():
+            by_stem[stem] = by_stem.get(stem, 0.0) + frequencies[word]
+    return {stem: math.log10(frequency * 1e9) for stem, frequency in by_stem.items()}
+
+
+def legal_words(query: str, kind: str = Chunk.Kind.NORM) -> list[str] | None:
+    """The words of `query` whose stems the statutes (chunks of `kind`) use far more than general
+    German does (see LEGAL_WORD_MARGIN); None without statistics for the kind (nothing ingested)."""
+    words = [word for word in dict.fromkeys(query_words(query)) if len(word) >= 4 and word.isalpha()]
+    if not words:
+        return []
+    general = _general_stem_zipf()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT w.word, l.lexem, COALESCE(s.ndoc, 0), "
+            "(SELECT t.ndoc FROM recherche_lexemstatistik t WHERE t.kind = %s AND t.lexem = '') "
+            "FROM unnest(%s::text[]) AS w(word) "
+            "CROSS JOIN LATERAL unnest(tsvector_to_array(to_tsvector('german', w.word))) AS l(lexem) "
+            "LEFT JOIN recherche_lexemstatistik s ON s.kind = %s AND s.lexem = l.lexem",
+            [kind, words, kind],
+        )
+        rows = cursor.fetchall()
+    if rows and not rows[0][3]:
+        return None
+    found = []
+    for word, stem, ndoc, total in rows:
+        everyday = general.get(stem, GENERAL_RARE_ZIPF)
+        if ndoc and everyday < FUNCTION_WORD_ZIPF and math.log10(ndoc / total) + 9 - everyday >= LEGAL_WORD_MARGIN:
+            found.append(word)
+    return found
+
+
+def about_law(query: str, kind: str = Chunk.Kind.NORM) -> bool:
+    """Does `query` name a legal subject: an expression of the vocabularies or a legal word
+    (`legal_words`)? Citations are resolved before this is asked. Without statistics for the kind
+    (nothing ingested yet) every question with words does."""
+    if vocabulary_matches(query):
+        return True
+    found = legal_words(query, kind)
+    return found is None or bool(found)
 
 
 def _compound_splits(word: str) -> list[tuple[str, str]]:
@@ -590,7 +664,10 @@ def search_normen(
         hits, result.fallback = hybrid_chunks(
             kind=Chunk.Kind.NORM, query=query, source="norm_id", where=where, params=params, limit=wanted, mode=mode
         )
+        closest = max((hit.similarity for hit in hits), default=0.0)
         hits = [hit for hit in hits if relevant(hit, fallback=result.fallback)]
+        if hits and closest < SUBJECT_SIMILARITY and not about_law(query):
+            hits = []  # shared words of a question about no legal subject (LEGAL_WORD_MARGIN)
     norms = Norm.objects.select_related("gesetz").in_bulk([*exact_ids, *(h.object_id for h in hits)])
     preferred = preferred_gesetze(query, sachgebiet)
     about_annexes = bool(ANLAGE_WORDS.search(query))

@@ -6,7 +6,7 @@ import pytest
 from django.db import connection
 
 from recherche import search
-from recherche.models import Chunk, Gesetz, Norm
+from recherche.models import Chunk, Gesetz, LexemStatistik, Norm
 from recherche.search import (
     CANDIDATES,
     _vector,
@@ -164,3 +164,44 @@ def test_vector_search_returns_all_candidates_outside_a_transaction():
         with connection.cursor() as cursor:
             cursor.execute("RESET enable_seqscan")
     assert len(found) == CANDIDATES
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "query",
+    ["Welche Farbe hat der Himmel?", "Wie wird das Wetter am Wochenende?", "Wie lange muss ein Ei kochen, damit es weich ist?"],
+)
+def test_a_question_about_no_legal_subject_is_answered_with_nothing_found(shipped_gesetze, query):
+    """Shared words ("Farbe", "Wochenende") and the nearest vectors are no reason to show norms."""
+    result = search_normen(query=query)
+    assert result.results == [] and result.hinweis == search.NOTHING_FOUND
+    assert not search.about_law(query)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("query", "legal"),
+    [
+        ("Mein Vermieter gibt die Kaution nicht zurück", "Vermieter"),
+        ("Fristlose Kündigung wegen Zahlungsverzug", "Zahlungsverzug"),
+        ("Haftet der Halter, wenn sein Hund einen Passanten beißt?", "Haftet"),
+    ],
+)
+def test_questions_about_law_keep_their_norms_and_name_a_legal_word(shipped_gesetze, query, legal):
+    assert search_normen(query=query).results
+    assert legal in search.legal_words(query)
+
+
+@pytest.mark.django_db
+def test_legal_words_compare_stems_not_inflected_forms(shipped_gesetze):
+    """A form like "gesündesten" is rare in general German, its stem "gesund" is not: compared as a stem it is
+    no legal word, whereas "Kündigung" is one in any form."""
+    assert search.legal_words("Welches Futter ist am gesündesten?") == []
+    assert search.legal_words("Der Vermieter kündigte fristlos") == ["Vermieter", "kündigte", "fristlos"]
+
+
+@pytest.mark.django_db
+def test_without_statistics_every_question_with_words_counts_as_about_law():
+    LexemStatistik.objects.all().delete()  # nothing ingested (rolled back after the test)
+    assert search.legal_words("Wie backe ich einen Marmorkuchen?") is None
+    assert search.about_law("Wie backe ich einen Marmorkuchen?")
