@@ -84,6 +84,7 @@ NOTHING_FOUND = "Keine passende Norm gefunden. Nenne das Gesetz oder formuliere 
 NOT_LOADED = "{gesetze} nicht im Bestand. Geladen sind: {bekannt}."
 DOKUMENTE_PENDING = "{n} Dokument(e) noch nicht eingebettet; für sie zählt bisher nur die Volltextsuche."
 DOKUMENTE_NOTHING = "Kein passendes Dokument gefunden."
+URTEILE_NOTHING = "Keine passende Entscheidung gefunden."
 
 
 @dataclass
@@ -740,8 +741,13 @@ def search_urteile(
     hits, fallback = hybrid_chunks(
         kind=Chunk.Kind.URTEIL, query=query, source="urteil_id", where=where, params=params, limit=limit, mode=mode
     )
+    if hits and max(hit.similarity for hit in hits) < SUBJECT_SIMILARITY and not about_law(query):
+        hits = []  # shared words of a question about no legal subject, as in search_normen
     urteile = Urteil.objects.in_bulk([h.object_id for h in hits])
-    result = SearchResult(query=query, fallback=fallback, hinweis=FALLBACK_HINWEIS if fallback else "")
+    hinweise = [FALLBACK_HINWEIS] if fallback else []
+    if not hits:
+        hinweise.append(URTEILE_NOTHING)
+    result = SearchResult(query=query, fallback=fallback, hinweis=" ".join(hinweise))
     for hit in hits:
         u = urteile[hit.object_id]
         result.results.append(

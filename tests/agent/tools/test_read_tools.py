@@ -246,6 +246,13 @@ def test_search_urteile_cites_court_and_aktenzeichen_and_is_untrusted(call, anwa
     )
 
 
+def test_search_urteile_answers_a_question_about_no_legal_subject_with_nothing_found(call, anwalt, knowledge):
+    """A decision about a deadline over the weekend shares "Wochenende" with a question about the
+    weather; that is no reason to cite it."""
+    result = call(anwalt, "search_urteile", {"suche": "Wie wird das Wetter am Wochenende?"}).data
+    assert result["urteile"] == [] and result["hinweis"].endswith("Keine passende Entscheidung gefunden.")
+
+
 def test_search_muster_with_full_text(call, anwalt, knowledge):
     result = call(anwalt, "search_muster", {"suche": "Mahnung offene Rechnung", "mit_text": True, "limit": 3})
     first = result.data["muster"][0]
