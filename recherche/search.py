@@ -341,6 +341,22 @@ def about_law(query: str, kind: str = Chunk.Kind.NORM) -> bool:
     return found is None or bool(found)
 
 
+def _keyword_hits(hits: list[Hit], query: str, source: str) -> list[Hit]:
+    """For a question about no legal subject (`about_law`): only the hits with a chunk that holds
+    every word of it. Such a question shares a word or two with some section by chance ("Welche
+    Farbe hat der Himmel?"); a search for a word or two ("Hund", "Alkohol Steuer") is a keyword
+    search, and the sections that hold all of them are what was asked for."""
+    words = " ".join(query_words(query))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT DISTINCT {source} FROM recherche_chunk "  # noqa: S608 - `source` is a column name of this module
+            f"WHERE {source} = ANY(%s) AND search_vector @@ plainto_tsquery('german', %s)",
+            [[hit.object_id for hit in hits], words],
+        )
+        holding = {row[0] for row in cursor.fetchall()}
+    return [hit for hit in hits if hit.object_id in holding]
+
+
 def _compound_splits(word: str) -> list[tuple[str, str]]:
     """Every (modifier, head) reading of `word` as a two-part compound, linking elements removed."""
     lower = word.lower()
@@ -668,7 +684,7 @@ def search_normen(
         closest = max((hit.similarity for hit in hits), default=0.0)
         hits = [hit for hit in hits if relevant(hit, fallback=result.fallback)]
         if hits and closest < SUBJECT_SIMILARITY and not about_law(query):
-            hits = []  # shared words of a question about no legal subject (LEGAL_WORD_MARGIN)
+            hits = _keyword_hits(hits, query, "norm_id")
     norms = Norm.objects.select_related("gesetz").in_bulk([*exact_ids, *(h.object_id for h in hits)])
     preferred = preferred_gesetze(query, sachgebiet)
     about_annexes = bool(ANLAGE_WORDS.search(query))
@@ -742,7 +758,7 @@ def search_urteile(
         kind=Chunk.Kind.URTEIL, query=query, source="urteil_id", where=where, params=params, limit=limit, mode=mode
     )
     if hits and max(hit.similarity for hit in hits) < SUBJECT_SIMILARITY and not about_law(query):
-        hits = []  # shared words of a question about no legal subject, as in search_normen
+        hits = _keyword_hits(hits, query, "urteil_id")
     urteile = Urteil.objects.in_bulk([h.object_id for h in hits])
     hinweise = [FALLBACK_HINWEIS] if fallback else []
     if not hits:

@@ -179,6 +179,16 @@ def test_a_question_about_no_legal_subject_is_answered_with_nothing_found(shippe
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize(("query", "stem"), [("Kinder", "kind"), ("Tod", "tod")])
+def test_a_search_for_an_everyday_word_keeps_the_sections_that_use_it(shipped_gesetze, query, stem):
+    """A keyword search names no legal subject either, but the sections that hold the word are what
+    was asked for: they are kept, only hits that share part of a question's words are dropped."""
+    assert not search.about_law(query)
+    found = search_normen(query=query).results
+    assert found and all(stem in Norm.objects.get(pk=r["id"]).text.lower() for r in found[:3])
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize(
     ("query", "legal"),
     [
