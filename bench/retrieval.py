@@ -12,6 +12,9 @@ Question sets (bench/data/):
 - fragen_2026_abstimmung2.jsonl: 80 more tuning questions (60 in a lawyer's search words, which mix
   legal terms with everyday words, 20 lay), written on 2026-11-25 without sight of the
   vocabularies or the other sets, to see what the everyday vocabulary does to expert questions.
+- fragen_2026_abstimmung3.jsonl: 70 more tuning questions (55 lay, 15 expert, 12 fields), written on
+  2026-11-25 by someone who saw neither the vocabularies nor the other sets nor the code, to judge
+  that day's second round of the everyday vocabulary before it was measured on the held-out sets.
 - fragen_2026_neu.jsonl: 90 more held-out questions (60 "laie", 30 "fach", 13 fields of law),
   written on 2026-11-25 by someone who had not seen the vocabularies, the other question sets or
   the search code, before the tuning of that day; never tuned on, its failures never looked at.
@@ -300,8 +303,9 @@ def tuning_only(show_failures: bool) -> None:
     prepare_corpus()
     tuning = [q for q in load_questions("fragen_2026.jsonl") if q["teil"] == "abstimmung"]
     tuning_2 = load_questions("fragen_2026_abstimmung2.jsonl")
+    tuning_3 = load_questions("fragen_2026_abstimmung3.jsonl")
     backend = PrecomputedQueries({})
-    embed_questions(backend, tuning + tuning_2)
+    embed_questions(backend, tuning + tuning_2 + tuning_3)
     results = {
         "load_average": os.getloadavg(),
         "tuning": {"questions": len(tuning), **quality(tuning, backend)},
@@ -310,6 +314,8 @@ def tuning_only(show_failures: bool) -> None:
         "tuning_2": quality(tuning_2, backend, ("hybrid",))["hybrid"],
         "tuning_2_lay": quality([q for q in tuning_2 if q["stil"] == "laie"], backend, ("hybrid",))["hybrid"],
         "tuning_2_expert": quality([q for q in tuning_2 if q["stil"] == "fach"], backend, ("hybrid",))["hybrid"],
+        "tuning_3": quality(tuning_3, backend, ("hybrid",))["hybrid"],
+        "tuning_3_lay": quality([q for q in tuning_3 if q["stil"] == "laie"], backend, ("hybrid",))["hybrid"],
         "latency_tuning": latency(tuning, backend, repeat=1),
         "off_topic": off_topic(backend, ("abstimmung",)),
     }
@@ -318,7 +324,7 @@ def tuning_only(show_failures: bool) -> None:
         import recherche.search as search_module
 
         search_module.get_backend = lambda: backend
-        for item in tuning + tuning_2:
+        for item in tuning + tuning_2 + tuning_3:
             wanted = {label_to_zitat(label) for label in item["normen"]}
             got = [r["zitat"] for r in search_normen(query=item["frage"], limit=10).results]
             if not wanted <= set(got[:5]):
@@ -401,6 +407,7 @@ def main() -> None:
     held_out = [q for q in new_set if q["teil"] == "kontrolle"]
     held_out_neu = load_questions("fragen_2026_neu.jsonl")
     tuning_2 = load_questions("fragen_2026_abstimmung2.jsonl")
+    tuning_3 = load_questions("fragen_2026_abstimmung3.jsonl")
     regression = load_questions("fragen.jsonl")
     regression_control = load_questions("fragen_kontrolle.jsonl")
 
@@ -409,7 +416,7 @@ def main() -> None:
     vectors = {embedding_query(item["frage"]): local.embed_query(embedding_query(item["frage"])) for item in held_out}
     embed_ms = (time.perf_counter() - start) * 1000 / len(held_out)
     backend = PrecomputedQueries(vectors)
-    embed_questions(backend, held_out_neu + tuning + tuning_2 + regression + regression_control, local)
+    embed_questions(backend, held_out_neu + tuning + tuning_2 + tuning_3 + regression + regression_control, local)
 
     real_chunks = Chunk.objects.filter(kind="NORM").exclude(norm__gesetz__abkuerzung="SYNTH").count()
     results = {
@@ -426,6 +433,8 @@ def main() -> None:
         "tuning": {"questions": len(tuning), **quality(tuning, backend, ("hybrid",))},
         "tuning_2": {"questions": len(tuning_2), **quality(tuning_2, backend, ("hybrid",))},
         "tuning_2_expert": quality([q for q in tuning_2 if q["stil"] == "fach"], backend, ("hybrid",))["hybrid"],
+        "tuning_3": {"questions": len(tuning_3), **quality(tuning_3, backend, ("hybrid",))},
+        "tuning_3_lay": quality([q for q in tuning_3 if q["stil"] == "laie"], backend, ("hybrid",))["hybrid"],
         "regression_67": quality(regression, backend, ("hybrid",))["hybrid"],
         "regression_control_40": quality(regression_control, backend, ("hybrid",))["hybrid"],
         "citation_forms": citation_forms(),

@@ -78,6 +78,11 @@ LEGAL_WORD_MARGIN = 2.0
 # the tuning questions about law reach it, none of the 45 others judged without a legal subject
 # (they lie at 0.856 and below). The words are only looked at below it.
 SUBJECT_SIMILARITY = 0.86
+# Someone who describes a matter at length to a law firm has a legal matter, even in words the
+# statutes do not use ("… ich hab zugeschlagen und ihm die Nase gebrochen. Jetzt zeigt er mich
+# an.", 25 words, a tuning question the words alone judged to have no legal subject): the floor is
+# for short questions. The 60 tuning questions with no legal subject have 3 to 9 words.
+SUBJECT_MAX_WORDS = 12
 FUNCTION_WORD_ZIPF = 5.3
 GENERAL_RARE_ZIPF = 2.5
 NOTHING_FOUND = "Keine passende Norm gefunden. Nenne das Gesetz oder formuliere mit den Begriffen des Gesetzes."
@@ -333,9 +338,10 @@ def legal_words(query: str, kind: str = Chunk.Kind.NORM) -> list[str] | None:
 
 def about_law(query: str, kind: str = Chunk.Kind.NORM) -> bool:
     """Does `query` name a legal subject: an expression of the vocabularies or a legal word
-    (`legal_words`)? Citations are resolved before this is asked. Without statistics for the kind
-    (nothing ingested yet) every question with words does."""
-    if vocabulary_matches(query):
+    (`legal_words`)? A description longer than SUBJECT_MAX_WORDS always does. Citations are
+    resolved before this is asked. Without statistics for the kind (nothing ingested yet) every
+    question with words does."""
+    if vocabulary_matches(query) or len(query_words(query)) > SUBJECT_MAX_WORDS:
         return True
     found = legal_words(query, kind)
     return found is None or bool(found)

@@ -203,6 +203,20 @@ def test_questions_about_law_keep_their_norms_and_name_a_legal_word(shipped_gese
 
 
 @pytest.mark.django_db
+def test_a_long_description_is_about_law_even_in_everyday_words(shipped_gesetze, monkeypatch):
+    """Who tells a law firm a story at length has a legal matter; the floor is for short questions.
+    (No word counts as a legal word here, so only the length decides.)"""
+    monkeypatch.setattr(search, "LEGAL_WORD_MARGIN", 99.0)
+    story = (
+        "Gestern Abend kam vor der Kneipe einer mit einer abgebrochenen Flasche auf mich los, ich habe "
+        "zugeschlagen und ihm die Nase gebrochen, und jetzt zeigt er mich an."
+    )
+    assert not search.vocabulary_matches(story) and search.legal_words(story) == []
+    assert search.about_law(story)
+    assert not search.about_law("Kneipe, Flasche, Nase gebrochen")
+
+
+@pytest.mark.django_db
 def test_legal_words_compare_stems_not_inflected_forms(shipped_gesetze):
     """A form like "gesündesten" is rare in general German, its stem "gesund" is not: compared as a stem it is
     no legal word, whereas "Kündigung" is one in any form."""
