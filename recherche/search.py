@@ -291,6 +291,21 @@ def query_words(query: str) -> list[str]:
     return [word for word in re.findall(r"\w+", query) if word.lower() not in QUERY_STOPWORDS]
 
 
+def _stem_counts(cursor: Any, kind: str, words: list[str]) -> tuple[list[tuple[str, str, int]], int]:
+    """(word, stem, number of chunks of `kind` with the stem) for each stem of `words` (stopwords
+    have none), and the number of chunks of the kind (0 without statistics)."""
+    cursor.execute(
+        "SELECT w.word, l.lexem, COALESCE(s.ndoc, 0), "
+        "(SELECT t.ndoc FROM recherche_lexemstatistik t WHERE t.kind = %s AND t.lexem = '') "
+        "FROM unnest(%s::text[]) AS w(word) "
+        "CROSS JOIN LATERAL unnest(tsvector_to_array(to_tsvector('german', w.word))) AS l(lexem) "
+        "LEFT JOIN recherche_lexemstatistik s ON s.kind = %s AND s.lexem = l.lexem",
+        [kind, words, kind],
+    )
+    rows = cursor.fetchall()
+    return [(word, stem, ndoc) for word, stem, ndoc, _total in rows], (rows[0][3] or 0) if rows else 0
+
+
 @functools.cache
 def _general_stem_zipf() -> dict[str, float]:
     """Stem (PostgreSQL's German stemmer, as in the search vectors) → its frequency in general
@@ -317,19 +332,11 @@ def legal_words(query: str, kind: str = Chunk.Kind.NORM) -> list[str] | None:
         return []
     general = _general_stem_zipf()
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT w.word, l.lexem, COALESCE(s.ndoc, 0), "
-            "(SELECT t.ndoc FROM recherche_lexemstatistik t WHERE t.kind = %s AND t.lexem = '') "
-            "FROM unnest(%s::text[]) AS w(word) "
-            "CROSS JOIN LATERAL unnest(tsvector_to_array(to_tsvector('german', w.word))) AS l(lexem) "
-            "LEFT JOIN recherche_lexemstatistik s ON s.kind = %s AND s.lexem = l.lexem",
-            [kind, words, kind],
-        )
-        rows = cursor.fetchall()
-    if rows and not rows[0][3]:
+        rows, total = _stem_counts(cursor, kind, words)
+    if not total:
         return None
     found = []
-    for word, stem, ndoc, total in rows:
+    for word, stem, ndoc in rows:
         everyday = general.get(stem, GENERAL_RARE_ZIPF)
         if ndoc and everyday < FUNCTION_WORD_ZIPF and math.log10(ndoc / total) + 9 - everyday >= LEGAL_WORD_MARGIN:
             found.append(word)
@@ -347,11 +354,15 @@ def about_law(query: str, kind: str = Chunk.Kind.NORM) -> bool:
     return found is None or bool(found)
 
 
-def _keyword_hits(hits: list[Hit], query: str, source: str) -> list[Hit]:
-    """For a question about no legal subject (`about_law`): only the hits with a chunk that holds
-    every word of it. Such a question shares a word or two with some section by chance ("Welche
-    Farbe hat der Himmel?"); a search for a word or two ("Hund", "Alkohol Steuer") is a keyword
-    search, and the sections that hold all of them are what was asked for."""
+def _subject_floor(hits: list[Hit], query: str, source: str, closest: float) -> list[Hit]:
+    """`hits` without the chance ones: when no chunk is as close as SUBJECT_SIMILARITY (`closest`,
+    the best cosine similarity of the search) and `query` names no legal subject (`about_law`),
+    only the hits with a chunk that holds every word of it. Such a question shares a word or two
+    with some section by chance ("Welche Farbe hat der Himmel?"); a search for a word or two
+    ("Hund", "Alkohol Steuer") is a keyword search, and the sections that hold all of them are
+    what was asked for."""
+    if not hits or closest >= SUBJECT_SIMILARITY or about_law(query):
+        return hits
     words = " ".join(query_words(query))
     with connection.cursor() as cursor:
         cursor.execute(
@@ -385,13 +396,8 @@ def _compound_parts(cursor: Any, kind: str, words: list[str]) -> list[str]:
     if not long_words:
         return []
     pieces = {piece for word in long_words for split in _compound_splits(word) for piece in split}
-    cursor.execute(
-        "SELECT w.piece, l.lexem, COALESCE(s.ndoc, 0) FROM unnest(%s::text[]) AS w(piece) "
-        "CROSS JOIN LATERAL unnest(tsvector_to_array(to_tsvector('german', w.piece))) AS l(lexem) "
-        "LEFT JOIN recherche_lexemstatistik s ON s.kind = %s AND s.lexem = l.lexem",
-        [sorted(pieces | {word.lower() for word in long_words}), kind],
-    )
-    found = {piece: (lexem, ndoc) for piece, lexem, ndoc in cursor.fetchall()}
+    rows, _total = _stem_counts(cursor, kind, sorted(pieces | {word.lower() for word in long_words}))
+    found = {piece: (lexem, ndoc) for piece, lexem, ndoc in rows}
     parts: list[str] = []
     for word in long_words:
         if found.get(word.lower(), ("", 0))[1] > COMPOUND_MAX_NDOC:
@@ -689,8 +695,7 @@ def search_normen(
         )
         closest = max((hit.similarity for hit in hits), default=0.0)
         hits = [hit for hit in hits if relevant(hit, fallback=result.fallback)]
-        if hits and closest < SUBJECT_SIMILARITY and not about_law(query):
-            hits = _keyword_hits(hits, query, "norm_id")
+        hits = _subject_floor(hits, query, "norm_id", closest)
     norms = Norm.objects.select_related("gesetz").in_bulk([*exact_ids, *(h.object_id for h in hits)])
     preferred = preferred_gesetze(query, sachgebiet)
     about_annexes = bool(ANLAGE_WORDS.search(query))
@@ -763,8 +768,7 @@ def search_urteile(
     hits, fallback = hybrid_chunks(
         kind=Chunk.Kind.URTEIL, query=query, source="urteil_id", where=where, params=params, limit=limit, mode=mode
     )
-    if hits and max(hit.similarity for hit in hits) < SUBJECT_SIMILARITY and not about_law(query):
-        hits = _keyword_hits(hits, query, "urteil_id")
+    hits = _subject_floor(hits, query, "urteil_id", max((hit.similarity for hit in hits), default=0.0))
     urteile = Urteil.objects.in_bulk([h.object_id for h in hits])
     hinweise = [FALLBACK_HINWEIS] if fallback else []
     if not hits:
