@@ -38,6 +38,14 @@ def wait_for(condition: Callable[[], bool], within: float, what: str) -> None:
         time.sleep(0.2)
 
 
+def health_check(env: dict[str, str]) -> int:
+    """Exit status of `manage.py worker_health`, as a container's HEALTHCHECK runs it."""
+    done = subprocess.run(  # noqa: S603
+        [sys.executable, "manage.py", "worker_health"], cwd=ROOT, env=env, capture_output=True, timeout=120, check=False
+    )
+    return done.returncode
+
+
 @pytest.mark.django_db
 def test_a_stale_heartbeat_is_no_live_worker_and_readyz_says_degraded(client, settings):
     settings.TASKS = DB_QUEUE
@@ -87,6 +95,7 @@ def test_worker_heartbeat_slots_busy_and_clean_stop(client, settings, scripted_t
         assert metric(client, "helena_worker_slots") == 2
         beat = WorkerHeartbeat.objects.get()
         assert beat.worker_id.rsplit(":", 1)[1] == str(process.pid)
+        assert health_check(env) == 0, "the container health check sees the live worker"
 
         run = services.run_create(user=akte.anwalt, text="Prüfe die Akte.", akte=akte, mode="BACKGROUND")
         tasks.run_enqueue(run_id=run.pk)
@@ -99,6 +108,7 @@ def test_worker_heartbeat_slots_busy_and_clean_stop(client, settings, scripted_t
         assert not WorkerHeartbeat.objects.exists(), "a clean stop removes the heartbeat"
         answer = client.get("/readyz")
         assert answer.status_code == 200 and answer.json()["status"] == "degraded"
+        assert health_check(env) == 1, "no worker left on this host"
     finally:
         if process.poll() is None:
             process.kill()
