@@ -13,8 +13,10 @@ class Command(BaseCommand):
     help = "Richtet Datenbank, Wissensbasis und Demo-Kanzlei ein (für `make run`; idempotent und schnell beim zweiten Mal)."
 
     def handle(self, *args: Any, **options: Any) -> None:
-        call_command("migrate", interactive=False, verbosity=0)
+        # The cache table first: migrations that seed the tool matrix announce it through the cache
+        # (without the table, a fresh start logged "tool matrix version not renewed").
         call_command("createcachetable", verbosity=0)
+        call_command("migrate", interactive=False, verbosity=0)
         self.stdout.write("Wissensbasis: Gesetze, Muster, Demo-Entscheidungen …")
         call_command("ingest_gesetze", str(DATA / "gesetze"), verbosity=0, stdout=_Quiet())
         call_command("ingest_muster", str(DATA / "muster"), verbosity=0, stdout=_Quiet())
