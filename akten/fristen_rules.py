@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from django.utils import timezone
 
-from rechner.feiertage import Feiertagskalender, bundesweiter_feiertag
-from rechner.fristen import FEHLER_KEIN_BUNDESLAND, ortstext
+from rechner.feiertage import bundesweiter_feiertag
+from rechner.fristen import FEHLER_KEIN_BUNDESLAND, PRESETS, OrtArt, ortstext
 from rechner.tabellen import format_datum
 
 from .models import Akte, KalenderEintrag, KanzleiProfil
@@ -21,6 +21,7 @@ from .models import Akte, KalenderEintrag, KanzleiProfil
 QUELLE_GERICHT = "Gericht der Akte"
 QUELLE_KANZLEI = "Kanzleisitz"
 QUELLE_ANGABE = "Angabe"
+QUELLE_RECHTSMITTELGERICHT = "Angabe zum Rechtsmittelgericht"
 
 ERR_VERGANGEN = "Der Fristablauf {datum} liegt in der Vergangenheit. Prüfe das Datum (auch das Jahr)."
 ERR_WOCHENENDE = (
@@ -45,11 +46,14 @@ class KalenderRegelFehler(ValueError):
 
 @dataclass(frozen=True)
 class FristOrt:
-    """The place whose holidays count for a deadline and where that place comes from."""
+    """The place whose holidays count for a deadline, where that place comes from (``quelle``, German)
+    and what it is (``art``: given for the deadline, the Akte's court, or the Kanzlei's seat standing
+    in for an unknown court; the calculator then warns and names the date that holds everywhere)."""
 
     bundesland: str
     ort: str | None
     quelle: str
+    art: OrtArt = "angabe"
 
     @property
     def text(self) -> str:
@@ -59,10 +63,10 @@ class FristOrt:
 def frist_ort(*, akte: Akte | None) -> FristOrt | None:
     """The court of ``akte`` if it names one, else the Kanzlei's seat, else None (ask the user)."""
     if akte is not None and akte.gericht_bundesland:
-        return FristOrt(akte.gericht_bundesland, akte.gericht_ort or None, _gericht_quelle(akte))
+        return FristOrt(akte.gericht_bundesland, akte.gericht_ort or None, _gericht_quelle(akte), "akte")
     profil = KanzleiProfil.current()
     if profil is not None and profil.sitz_bundesland:
-        return FristOrt(profil.sitz_bundesland, profil.sitz_ort or None, QUELLE_KANZLEI)
+        return FristOrt(profil.sitz_bundesland, profil.sitz_ort or None, QUELLE_KANZLEI, "kanzlei")
     return None
 
 
@@ -83,15 +87,20 @@ ERR_ANDERES_GERICHT = (
 )
 
 
-def frist_ort_bestimmen(*, akte: Akte | None, bundesland: str | None, ort: str | None) -> FristOrt:
+def frist_ort_bestimmen(*, akte: Akte | None, bundesland: str | None, ort: str | None, vorlage: str | None = None) -> FristOrt:
     """The place for a calculation: an explicit ``bundesland``/``ort``, else the Akte's court, else the
     Kanzlei's seat. An explicit place that contradicts the Akte's court, an Ort without Land and no
-    known place at all raise KalenderRegelFehler (German)."""
+    known place at all raise KalenderRegelFehler (German). For a ``vorlage`` kept at another court
+    than the Akte's (an appeal court, rechner.fristen.FristPreset.gericht) any explicit place is taken:
+    it is that court's."""
     ort = (ort or "").strip() or None
     if ort and not bundesland:
         raise KalenderRegelFehler(ERR_ORT_OHNE_LAND)
     if not bundesland:
         return frist_ort_oder_fehler(akte=akte)
+    preset = PRESETS.get(vorlage or "")
+    if preset is not None and preset.gericht != "akte":
+        return FristOrt(bundesland, ort, QUELLE_RECHTSMITTELGERICHT)
     if akte is not None and akte.gericht_bundesland:
         ort_passt = not ort or not akte.gericht_ort or ort.casefold() == akte.gericht_ort.casefold()
         if bundesland != akte.gericht_bundesland or not ort_passt:
@@ -112,7 +121,6 @@ def _gericht_quelle(akte: Akte) -> str:
 
 def kalender_eintrag_pruefen(
     *,
-    akte: Akte | None,
     typ: str,
     fristablauf: datetime.date | None,
     vorfrist: datetime.date | None,
@@ -120,9 +128,11 @@ def kalender_eintrag_pruefen(
 ) -> None:
     """Check a calendar entry before it is proposed, edited or stored.
 
-    A FRIST needs a Fristablauf that is not in the past and is a working day at the court's place
-    (§ 193 BGB, § 222 Abs. 2 ZPO); without a known place, weekends and nationwide holidays are
-    checked. A Vorfrist must not lie after the Fristablauf. Raises KalenderRegelFehler.
+    A FRIST needs a Fristablauf that is not in the past and not on a weekend or a holiday kept in
+    every Land (§ 193 BGB, § 222 Abs. 2 ZPO would move it to the next working day). A holiday kept
+    only at the Akte's court is no objection: a deadline kept at another court (an appeal court, the
+    Bundesgerichtshof) ends there, and an earlier date is never the dangerous error. A Vorfrist must
+    not lie after the Fristablauf. Raises KalenderRegelFehler.
     """
     if vorfrist is not None and fristablauf is not None and vorfrist > fristablauf:
         raise KalenderRegelFehler(ERR_VORFRIST.format(vorfrist=format_datum(vorfrist), fristablauf=format_datum(fristablauf)))
@@ -134,12 +144,6 @@ def kalender_eintrag_pruefen(
         raise KalenderRegelFehler(ERR_VERGANGEN.format(datum=format_datum(fristablauf)))
     if fristablauf.weekday() >= 5:
         raise KalenderRegelFehler(ERR_WOCHENENDE.format(datum=format_datum(fristablauf)))
-    ort = frist_ort(akte=akte)
-    if ort is None:
-        name = bundesweiter_feiertag(fristablauf)
-        ort_text = "ganz Deutschland"
-    else:
-        name = Feiertagskalender(ort.bundesland, ort.ort).feiertag(fristablauf)
-        ort_text = ort.text
+    name = bundesweiter_feiertag(fristablauf)
     if name is not None:
-        raise KalenderRegelFehler(ERR_FEIERTAG.format(datum=format_datum(fristablauf), name=name, ort=ort_text))
+        raise KalenderRegelFehler(ERR_FEIERTAG.format(datum=format_datum(fristablauf), name=name, ort="ganz Deutschland"))

@@ -97,7 +97,7 @@ def _kalender_pruefen(akte: Akte | None, payload: Any) -> None:
     """The calendar-entry rules (§ 193 BGB at the court's place, not in the past) on every path."""
     if isinstance(payload, KalenderPayload):
         try:
-            kalender_eintrag_pruefen(akte=akte, typ=payload.typ, fristablauf=payload.fristablauf, vorfrist=payload.vorfrist)
+            kalender_eintrag_pruefen(typ=payload.typ, fristablauf=payload.fristablauf, vorfrist=payload.vorfrist)
         except KalenderRegelFehler as exc:
             raise DraftInvalid(ERR_INVALID.format(details=exc.message)) from exc
 

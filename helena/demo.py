@@ -343,6 +343,15 @@ def _seed_beteiligte(
     return gericht_name
 
 
+def _vorfrist(ereignis: datetime.date, ablauf: datetime.date) -> datetime.date:
+    """Three days before the Fristablauf, moved earlier to a working day (a reminder on a Sunday is
+    seen on Monday), never before the event."""
+    vorfrist = ablauf - datetime.timedelta(days=3)
+    while vorfrist > ereignis and not ist_werktag(vorfrist, KANZLEI_SITZ[1], KANZLEI_SITZ[0]):
+        vorfrist -= datetime.timedelta(days=1)
+    return max(ereignis, vorfrist)
+
+
 def _seed_kalender(
     akte: Akte, *, anwalt: User, sekretariat: User, gericht_name: str, index: int, rng: random.Random, today: datetime.date
 ) -> None:
@@ -358,7 +367,7 @@ def _seed_kalender(
         titel="Stellungnahme / Erwiderung einreichen",
         datum=ereignis,
         fristablauf=ablauf,
-        vorfrist=max(ereignis, ablauf - datetime.timedelta(days=3)),
+        vorfrist=_vorfrist(ereignis, ablauf),
         notfrist=index % 5 == 0,
         verantwortlich=anwalt,
     )

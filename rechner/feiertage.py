@@ -93,6 +93,23 @@ class Feiertagskalender:
         return self.bundesland in _KATHOLISCHE_ORTE
 
 
+class BundesweiterKalender(Feiertagskalender):
+    """Only the holidays kept in every Land: for a court whose place is not known, the earliest end
+    of a period that holds wherever the court is (§ 193 BGB never moves it later than there)."""
+
+    def __init__(self) -> None:
+        super().__init__("")
+
+    def feiertag(self, tag: date) -> str | None:
+        return bundesweiter_feiertag(tag)
+
+    def teilfeiertag(self, tag: date) -> str | None:
+        return None
+
+    def hat_teilfeiertage(self) -> bool:
+        return False
+
+
 def bundesweiter_feiertag(tag: date) -> str | None:
     """The name of a holiday kept in every Land on ``tag`` (for entries whose place is unknown), or None."""
     return _bundesweit(tag.year).get(tag)

@@ -23,7 +23,9 @@ FEHLER_GANZZAHL = "Bitte gib eine ganze Zahl ein."
 FEHLER_DATUM = "Bitte gib ein gültiges Datum ein, z. B. 01.07.2025."
 FEHLER_AUSWAHL = "Bitte wähle einen der angebotenen Einträge aus."
 FEHLER_MANUELL = "Bitte wähle eine Fristvorlage oder gib Dauer und Einheit der Frist an."
-FEHLER_VERKUENDUNG_MANUELL = "Das Verkündungsdatum gilt nur für die Berufungsvorlagen mit Fünf-Monats-Grenze."
+FEHLER_VERKUENDUNG_MANUELL = (
+    "Das Verkündungsdatum gilt nur für Vorlagen mit einer Höchstgrenze ab Verkündung (Berufung, Revision u. a.)."
+)
 FEHLER_ORT_OHNE_LAND = "Bitte wähle zum Ort auch das Bundesland des Gerichts."
 
 
@@ -308,7 +310,8 @@ class FristForm(forms.Form):
     verkuendung = _datum(
         label="Verkündung des Urteils",
         required=False,
-        help_text="Nur Berufung und Berufungsbegründung (ZPO, ArbGG): rechnet die Fünf-Monats-Grenze mit.",
+        help_text="Für Vorlagen mit Höchstgrenze ab Verkündung (Berufung, Revision, Nichtzulassungsbeschwerde, sofortige "
+        "Beschwerde, FamFG-Beschwerde: Erlass): rechnet die Grenze mit.",
     )
     bundesland = _auswahl(
         label="Bundesland des Gerichts (Feiertage am Gerichtsort)",

@@ -29,10 +29,17 @@ from datetime import date, datetime, timedelta
 from enum import StrEnum
 from typing import Literal, NamedTuple
 
-from rechner.feiertage import Feiertagskalender
+from rechner.feiertage import BundesweiterKalender, Feiertagskalender
 from rechner.tabellen import format_datum, wochentag
 
 Fristbeginn = Literal["ereignis", "tagesbeginn"]
+# Where a place comes from: given for this deadline ("angabe"), the court of the Akte ("akte"), the
+# Kanzlei's seat because the Akte names no court ("kanzlei"); None: given by the caller.
+OrtArt = Literal["angabe", "akte", "kanzlei"]
+# The court at which a period is kept, whose holidays count (§ 222 Abs. 2 ZPO, § 193 BGB): the court
+# of the Akte (the one whose decision is attacked, or the court of first instance), the court of the
+# appeal (Berufungsgericht, OVG: its seat is not in the Akte), or the Bundesgerichtshof in Karlsruhe.
+Gericht = Literal["akte", "rechtsmittelgericht", "bgh"]
 
 BUNDESLAENDER: dict[str, str] = {
     "BW": "Baden-Württemberg",
@@ -72,7 +79,28 @@ FEHLER_FRISTBEGINN = (
 FEHLER_VORFRIST = "Die Vorfrist muss eine ganze Zahl ab 0 Tagen sein oder entfallen (angegeben: {wert!r})."
 FEHLER_PRESET = "Unbekannte Fristvorlage „{wert}“. Verfügbar sind: {verfuegbar}."
 FEHLER_ZU_LANG = "Die Frist reicht über das Jahr 9999 hinaus und kann nicht berechnet werden."
-FEHLER_VERKUENDUNG_OHNE_REGEL = "Das Verkündungsdatum gilt nur für Fristen mit Fünf-Monats-Grenze, nicht für „{vorlage}“."
+FEHLER_VERKUENDUNG_OHNE_REGEL = (
+    "Das Verkündungsdatum gilt nur für Fristen mit einer Höchstgrenze ab Verkündung (etwa Berufung, Revision, "
+    "Nichtzulassungsbeschwerde, sofortige Beschwerde), nicht für „{vorlage}“."
+)
+WARNUNG_GRENZE_OHNE_VERKUENDUNG = (
+    "Ohne Verkündungsdatum ist die Höchstgrenze nicht geprüft: {grenze}. Ist das Urteil (der Beschluss) noch nicht "
+    "zugestellt oder die Zustellung spät, gib das Verkündungsdatum an."
+)
+WARNUNG_ORT_UNSICHER = (
+    "Achtung: {grund} Ohne diesen Ort nennt der Rechner das früheste Fristende, das in jedem Bundesland gilt: "
+    "{frueh}. Nur wenn das maßgebliche Gericht in {ort} liegt, endet die Frist erst am {spaet}."
+)
+GRUND_KANZLEISITZ = (
+    "Die Akte nennt kein Gericht; die Feiertage am Kanzleisitz ({ort}) gelten nur, wenn das Gericht dort liegt. "
+    "Trage das Gericht in der Akte ein."
+)
+GRUND_RECHTSMITTELGERICHT = (
+    "Maßgeblich sind die Feiertage am Sitz des Rechtsmittelgerichts, bei dem die Frist zu wahren ist "
+    "(§ 222 Abs. 2 ZPO, § 193 BGB), nicht die des Gerichts der Akte ({ort}); gib Bundesland und Ort des "
+    "Rechtsmittelgerichts an."
+)
+BGH_LAND, BGH_ORT, BGH_QUELLE = "BW", "Karlsruhe", "Sitz des Bundesgerichtshofs"
 
 NORM_VERSCHIEBUNG = "§ 193 BGB, § 222 Abs. 2 ZPO"
 NOTFRIST_HINWEIS = (
@@ -113,7 +141,25 @@ class FristPreset:
     ereignis: str
     hinweis: str = ""
     art: Literal["vorwaerts", "rueckwaerts", "jahresende"] = "vorwaerts"
-    fuenf_monate: bool = False  # §§ 517, 520 Abs. 2 ZPO, § 66 Abs. 1 ArbGG: starts at the latest 5 months after Verkündung
+    # The latest start ("beginn": §§ 517, 520 Abs. 2, 548, 551 Abs. 2, 569 Abs. 1 ZPO, § 66 Abs. 1 ArbGG,
+    # § 63 Abs. 3 FamFG) or end ("ende": § 544 Abs. 3, 4 ZPO) of the period, in months after the
+    # Verkündung (Erlass) of the decision, whatever its Zustellung; 0: no such limit.
+    grenze_monate: int = 0
+    grenze_art: Literal["beginn", "ende"] = "beginn"
+    gericht: Gericht = "akte"
+
+    @property
+    def grenze_text(self) -> str:
+        """ "die Frist beginnt spätestens fünf Monate nach der Verkündung" (German), "" without a limit."""
+        if not self.grenze_monate:
+            return ""
+        monate = _ZAHLWORT.get(self.grenze_monate, str(self.grenze_monate))
+        if self.grenze_art == "ende":
+            return f"die Frist endet spätestens {monate} Monate nach der Verkündung"
+        return f"die Frist beginnt spätestens {monate} Monate nach der Verkündung"
+
+
+_ZAHLWORT = {5: "fünf", 6: "sechs", 7: "sieben"}
 
 
 PRESETS: dict[str, FristPreset] = {
@@ -128,8 +174,10 @@ PRESETS: dict[str, FristPreset] = {
             "§ 517 ZPO",
             "Zustellung des vollständigen Urteils",
             "Spätestens fünf Monate nach Verkündung beginnt die Frist auch ohne Zustellung; mit dem Verkündungsdatum "
-            "rechnet der Rechner diese Grenze mit.",
-            fuenf_monate=True,
+            "rechnet der Rechner diese Grenze mit. Einzulegen beim Berufungsgericht (§ 519 Abs. 1 ZPO): dessen Feiertage "
+            "zählen.",
+            grenze_monate=5,
+            gericht="rechtsmittelgericht",
         ),
         FristPreset(
             "berufungsbegruendung",
@@ -140,8 +188,9 @@ PRESETS: dict[str, FristPreset] = {
             "§ 520 Abs. 2 ZPO",
             "Zustellung des vollständigen Urteils",
             "Keine Notfrist; auf Antrag verlängerbar (§ 520 Abs. 2 Satz 2 und 3 ZPO). Spätestens fünf Monate nach "
-            "Verkündung beginnt die Frist auch ohne Zustellung.",
-            fuenf_monate=True,
+            "Verkündung beginnt die Frist auch ohne Zustellung. Einzureichen beim Berufungsgericht (§ 520 Abs. 3 ZPO).",
+            grenze_monate=5,
+            gericht="rechtsmittelgericht",
         ),
         FristPreset(
             "revision",
@@ -151,6 +200,10 @@ PRESETS: dict[str, FristPreset] = {
             True,
             "§ 548 ZPO",
             "Zustellung des vollständigen Urteils",
+            "Einzulegen beim Revisionsgericht (§ 549 Abs. 1 ZPO); gerechnet mit den Feiertagen am Sitz des "
+            "Bundesgerichtshofs. Für eine Revision zum BAG, BSG, BVerwG oder BFH gib dessen Sitz an.",
+            grenze_monate=5,
+            gericht="bgh",
         ),
         FristPreset(
             "revisionsbegruendung",
@@ -160,7 +213,10 @@ PRESETS: dict[str, FristPreset] = {
             False,
             "§ 551 Abs. 2 ZPO",
             "Zustellung des vollständigen Urteils",
-            "Keine Notfrist; auf Antrag verlängerbar (§ 551 Abs. 2 Satz 5 und 6 ZPO).",
+            "Keine Notfrist; auf Antrag verlängerbar (§ 551 Abs. 2 Satz 5 und 6 ZPO). Einzureichen beim "
+            "Revisionsgericht (§ 551 Abs. 2 Satz 1 ZPO).",
+            grenze_monate=5,
+            gericht="bgh",
         ),
         FristPreset(
             "nichtzulassungsbeschwerde",
@@ -170,6 +226,24 @@ PRESETS: dict[str, FristPreset] = {
             True,
             "§ 544 Abs. 3 ZPO",
             "Zustellung des vollständigen Urteils",
+            "Einzulegen beim Revisionsgericht; spätestens sechs Monate nach Verkündung.",
+            grenze_monate=6,
+            grenze_art="ende",
+            gericht="bgh",
+        ),
+        FristPreset(
+            "nichtzulassungsbeschwerde_begruendung",
+            "Begründung der Nichtzulassungsbeschwerde",
+            2,
+            Einheit.MONATE,
+            False,
+            "§ 544 Abs. 4 ZPO",
+            "Zustellung des vollständigen Urteils",
+            "Spätestens sieben Monate nach Verkündung; verlängerbar (§ 544 Abs. 4 Satz 2 i. V. m. § 551 Abs. 2 Satz 5 "
+            "und 6 ZPO).",
+            grenze_monate=7,
+            grenze_art="ende",
+            gericht="bgh",
         ),
         FristPreset(
             "rechtsbeschwerde",
@@ -179,6 +253,8 @@ PRESETS: dict[str, FristPreset] = {
             True,
             "§ 575 Abs. 1 ZPO",
             "Zustellung des Beschlusses",
+            "Einzulegen beim Rechtsbeschwerdegericht (Bundesgerichtshof).",
+            gericht="bgh",
         ),
         FristPreset(
             "sofortige_beschwerde",
@@ -188,6 +264,9 @@ PRESETS: dict[str, FristPreset] = {
             True,
             "§ 569 Abs. 1 ZPO",
             "Zustellung der Entscheidung",
+            "Spätestens fünf Monate nach Verkündung des Beschlusses beginnt die Frist auch ohne Zustellung "
+            "(§ 569 Abs. 1 Satz 2 ZPO).",
+            grenze_monate=5,
         ),
         FristPreset(
             "einspruch_versaeumnisurteil",
@@ -196,6 +275,17 @@ PRESETS: dict[str, FristPreset] = {
             Einheit.WOCHEN,
             True,
             "§ 339 Abs. 1 ZPO",
+            "Zustellung des Versäumnisurteils",
+            "Vor dem Arbeitsgericht beträgt die Einspruchsfrist nur eine Woche (§ 59 Satz 1 ArbGG): Vorlage "
+            "„einspruch_versaeumnisurteil_arbgg“.",
+        ),
+        FristPreset(
+            "einspruch_versaeumnisurteil_arbgg",
+            "Einspruch gegen Versäumnisurteil (Arbeitsgericht)",
+            1,
+            Einheit.WOCHEN,
+            True,
+            "§ 59 Satz 1 ArbGG",
             "Zustellung des Versäumnisurteils",
         ),
         FristPreset(
@@ -215,6 +305,17 @@ PRESETS: dict[str, FristPreset] = {
             Einheit.WOCHEN,
             False,
             "§ 692 Abs. 1 Nr. 3 ZPO",
+            "Zustellung des Mahnbescheids",
+            "Keine Notfrist: Widerspruch ist bis zur Verfügung des Vollstreckungsbescheids möglich (§ 694 Abs. 1 ZPO). "
+            "Im arbeitsgerichtlichen Mahnverfahren beträgt die Frist eine Woche (§ 46a Abs. 3 ArbGG).",
+        ),
+        FristPreset(
+            "widerspruch_mahnbescheid_arbgg",
+            "Widerspruch gegen Mahnbescheid (Arbeitsgericht)",
+            1,
+            Einheit.WOCHEN,
+            False,
+            "§ 46a Abs. 3 ArbGG, § 692 Abs. 1 Nr. 3 ZPO",
             "Zustellung des Mahnbescheids",
             "Keine Notfrist: Widerspruch ist bis zur Verfügung des Vollstreckungsbescheids möglich (§ 694 Abs. 1 ZPO).",
         ),
@@ -275,6 +376,23 @@ PRESETS: dict[str, FristPreset] = {
             False,
             "§ 63 Abs. 1 FamFG",
             "Schriftliche Bekanntgabe des Beschlusses",
+            "Zwei Wochen gegen Endentscheidungen im Verfahren der einstweiligen Anordnung und gegen Entscheidungen über "
+            "die Genehmigung eines Rechtsgeschäfts (§ 63 Abs. 2 FamFG): Vorlage „beschwerde_famfg_zwei_wochen“. Kann "
+            "nicht schriftlich bekannt gegeben werden, beginnt die Frist spätestens fünf Monate nach Erlass (§ 63 Abs. 3 "
+            "Satz 2 FamFG; als Verkündungsdatum das Datum des Erlasses angeben).",
+            grenze_monate=5,
+        ),
+        FristPreset(
+            "beschwerde_famfg_zwei_wochen",
+            "Beschwerde (FamFG) gegen einstweilige Anordnung oder Genehmigung eines Rechtsgeschäfts",
+            2,
+            Einheit.WOCHEN,
+            False,
+            "§ 63 Abs. 2 FamFG",
+            "Schriftliche Bekanntgabe des Beschlusses",
+            "Kann nicht schriftlich bekannt gegeben werden, beginnt die Frist spätestens fünf Monate nach Erlass "
+            "(§ 63 Abs. 3 Satz 2 FamFG).",
+            grenze_monate=5,
         ),
         FristPreset(
             "berufung_arbgg",
@@ -284,8 +402,10 @@ PRESETS: dict[str, FristPreset] = {
             True,
             "§ 66 Abs. 1 Satz 1, 2 ArbGG",
             "Zustellung des vollständigen Urteils",
-            "Spätestens fünf Monate nach Verkündung beginnt die Frist auch ohne Zustellung.",
-            fuenf_monate=True,
+            "Spätestens fünf Monate nach Verkündung beginnt die Frist auch ohne Zustellung. Einzulegen beim "
+            "Landesarbeitsgericht: dessen Feiertage zählen.",
+            grenze_monate=5,
+            gericht="rechtsmittelgericht",
         ),
         FristPreset(
             "berufungsbegruendung_arbgg",
@@ -295,8 +415,10 @@ PRESETS: dict[str, FristPreset] = {
             False,
             "§ 66 Abs. 1 Satz 1, 2 ArbGG",
             "Zustellung des vollständigen Urteils",
-            "Einmal verlängerbar (§ 66 Abs. 1 Satz 5 ArbGG). Spätestens fünf Monate nach Verkündung beginnt die Frist.",
-            fuenf_monate=True,
+            "Einmal verlängerbar (§ 66 Abs. 1 Satz 5 ArbGG). Spätestens fünf Monate nach Verkündung beginnt die Frist. "
+            "Einzureichen beim Landesarbeitsgericht.",
+            grenze_monate=5,
+            gericht="rechtsmittelgericht",
         ),
         FristPreset(
             "befristungskontrollklage",
@@ -336,6 +458,8 @@ PRESETS: dict[str, FristPreset] = {
             False,
             "§ 124a Abs. 4 Satz 4 VwGO",
             "Zustellung des vollständigen Urteils",
+            "Einzureichen beim Oberverwaltungsgericht (§ 124a Abs. 4 Satz 5 VwGO).",
+            gericht="rechtsmittelgericht",
         ),
         FristPreset(
             "klage_sgg",
@@ -384,7 +508,9 @@ PRESETS: dict[str, FristPreset] = {
             False,
             "§ 345 Abs. 1 StPO",
             "Ablauf der Einlegungsfrist, bei späterer Zustellung des Urteils diese Zustellung",
-            "Bei Urteilen von mehr als 100 Seiten verlängert sich die Frist (§ 345 Abs. 1 Satz 2 StPO).",
+            "Die Frist verlängert sich um einen Monat, wenn das Urteil später als 21 Wochen nach der Verkündung zu den "
+            "Akten gebracht worden ist, und um einen weiteren Monat bei mehr als 35 Wochen (§ 345 Abs. 1 Satz 2 StPO); "
+            "dann beginnt sie mit der Mitteilung, wann es zu den Akten gebracht worden ist (Satz 3).",
         ),
         FristPreset(
             "einspruch_strafbefehl",
@@ -435,8 +561,9 @@ PRESETS: dict[str, FristPreset] = {
             False,
             "§ 132 Abs. 1 ZPO",
             "Termin zur mündlichen Verhandlung (rückwärts gerechnet)",
-            "Rückwärtsfrist: Schriftsätze mit neuem Vorbringen sind mindestens eine Woche vor dem Termin zuzustellen; "
-            "fällt der letzte Tag auf ein Wochenende oder einen Feiertag, gilt der Werktag davor.",
+            "Rückwärtsfrist: Schriftsätze mit neuem Vorbringen sind so rechtzeitig einzureichen, dass sie mindestens eine "
+            "Woche vor dem Termin zugestellt werden können; zwischen Zustellung und Termin muss eine volle Woche liegen. "
+            "Fällt der letzte Tag auf ein Wochenende oder einen Feiertag, gilt der Werktag davor.",
             art="rueckwaerts",
         ),
         FristPreset(
@@ -447,7 +574,8 @@ PRESETS: dict[str, FristPreset] = {
             False,
             "§ 132 Abs. 2 ZPO",
             "Termin zur mündlichen Verhandlung (rückwärts gerechnet)",
-            "Rückwärtsfrist; fällt der letzte Tag auf ein Wochenende oder einen Feiertag, gilt der Werktag davor.",
+            "Rückwärtsfrist: zwischen Zustellung und Termin müssen drei volle Tage liegen; fällt der letzte Tag auf ein "
+            "Wochenende oder einen Feiertag, gilt der Werktag davor.",
             art="rueckwaerts",
         ),
     )
@@ -475,7 +603,9 @@ class FristErgebnis:
     ort: str | None = None
     ortsquelle: str | None = None  # where the place comes from, e.g. "Gericht der Akte" or "Kanzleisitz"
     warnungen: tuple[str, ...] = ()
-    fristablauf_bei_teilfeiertag: date | None = None  # the later end if an uncertain partial holiday applies
+    # the later end if an uncertain holiday applies: a partial holiday at the place, or the place's own
+    # holidays where it may not be the court's (``berechne_frist``'s ``ort_unsicher``)
+    fristablauf_bei_teilfeiertag: date | None = None
 
     @property
     def ortsangabe(self) -> str:
@@ -767,6 +897,7 @@ def berechne_frist(
     notfrist: bool = False,
     rechtsgrundlage: str | None = None,
     bezeichnung: str | None = None,
+    ort_unsicher: str | None = None,
 ) -> FristErgebnis:
     """Calculate the end of a period (Fristablauf) under §§ 187–193 BGB / § 222 ZPO.
 
@@ -778,6 +909,11 @@ def berechne_frist(
     (or working days with ``vorfrist_arbeitstage``) before the Fristablauf and is moved earlier off
     weekends and holidays; it is None when disabled or when it would fall before the event.
     ``rechtsgrundlage`` and ``bezeichnung`` name the period (the presets fill them).
+
+    ``ort_unsicher`` (a German reason) says that ``bundesland``/``ort`` may not be the place of the
+    court at which the period is kept (the Kanzlei's seat standing in for an unknown court, the court
+    of the Akte for an appeal): then the end is the earliest that holds in every Land (weekends and
+    nationwide holidays only), and a warning names the later end at the given place if it differs.
 
     Raises FristError with a German message for invalid input.
     """
@@ -792,19 +928,38 @@ def berechne_frist(
 
     ablauf = _ablauf(ereignis_datum, dauer, einheit, fristbeginn, kalender)
     warnungen: list[str] = []
+    spaeter_am_ort: date | None = None
+    if ort_unsicher:
+        bundesweit = _ablauf(ereignis_datum, dauer, einheit, fristbeginn, BundesweiterKalender())
+        if bundesweit.fristablauf < ablauf.fristablauf:
+            warnungen.append(
+                WARNUNG_ORT_UNSICHER.format(
+                    grund=ort_unsicher,
+                    frueh=format_datum(bundesweit.fristablauf),
+                    ort=ortstext(land, ort),
+                    spaet=format_datum(ablauf.fristablauf),
+                )
+            )
+            ablauf, spaeter_am_ort = bundesweit, ablauf.fristablauf
     if ablauf.bei_teilfeiertag != ablauf.fristablauf:
         warnungen.append(_teilfeiertag_warnung(kalender, ablauf.fristablauf, ablauf.bei_teilfeiertag))
     beginn, beginn_schritt = _beginn(ereignis_datum, fristbeginn)
-    verschiebungsgrund = _verschiebungsgrund(ablauf, ortstext(land, ort))
+    verschiebungsgrund = _verschiebungsgrund(ablauf, "allen Bundesländern" if spaeter_am_ort else ortstext(land, ort))
     vorfrist, vorfrist_schritt = _vorfrist_mit_schritt(
         ereignis_datum, ablauf.fristablauf, vorfrist_tage, arbeitstage=vorfrist_arbeitstage, kalender=kalender
     )
 
     ortsquelle_text = f" ({ortsquelle})" if ortsquelle else ""
+    feiertage_nach = (
+        f"Feiertage nach dem Gerichtsort: {ortstext(land, ort)}{ortsquelle_text}."
+        if spaeter_am_ort is None
+        else f"Feiertage: nur die bundesweiten, da der Ort des maßgeblichen Gerichts nicht feststeht "
+        f"(angegeben: {ortstext(land, ort)}{ortsquelle_text})."
+    )
     schritte = [
         beginn_schritt,
         f"Dauer: {_dauer_text(dauer, einheit)}. {ablauf.regel}",
-        f"Feiertage nach dem Gerichtsort: {ortstext(land, ort)}{ortsquelle_text}.",
+        feiertage_nach,
     ]
     if verschiebungsgrund:
         schritte.append(verschiebungsgrund)
@@ -835,8 +990,17 @@ def berechne_frist(
         ort=ort,
         ortsquelle=ortsquelle,
         warnungen=tuple(warnungen),
-        fristablauf_bei_teilfeiertag=ablauf.bei_teilfeiertag if ablauf.bei_teilfeiertag != ablauf.fristablauf else None,
+        fristablauf_bei_teilfeiertag=spaeter_am_ort
+        or (ablauf.bei_teilfeiertag if ablauf.bei_teilfeiertag != ablauf.fristablauf else None),
     )
+
+
+def ort_unsicher_grund(ort_art: OrtArt | None, bundesland: str | None, ort: str | None) -> str | None:
+    """The reason to warn (``berechne_frist``'s ``ort_unsicher``) when the Kanzlei's seat stands in for
+    the unknown court of a period; None for a place given or taken from the Akte's court."""
+    if ort_art != "kanzlei":
+        return None
+    return GRUND_KANZLEISITZ.format(ort=ortstext(_bundesland(bundesland), _ort(ort)))
 
 
 def berechne_preset(
@@ -846,35 +1010,50 @@ def berechne_preset(
     *,
     ort: str | None = None,
     ortsquelle: str | None = None,
+    ort_art: OrtArt | None = None,
     vorfrist_tage: int | None = 7,
     vorfrist_arbeitstage: bool = False,
     verkuendung: date | None = None,
 ) -> FristErgebnis:
     """Calculate a preset period (see ``PRESETS``) triggered by the event on ``ereignis_datum``.
 
-    For presets with the five-month rule (§§ 517, 520 Abs. 2 ZPO, § 66 Abs. 1 ArbGG) ``verkuendung``
-    adds the latest start five months after the Verkündung; the earlier end applies, and without a
-    Zustellung (``ereignis_datum`` None) the limit alone is computed. A backward preset (§ 132 ZPO)
-    counts back from the Termin in ``ereignis_datum`` and moves off non-working days to the day
+    For presets with a limit after the Verkündung (``grenze_monate``: §§ 517, 520 Abs. 2, 544 Abs. 3
+    and 4, 548, 551 Abs. 2, 569 Abs. 1 ZPO, § 66 Abs. 1 ArbGG, § 63 Abs. 3 FamFG) ``verkuendung``
+    adds that limit; the earlier end applies, and without a Zustellung (``ereignis_datum`` None) the
+    limit alone is computed; without ``verkuendung`` the result warns that the limit is unchecked.
+
+    The holidays are those of the court at which the period is kept (``preset.gericht``): for the
+    Bundesgerichtshof its seat, whatever place is given; for an appeal court, a place that is the
+    court of the Akte or the Kanzlei's seat (``ort_art`` "akte" or "kanzlei") is not its seat, and
+    neither is the Kanzlei's seat the court of the Akte: then the end is the earliest that holds in
+    every Land, with a warning (see ``berechne_frist``'s ``ort_unsicher``). A backward preset (§ 132
+    ZPO) counts back from the Termin in ``ereignis_datum`` and moves off non-working days to the day
     before. Raises FristError for unknown presets and invalid input.
     """
     preset = PRESETS.get(preset_key)
     if preset is None:
         raise FristError(FEHLER_PRESET.format(wert=preset_key, verfuegbar=", ".join(PRESETS)))
-    if verkuendung is not None and not preset.fuenf_monate:
+    if verkuendung is not None and not preset.grenze_monate:
         raise FristError(FEHLER_VERKUENDUNG_OHNE_REGEL.format(vorlage=preset.label))
+    ort_unsicher = None
+    if preset.gericht == "bgh":
+        bundesland, ort, ortsquelle = BGH_LAND, BGH_ORT, BGH_QUELLE
+    elif preset.gericht == "rechtsmittelgericht" and ort_art in ("akte", "kanzlei"):
+        ort_unsicher = GRUND_RECHTSMITTELGERICHT.format(ort=ortstext(_bundesland(bundesland), _ort(ort)))
+    else:
+        ort_unsicher = ort_unsicher_grund(ort_art, bundesland, ort)
     if preset.art == "rueckwaerts":
-        return _rueckwaerts(preset, ereignis_datum, bundesland, ort, ortsquelle)
+        return _rueckwaerts(preset, ereignis_datum, bundesland, ort, ortsquelle, ort_unsicher=ort_unsicher)
     if preset.art == "jahresende":
         return _verjaehrung(preset, ereignis_datum, bundesland, ort, ortsquelle)
     if ereignis_datum is None and verkuendung is None:
         raise FristError(FEHLER_DATUM.format(wert=ereignis_datum))
 
-    def frist_ab(ereignis: date) -> FristErgebnis:
+    def frist_ab(ereignis: date, dauer: int = preset.dauer, einheit: Einheit = preset.einheit) -> FristErgebnis:
         return berechne_frist(
             ereignis_datum=ereignis,
-            dauer=preset.dauer,
-            einheit=preset.einheit,
+            dauer=dauer,
+            einheit=einheit,
             bundesland=bundesland,
             ort=ort,
             ortsquelle=ortsquelle,
@@ -883,14 +1062,19 @@ def berechne_preset(
             notfrist=preset.notfrist,
             rechtsgrundlage=preset.rechtsgrundlage,
             bezeichnung=preset.label,
+            ort_unsicher=ort_unsicher,
         )
 
     zeilen = [f"{preset.label} ({preset.rechtsgrundlage}), ausgelöst durch: {preset.ereignis}."]
     if verkuendung is None:
         ergebnis = frist_ab(_geprueftes_datum(ereignis_datum))
+        if preset.grenze_monate:
+            warnung = WARNUNG_GRENZE_OHNE_VERKUENDUNG.format(grenze=preset.grenze_text)
+            ergebnis = replace(ergebnis, warnungen=(*ergebnis.warnungen, warnung))
+            zeilen.append(warnung)
     else:
         ab_zustellung = frist_ab(ereignis_datum) if ereignis_datum is not None else None
-        ergebnis, grenzsatz = _fuenf_monats_grenze(_geprueftes_datum(verkuendung), ab_zustellung, frist_ab)
+        ergebnis, grenzsatz = _grenze(preset, _geprueftes_datum(verkuendung), ab_zustellung, frist_ab)
         zeilen.append(grenzsatz)
     zeilen.insert(1, ergebnis.erlaeuterung)
     if preset.hinweis:
@@ -898,21 +1082,34 @@ def berechne_preset(
     return replace(ergebnis, erlaeuterung="\n".join(zeilen))
 
 
-def _fuenf_monats_grenze(
-    verkuendung: date, ab_zustellung: FristErgebnis | None, frist_ab: Callable[[date], FristErgebnis]
+def _grenze(
+    preset: FristPreset,
+    verkuendung: date,
+    ab_zustellung: FristErgebnis | None,
+    frist_ab: Callable[[date, int, Einheit], FristErgebnis],
 ) -> tuple[FristErgebnis, str]:
-    """The period that applies under the five-month limit (§§ 517, 520 Abs. 2 ZPO, § 66 Abs. 1 ArbGG)
-    and the sentence explaining it.
+    """The period that applies under the preset's limit after ``verkuendung`` and the sentence
+    explaining it.
 
-    The period starts at the latest five months after ``verkuendung``; the earlier of that end and the
-    end ``ab_zustellung`` (None: no Zustellung yet) applies. ``frist_ab`` computes the period from an event.
+    "beginn": the period starts at the latest ``grenze_monate`` months after the Verkündung (§ 517
+    ZPO and the like); "ende": it ends at the latest then (§ 544 Abs. 3, 4 ZPO), counted as a period
+    of that many months from the Verkündung. The earlier of that end and the end ``ab_zustellung``
+    (None: no Zustellung yet) applies. ``frist_ab(event, dauer, einheit)`` computes a period from an event.
     """
-    spaetester_beginn, _ = _plus_monate(verkuendung, 5)
-    grenze = frist_ab(spaetester_beginn)
-    grenzsatz = (
-        f"Fünf-Monats-Grenze: Verkündung am {format_datum(verkuendung)}; die Frist beginnt spätestens mit Ablauf "
-        f"des {format_datum(spaetester_beginn)} und endet dann am {format_datum(grenze.fristablauf)}."
-    )
+    monate = _ZAHLWORT.get(preset.grenze_monate, str(preset.grenze_monate))
+    if preset.grenze_art == "ende":
+        grenze = frist_ab(verkuendung, preset.grenze_monate, Einheit.MONATE)
+        grenzsatz = (
+            f"Höchstgrenze: Verkündung am {format_datum(verkuendung)}; die Frist endet spätestens {monate} Monate "
+            f"danach, am {format_datum(grenze.fristablauf)}."
+        )
+    else:
+        spaetester_beginn, _ = _plus_monate(verkuendung, preset.grenze_monate)
+        grenze = frist_ab(spaetester_beginn, preset.dauer, preset.einheit)
+        grenzsatz = (
+            f"{monate.capitalize()}-Monats-Grenze: Verkündung am {format_datum(verkuendung)}; die Frist beginnt spätestens "
+            f"mit Ablauf des {format_datum(spaetester_beginn)} und endet dann am {format_datum(grenze.fristablauf)}."
+        )
     if ab_zustellung is not None and ab_zustellung.fristablauf <= grenze.fristablauf:
         return ab_zustellung, grenzsatz + " Die Frist ab Zustellung endet früher und ist maßgeblich."
     massgeblich = grenze if ab_zustellung is None else replace(grenze, ereignis_datum=ab_zustellung.ereignis_datum)
@@ -920,32 +1117,53 @@ def _fuenf_monats_grenze(
 
 
 def _rueckwaerts(
-    preset: FristPreset, termin: date | None, bundesland: str | None, ort: str | None, ortsquelle: str | None
+    preset: FristPreset,
+    termin: date | None,
+    bundesland: str | None,
+    ort: str | None,
+    ortsquelle: str | None,
+    *,
+    ort_unsicher: str | None = None,
 ) -> FristErgebnis:
+    """§ 132 ZPO: the document must be served so that the full period lies between the day of
+    service and the day of the Termin, neither of them counted (§ 222 Abs. 1 ZPO, § 187 Abs. 1 BGB
+    counted backwards): for a week before a Wednesday, service on Tuesday of the week before at the
+    latest. A last day that is no working day moves to the working day before it; with
+    ``ort_unsicher`` a holiday of any Land counts (the earliest day that holds wherever the court is)."""
     termin = _geprueftes_datum(termin)
     land = _bundesland(bundesland)
     kalender = Feiertagskalender(land, _ort(ort))
     tage = preset.dauer * 7 if preset.einheit is Einheit.WOCHEN else preset.dauer
     if preset.einheit not in (Einheit.TAGE, Einheit.WOCHEN):
         raise FristError(FEHLER_EINHEIT.format(wert=preset.einheit))
-    ende = termin - timedelta(days=tage)
+    ende = termin - timedelta(days=tage + 1)
     letzter = ende
     # Backwards the safe direction is earlier: uncertain partial holidays count as free.
-    while not kalender.ist_werktag(letzter, teilfeiertage_frei=True):
+    while not kalender.ist_werktag(letzter, teilfeiertage_frei=True) or (ort_unsicher and _feiertag_irgendwo(letzter)):
         letzter -= timedelta(days=1)
+    orte = "jedes Bundesland" if ort_unsicher else ortstext(land, kalender.ort)
     schritte = [
         f"{preset.label} ({preset.rechtsgrundlage}), rückwärts gerechnet vom Termin am {format_datum(termin)}.",
-        f"{_dauer_text(preset.dauer, preset.einheit)} vor dem Termin: {format_datum(ende)}.",
+        f"Zwischen Zustellung und Termin müssen volle {_dauer_text(preset.dauer, preset.einheit)} liegen; weder der Tag "
+        f"der Zustellung noch der Termintag zählen mit (§ 222 Abs. 1 ZPO, § 187 Abs. 1 BGB): zuzustellen spätestens am "
+        f"{format_datum(ende)}.",
         f"Feiertage nach dem Gerichtsort: {ortstext(land, kalender.ort)}" + (f" ({ortsquelle})." if ortsquelle else "."),
     ]
+    warnungen: list[str] = []
+    if ort_unsicher:
+        warnungen.append(f"Achtung: {ort_unsicher} Der Rechner zählt deshalb die Feiertage jedes Bundeslandes mit.")
+        schritte.extend(warnungen)
     grund = None
     if letzter != ende:
         grund = (
-            f"{format_datum(ende)} ist kein Werktag in {ortstext(land, kalender.ort)}; bei einer Rückwärtsfrist gilt der "
+            f"{format_datum(ende)} ist kein Werktag in {orte}; bei einer Rückwärtsfrist gilt der "
             f"Werktag davor: {format_datum(letzter)}."
         )
         schritte.append(grund)
-    schritte.append(f"Spätester Tag: {format_datum(letzter)}.")
+    schritte.append(
+        f"Spätester Tag der Zustellung: {format_datum(letzter)}. Einzureichen so rechtzeitig, dass das Gericht bis "
+        "dahin zustellen kann."
+    )
     if preset.hinweis:
         schritte.append(f"Hinweis: {preset.hinweis}")
     return FristErgebnis(
@@ -965,7 +1183,13 @@ def _rueckwaerts(
         bezeichnung=preset.label,
         ort=kalender.ort,
         ortsquelle=ortsquelle,
+        warnungen=tuple(warnungen),
     )
+
+
+def _feiertag_irgendwo(tag: date) -> bool:
+    """Whether ``tag`` is a holiday, certain or partial, in any Land."""
+    return any(Feiertagskalender(land).feiertag(tag) or Feiertagskalender(land).teilfeiertag(tag) for land in BUNDESLAENDER)
 
 
 def _verjaehrung(

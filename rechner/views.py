@@ -86,6 +86,7 @@ def _frist_berechnen(daten: dict[str, Any], ort: FristOrt) -> fristen.FristErgeb
             ort.bundesland,
             ort=ort.ort,
             ortsquelle=ort.quelle,
+            ort_art=ort.art,
             vorfrist_tage=daten["vorfrist"],
             vorfrist_arbeitstage=daten["vorfrist_arbeitstage"],
             verkuendung=daten["verkuendung"],
@@ -98,6 +99,7 @@ def _frist_berechnen(daten: dict[str, Any], ort: FristOrt) -> fristen.FristErgeb
         ort=ort.ort,
         ortsquelle=ort.quelle,
         fristbeginn=daten["fristbeginn"],
+        ort_unsicher=fristen.ort_unsicher_grund(ort.art, ort.bundesland, ort.ort),
         vorfrist_tage=daten["vorfrist"],
         vorfrist_arbeitstage=daten["vorfrist_arbeitstage"],
     )
@@ -152,7 +154,7 @@ def frist_entwurf(request: HttpRequest) -> HttpResponse:
         try:
             if not titel:
                 raise fristen.FristError(FEHLER_TITEL)
-            ort = frist_ort_bestimmen(akte=akte, bundesland=daten["bundesland"], ort=daten["ort"])
+            ort = frist_ort_bestimmen(akte=akte, bundesland=daten["bundesland"], ort=daten["ort"], vorlage=daten["vorlage"])
             ergebnis = _frist_berechnen(daten, ort)
             draft_create(
                 typ=HelenaDraft.Typ.FRIST,

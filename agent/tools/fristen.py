@@ -57,8 +57,9 @@ class FristBerechnung(Params):
     verkuendung: Annotated[
         datetime.date | None,
         Field(
-            description="Presets berufung, berufungsbegruendung, berufung_arbgg, berufungsbegruendung_arbgg: day the "
-            "judgment was pronounced; adds the five-month limit (the earlier end applies)."
+            description="Presets with a limit after the pronouncement (berufung, berufungsbegruendung, revision, "
+            "revisionsbegruendung, nichtzulassungsbeschwerde(_begruendung), sofortige_beschwerde, the _arbgg appeals, "
+            "beschwerde_famfg: day of Erlass): day the decision was pronounced; adds that limit (the earlier end applies)."
         ),
     ] = None
     notfrist: Annotated[bool, Field(description="Custom periods only: mark as Notfrist.")] = False
@@ -74,7 +75,7 @@ class FristBerechnung(Params):
 def frist_ort_fuer(berechnung: FristBerechnung, akte: Akte | None) -> FristOrt:
     """The place whose holidays count (see akten.fristen_rules.frist_ort_bestimmen) as a ToolError on failure."""
     try:
-        return frist_ort_bestimmen(akte=akte, bundesland=berechnung.bundesland, ort=berechnung.ort)
+        return frist_ort_bestimmen(akte=akte, bundesland=berechnung.bundesland, ort=berechnung.ort, vorlage=berechnung.vorlage)
     except KalenderRegelFehler as exc:
         raise ToolError(exc.message) from None
 
@@ -89,6 +90,7 @@ def fristenrechner(ereignis_datum: datetime.date, berechnung: FristBerechnung, o
                 ort.bundesland,
                 ort=ort.ort,
                 ortsquelle=ort.quelle,
+                ort_art=ort.art,
                 vorfrist_tage=berechnung.vorfrist_tage,
                 vorfrist_arbeitstage=berechnung.vorfrist_arbeitstage,
                 verkuendung=berechnung.verkuendung,
@@ -103,6 +105,7 @@ def fristenrechner(ereignis_datum: datetime.date, berechnung: FristBerechnung, o
             ort=ort.ort,
             ortsquelle=ort.quelle,
             fristbeginn=berechnung.fristbeginn,
+            ort_unsicher=fristen.ort_unsicher_grund(ort.art, ort.bundesland, ort.ort),
             vorfrist_tage=berechnung.vorfrist_tage,
             vorfrist_arbeitstage=berechnung.vorfrist_arbeitstage,
             notfrist=berechnung.notfrist,

@@ -101,7 +101,7 @@ def preset_faelle() -> Iterator[Fall]:
         preset = zufall.choice(schluessel)
         ereignis = _datum(zufall) if zufall.random() < 0.9 else None
         verkuendung = None
-        if fristen.PRESETS[preset].fuenf_monate and zufall.random() < 0.6 or zufall.random() < 0.02:
+        if fristen.PRESETS[preset].grenze_monate and zufall.random() < 0.6 or zufall.random() < 0.02:
             verkuendung = (ereignis or _datum(zufall)) - timedelta(days=zufall.randint(0, 220))
         eingabe: dict[str, Any] = {
             "preset_key": preset if zufall.random() < 0.98 else "unbekannt",

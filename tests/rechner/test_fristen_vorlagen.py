@@ -35,9 +35,9 @@ def test_fuenf_monats_grenze_der_begruendung(vorlage: str) -> None:
     assert berechne_preset(vorlage, date(2025, 6, 20), "NW", ort="Köln", verkuendung=VERKUENDUNG).fristablauf == date(2025, 8, 15)
 
 
-def test_verkuendung_nur_bei_fuenf_monats_vorlagen() -> None:
-    with pytest.raises(FristError, match="Fünf-Monats-Grenze"):
-        berechne_preset("sofortige_beschwerde", date(2025, 6, 20), "NW", verkuendung=VERKUENDUNG)
+def test_verkuendung_nur_bei_vorlagen_mit_hoechstgrenze() -> None:
+    with pytest.raises(FristError, match="Höchstgrenze ab Verkündung"):
+        berechne_preset("kuendigungsschutzklage", date(2025, 6, 20), "NW", verkuendung=VERKUENDUNG)
 
 
 @pytest.mark.parametrize(
@@ -71,20 +71,39 @@ def test_regelverjaehrung_zum_jahresende() -> None:
 
 
 def test_rueckwaertsfrist_132_zpo() -> None:
-    # Termin Do 26.06.2025 − 1 Woche = Do 19.06.2025: Fronleichnam in NW → Mi 18.06.2025; in Berlin Werktag.
-    nrw = berechne_preset("schriftsatz_vor_termin", date(2025, 6, 26), "NW")
+    """§ 132 ZPO: a full week (three full days) between the day of service and the Termin, neither
+    counted: for a Termin on Friday 27.06.2025 service by Thursday 19.06.2025, Fronleichnam in NW →
+    Wednesday 18.06.2025; in Berlin a working day."""
+    nrw = berechne_preset("schriftsatz_vor_termin", date(2025, 6, 27), "NW")
     assert nrw.fristablauf == date(2025, 6, 18) and nrw.verschoben
     assert "Werktag davor" in (nrw.verschiebungsgrund or "")
-    assert berechne_preset("schriftsatz_vor_termin", date(2025, 6, 26), "BE").fristablauf == date(2025, 6, 19)
-    # Termin Mo 23.06.2025 − 3 Tage = Fr 20.06.2025.
-    assert berechne_preset("gegenerklaerung_vor_termin", date(2025, 6, 23), "NW").fristablauf == date(2025, 6, 20)
-    # Termin Di 24.06.2025 − 3 Tage = Sa 21.06. → Fr 20.06.2025 (never later).
+    assert "Spätester Tag der Zustellung: Mittwoch, 18.06.2025" in nrw.erlaeuterung
+    assert berechne_preset("schriftsatz_vor_termin", date(2025, 6, 27), "BE").fristablauf == date(2025, 6, 19)
+    # Termin Mo 23.06.2025: days 20, 21, 22 lie between → service by Do 19.06. (NW: Fronleichnam → Mi 18.06.)
+    assert berechne_preset("gegenerklaerung_vor_termin", date(2025, 6, 23), "NW").fristablauf == date(2025, 6, 18)
     assert berechne_preset("gegenerklaerung_vor_termin", date(2025, 6, 24), "NW").fristablauf == date(2025, 6, 20)
 
 
+@pytest.mark.parametrize(
+    ("vorlage", "termin", "spaetestens"),
+    [
+        # a Termin on Wednesday: service on Tuesday of the week before at the latest (not Wednesday)
+        ("schriftsatz_vor_termin", date(2027, 6, 16), date(2027, 6, 8)),
+        # Monday: Sunday 06.06. → the working day before, Friday 04.06.
+        ("schriftsatz_vor_termin", date(2027, 6, 14), date(2027, 6, 4)),
+        # Thursday: Sunday 13.06. → Friday 11.06.
+        ("gegenerklaerung_vor_termin", date(2027, 6, 17), date(2027, 6, 11)),
+        # Friday 13.06.2025: Monday 09.06. is Pfingstmontag → Friday 06.06.
+        ("gegenerklaerung_vor_termin", date(2025, 6, 13), date(2025, 6, 6)),
+    ],
+)
+def test_rueckwaertsfrist_volle_frist_zwischen_zustellung_und_termin(vorlage, termin, spaetestens) -> None:
+    assert berechne_preset(vorlage, termin, "NW").fristablauf == spaetestens
+
+
 def test_rueckwaertsfrist_nimmt_unsicheren_teilfeiertag_als_frei() -> None:
-    # Termin Fr 22.08.2025 − 1 Woche = Fr 15.08.2025 (Mariä Himmelfahrt in Teilen Bayerns) → Do 14.08.2025.
-    assert berechne_preset("schriftsatz_vor_termin", date(2025, 8, 22), "BY").fristablauf == date(2025, 8, 14)
+    # Termin Mo 25.08.2025: So 17.08. → Sa → Fr 15.08.2025 (Mariä Himmelfahrt in Teilen Bayerns) → Do 14.08.2025.
+    assert berechne_preset("schriftsatz_vor_termin", date(2025, 8, 25), "BY").fristablauf == date(2025, 8, 14)
 
 
 def test_alle_vorlagen_haben_rechtsgrundlage_und_ereignis() -> None:

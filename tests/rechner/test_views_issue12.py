@@ -37,11 +37,15 @@ def test_berlin_endet_einen_tag_frueher_als_nrw(angemeldet) -> None:
     assert "Berlin (Berlin); Quelle: Angabe" in html
 
 
-def test_ohne_angabe_gilt_der_kanzleisitz_und_wird_genannt(angemeldet) -> None:
+def test_ohne_angabe_gilt_der_frueheste_tag_und_der_kanzleisitz_wird_genannt(angemeldet) -> None:
+    """The Kanzlei's seat is no court: a court elsewhere may keep Fronleichnam as a working day, so
+    the earliest end that holds everywhere applies, with a warning naming the later one at the seat."""
     KanzleiProfil(name="Kanzlei", sitz_ort="Köln", sitz_bundesland="NW").save()
     html = seite(angemeldet, ZWEI_WOCHEN)
-    assert "Fristablauf Freitag, 20.06.2025" in html
+    assert "Fristablauf Donnerstag, 19.06.2025" in html
     assert "Köln (Nordrhein-Westfalen); Quelle: Kanzleisitz" in html
+    assert "Die Akte nennt kein Gericht" in html
+    assert "endet die Frist erst am Freitag, 20.06.2025" in html
 
 
 def test_muenchen_mariae_himmelfahrt(angemeldet) -> None:
@@ -103,7 +107,7 @@ def test_fristenseite_fuenf_monats_grenze_und_rueckwaerts(angemeldet) -> None:
     rueck = {"vorlage": "schriftsatz_vor_termin", "ereignisdatum": "2025-06-26", "bundesland": "NW"}
     assert "Fristablauf Mittwoch, 18.06.2025" in seite(angemeldet, rueck)
     manuell = seite(angemeldet, {**ZWEI_WOCHEN, "bundesland": "NW", "verkuendung": "2025-01-15"})
-    assert "Das Verkündungsdatum gilt nur für die Berufungsvorlagen" in manuell
+    assert "Das Verkündungsdatum gilt nur für Vorlagen mit einer Höchstgrenze" in manuell
 
 
 def test_zinsseite(angemeldet) -> None:

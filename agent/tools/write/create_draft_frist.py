@@ -89,7 +89,7 @@ def execute(ctx: ToolContext, params: CreateDraftFristParams) -> ToolResult:
         # Helena proposes only coming appointments; a human may still record a past one.
         raise ToolError(ERR_VERGANGEN.format(datum=format_datum(params.datum)))
     try:
-        kalender_eintrag_pruefen(akte=akte, typ=params.typ, fristablauf=fristablauf, vorfrist=vorfrist, heute=heute)
+        kalender_eintrag_pruefen(typ=params.typ, fristablauf=fristablauf, vorfrist=vorfrist, heute=heute)
     except KalenderRegelFehler as exc:
         raise ToolError(exc.message) from None
     verantwortlich = _verantwortlich(akte, params.verantwortlich_id)

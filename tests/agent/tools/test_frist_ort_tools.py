@@ -47,7 +47,10 @@ def test_kanzleisitz_nur_wenn_kein_gericht(call, anwalt):
     KanzleiProfil(name="Kanzlei", sitz_ort="Köln", sitz_bundesland="NW").save()
     ohne_gericht = _akte(anwalt)
     result = call(anwalt, "berechne_frist", ZWEI_WOCHEN_AB_5_6_2025, akte=ohne_gericht)
-    assert result.data["fristablauf"] == "2025-06-20"
+    # the seat is no court: the earliest end that holds everywhere, with the seat's later end in a warning
+    assert result.data["fristablauf"] == "2025-06-19"
+    assert result.data["fristablauf_bei_teilfeiertag"] == "2025-06-20"
+    assert "Die Akte nennt kein Gericht" in result.data["warnungen"][0]
     assert result.data["feiertage_nach"] == "Köln (Nordrhein-Westfalen); Quelle: Kanzleisitz"
     berlin = _akte(anwalt, gericht_ort="Berlin", gericht_bundesland="BE")
     assert call(anwalt, "berechne_frist", ZWEI_WOCHEN_AB_5_6_2025, akte=berlin).data["fristablauf"] == "2025-06-19"
@@ -158,3 +161,16 @@ def test_create_draft_frist_rueckwaerts(call, anwalt):
     payload = HelenaDraft.objects.get(pk=result.data["draft_id"]).payload
     assert datetime.date.fromisoformat(payload["fristablauf"]) <= termin - datetime.timedelta(weeks=1)
     assert payload["datum"] == timezone.localdate().isoformat()
+
+
+def test_berufungsbegruendung_warnt_ohne_berufungsgericht_und_nimmt_seine_angabe(call, anwalt):
+    """The Begründung is kept at the Berufungsgericht (§ 520 Abs. 3 ZPO), not at the LG Augsburg of
+    the Akte: without its seat the earliest end holds, and its seat may be given."""
+    augsburg = _akte(anwalt, gericht_name="Landgericht Augsburg", gericht_ort="Augsburg", gericht_bundesland="BY")
+    args = {"ereignis_datum": "2029-06-08", "vorlage": "berufungsbegruendung"}
+    ohne = call(anwalt, "berechne_frist", args, akte=augsburg)
+    assert ohne.data["fristablauf"] == "2029-08-08"
+    assert "Sitz des Rechtsmittelgerichts" in ohne.data["warnungen"][0]
+    olg = call(anwalt, "berechne_frist", {**args, "bundesland": "BY", "ort": "München"}, akte=augsburg)
+    assert olg.ok and olg.data["fristablauf"] == "2029-08-08"
+    assert olg.data["feiertage_nach"] == "München (Bayern); Quelle: Angabe zum Rechtsmittelgericht"
