@@ -65,6 +65,11 @@ MANDANT_USER_FIELDS = frozenset({"id", "name", "email"})
 MANDANT_DOKUMENT_FIELDS = frozenset(
     {"id", "akte", "aktenzeichen", "name", "mime_type", "groesse", "created_at", "download_url", "text"}
 )
+# The same for Helena's document tools (read_dokumente, read_dokument_detail), in their names: no
+# status ("Entwurf"), no author, no "drafted by Helena", no release flag, no extraction state.
+MANDANT_DOKUMENT_TOOL_FIELDS = frozenset(
+    {"id", "titel", "akte", "datum", "typ", "groesse_bytes", "text", "gekuerzt", "text_laenge", "hinweis"}
+)
 # A MANDANT's message to the responsible lawyer (drafts.services.mandant_message_send).
 MANDANT_MESSAGE_MAX_CHARS = 5000
 
@@ -90,8 +95,8 @@ def sees_internal(user: Any) -> bool:
 
 
 def allowed_fields(user: Any, kind: str) -> frozenset[str] | None:
-    """The fields of `kind` ("akte", "beteiligter", "user", "dokument") that `user` may receive;
-    None means all of them."""
+    """The fields of `kind` ("akte", "beteiligter", "user", "dokument", "dokument_tool") that `user`
+    may receive; None means all of them."""
     if not is_mandant(user):
         return None
     return {
@@ -99,6 +104,7 @@ def allowed_fields(user: Any, kind: str) -> frozenset[str] | None:
         "beteiligter": MANDANT_BETEILIGTER_FIELDS,
         "user": MANDANT_USER_FIELDS,
         "dokument": MANDANT_DOKUMENT_FIELDS,
+        "dokument_tool": MANDANT_DOKUMENT_TOOL_FIELDS,
     }[kind]
 
 

@@ -93,13 +93,23 @@ def _validated(typ: str, payload: dict[str, Any]) -> Any:
         raise DraftInvalid(ERR_INVALID.format(details=format_validation_error(exc))) from exc
 
 
-def _kalender_pruefen(akte: Akte | None, payload: Any) -> None:
-    """The calendar-entry rules (§ 193 BGB at the court's place, not in the past) on every path."""
-    if isinstance(payload, KalenderPayload):
-        try:
-            kalender_eintrag_pruefen(typ=payload.typ, fristablauf=payload.fristablauf, vorfrist=payload.vorfrist)
-        except KalenderRegelFehler as exc:
-            raise DraftInvalid(ERR_INVALID.format(details=exc.message)) from exc
+def _kalender_pruefen(akte: Akte | None, payload: Any) -> User | None:
+    """The calendar-entry rules (§ 193 BGB, not in the past) and the responsible person on every
+    path (create, edit, accept): someone active who may see the Akte, else DraftInvalid (the card
+    would otherwise show the name of any user whose id was written into the payload). Returns
+    that person (None: the approver)."""
+    if not isinstance(payload, KalenderPayload):
+        return None
+    try:
+        kalender_eintrag_pruefen(typ=payload.typ, fristablauf=payload.fristablauf, vorfrist=payload.vorfrist)
+    except KalenderRegelFehler as exc:
+        raise DraftInvalid(ERR_INVALID.format(details=exc.message)) from exc
+    if payload.verantwortlich_id is None:
+        return None
+    verantwortlich = User.objects.filter(pk=payload.verantwortlich_id, is_active=True).first()
+    if verantwortlich is None or akte is None or not Akte.objects.visible_to(verantwortlich).filter(pk=akte.pk).exists():
+        raise DraftInvalid(ERR_VERANTWORTLICH)
+    return verantwortlich
 
 
 def _akte_field_label(name: str) -> str:
@@ -235,12 +245,7 @@ def _create_record(draft: HelenaDraft, by: User) -> tuple[models.Model, dict[str
         )
         return record, {"rechnungsnummer": nummer}
     if isinstance(model, KalenderPayload):
-        _kalender_pruefen(akte, model)
-        verantwortlich = None
-        if model.verantwortlich_id is not None:
-            verantwortlich = User.objects.filter(pk=model.verantwortlich_id, is_active=True).first()
-            if verantwortlich is None or not Akte.objects.visible_to(verantwortlich).filter(pk=akte.pk).exists():
-                raise DraftInvalid(ERR_VERANTWORTLICH)
+        verantwortlich = _kalender_pruefen(akte, model)
         record = akten_services.kalender_eintrag_create(
             akte=akte,
             by=by,

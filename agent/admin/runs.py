@@ -2,7 +2,8 @@ from django.contrib import admin
 from django.db.models import Prefetch
 
 from agent.models import AgentRun, AgentStep, AnswerFeedback, ToolCallAudit
-from akten.admin_mixins import OwnVisibleRunsAdminMixin
+from agent.runs.selectors import conversations_of
+from akten.admin_mixins import OwnVisibleRunsAdminMixin, sees_all
 from helena.text import shorten
 from recherche.citations import unresolved_in_trace
 
@@ -77,13 +78,21 @@ class AgentRunAdmin(OwnVisibleRunsAdminMixin, admin.ModelAdmin):
 
 @admin.register(AnswerFeedback)
 class AnswerFeedbackAdmin(admin.ModelAdmin):
-    """Users' verdicts on Helena's answers, read-only, for evaluating models and prompts."""
+    """Users' verdicts on Helena's answers, read-only, for evaluating models and prompts. Like the
+    runs: ADMIN sees all; anyone else only verdicts in their own conversations that they may still
+    see (an answer quotes its Akte; a view permission opens the page, not more rows)."""
 
     list_display = ["updated_at", "rating", "comment", "user", "answer_excerpt"]
     list_filter = ["rating", "updated_at"]
     list_select_related = ["user", "message"]
     fields = ("message", "user", "rating", "comment", "created_at", "updated_at", "answer_text")
     readonly_fields = fields
+
+    def get_queryset(self, request):  # type: ignore[no-untyped-def]
+        qs = super().get_queryset(request)
+        if sees_all(request):
+            return qs
+        return qs.filter(message__conversation__in=conversations_of(request.user).values("pk"))
 
     @admin.display(description="Antwort (Auszug)")
     def answer_excerpt(self, obj: AnswerFeedback) -> str:

@@ -138,10 +138,13 @@ def _person_name(user: User) -> str:
 
 def _responsible_choices(akte: Akte, current: Any) -> list[dict[str, Any]]:
     """Who can be made responsible for a Frist, by name (the card never asks for a numeric id):
-    the Akte's lawyer and Sachbearbeitung, and whoever the draft already names."""
+    the Akte's lawyer and Sachbearbeitung, and whoever the draft already names if that person may
+    see the Akte (the draft services refuse anyone else; a name is never shown for a mere id)."""
     people = [u for u in (akte.anwalt, akte.sachbearbeiter) if u is not None]
     if isinstance(current, int) and current not in {u.pk for u in people}:
-        people += list(User.objects.filter(pk=current, is_active=True))
+        named = User.objects.filter(pk=current, is_active=True).first()
+        if named is not None and Akte.objects.visible_to(named).filter(pk=akte.pk).exists():
+            people.append(named)
     return [{"id": u.pk, "name": _person_name(u)} for u in dict.fromkeys(people)]
 
 

@@ -12,6 +12,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from agent.models import AgentRun, NotificationCursor
+from agent.runs.selectors import runs_of
 from akten.models import User
 from drafts.selectors import drafts_of_runs
 from helena.text import shorten
@@ -38,7 +39,8 @@ def notification_list(*, user: User, limit: int = LIMIT) -> list[Notification]:
     """The newest notifications of `user`, newest first."""
     seen_at = _seen_at(user)
     runs = list(
-        AgentRun.objects.filter(user=user, mode=AgentRun.Mode.BACKGROUND)
+        runs_of(user)
+        .filter(mode=AgentRun.Mode.BACKGROUND)
         .exclude(status__in=AgentRun.ACTIVE_STATUSES)
         .filter(finished_at__isnull=False)
         .order_by("-finished_at")[:limit]
@@ -54,7 +56,7 @@ def notification_list(*, user: User, limit: int = LIMIT) -> list[Notification]:
                 unread=seen_at is None or (run.finished_at or run.created_at) > seen_at,
             )
         )
-    background_runs = AgentRun.objects.filter(user=user, mode=AgentRun.Mode.BACKGROUND).values_list("pk", flat=True)
+    background_runs = runs_of(user).filter(mode=AgentRun.Mode.BACKGROUND).values_list("pk", flat=True)
     for draft in drafts_of_runs(user=user, run_ids=background_runs).order_by("-created_at")[:limit]:
         items.append(
             Notification(

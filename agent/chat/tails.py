@@ -42,8 +42,11 @@ ENDED_GRACE_SECONDS = 30.0
 # runs with Redis, back to back: p95 0.59 / 0.49 s with 0.25 s against 0.82 / 0.92 s with 1 s.
 POLL_SECONDS_EXECUTING_HERE = 0.25
 
-# Events the socket completes for its user before sending: the answer as HTML, the full draft card.
-ENRICHED_EVENTS = frozenset({EventType.DRAFT_CREATED, EventType.RUN_CAP_REACHED, *TERMINAL_EVENT_TYPES})
+# Events the socket completes for its user before sending: the answer as HTML, the full draft card;
+# and one it trims: an escalation goes out with its category, not the model server's error text
+# (which can name internal hosts or echo what the server got), which stays in the trace.
+ENRICHED_EVENTS = frozenset({EventType.DRAFT_CREATED, EventType.RUN_CAP_REACHED, EventType.ESCALATION, *TERMINAL_EVENT_TYPES})
+ESCALATION_REASON = "Modell gewechselt"
 
 # Tails read the event rows on their own threads (each keeps its connection), so that polling never
 # queues behind the engine's writes on the process-wide sync thread of database_sync_to_async.
@@ -223,10 +226,17 @@ def enriched_sync(event: dict[str, Any], user: User) -> dict[str, Any]:
 
 def _enriched(event: dict[str, Any], user: User) -> dict[str, Any]:
     event = dict(event)
-    if event["type"] == "draft.created" and isinstance(event.get("draft"), int):
-        cards = draft_cards(user=user, draft_ids=[event["draft"]])
+    if event["type"] == "draft.created":
+        # The stored card is the one its run saw; the socket sends the card as `user` may see it now,
+        # or none (an ended Vertretung, a draft no longer theirs to see): the id alone goes out.
+        draft_id = event.get("draft")
+        cards = draft_cards(user=user, draft_ids=[draft_id]) if isinstance(draft_id, int) else []
         if cards:
             event["card"] = cards[0]
+        else:
+            event.pop("card", None)
+    elif event["type"] == EventType.ESCALATION:
+        event["reason"] = str(event.get("cause") or ESCALATION_REASON)
     elif event.get("answer"):
         event["answer_html"] = answer_html(str(event["answer"]), user=user)
     return event

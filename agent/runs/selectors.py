@@ -2,6 +2,12 @@
 
 The `*_get` selectors return the object or raise `NotFound` with one uniform German message, the
 same for a missing row and for another user's row, so that nobody can probe for ids.
+
+A user's own history follows the access rule of today (`runs_of`, `conversations_of`): a run or a
+conversation on an Akte the user can no longer see (an ended Vertretung, a changed Dezernat, a
+mandate the Mandant no longer has) is gone for them with its task, steps, answer and
+notifications, as if it did not exist; so is everything of a deactivated account, also on a socket
+it opened before. The rows stay (admin view, retention).
 """
 
 from __future__ import annotations
@@ -20,8 +26,23 @@ ERR_RUN_NOT_FOUND = "Auftrag nicht gefunden."
 ERR_CONVERSATION_NOT_FOUND = "Gespräch nicht gefunden."
 
 
+def _on_visible_akte(user: User) -> Q:
+    """Rows without an Akte or on an Akte `user` may see now (the chokepoint)."""
+    return Q(akte__isnull=True) | Q(akte__in=Akte.objects.visible_to(user).values("pk"))
+
+
+def runs_of(user: User) -> QuerySet[AgentRun]:
+    """The runs of `user` that `user` may still see (see the module's docstring)."""
+    return AgentRun.objects.filter(_on_visible_akte(user), user=user, user__is_active=True)
+
+
+def conversations_of(user: User) -> QuerySet[Conversation]:
+    """The conversations of `user` that `user` may still see (see the module's docstring)."""
+    return Conversation.objects.filter(_on_visible_akte(user), user=user, user__is_active=True)
+
+
 def run_list(*, user: User) -> QuerySet[AgentRun]:
-    return AgentRun.objects.filter(user=user).select_related("akte", "conversation").order_by("-created_at", "-pk")
+    return runs_of(user).select_related("akte", "conversation").order_by("-created_at", "-pk")
 
 
 def run_queue_positions(*, user: User) -> dict[int, int]:
@@ -41,10 +62,11 @@ def run_queue_positions(*, user: User) -> dict[int, int]:
 
 
 def run_get(*, user: User, pk: int, lock: bool = False) -> AgentRun:
-    """The user's own run, else NotFound. With `lock`, its row is locked: call it in a transaction."""
-    qs = AgentRun.objects.select_for_update() if lock else AgentRun.objects.all()
+    """The user's own run that they may still see, else NotFound. With `lock`, its row is locked:
+    call it in a transaction."""
+    qs = runs_of(user).select_for_update(of=("self",)) if lock else runs_of(user)
     try:
-        return qs.get(pk=pk, user=user)
+        return qs.get(pk=pk)
     except AgentRun.DoesNotExist:
         raise NotFound(ERR_RUN_NOT_FOUND) from None
 
@@ -72,18 +94,15 @@ def step_as_event(step: AgentStep) -> dict[str, Any]:
 
 
 def conversation_list(*, user: User) -> QuerySet[Conversation]:
-    return Conversation.objects.filter(user=user).select_related("akte").order_by("-updated_at", "-pk")
+    return conversations_of(user).select_related("akte").order_by("-updated_at", "-pk")
 
 
 def conversation_get(*, user: User, pk: int) -> Conversation:
-    """The user's own conversation. Its Akte is dropped from view when the user lost access to it."""
+    """The user's own conversation that they may still see, else NotFound."""
     try:
-        conversation = Conversation.objects.select_related("akte").get(pk=pk, user=user)
+        return conversations_of(user).select_related("akte").get(pk=pk)
     except Conversation.DoesNotExist:
         raise NotFound(ERR_CONVERSATION_NOT_FOUND) from None
-    if conversation.akte_id is not None and not Akte.objects.visible_to(user).filter(pk=conversation.akte_id).exists():
-        conversation.akte = None
-    return conversation
 
 
 def conversation_messages(*, conversation: Conversation) -> list[Message]:

@@ -92,7 +92,7 @@ def run_create(
     if conversation is not None:
         conv = conversation_get(user=user, pk=conversation.pk if isinstance(conversation, Conversation) else conversation)
     if akte_obj is None and conv is not None:
-        akte_obj = conv.akte  # conversation_get has dropped an Akte the user may no longer see
+        akte_obj = conv.akte  # conversation_get finds only conversations on an Akte the user may see
     config = EngineConfig.load()
     classification = apply_user_choice(task_classify(text, config), mode=mode, tier=tier)
     with transaction.atomic():

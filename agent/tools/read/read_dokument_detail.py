@@ -8,7 +8,7 @@ from pydantic import Field
 
 from akten import selectors
 from akten.models import Dokument
-from akten.policy import sees_internal
+from akten.policy import filter_fields, sees_internal
 
 from ..base import Tool, ToolContext, ToolResult
 from ..common import TEXT_LIMIT, Params, ToolError, akte_ref, cut, day, ok, person, source
@@ -54,6 +54,7 @@ def execute(ctx: ToolContext, params: ReadDokumentDetailParams) -> ToolResult:
         if params.offset and params.offset >= len(dokument.text):
             raise ToolError(ERR_OFFSET.format(offset=params.offset, length=len(dokument.text)))
         data["text"], data["gekuerzt"] = cut(dokument.text, offset=params.offset)
+    data = filter_fields(ctx.user, "dokument_tool", data)  # a MANDANT: the field rule of akten.policy
     return ok(data, sources=[source(dokument, dokument.name)], count=1, akte=dokument.akte, untrusted=True)
 
 

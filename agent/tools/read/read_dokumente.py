@@ -7,6 +7,7 @@ from typing import Annotated
 from pydantic import Field
 
 from akten import selectors
+from akten.policy import filter_fields
 
 from ..base import Tool, ToolContext, ToolResult
 from ..common import AkteRef, Limit, Params, akte_ref, akte_resolve, day, ok, person, source
@@ -29,17 +30,21 @@ def execute(ctx: ToolContext, params: ReadDokumenteParams) -> ToolResult:
         "akte": akte_ref(akte),
         "anzahl": total,
         "dokumente": [
-            {
-                "id": d.pk,
-                "titel": d.name,
-                "status": d.get_status_display(),
-                "datum": day(d.created_at),
-                "typ": d.mime_type,
-                "groesse_bytes": d.groesse,
-                "texterkennung": d.get_text_status_display(),
-                "von_helena_entworfen": d.erstellt_von_helena,
-                "erstellt_von": person(d.erstellt_von),
-            }
+            filter_fields(
+                ctx.user,
+                "dokument_tool",
+                {
+                    "id": d.pk,
+                    "titel": d.name,
+                    "status": d.get_status_display(),
+                    "datum": day(d.created_at),
+                    "typ": d.mime_type,
+                    "groesse_bytes": d.groesse,
+                    "texterkennung": d.get_text_status_display(),
+                    "von_helena_entworfen": d.erstellt_von_helena,
+                    "erstellt_von": person(d.erstellt_von),
+                },
+            )
             for d in rows
         ],
     }

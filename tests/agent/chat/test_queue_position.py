@@ -55,7 +55,7 @@ def test_runs_page_shows_the_place_in_the_queue_and_nothing_of_the_others(client
 def test_runs_api_gives_the_queue_position_of_own_runs_and_404_for_others(client, queue, django_assert_num_queries):
     me, _colleague, mine, later = queue
     client.force_login(me)
-    with django_assert_num_queries(5):  # session, user, count, page, positions
+    with django_assert_num_queries(6):  # session, user, access scope (runs on visible Akten only), count, page, positions
         listing = client.get("/api/auftraege/").json()
     assert [(r["id"], r["queue_position"]) for r in listing["results"] if r["queue_position"]] == [(mine.pk, 3)]
     assert all(r["queue_position"] is None for r in listing["results"] if r["id"] != mine.pk)

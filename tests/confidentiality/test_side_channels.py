@@ -1,0 +1,94 @@
+"""Side channels found by an independent review (each test failed before its fix): a draft card
+naming any user whose id was written into a Frist draft; Helena's document tools giving a Mandant
+fields the field rule withholds; a model server's error text (internal hosts, echoed input) in the
+escalation frame the browser gets."""
+
+from __future__ import annotations
+
+import datetime
+import json
+
+import pytest
+from asgiref.sync import async_to_sync, sync_to_async
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from agent.models import TierConfig
+from agent.tools.base import ToolContext
+from agent.tools.executor import toolbox_for
+from akten.models import Beteiligter, Dokument, Role
+from drafts.models import HelenaDraft
+from tests.agent.chat.conftest import is_terminal, receive_until, ws_connect
+from tests.confidentiality.world import RELEASED_DOCUMENT, build_world
+from tests.factories import BeteiligterFactory, HelenaDraftFactory, UserFactory
+
+
+@pytest.mark.django_db
+def test_a_frist_draft_cannot_name_someone_who_may_not_see_the_akte():
+    world = build_world()
+    foreign_client = UserFactory(role=Role.MANDANT, last_name="Fremdmandantin", email="fremd.mandantin@example.org")
+    BeteiligterFactory(akte=world.foreign_akte, kontakt=foreign_client.kontakt, rolle=Beteiligter.Rolle.MANDANT)
+    client = Client()
+    client.force_login(world.lawyer)
+    tag = (timezone.localdate() + datetime.timedelta(days=30)).isoformat()
+    frist = {"typ": "FRIST", "titel": "Frist", "datum": tag, "fristablauf": tag}
+    draft = HelenaDraftFactory(akte=world.akte, typ=HelenaDraft.Typ.FRIST, titel="Frist", payload=frist)
+    answer = client.patch(
+        reverse("api-draft-detail", args=[draft.pk]),
+        data=json.dumps({"payload": {**frist, "verantwortlich_id": foreign_client.pk}}),
+        content_type="application/json",
+    )
+    assert answer.status_code == 400
+    assert "verantwortliche Person" in json.dumps(answer.json(), ensure_ascii=False)
+    page = client.get(reverse("akte-detail", args=[world.akte.pk])).content.decode()
+    assert "Fremdmandantin" not in page and "fremd.mandantin@example.org" not in page
+
+
+@pytest.mark.django_db
+def test_a_mandants_document_tools_follow_the_field_rule(settings):
+    settings.HELENA_TOOLS_THREAD_SENSITIVE = True
+    world = build_world()
+    dokument = Dokument.objects.get(name=RELEASED_DOCUMENT)
+    Dokument.objects.filter(pk=dokument.pk).update(
+        status=Dokument.Status.ENTWURF, erstellt_von=world.lawyer, erstellt_von_helena=True
+    )
+
+    def call(user, name, arguments):
+        box = toolbox_for(ToolContext(user=user, akte=world.akte, run=None))
+        return async_to_sync(box.execute)(name, arguments, call_id="c1")
+
+    internal = {"status", "erstellt_von", "von_helena_entworfen", "fuer_mandant_sichtbar", "texterkennung"}
+    listing = call(world.mandantin, "read_dokumente", {"akte": world.akte.aktenzeichen})
+    detail = call(world.mandantin, "read_dokument_detail", {"dokument_id": dokument.pk})
+    row = next(d for d in listing.data["dokumente"] if d["id"] == dokument.pk)
+    assert not internal & set(row) and not internal & set(detail.data)
+    assert row["titel"] == dokument.name and detail.data["text"]
+    # staff still get them
+    staff = call(world.lawyer, "read_dokument_detail", {"dokument_id": dokument.pk})
+    assert staff.data["status"] == "Entwurf" and staff.data["von_helena_entworfen"] is True
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+async def test_the_escalation_frame_carries_the_category_not_the_servers_error_text(scripted_tier, scripted_llm):
+    infra = "upstream gpu-node-7.kanzlei.intern:11434 (cuda OOM)"
+    world = await sync_to_async(build_world)()
+    await sync_to_async(TierConfig.objects.create)(
+        tier=2,
+        name="Zweite",
+        provider=TierConfig.Provider.OLLAMA,
+        model="scripted-model",
+        base_url=scripted_llm.url,
+        enabled=True,
+        context_window=8192,
+        timeout_seconds=20,
+    )
+    scripted_llm.script([{"status": 500, "error": {"error": infra}}, {"text": "Hier ist die Übersicht."}])
+    async with ws_connect(world.mandantin) as (socket, ok, _code):
+        assert ok
+        await socket.send_json_to({"type": "chat.send", "text": "Wie ist der Stand?", "akte": world.akte.pk})
+        frames = await receive_until(socket, is_terminal, within=60)
+    (escalation,) = [f for f in frames if f.get("type") == "escalation"]
+    assert escalation["reason"] == escalation["cause"] and escalation["to_tier"] == 2
+    assert "gpu-node-7" not in json.dumps(frames, ensure_ascii=False)
