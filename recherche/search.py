@@ -592,7 +592,8 @@ def _area_vectors(model: str, dim: int, version: int) -> tuple[dict[tuple[int, s
         cursor.execute(
             f"SELECT n.gesetz_id, n.gliederung, avg(c.embedding::vector({int(dim)}))::text "  # noqa: S608 - dim is an int
             "FROM recherche_chunk c JOIN recherche_norm n ON n.id = c.norm_id "
-            "WHERE c.kind = %s AND c.embedding_model = %s GROUP BY n.gesetz_id, n.gliederung ORDER BY 1, 2",
+            "WHERE c.kind = %s AND c.embedding_model = %s AND c.embedding IS NOT NULL "
+            "GROUP BY n.gesetz_id, n.gliederung ORDER BY 1, 2",
             [Chunk.Kind.NORM, model],
         )
         rows = cursor.fetchall()
