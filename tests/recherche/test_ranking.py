@@ -229,3 +229,62 @@ def test_without_statistics_every_question_with_words_counts_as_about_law():
     LexemStatistik.objects.all().delete()  # nothing ingested (rolled back after the test)
     assert search.legal_words("Wie backe ich einen Marmorkuchen?") is None
     assert search.about_law("Wie backe ich einen Marmorkuchen?")
+
+
+class _FixedQuery:
+    """A backend whose question vector is given; counts its calls."""
+
+    name = "test:fixed"
+    dim = 384
+
+    def __init__(self, vector: list[float]) -> None:
+        self.vector, self.calls = vector, 0
+
+    def embed_passages(self, texts: list[str]) -> list[list[float]]:
+        return [self.vector for _ in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        self.calls += 1
+        return self.vector
+
+
+def _at(similarity: float, axis: int) -> list[float]:
+    """A unit vector with cosine `similarity` to the first axis, the rest on its own `axis`."""
+    vector = [0.0] * 384
+    vector[0], vector[axis] = similarity, (1 - similarity**2) ** 0.5
+    return vector
+
+
+@pytest.mark.django_db
+def test_hits_in_the_outline_area_closest_to_the_question_rank_higher(monkeypatch):
+    """A section of the area whose sections lie close to the question outranks a slightly closer
+    section that stands alone in its area; the question is embedded once for both."""
+    gesetz = Gesetz.objects.create(abkuerzung="AreaG", titel="Bereichsgesetz", slug="areag")
+    sections = {  # nummer: (outline area, cosine similarity to the question)
+        "1": ("Titel 1 Bereicherung", 0.93),
+        "2": ("Titel 1 Bereicherung", 0.92),
+        "3": ("Titel 1 Bereicherung", 0.92),
+        "4": ("Titel 2 Sonstiges", 0.95),
+        "5": ("Titel 2 Sonstiges", 0.0),
+        "6": ("Titel 2 Sonstiges", 0.0),
+    }
+    backend = _FixedQuery(_at(1.0, 1))
+    for axis, (nummer, (area, similarity)) in enumerate(sections.items(), start=2):
+        norm = Norm.objects.create(gesetz=gesetz, art="§", nummer=nummer, gliederung=area, text="Text", position=int(nummer))
+        Chunk.objects.create(
+            kind="NORM",
+            norm=norm,
+            titel=f"§ {nummer} AreaG",
+            text="Text",
+            content_hash=nummer,
+            embedding=_at(similarity, axis),
+            embedding_model=backend.name,
+            embedding_dim=384,
+        )
+    monkeypatch.setattr(search, "get_backend", lambda: backend)
+    monkeypatch.setattr(search, "AREA_COUNT", 1)
+    found = [r["nummer"] for r in search_normen(query="Quaxelwort", gesetz="AreaG", mode="vector").results]
+    assert found[:2] == ["1", "4"]
+    assert backend.calls == 1
+    monkeypatch.setattr(search, "AREA_BOOST", 0.0)
+    assert [r["nummer"] for r in search_normen(query="Quaxelwort", gesetz="AreaG", mode="vector").results][:2] == ["4", "1"]
