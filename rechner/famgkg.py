@@ -6,7 +6,9 @@ Legal basis (FamGKG as in force since the KostBRÄG 2025)
 - § 43 FamGKG (Ehesachen): net income of both spouses in three months, at least 3,000 EUR, at
   most 1 million EUR; § 44 Abs. 2: each Kindschaftssache in the Verbund adds 20 % of that value,
   at most 5,000 EUR each; § 50 Abs. 1: Versorgungsausgleich 10 % of the three-month income per
-  Anrecht, at least 1,000 EUR; § 45 Abs. 1: Kindschaftssachen (Sorge, Umgang, Herausgabe) 5,000 EUR;
+  Anrecht, at least 1,000 EUR; § 45 Abs. 1: Kindschaftssachen (Sorge, Umgang, Herausgabe) 5,000 EUR.
+  Both fixed values were 4,000 EUR in the version of the KostRÄG 2021, which stays in force for
+  proceedings pending before 1 June 2025 (§ 63 FamGKG): the date the matter became pending decides.
   § 51 Abs. 1, 2: Unterhalt twelve monthly amounts after filing plus the arrears due at filing.
 - KV FamGKG: Nr. 1110 (Ehesache, Verfahren im Allgemeinen, 2.0), 1111 (ermäßigt, 0.5), 1220
   (selbständige Familienstreitsache, e.g. Unterhalt, 3.0), 1221 (ermäßigt, 1.0), 1310
@@ -27,8 +29,20 @@ Art = Literal["scheidung", "kindschaft", "unterhalt"]
 
 EHESACHE_MIN = Decimal(3_000)
 EHESACHE_MAX = Decimal(1_000_000)
-KINDSCHAFT = Decimal(5_000)
-KINDSCHAFT_IM_VERBUND_HOECHSTENS = Decimal(5_000)
+# § 45 Abs. 1 and the cap of § 44 Abs. 2 FamGKG: (since, value), newest first
+KINDSCHAFT_WERTE = ((date(2025, 6, 1), Decimal(5_000)), (date(2021, 1, 1), Decimal(4_000)))
+
+
+def kindschaftswert(on: date) -> Decimal:
+    """The fixed value of a Kindschaftssache (and the cap per Kindschaftsfolgesache) for a matter
+    pending since ``on``; GkgError before 2021 (the tables the calculator knows)."""
+    for seit, wert in KINDSCHAFT_WERTE:
+        if on >= seit:
+            return wert
+    gkg.version_for(on)  # raises the German error for dates before the known tables
+    raise gkg.GkgError(f"Kein Kindschaftswert für {on:%d.%m.%Y} hinterlegt.")
+
+
 VA_MIN = Decimal(1_000)
 
 FEHLER_ART = "Unbekannte Familiensache „{wert}“: zulässig sind scheidung, kindschaft und unterhalt."
@@ -78,15 +92,21 @@ def _anzahl(wert: int, feld: str) -> int:
 def verfahrenswert(
     art: str,
     *,
+    on: date,
     netto_monat: object = 0,
     anrechte: int = 0,
     kindschaftsfolgesachen: int = 0,
     unterhalt_monat: object = 0,
     rueckstand: object = 0,
 ) -> tuple[Decimal, tuple[str, ...]]:
-    """The Verfahrenswert and its reasoning. ``netto_monat`` is the monthly net income of both spouses."""
+    """The Verfahrenswert and its reasoning for a matter pending since ``on``. ``netto_monat`` is the
+    monthly net income of both spouses."""
+    kindschaft = kindschaftswert(on)
+    fassung = "" if on >= KINDSCHAFT_WERTE[0][0] else " a. F. (anhängig vor dem 01.06.2025, § 63 FamGKG)"
     if art == "kindschaft":
-        return KINDSCHAFT, ("Kindschaftssache: 5.000,00 € (§ 45 Abs. 1 FamGKG), auch für mehrere Kinder (§ 45 Abs. 2).",)
+        return kindschaft, (
+            f"Kindschaftssache: {format_euro(kindschaft)} (§ 45 Abs. 1 FamGKG{fassung}), auch für mehrere Kinder (§ 45 Abs. 2).",
+        )
     if art == "unterhalt":
         monat = _betrag(unterhalt_monat, "Monatlicher Unterhalt")
         alt = _betrag(rueckstand, "Rückstand")
@@ -115,10 +135,10 @@ def verfahrenswert(
         wert += va
     kinder = _anzahl(kindschaftsfolgesachen, "Kindschaftsfolgesachen")
     if kinder:
-        je = min(runde_cent(ehesache * Decimal("0.2")), KINDSCHAFT_IM_VERBUND_HOECHSTENS)
+        je = min(runde_cent(ehesache * Decimal("0.2")), kindschaft)
         zeilen.append(
-            f"Kindschaftsfolgesachen im Verbund: {kinder} × 20 % der Ehesache, höchstens 5.000 € je Sache "
-            f"(§ 44 Abs. 2 FamGKG) = {format_euro(je * kinder)}."
+            f"Kindschaftsfolgesachen im Verbund: {kinder} × 20 % der Ehesache, höchstens {format_euro(kindschaft)} je "
+            f"Sache (§ 44 Abs. 2 FamGKG{fassung}) = {format_euro(je * kinder)}."
         )
         wert += je * kinder
     zeilen.append(f"Verfahrenswert gesamt (§ 44 Abs. 1 FamGKG: ein Verfahren): {format_euro(wert)}.")
@@ -135,7 +155,7 @@ def familienkosten(art: str, *, on: date, kv: str | None = None, **werte: object
     nummer = KV.get(kv or _KV_JE_ART[art])
     if nummer is None:
         raise gkg.GkgError(gkg.FEHLER_UNBEKANNT.format(kv=kv, verfuegbar=", ".join(KV)).replace("KV GKG", "KV FamGKG"))
-    wert, begruendung = verfahrenswert(art, **werte)  # type: ignore[arg-type]
+    wert, begruendung = verfahrenswert(art, on=on, **werte)  # type: ignore[arg-type]
     tabelle = gkg.version_for(on).tabelle
     return FamilienKosten(
         art=art,

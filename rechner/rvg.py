@@ -82,6 +82,11 @@ FEHLER_EINIGUNG_ERSTE_INSTANZ = (
 HINWEIS_HOECHSTWERT = (
     "Der Gegenstandswert {wert} übersteigt den Höchstwert; gerechnet wird mit 30.000.000,00 € (§ 22 Abs. 2 Satz 1 RVG)."
 )
+HINWEIS_EINIGUNG_ANHAENGIG = (
+    "Einigungsgebühr 1,5 (Nr. 1000 VV RVG) neben einem gerichtlichen Verfahren: Ist über den Gegenstand ein "
+    "gerichtliches Verfahren anhängig (auch ein Mahnverfahren), beträgt sie 1,0 (Nr. 1003), im Berufungs- oder "
+    "Revisionsverfahren 1,3 (Nr. 1004). Die 1,5 gilt nur für nicht anhängige Gegenstände (etwa einen Mehrvergleich)."
+)
 HINWEIS_INKASSO_50 = "Inkasso, unbestrittene Forderung, Wert bis 50 €: die 1,0-Gebühr beträgt {betrag} (§ 13 Abs. 2 RVG)."
 INKASSO_AB = date(2021, 10, 1)
 
@@ -638,8 +643,11 @@ def _angaben(request: PositionRequest, requests: Sequence[PositionRequest], *, w
 
 
 def _hinweise_ergaenzen(hinweise: list[str], version: RvgVersion, angaben: _Angaben) -> None:
-    """Add the notes for one position: the Inkasso fee up to 50 EUR (§ 13 Abs. 2 RVG) and, once, a value
-    above the maximum (§ 22 Abs. 2 Satz 1 RVG)."""
+    """Add the notes for one position: the Inkasso fee up to 50 EUR (§ 13 Abs. 2 RVG), once, a value
+    above the maximum (§ 22 Abs. 2 Satz 1 RVG), and an Einigungsgebühr of 1.5 in a court case (where
+    Nr. 1003 or 1004 applies unless the settled claims were not pending)."""
+    if angaben.nummer.vv == "1000" and angaben.angelegenheit is not Angelegenheit.AUSSERGERICHTLICH:
+        hinweise.append(HINWEIS_EINIGUNG_ANHAENGIG)
     if angaben.inkasso and angaben.wert <= INKASSO_GRENZE:
         hinweise.append(HINWEIS_INKASSO_50.format(betrag=format_euro(version.inkasso_bis_50)))
     if angaben.wert > version.tabelle.hoechstwert:

@@ -5,6 +5,7 @@ Anlage 1 as one line of table cells: "NNNN | Gebührentatbestand .......... | Sa
 """
 
 import re
+from datetime import date
 from decimal import Decimal
 from pathlib import Path
 
@@ -110,7 +111,7 @@ def test_famgkg_wertvorschriften_und_tabelle() -> None:
     text = (KORPUS.parent / "famgkg.md").read_text(encoding="utf-8")
     assert "Der Wert darf nicht unter 3 000 Euro und nicht über 1 Million Euro angenommen werden." in text
     assert (famgkg.EHESACHE_MIN, famgkg.EHESACHE_MAX) == (Decimal(3000), Decimal(1_000_000))
-    assert "beträgt der Verfahrenswert 5 000 Euro" in text and famgkg.KINDSCHAFT == Decimal(5000)
+    assert "beträgt der Verfahrenswert 5 000 Euro" in text and famgkg.kindschaftswert(date(2025, 6, 1)) == Decimal(5000)
     assert "um 20 Prozent, höchstens um jeweils 5 000 Euro" in text
     assert "für jedes Anrecht 10 Prozent" in text and "insgesamt mindestens 1 000 Euro" in text
     assert famgkg.VA_MIN == Decimal(1000)
