@@ -16,7 +16,7 @@ from django.utils.html import format_html
 from django_tasks_db.admin import DBTaskResultAdmin
 from django_tasks_db.models import DBTaskResult
 
-from akten.admin_mixins import GermanPermissionsMixin
+from akten.admin_mixins import GermanPermissionsMixin, sees_all
 
 CODE_FIELDS = {
     "task_path": "task_path_code",
@@ -40,9 +40,15 @@ admin.site.unregister(DBTaskResult)
 
 @admin.register(DBTaskResult)
 class TaskResultAdmin(DBTaskResultAdmin):
-    """django-tasks-db's admin (read-only) with German column names."""
+    """django-tasks-db's admin (read-only) with German column names. Only ADMIN and superusers see
+    rows: a task's arguments name runs and documents of any Akte, and a failure's traceback keeps
+    its message, which may quote client data (a view permission opens the page, not more rows)."""
 
     list_display = ("id", "aufgabe", "status", "enqueued_at", "started_at", "finished_at", "priority", "queue_name")
+
+    def get_queryset(self, request: Any) -> Any:
+        qs = super().get_queryset(request)
+        return qs if sees_all(request) else qs.none()
 
     @admin.display(description="Aufgabe")
     def aufgabe(self, obj: DBTaskResult) -> str:

@@ -83,6 +83,9 @@ FEHLER_VERKUENDUNG_OHNE_REGEL = (
     "Das Verkündungsdatum gilt nur für Fristen mit einer Höchstgrenze ab Verkündung (etwa Berufung, Revision, "
     "Nichtzulassungsbeschwerde, sofortige Beschwerde), nicht für „{vorlage}“."
 )
+FEHLER_ZUSTELLUNG_VOR_VERKUENDUNG = (
+    "Die Zustellung ({zustellung}) liegt vor der Verkündung ({verkuendung}). Bitte beide Daten prüfen."
+)
 WARNUNG_GRENZE_OHNE_VERKUENDUNG = (
     "Ohne Verkündungsdatum ist die Höchstgrenze nicht geprüft: {grenze}. Ist das Urteil (der Beschluss) noch nicht "
     "zugestellt oder die Zustellung spät, gib das Verkündungsdatum an."
@@ -1035,6 +1038,12 @@ def berechne_preset(
         raise FristError(FEHLER_PRESET.format(wert=preset_key, verfuegbar=", ".join(PRESETS)))
     if verkuendung is not None and not preset.grenze_monate:
         raise FristError(FEHLER_VERKUENDUNG_OHNE_REGEL.format(vorlage=preset.label))
+    if verkuendung is not None and isinstance(ereignis_datum, date) and ereignis_datum < verkuendung:
+        raise FristError(
+            FEHLER_ZUSTELLUNG_VOR_VERKUENDUNG.format(
+                zustellung=format_datum(ereignis_datum), verkuendung=format_datum(verkuendung)
+            )
+        )
     ort_unsicher = None
     if preset.gericht == "bgh":
         bundesland, ort, ortsquelle = BGH_LAND, BGH_ORT, BGH_QUELLE

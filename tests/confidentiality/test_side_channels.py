@@ -92,3 +92,26 @@ async def test_the_escalation_frame_carries_the_category_not_the_servers_error_t
     (escalation,) = [f for f in frames if f.get("type") == "escalation"]
     assert escalation["reason"] == escalation["cause"] and escalation["to_tier"] == 2
     assert "gpu-node-7" not in json.dumps(frames, ensure_ascii=False)
+
+
+@pytest.mark.django_db
+def test_task_results_are_for_admin_only(client):
+    from django.contrib.auth.models import Permission
+    from django_tasks_db.models import DBTaskResult
+
+    DBTaskResult.objects.create(
+        task_path="recherche.tasks.dokument_index_task",
+        args_kwargs={"args": [], "kwargs": {"dokument_id": 4711}},
+        status="FAILED",
+        queue_name="default",
+        backend_name="default",
+        priority=0,
+        traceback="ValueError: Mandantin Erika Mustermann",
+    )
+    staff = UserFactory(role=Role.SACHBEARBEITER, is_staff=True)
+    staff.user_permissions.set(Permission.objects.filter(codename__startswith="view_"))
+    client.force_login(staff)
+    page = client.get(reverse("admin:django_tasks_database_dbtaskresult_changelist")).content.decode()
+    assert page.count("dokument_index_task") == 0
+    client.force_login(UserFactory(role=Role.ADMIN, is_staff=True, is_superuser=True))
+    assert "dokument_index_task" in client.get(reverse("admin:django_tasks_database_dbtaskresult_changelist")).content.decode()

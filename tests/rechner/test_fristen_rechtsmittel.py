@@ -128,3 +128,10 @@ def test_revisionsbegruendung_stpo_nennt_die_regel_des_gesetzes() -> None:
     hinweis = PRESETS["revisionsbegruendung_stpo"].hinweis
     assert "21 Wochen" in hinweis and "35 Wochen" in hinweis
     assert "Seiten" not in hinweis
+
+
+def test_eine_zustellung_vor_der_verkuendung_wird_nicht_gerechnet() -> None:
+    from rechner.fristen import FristError
+
+    with pytest.raises(FristError, match="liegt vor der Verkündung"):
+        berechne_preset("berufung", date(2025, 1, 1), "NW", verkuendung=date(2025, 2, 1))
