@@ -81,20 +81,6 @@ class VisibleUserAdminMixin:
         return super().formfield_for_foreignkey(db_field, request, **kwargs)  # type: ignore[misc]
 
 
-class OwnVisibleRunsAdminMixin:
-    """Runs (prompts, answers, tool calls): ADMIN sees all; anyone else only their own runs, and of
-    those only the ones without an Akte or on an Akte they may still see."""
-
-    def get_queryset(self, request: HttpRequest) -> Any:
-        from akten.models import Akte
-
-        qs = super().get_queryset(request)  # type: ignore[misc]
-        if sees_all(request):
-            return qs
-        visible = Akte.objects.visible_to(request.user).values("pk")
-        return qs.filter(user=request.user).filter(Q(akte__isnull=True) | Q(akte__in=visible))
-
-
 PERMISSION_ACTIONS = {"add": "anlegen", "change": "ändern", "delete": "löschen", "view": "ansehen"}
 
 

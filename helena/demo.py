@@ -17,7 +17,8 @@ from akten.fristen_rules import frist_ort_oder_fehler
 from akten.models import Akte, Beteiligter, Dezernat, Dokument, KanzleiProfil, Kontakt, Role, Sachgebiet, User, Vertretung
 from drafts.models import HelenaDraft
 from drafts.services import draft_create
-from rechner.fristen import berechne_preset, ist_werktag
+from rechner.feiertage import Feiertagskalender
+from rechner.fristen import berechne_preset, vorfrist_datum
 
 DEMO_PASSWORD = "Helena-Demo-2026"  # noqa: S105 - printed by `make run`, demo data only
 DEMO_TEXTS = Path(__file__).parent / "demo_data" / "dokumente"
@@ -343,22 +344,14 @@ def _seed_beteiligte(
     return gericht_name
 
 
-def _vorfrist(ereignis: datetime.date, ablauf: datetime.date) -> datetime.date:
-    """Three days before the Fristablauf, moved earlier to a working day (a reminder on a Sunday is
-    seen on Monday), never before the event."""
-    vorfrist = ablauf - datetime.timedelta(days=3)
-    while vorfrist > ereignis and not ist_werktag(vorfrist, KANZLEI_SITZ[1], KANZLEI_SITZ[0]):
-        vorfrist -= datetime.timedelta(days=1)
-    return max(ereignis, vorfrist)
-
-
 def _seed_kalender(
     akte: Akte, *, anwalt: User, sekretariat: User, gericht_name: str, index: int, rng: random.Random, today: datetime.date
 ) -> None:
     """A Frist (some this week, some Notfristen), the hearing of a court case and a Wiedervorlage."""
     ereignis = today - datetime.timedelta(days=rng.randint(3, 20))
     ablauf = today + datetime.timedelta(days=(index % 9) + 1)
-    while not ist_werktag(ablauf, KANZLEI_SITZ[1], KANZLEI_SITZ[0]):
+    kalender = Feiertagskalender(KANZLEI_SITZ[1], KANZLEI_SITZ[0])
+    while not kalender.ist_werktag(ablauf):
         ablauf += datetime.timedelta(days=1)
     services.kalender_eintrag_create(
         akte=akte,
@@ -367,7 +360,8 @@ def _seed_kalender(
         titel="Stellungnahme / Erwiderung einreichen",
         datum=ereignis,
         fristablauf=ablauf,
-        vorfrist=_vorfrist(ereignis, ablauf),
+        # three days before, moved earlier off weekends and holidays (as the Fristenrechner does)
+        vorfrist=max(ereignis, vorfrist_datum(ablauf, 3, arbeitstage=False, kalender=kalender)),
         notfrist=index % 5 == 0,
         verantwortlich=anwalt,
     )

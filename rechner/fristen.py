@@ -737,7 +737,7 @@ def _rechnerisches_ende(ereignis: date, dauer: int, einheit: Einheit, fristbegin
     )
 
 
-def _vorfrist(fristablauf: date, tage: int, *, arbeitstage: bool, kalender: Feiertagskalender) -> date:
+def vorfrist_datum(fristablauf: date, tage: int, *, arbeitstage: bool, kalender: Feiertagskalender) -> date:
     """The reminder ``tage`` calendar days (or working days) before ``fristablauf``, moved earlier off
     weekends and holidays."""
     # Uncertain partial holidays count as free here: that only moves the reminder earlier.
@@ -866,7 +866,7 @@ def _vorfrist_mit_schritt(
     before the event day."""
     if not vorfrist_tage:
         return None, None
-    kandidat = _vorfrist(fristablauf, vorfrist_tage, arbeitstage=arbeitstage, kalender=kalender)
+    kandidat = vorfrist_datum(fristablauf, vorfrist_tage, arbeitstage=arbeitstage, kalender=kalender)
     art = "Arbeitstage" if arbeitstage else "Tage"
     if kandidat < ereignis:
         return None, f"Vorfrist ({vorfrist_tage} {art}) entfällt, da sie vor dem Ereignistag läge."

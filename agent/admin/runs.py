@@ -2,8 +2,8 @@ from django.contrib import admin
 from django.db.models import Prefetch
 
 from agent.models import AgentRun, AgentStep, AnswerFeedback, ToolCallAudit
-from agent.runs.selectors import conversations_of
-from akten.admin_mixins import OwnVisibleRunsAdminMixin, sees_all
+from agent.runs.selectors import conversations_of, on_visible_akte
+from akten.admin_mixins import sees_all
 from helena.text import shorten
 from recherche.citations import unresolved_in_trace
 
@@ -36,8 +36,9 @@ class ToolCallAuditInline(admin.TabularInline):
 
 
 @admin.register(AgentRun)
-class AgentRunAdmin(OwnVisibleRunsAdminMixin, admin.ModelAdmin):
-    """Runs with their steps and tool calls, read-only."""
+class AgentRunAdmin(admin.ModelAdmin):
+    """Runs with their steps and tool calls, read-only. ADMIN sees all; anyone else only their own
+    runs, and of those only the ones without an Akte or on an Akte they may still see."""
 
     list_display = [
         "pk", "user", "akte", "mode", "status", "model_name", "steps_used", "zitate_nicht_im_bestand", "created_at",
@@ -51,7 +52,8 @@ class AgentRunAdmin(OwnVisibleRunsAdminMixin, admin.ModelAdmin):
 
     def get_queryset(self, request):  # type: ignore[no-untyped-def]
         checks = AgentStep.objects.filter(type="answer.citations").only("run_id", "payload").order_by("seq")
-        return super().get_queryset(request).prefetch_related(Prefetch("steps", queryset=checks, to_attr="citation_checks"))
+        qs = super().get_queryset(request).prefetch_related(Prefetch("steps", queryset=checks, to_attr="citation_checks"))
+        return qs if sees_all(request) else qs.filter(on_visible_akte(request.user), user=request.user)
 
     @admin.display(description="Zitate nicht im Bestand")
     def zitate_nicht_im_bestand(self, obj: AgentRun) -> str:

@@ -8,14 +8,14 @@ from typing import Any
 
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.db.models import Q
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 
 from agent.models import ToolCallAudit, ToolPermission
+from agent.runs.selectors import on_visible_akte
 from agent.tools import discovery, permissions
-from akten.models import Akte, Role
+from akten.models import Role
 
 MSG_SAVED = "Werkzeugrechte gespeichert: {count} Änderung(en)."
 MSG_UNCHANGED = "Keine Änderung."
@@ -62,8 +62,7 @@ class ToolCallAuditAdmin(admin.ModelAdmin):
         if _is_admin(request):
             return qs
         # Other staff see their own calls, and only on Akten they may still see.
-        visible = Akte.objects.visible_to(request.user).values("pk")
-        return qs.filter(user=request.user).filter(Q(akte__isnull=True) | Q(akte__in=visible))
+        return qs.filter(on_visible_akte(request.user), user=request.user)
 
 
 @admin.register(ToolPermission)

@@ -26,19 +26,20 @@ ERR_RUN_NOT_FOUND = "Auftrag nicht gefunden."
 ERR_CONVERSATION_NOT_FOUND = "Gespräch nicht gefunden."
 
 
-def _on_visible_akte(user: User) -> Q:
-    """Rows without an Akte or on an Akte `user` may see now (the chokepoint)."""
+def on_visible_akte(user: Any) -> Q:
+    """Rows without an Akte or on an Akte `user` may see now (the chokepoint): the rule for a user's
+    own runs, conversations and tool-call audit rows, here and in the admin."""
     return Q(akte__isnull=True) | Q(akte__in=Akte.objects.visible_to(user).values("pk"))
 
 
 def runs_of(user: User) -> QuerySet[AgentRun]:
     """The runs of `user` that `user` may still see (see the module's docstring)."""
-    return AgentRun.objects.filter(_on_visible_akte(user), user=user, user__is_active=True)
+    return AgentRun.objects.filter(on_visible_akte(user), user=user, user__is_active=True)
 
 
 def conversations_of(user: User) -> QuerySet[Conversation]:
     """The conversations of `user` that `user` may still see (see the module's docstring)."""
-    return Conversation.objects.filter(_on_visible_akte(user), user=user, user__is_active=True)
+    return Conversation.objects.filter(on_visible_akte(user), user=user, user__is_active=True)
 
 
 def run_list(*, user: User) -> QuerySet[AgentRun]:
