@@ -227,6 +227,46 @@ def test_execute_runs_the_engine_and_persists_everything(tier1, scripted_llm):
 
 
 @DB
+def test_audit_rows_written_after_the_calls_are_complete_when_the_run_has_ended(tier1, scripted_llm, monkeypatch):
+    """Tool calls hand their audit row to a tool thread and go on; the run waits for every row
+    before it saves its final state, also when a cancel ends it right after a call."""
+    from agent.tools import executor
+
+    insert = executor.trace_insert
+
+    def slow_insert(rows, **kwargs):
+        time.sleep(0.3)
+        insert(rows, **kwargs)
+
+    monkeypatch.setattr(executor, "trace_insert", slow_insert)
+    akte = AkteFactory()
+    others = [AkteFactory(anwalt=akte.anwalt) for _ in range(2)]
+    scripted_llm.script(
+        [{"tool_calls": [{"name": "read_akte", "arguments": {"akte": a.aktenzeichen}}]} for a in [akte, *others]]
+        + [{"text": "Gelesen."}]
+    )
+    done = execute(services.run_create(user=akte.anwalt, text="Lies die drei Akten", akte=akte, mode="INLINE"))
+
+    assert done.status == "DONE" and done.tool_calls == 3
+    audits = ToolCallAudit.objects.filter(run=done)
+    assert audits.count() == 3
+    assert max(audits.values_list("created_at", flat=True)) <= done.finished_at
+
+    scripted_llm.script([{"tool_calls": [{"name": "read_fristen", "arguments": {}}]}, {"text": "nie", "delay": 10}])
+    run = services.run_create(user=akte.anwalt, text="Welche Fristen laufen?", mode="INLINE")
+
+    async def cancelled_after_the_call():
+        task = asyncio.create_task(execution.run_execute(run.pk))
+        await asyncio.to_thread(scripted_llm.wait_for_requests, 6)
+        await sync_to_async(AgentRun.objects.filter(pk=run.pk).update)(cancel_requested=True)
+        return await task
+
+    finished = async_to_sync(cancelled_after_the_call)()
+    assert finished.status == "CANCELLED"
+    assert list(ToolCallAudit.objects.filter(run=run).values_list("tool", flat=True)) == ["read_fristen"]
+
+
+@DB
 def test_execute_is_idempotent_for_runs_that_are_not_pending(tier1):
     user = UserFactory()
     run = services.run_create(user=user, text="Hallo")
