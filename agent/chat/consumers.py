@@ -262,6 +262,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
                 "run": continued.pk,
                 "conversation": continued.conversation_id,
                 "mode": continued.mode,
+                "status": continued.status,
                 "queue_position": await self.queue_position(continued),
             }
         )

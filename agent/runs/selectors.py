@@ -20,6 +20,7 @@ from django.db.models.functions import Coalesce
 
 from agent.models import AgentRun, AgentStep, Conversation, Message
 from akten.models import Akte, User
+from akten.policy import sees_internal
 from helena.errors import NotFound
 
 ERR_RUN_NOT_FOUND = "Auftrag nicht gefunden."
@@ -49,7 +50,10 @@ def run_list(*, user: User) -> QuerySet[AgentRun]:
 def run_queue_positions(*, user: User) -> dict[int, int]:
     """{run id: place in the queue} for the user's background runs that wait for a worker (1: the
     next to start). All waiting runs count, in the order they were created, but only the user's
-    own runs are returned: of the others a user learns how many wait ahead, nothing more."""
+    own runs are returned: of the others a user learns how many wait ahead, nothing more. A
+    MANDANT learns not even that (akten/policy.py): none, her runs only say that they wait."""
+    if not sees_internal(user):
+        return {}
     queued = AgentRun.objects.filter(mode=AgentRun.Mode.BACKGROUND, status=AgentRun.Status.PENDING)
     ahead = (
         queued.filter(Q(created_at__lt=OuterRef("created_at")) | Q(created_at=OuterRef("created_at"), pk__lt=OuterRef("pk")))
