@@ -76,6 +76,12 @@ def run_get(*, user: User, pk: int, lock: bool = False) -> AgentRun:
         raise NotFound(ERR_RUN_NOT_FOUND) from None
 
 
+def run_visible(*, user: User, run_id: int) -> bool:
+    """May `user` still see their run `run_id` (`runs_of`)? Asked again while its events are
+    delivered live (agent/chat/tails.py): access can end in the middle of a run."""
+    return runs_of(user).filter(pk=run_id).exists()
+
+
 def runs_created_since(*, since: datetime) -> list[tuple[int, int]]:
     """(run id, user id) of the runs of active users created at or after `since`, oldest first: what
     a web process's announcer tells the owners' sockets there (agent/chat/announcements.py). It
