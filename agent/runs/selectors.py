@@ -15,10 +15,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
+from django.db.models.fields.json import KT
 from django.db.models.functions import Coalesce
 
-from agent.models import AgentRun, AgentStep, Conversation, Message
+from agent.models import AgentRun, AgentStep, Conversation, Message, ToolCallAudit
 from akten.models import Akte, User
 from akten.policy import sees_internal
 from helena.errors import NotFound
@@ -31,6 +32,19 @@ def on_visible_akte(user: Any) -> Q:
     """Rows without an Akte or on an Akte `user` may see now (the chokepoint): the rule for a user's
     own runs, conversations and tool-call audit rows, here and in the admin."""
     return Q(akte__isnull=True) | Q(akte__in=Akte.objects.visible_to(user).values("pk"))
+
+
+def calls_on_hidden_akten(user: User) -> QuerySet[ToolCallAudit]:
+    """Tool calls on an Akte `user` may not see now (ToolCallAudit.akte): a run without an Akte, or
+    a search across Akten, can have read one that is gone for them since."""
+    return ToolCallAudit.objects.exclude(on_visible_akte(user))
+
+
+def steps_visible(user: User, steps: QuerySet[AgentStep]) -> QuerySet[AgentStep]:
+    """`steps` without the events of a tool call on an Akte `user` may not see now (the call, its
+    result, a draft it proposed: the events that carry the call's id)."""
+    hidden = calls_on_hidden_akten(user).filter(run=OuterRef("run"), call_id=OuterRef("step_call_id"))
+    return steps.annotate(step_call_id=KT("payload__call_id")).exclude(Exists(hidden))
 
 
 def runs_of(user: User) -> QuerySet[AgentRun]:
