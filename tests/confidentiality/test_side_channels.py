@@ -5,14 +5,12 @@ escalation frame the browser gets."""
 
 from __future__ import annotations
 
-import datetime
 import json
 
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
 from django.test import Client
 from django.urls import reverse
-from django.utils import timezone
 
 from agent.models import TierConfig
 from agent.tools.base import ToolContext
@@ -22,6 +20,7 @@ from drafts.models import HelenaDraft
 from tests.agent.chat.conftest import is_terminal, receive_until, ws_connect
 from tests.confidentiality.world import RELEASED_DOCUMENT, build_world
 from tests.factories import BeteiligterFactory, HelenaDraftFactory, UserFactory
+from tests.support.dates import next_workday
 
 
 @pytest.mark.django_db
@@ -31,7 +30,7 @@ def test_a_frist_draft_cannot_name_someone_who_may_not_see_the_akte():
     BeteiligterFactory(akte=world.foreign_akte, kontakt=foreign_client.kontakt, rolle=Beteiligter.Rolle.MANDANT)
     client = Client()
     client.force_login(world.lawyer)
-    tag = (timezone.localdate() + datetime.timedelta(days=30)).isoformat()
+    tag = next_workday(30).isoformat()  # a Fristablauf on a holiday is refused before the person is checked
     frist = {"typ": "FRIST", "titel": "Frist", "datum": tag, "fristablauf": tag}
     draft = HelenaDraftFactory(akte=world.akte, typ=HelenaDraft.Typ.FRIST, titel="Frist", payload=frist)
     answer = client.patch(
