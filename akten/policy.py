@@ -17,7 +17,9 @@ The policy, in words (the README's "Zugriffsregel" repeats it):
   Never: internal notes (the Akte's `notizen`, `Notiz` rows), the Sachstand (`zusammenfassung`),
   Schlagworte, Dezernate, Fristen, Wiedervorlagen, Zeiten, Helena's drafts and their rejection
   reasons, alerts, the Aktenverlauf, Helena runs unless the role × tool matrix grants tools to
-  MANDANT, and never anything of other clients.
+  MANDANT, and never anything of other clients. Nor anything of the firm's workload: a background
+  run of hers that waits for a worker says "in der Warteschlange", never its place (which tells
+  how many runs of others wait ahead).
 - Nobody sees a row they may not reach: "missing" and "forbidden" both answer 404.
 """
 

@@ -69,7 +69,8 @@ DOCUMENTED: dict[str, dict[str, Any]] = {
     "agent.chat.api.RunListApi": {
         "summary": "Meine Aufträge auflisten",
         "description": "Deine eigenen Aufträge an Helena, neueste zuerst, mit Zustand und Schritten; ein "
-        "Hintergrundauftrag, der auf einen Worker wartet, nennt seinen Platz in der Warteschlange.",
+        "Hintergrundauftrag, der auf einen Worker wartet, nennt seinen Platz in der Warteschlange (als "
+        "Mandantin nicht: dort bleibt `queue_position` leer, der Zustand sagt „wartet“).",
     },
     "agent.chat.api.RunDetailApi": {
         "summary": "Auftrag abrufen",

@@ -1,11 +1,9 @@
 """factory-boy factories for every model, with realistic German data."""
 
 import datetime
-import functools
 from decimal import Decimal
 
 import factory
-import holidays
 from django.utils import timezone
 
 from agent.models import AgentRun
@@ -26,6 +24,7 @@ from akten.models import (
 )
 from drafts.models import HelenaAlert, HelenaDraft
 from rechner.models import Basiszinssatz
+from tests.support.dates import next_workday
 
 factory.Faker._DEFAULT_LOCALE = "de_DE"
 
@@ -111,26 +110,6 @@ class DokumentFactory(factory.django.DjangoModelFactory):
     groesse = 21
 
 
-@functools.cache
-def _holidays_somewhere(year: int) -> frozenset[datetime.date]:
-    return frozenset(
-        day for land in holidays.Germany.subdivisions for day in holidays.country_holidays("DE", subdiv=land, years=year)
-    )
-
-
-def werktag_ab(tag: datetime.date) -> datetime.date:
-    """The first day from `tag` on that is a working day in every Land: a date relative to today
-    that the Fristen checks accept whatever day the suite runs on (today + 30 was Neujahr 2027)."""
-    while tag.weekday() >= 5 or tag in _holidays_somewhere(tag.year):
-        tag += datetime.timedelta(days=1)
-    return tag
-
-
-def in_tagen(days: int) -> datetime.date:
-    """A working day (see `werktag_ab`) about `days` days from today."""
-    return werktag_ab(timezone.localdate() + datetime.timedelta(days=days))
-
-
 class KalenderEintragFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = KalenderEintrag
@@ -139,7 +118,7 @@ class KalenderEintragFactory(factory.django.DjangoModelFactory):
     typ = KalenderEintrag.Typ.FRIST
     titel = "Berufungsfrist"
     datum = factory.LazyFunction(timezone.localdate)
-    fristablauf = factory.LazyFunction(lambda: in_tagen(30))
+    fristablauf = factory.LazyFunction(lambda: next_workday(30))
 
 
 class ZeiterfassungFactory(factory.django.DjangoModelFactory):

@@ -1,18 +1,29 @@
+import json
+
 from django.contrib import admin
-from django.db.models import Prefetch
+from django.db.models import Exists, OuterRef, Prefetch, Value
 
 from agent.models import AgentRun, AgentStep, AnswerFeedback, ToolCallAudit
-from agent.runs.selectors import conversations_of, on_visible_akte
+from agent.runs.selectors import calls_on_hidden_akten, conversations_of, on_visible_akte, steps_visible
 from akten.admin_mixins import sees_all
 from helena.text import shorten
 from recherche.citations import unresolved_in_trace
 
+TRANSCRIPT_WITHHELD = "Ausgeblendet: Der Lauf hat eine Akte gelesen, die du nicht mehr sehen darfst."
+
 
 class AgentStepInline(admin.TabularInline):
+    """The run's events; anyone but ADMIN without those of tool calls on an Akte they may no longer
+    see (a run without an Akte keeps its owner, not what it read on such an Akte)."""
+
     model = AgentStep
     extra = 0
     can_delete = False
     readonly_fields = ["seq", "type", "payload", "created_at"]
+
+    def get_queryset(self, request):  # type: ignore[no-untyped-def]
+        qs = super().get_queryset(request)
+        return qs if sees_all(request) else steps_visible(request.user, qs)
 
     def has_add_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
         return False
@@ -28,6 +39,10 @@ class ToolCallAuditInline(admin.TabularInline):
     fields = ("created_at", "tool", "call_id", "arguments", "ok", "cached", "summary", "duration_ms")
     readonly_fields = fields
 
+    def get_queryset(self, request):  # type: ignore[no-untyped-def]
+        qs = super().get_queryset(request)
+        return qs if sees_all(request) else qs.filter(on_visible_akte(request.user))
+
     def has_add_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
         return False
 
@@ -38,7 +53,8 @@ class ToolCallAuditInline(admin.TabularInline):
 @admin.register(AgentRun)
 class AgentRunAdmin(admin.ModelAdmin):
     """Runs with their steps and tool calls, read-only. ADMIN sees all; anyone else only their own
-    runs, and of those only the ones without an Akte or on an Akte they may still see."""
+    runs, and of those only the ones without an Akte or on an Akte they may still see; of a run that
+    read an Akte they may no longer see, neither those calls nor the model's transcript."""
 
     list_display = [
         "pk", "user", "akte", "mode", "status", "model_name", "steps_used", "zitate_nicht_im_bestand", "created_at",
@@ -47,13 +63,27 @@ class AgentRunAdmin(admin.ModelAdmin):
     list_filter = ["status", "mode", "created_at"]
     search_fields = ["user__email", "akte__aktenzeichen"]
     list_select_related = ["user", "akte"]
-    readonly_fields = [*(f.name for f in AgentRun._meta.fields), "zitate_nicht_im_bestand"]
+    exclude = ["transcript"]
+    readonly_fields = [
+        *(f.name for f in AgentRun._meta.fields if f.name != "transcript"), "verlauf", "zitate_nicht_im_bestand",
+    ]  # fmt: skip
     inlines = [AgentStepInline, ToolCallAuditInline]
 
     def get_queryset(self, request):  # type: ignore[no-untyped-def]
         checks = AgentStep.objects.filter(type="answer.citations").only("run_id", "payload").order_by("seq")
         qs = super().get_queryset(request).prefetch_related(Prefetch("steps", queryset=checks, to_attr="citation_checks"))
-        return qs if sees_all(request) else qs.filter(on_visible_akte(request.user), user=request.user)
+        if sees_all(request):
+            return qs.annotate(reads_hidden_akte=Value(False))
+        hidden_calls = calls_on_hidden_akten(request.user).filter(run=OuterRef("pk"))
+        return qs.filter(on_visible_akte(request.user), user=request.user).annotate(reads_hidden_akte=Exists(hidden_calls))
+
+    @admin.display(description=AgentRun._meta.get_field("transcript").verbose_name)
+    def verlauf(self, obj: AgentRun) -> str:
+        """The transcript holds every tool result in full: withheld as a whole when one of them came
+        from an Akte the viewer may no longer see (or when that is unknown)."""
+        if getattr(obj, "reads_hidden_akte", True):
+            return TRANSCRIPT_WITHHELD
+        return json.dumps(obj.transcript, ensure_ascii=False)
 
     @admin.display(description="Zitate nicht im Bestand")
     def zitate_nicht_im_bestand(self, obj: AgentRun) -> str:

@@ -216,6 +216,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         from agent.runs import services
 
         conversation, akte = await self._access_conversation_and_akte(message)
+        checked_at = time.monotonic()
         try:
             run = await database_sync_to_async(services.run_create)(
                 user=self.user, text=message.text, conversation=conversation, akte=akte, mode=message.mode
@@ -238,7 +239,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         )
         if run.status in AgentRun.ACTIVE_STATUSES:
             await self.execute(run)  # first: an inline run is then watched directly (agent/chat/inline.py)
-        await self.watch_run(run.pk, after_seq=0)
+        await self.watch_run(run.pk, after_seq=0, checked_at=checked_at)
         await user_notify_run(user_id=self.user.pk, run_id=run.pk)
 
     async def run_cancel(self, message: RunCancel) -> None:
@@ -255,6 +256,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         from agent.runs import services
 
         run = await database_sync_to_async(selectors.run_get)(user=self.user, pk=message.run)
+        checked_at = time.monotonic()
         continued = await database_sync_to_async(services.run_continue_background)(run_id=run.pk, by=self.user)
         await self.send_json(
             {
@@ -262,16 +264,17 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
                 "run": continued.pk,
                 "conversation": continued.conversation_id,
                 "mode": continued.mode,
+                "status": continued.status,
                 "queue_position": await self.queue_position(continued),
             }
         )
         await self.execute(continued)
-        await self.watch_run(continued.pk, after_seq=0)
+        await self.watch_run(continued.pk, after_seq=0, checked_at=checked_at)
         await user_notify_run(user_id=self.user.pk, run_id=continued.pk)
 
     async def run_resume(self, message: RunResume) -> None:
         run = await database_sync_to_async(selectors.run_get)(user=self.user, pk=message.run)
-        await self.watch_run(run.pk, after_seq=message.after_seq, restart=True)
+        await self.watch_run(run.pk, after_seq=message.after_seq, restart=True, checked_at=time.monotonic())
 
     async def akte_watch(self, message: AkteWatch) -> None:
         akte: Akte = await database_sync_to_async(akte_get)(user=self.user, pk=message.akte)
@@ -323,7 +326,9 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             return
         inline.execute_inline(run.pk)
 
-    async def watch_run(self, run_id: int, *, after_seq: int, restart: bool = False) -> None:
+    async def watch_run(self, run_id: int, *, after_seq: int, restart: bool = False, checked_at: float | None = None) -> None:
+        """Deliver the run's events to this socket from `after_seq` on. `checked_at`: when the
+        caller found the run visible to this socket's user (else the tail asks at its first event)."""
         existing = self.tails.get(run_id)
         if existing is not None and not existing.done:
             if not restart:
@@ -335,7 +340,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             return
         if not restart:
             after_seq = max(after_seq, self.seen.get(run_id, 0))
-        tail = RunTail(self, run_id, after_seq)
+        tail = RunTail(self, run_id, after_seq, access_checked_at=checked_at)
         self.tails[run_id] = tail
         if run_id in inline.executing_here:
             inline.watchers.setdefault(run_id, set()).add(tail)

@@ -10,7 +10,7 @@ from agent.models import AgentRun
 
 class RunSerializer(serializers.ModelSerializer):
     """`queue_position` (1: the next to start) for a background run waiting for a worker, else
-    null; the view passes the positions in the context (`queue_positions`)."""
+    null (always for a MANDANT); the view passes the positions in the context (`queue_positions`)."""
 
     status_label = serializers.CharField(source="get_status_display")
     queue_position = serializers.SerializerMethodField()

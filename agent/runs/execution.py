@@ -43,6 +43,7 @@ from agent.llm.base import LLMClient, Message
 from agent.models import AgentRun, Conversation, EngineConfig, TierConfig
 from agent.models import Message as ChatMessage
 from agent.runs.events import Publish, Relay, RunEventSink, event_row_append
+from agent.runs.failures import ERR_START, outcome_error_public
 from agent.runs.persona import persona_context_load
 from agent.runs.routes import DEMO_TOOLS, routes_build
 from agent.tools.base import ToolContext
@@ -54,7 +55,6 @@ from helena.db import reconnect_after_error
 from recherche.citations import answer_citation_trace
 
 logger = logging.getLogger(__name__)
-ERR_START = "Der Auftrag konnte nicht starten: {error}"
 REPLY_CANCELLED = "_Abgebrochen, bevor Helena geantwortet hat._"
 REPLY_NONE = "_Helena hat keine Antwort gegeben._"
 
@@ -147,11 +147,11 @@ def _run_claim(run_id: int) -> AgentRun | None:
 
 
 @transaction.atomic
-def _run_fail_start(run_id: int, error: str) -> None:
+def _run_fail_start(run_id: int) -> None:
     run = AgentRun.objects.select_for_update().get(pk=run_id)
     run.status = AgentRun.Status.FAILED
     run.finish_reason = "Start fehlgeschlagen"
-    run.error = ERR_START.format(error=error)
+    run.error = ERR_START
     run.finished_at = timezone.now()
     run.save(update_fields=["status", "finish_reason", "error", "finished_at"])
     conversation_reply_save(run)
@@ -340,14 +340,15 @@ async def run_execute(
         return await _in_run_thread(_run_get, run_id)
     try:
         prepared = await _in_run_thread(_run_prepare, claimed, cancel, client_factory)
-    except Exception as exc:
+    except Exception:
         logger.exception("Lauf %s konnte nicht starten", run_id)
-        await _in_run_thread(_run_fail_start, run_id, f"{type(exc).__name__}: {exc}")
+        await _in_run_thread(_run_fail_start, run_id)
         return await _in_run_thread(_run_get, run_id)
     _cancel_watch.watch(run_id, cancel)
     finished: list[AgentRun] = []
 
     async def finish(outcome: RunOutcome) -> None:
+        outcome.error = outcome_error_public(outcome)  # saved, then the terminal event carries it
         if prepared.first_contact and outcome.answer and outcome.status != RunStatus.CANCELLED:
             outcome.answer = with_intro(outcome.answer)
         await audits_written(prepared.ctx)  # a finished run's audit is complete

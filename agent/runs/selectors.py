@@ -15,11 +15,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
+from django.db.models.fields.json import KT
 from django.db.models.functions import Coalesce
 
-from agent.models import AgentRun, AgentStep, Conversation, Message
+from agent.models import AgentRun, AgentStep, Conversation, Message, ToolCallAudit
 from akten.models import Akte, User
+from akten.policy import sees_internal
 from helena.errors import NotFound
 
 ERR_RUN_NOT_FOUND = "Auftrag nicht gefunden."
@@ -30,6 +32,19 @@ def on_visible_akte(user: Any) -> Q:
     """Rows without an Akte or on an Akte `user` may see now (the chokepoint): the rule for a user's
     own runs, conversations and tool-call audit rows, here and in the admin."""
     return Q(akte__isnull=True) | Q(akte__in=Akte.objects.visible_to(user).values("pk"))
+
+
+def calls_on_hidden_akten(user: User) -> QuerySet[ToolCallAudit]:
+    """Tool calls on an Akte `user` may not see now (ToolCallAudit.akte): a run without an Akte, or
+    a search across Akten, can have read one that is gone for them since."""
+    return ToolCallAudit.objects.exclude(on_visible_akte(user))
+
+
+def steps_visible(user: User, steps: QuerySet[AgentStep]) -> QuerySet[AgentStep]:
+    """`steps` without the events of a tool call on an Akte `user` may not see now (the call, its
+    result, a draft it proposed: the events that carry the call's id)."""
+    hidden = calls_on_hidden_akten(user).filter(run=OuterRef("run"), call_id=OuterRef("step_call_id"))
+    return steps.annotate(step_call_id=KT("payload__call_id")).exclude(Exists(hidden))
 
 
 def runs_of(user: User) -> QuerySet[AgentRun]:
@@ -49,7 +64,10 @@ def run_list(*, user: User) -> QuerySet[AgentRun]:
 def run_queue_positions(*, user: User) -> dict[int, int]:
     """{run id: place in the queue} for the user's background runs that wait for a worker (1: the
     next to start). All waiting runs count, in the order they were created, but only the user's
-    own runs are returned: of the others a user learns how many wait ahead, nothing more."""
+    own runs are returned: of the others a user learns how many wait ahead, nothing more. A
+    MANDANT learns not even that (akten/policy.py): none, her runs only say that they wait."""
+    if not sees_internal(user):
+        return {}
     queued = AgentRun.objects.filter(mode=AgentRun.Mode.BACKGROUND, status=AgentRun.Status.PENDING)
     ahead = (
         queued.filter(Q(created_at__lt=OuterRef("created_at")) | Q(created_at=OuterRef("created_at"), pk__lt=OuterRef("pk")))
@@ -70,6 +88,12 @@ def run_get(*, user: User, pk: int, lock: bool = False) -> AgentRun:
         return qs.get(pk=pk)
     except AgentRun.DoesNotExist:
         raise NotFound(ERR_RUN_NOT_FOUND) from None
+
+
+def run_visible(*, user: User, run_id: int) -> bool:
+    """May `user` still see their run `run_id` (`runs_of`)? Asked again while its events are
+    delivered live (agent/chat/tails.py): access can end in the middle of a run."""
+    return runs_of(user).filter(pk=run_id).exists()
 
 
 def runs_created_since(*, since: datetime) -> list[tuple[int, int]]:

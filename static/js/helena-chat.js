@@ -148,13 +148,17 @@
   }
 
   /* A background run waiting for a worker: its place in the queue, asked again from the runs API
-     until it starts. */
+     until it starts. A Mandantin gets no place (README, "Was eine Mandantin sieht"), only that it waits. */
   var QUEUE_POLL_MS = 5000;
 
   function showQueued(runId, position) {
     var block = runs[runId];
     if (!block || !block.status || block.started) return;
     block.queued = true;
+    if (!position) {
+      block.status.textContent = "Status: wartet – in der Warteschlange";
+      return;
+    }
     block.status.textContent = "Status: wartet – Platz " + position + " in der Warteschlange";
     window.setTimeout(function () {
       if (!block.queued) return;
@@ -422,7 +426,7 @@
       var block = runBlock(message.run, true);
       block.mine = true;
       if (message.mode === "BACKGROUND" && block.mode) setMode(block, true);
-      if (message.queue_position) showQueued(message.run, message.queue_position);
+      if (message.mode === "BACKGROUND" && message.status === "PENDING") showQueued(message.run, message.queue_position);
       block.question = textBox.dataset.lastSent || "";
       if (message.conversation && message.conversation !== state.conversation) {
         state.conversation = message.conversation;

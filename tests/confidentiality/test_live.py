@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from typing import Any
 
 import pytest
@@ -177,6 +178,16 @@ async def test_lawyer_run_control_sees_the_internal_data(scripted_tier, scripted
     assert {"sachstand", "ablehnungsgrund", "frist"} <= set(world.leaked(sent_to_model))
 
 
+def _tool_results_once_ended(run_id: int) -> list[dict[str, Any]]:
+    from agent.models import AgentRun, AgentStep
+
+    for _ in range(300):
+        if not AgentRun.objects.filter(pk=run_id, status__in=AgentRun.ACTIVE_STATUSES).exists():
+            break
+        time.sleep(0.1)
+    return list(AgentStep.objects.filter(run_id=run_id, type="tool.result").order_by("seq").values_list("payload", flat=True))
+
+
 async def test_cached_tool_result_is_not_served_after_the_vertretung_ended(scripted_tier, scripted_llm):
     """The repeated call differs in its raw arguments (a default spelled out), so the engine's
     repeat detection lets it through, but validates to the same parameters: the cache's key."""
@@ -189,12 +200,16 @@ async def test_cached_tool_result_is_not_served_after_the_vertretung_ended(scrip
         connection.close()  # this runs in the scripted server's request thread
         return {"tool_calls": [again]}
 
+    def cut(frame: dict[str, Any]) -> bool:
+        return frame.get("type") == "error" and frame.get("code") == "not_found"
+
     scripted_llm.script([{"tool_calls": [first]}, end_vertretung_then_repeat, {"text": "Fertig."}])
     async with ws_connect(world.deputy) as (socket, ok, _code):
         assert ok
         await socket.send_json_to({"type": "chat.send", "text": "Was steht in der Akte?", "akte": world.akte.pk})
-        frames = await receive_until(socket, is_terminal, within=60)
-    results = [f for f in frames if f.get("type") == "tool.result"]
+        frames = await receive_until(socket, lambda f: is_terminal(f) or cut(f), within=60)
+    assert cut(frames[-1]), "the socket follows the run no further than the Vertretung (test_live_access.py)"
+    results = await sync_to_async(_tool_results_once_ended)(frames[-1]["run"])
     assert len(results) == 2
     assert results[0]["ok"] and not results[0]["cached"]
     assert not results[1]["ok"] and not results[1]["cached"], results[1]

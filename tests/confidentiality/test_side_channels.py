@@ -19,7 +19,8 @@ from akten.models import Beteiligter, Dokument, Role
 from drafts.models import HelenaDraft
 from tests.agent.chat.conftest import is_terminal, receive_until, ws_connect
 from tests.confidentiality.world import RELEASED_DOCUMENT, build_world
-from tests.factories import BeteiligterFactory, HelenaDraftFactory, UserFactory, in_tagen
+from tests.factories import BeteiligterFactory, HelenaDraftFactory, UserFactory
+from tests.support.dates import next_workday
 
 
 @pytest.mark.django_db
@@ -29,7 +30,7 @@ def test_a_frist_draft_cannot_name_someone_who_may_not_see_the_akte():
     BeteiligterFactory(akte=world.foreign_akte, kontakt=foreign_client.kontakt, rolle=Beteiligter.Rolle.MANDANT)
     client = Client()
     client.force_login(world.lawyer)
-    tag = in_tagen(30).isoformat()
+    tag = next_workday(30).isoformat()  # a Fristablauf on a holiday is refused before the person is checked
     frist = {"typ": "FRIST", "titel": "Frist", "datum": tag, "fristablauf": tag}
     draft = HelenaDraftFactory(akte=world.akte, typ=HelenaDraft.Typ.FRIST, titel="Frist", payload=frist)
     answer = client.patch(

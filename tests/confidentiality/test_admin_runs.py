@@ -1,0 +1,71 @@
+"""A run without an Akte stays its owner's after a Vertretung ends, but what it read on the Akte of
+the Vertretung does not: the admin run view hides the steps and tool calls on that Akte
+(ToolCallAudit.akte) and the transcript that holds their results, as the selectors do."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import Permission
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from agent.models import AgentRun, AgentStep, ToolCallAudit
+from akten.models import Role
+from tests.confidentiality.world import World, build_world
+from tests.factories import UserFactory
+
+
+def _general_run_that_read_the_akte(world: World) -> AgentRun:
+    """The deputy's run in the general chat: it read the Akte by its Aktenzeichen (call c1) and
+    searched the law (call c2, no Akte)."""
+    deputy, akte, markers = world.deputy, world.akte, world.markers
+    run = AgentRun.objects.create(
+        user=deputy,
+        akte=None,
+        task=f"Was ist der Stand in {akte.aktenzeichen}?",
+        status=AgentRun.Status.DONE,
+        answer="Der Stand ist offen.",
+        finished_at=timezone.now(),
+        transcript=[
+            {"role": "user", "content": f"Was ist der Stand in {akte.aktenzeichen}?"},
+            {"role": "tool", "tool_call_id": "c1", "name": "read_akte_detail", "content": markers["sachstand"]},
+            {"role": "tool", "tool_call_id": "c2", "name": "search_gesetze", "content": "§ 573 BGB"},
+        ],
+    )
+    call = {"step": 1, "call_id": "c1", "tool": "read_akte_detail", "arguments": {"akte": akte.aktenzeichen}}
+    result = {"step": 1, "call_id": "c1", "tool": "read_akte_detail", "ok": True, "summary": markers["akte-notizen"]}
+    law = {"step": 1, "call_id": "c2", "tool": "search_gesetze", "ok": True, "summary": "Gesetzesfundstelle 573"}
+    for seq, (kind, payload) in enumerate([("tool.call", call), ("tool.result", result), ("tool.result", law)], start=1):
+        AgentStep.objects.create(run=run, seq=seq, type=kind, payload=payload)
+    ToolCallAudit.objects.create(
+        run=run, user=deputy, akte=akte, tool="read_akte_detail", call_id="c1", summary=markers["notiz-titel"]
+    )
+    ToolCallAudit.objects.create(run=run, user=deputy, tool="search_gesetze", call_id="c2", summary="Gesetzesfundstelle 573")
+    return run
+
+
+@pytest.mark.django_db
+def test_the_admin_run_view_hides_what_a_general_run_read_on_an_akte_no_longer_visible():
+    world = build_world()
+    run = _general_run_that_read_the_akte(world)
+    deputy = world.deputy
+    deputy.is_staff = True
+    deputy.save(update_fields=["is_staff"])
+    deputy.user_permissions.set(Permission.objects.filter(codename__startswith="view_"))
+    client = Client()
+    client.force_login(deputy)
+    url = reverse("admin:agent_agentrun_change", args=[run.pk])
+    during = client.get(url).content.decode()
+    assert {"sachstand", "akte-notizen", "notiz-titel"} <= set(world.leaked(during)), "control: while the Vertretung lasts"
+
+    world.end_vertretung()
+    page = client.get(url)
+    assert page.status_code == 200, "the run without an Akte stays his"
+    html = page.content.decode()
+    assert world.leaked(html) == []
+    assert "Gesetzesfundstelle 573" in html, "what did not touch the Akte stays"
+    assert "Ausgeblendet" in html
+
+    client.force_login(UserFactory(role=Role.ADMIN, is_staff=True, is_superuser=True))  # ADMIN sees all
+    assert {"sachstand", "akte-notizen", "notiz-titel"} <= set(world.leaked(client.get(url).content.decode()))
