@@ -13,6 +13,10 @@ Legal basis
   counts only where the Ort is known to keep it; otherwise the earlier date is used and the result
   carries a warning with the later date that applies if the day is a holiday at the court.
 - § 222 Abs. 1 ZPO applies the BGB rules to procedural deadlines; §§ 224 Abs. 1, 233 ZPO (Notfrist).
+- Verjährung (§§ 195, 199 Abs. 1, § 548 BGB): the courts apply § 193 BGB to its end as well, but the
+  calendar date is the calculated end or, if that is no working day, the working day before it; the
+  result warns with the later end under § 193 BGB (an act that stops the period is in time on the
+  earlier day; the debtor's Einrede holds only after the later one).
 
 Versions: the BGB and ZPO counting rules are unchanged since 2002; the presets cite the period norms
 as in force in 2025 (ZPO, KSchG, FamFG). Holiday data follows the state laws as mapped by the
@@ -106,6 +110,14 @@ GRUND_RECHTSMITTELGERICHT = (
 BGH_LAND, BGH_ORT, BGH_QUELLE = "BW", "Karlsruhe", "Sitz des Bundesgerichtshofs"
 
 NORM_VERSCHIEBUNG = "§ 193 BGB, § 222 Abs. 2 ZPO"
+WARNUNG_VERJAEHRUNG_193 = (
+    "Achtung: Das rechnerische Ende der Verjährung, {ende}, ist kein Werktag. Nach § 193 BGB, den die Rechtsprechung "
+    "(BGH) auch auf das Ende einer Verjährungsfrist anwendet, verjährt der Anspruch erst mit Ablauf des nächsten "
+    "Werktags, {spaet}; welche Feiertage zählen, richtet sich nach dem Erklärungs- oder Leistungsort. Im Kalender steht "
+    "deshalb der letzte Werktag davor, {frueh}: Wer bis dahin hemmt (etwa Klage oder Mahnbescheid, § 204 BGB), ist in "
+    "jedem Fall rechtzeitig. Für die Einrede der Verjährung gilt dagegen: Verjährt ist der Anspruch erst nach Ablauf "
+    "des {spaet}."
+)
 NOTFRIST_HINWEIS = (
     "Notfrist: nicht verlängerbar (§ 224 Abs. 1 und 2 ZPO); bei Versäumung nur Wiedereinsetzung "
     "in den vorigen Stand (§§ 233 ff. ZPO)."
@@ -143,7 +155,10 @@ class FristPreset:
     rechtsgrundlage: str
     ereignis: str
     hinweis: str = ""
-    art: Literal["vorwaerts", "rueckwaerts", "jahresende"] = "vorwaerts"
+    # "verjaehrung": a limitation period, whose calendar date never moves past its calculated end
+    # (see ``_verjaehrung``); ``jahresschluss``: it starts at the end of the year (§ 199 Abs. 1 BGB).
+    art: Literal["vorwaerts", "rueckwaerts", "verjaehrung"] = "vorwaerts"
+    jahresschluss: bool = False
     # The latest start ("beginn": §§ 517, 520 Abs. 2, 548, 551 Abs. 2, 569 Abs. 1 ZPO, § 66 Abs. 1 ArbGG,
     # § 63 Abs. 3 FamFG) or end ("ende": § 544 Abs. 3, 4 ZPO) of the period, in months after the
     # Verkündung (Erlass) of the decision, whatever its Zustellung; 0: no such limit.
@@ -545,7 +560,8 @@ PRESETS: dict[str, FristPreset] = {
             "Entstehung des Anspruchs und Kenntnis des Gläubigers (in diesem Jahr)",
             "Die Frist beginnt mit dem Schluss des Jahres (§ 199 Abs. 1 BGB); Höchstfristen des § 199 Abs. 2 bis 4 BGB "
             "und Hemmungen (§§ 203 ff. BGB) sind gesondert zu prüfen.",
-            art="jahresende",
+            art="verjaehrung",
+            jahresschluss=True,
         ),
         FristPreset(
             "verjaehrung_mietsache",
@@ -555,6 +571,11 @@ PRESETS: dict[str, FristPreset] = {
             False,
             "§ 548 Abs. 1 BGB",
             "Rückerhalt der Mietsache",
+            "Die Verjährung beginnt mit dem Rückerhalt der Mietsache (§ 548 Abs. 1 Satz 2 BGB), auch vor dem Ende des "
+            "Mietverhältnisses. Hemmungen (§§ 203 ff. BGB) sind gesondert zu prüfen. Ansprüche des Mieters auf "
+            "Aufwendungsersatz oder Wegnahme verjähren sechs Monate nach Beendigung des Mietverhältnisses (§ 548 Abs. 2 "
+            "BGB): mit der Beendigung als Ereignis rechnen.",
+            art="verjaehrung",
         ),
         FristPreset(
             "schriftsatz_vor_termin",
@@ -1031,7 +1052,9 @@ def berechne_preset(
     neither is the Kanzlei's seat the court of the Akte: then the end is the earliest that holds in
     every Land, with a warning (see ``berechne_frist``'s ``ort_unsicher``). A backward preset (§ 132
     ZPO) counts back from the Termin in ``ereignis_datum`` and moves off non-working days to the day
-    before. Raises FristError for unknown presets and invalid input.
+    before. A Verjährung preset is noted on its calculated end or the last working day before it,
+    with a warning naming the later end under § 193 BGB (see ``_verjaehrung``). Raises FristError
+    for unknown presets and invalid input.
     """
     preset = PRESETS.get(preset_key)
     if preset is None:
@@ -1053,8 +1076,16 @@ def berechne_preset(
         ort_unsicher = ort_unsicher_grund(ort_art, bundesland, ort)
     if preset.art == "rueckwaerts":
         return _rueckwaerts(preset, ereignis_datum, bundesland, ort, ortsquelle, ort_unsicher=ort_unsicher)
-    if preset.art == "jahresende":
-        return _verjaehrung(preset, ereignis_datum, bundesland, ort, ortsquelle)
+    if preset.art == "verjaehrung":
+        return _verjaehrung(
+            preset,
+            ereignis_datum,
+            bundesland,
+            ort,
+            ortsquelle,
+            vorfrist_tage=vorfrist_tage,
+            vorfrist_arbeitstage=vorfrist_arbeitstage,
+        )
     if ereignis_datum is None and verkuendung is None:
         raise FristError(FEHLER_DATUM.format(wert=ereignis_datum))
 
@@ -1202,42 +1233,91 @@ def _feiertag_irgendwo(tag: date) -> bool:
 
 
 def _verjaehrung(
-    preset: FristPreset, ereignis: date | None, bundesland: str | None, ort: str | None, ortsquelle: str | None
+    preset: FristPreset,
+    ereignis: date | None,
+    bundesland: str | None,
+    ort: str | None,
+    ortsquelle: str | None,
+    *,
+    vorfrist_tage: int | None,
+    vorfrist_arbeitstage: bool,
 ) -> FristErgebnis:
+    """A limitation period (Verjährung): from the end of the year (§ 199 Abs. 1 BGB, ``jahresschluss``)
+    or from the event, the event day not counted (§ 187 Abs. 1, § 188 BGB: § 548 BGB).
+
+    The calendar date (``fristablauf``) is the calculated end when it is a working day at the place,
+    else the last working day before it. § 193 BGB, which the courts (BGH) apply to the end of a
+    limitation period, moves the end to the next working day; that later end is only named in the
+    warning: which holidays count depends on the Erklärungs- or Leistungsort, and a Hemmung (§ 204
+    BGB) on the earlier day is always in time. An uncertain partial holiday keeps the calculated end,
+    which is then the earliest possible one. Raises FristError for invalid input.
+    """
     ereignis = _geprueftes_datum(ereignis)
+    _vorfrist_tage_pruefen(vorfrist_tage)
     land = _bundesland(bundesland)
-    beginn = date(ereignis.year, 12, 31)
-    try:
-        ende = date(ereignis.year + preset.dauer, 12, 31)
-    except ValueError:
-        raise FristError(FEHLER_ZU_LANG) from None
     kalender = Feiertagskalender(land, _ort(ort))
+    schritte = [f"{preset.label} ({preset.rechtsgrundlage}), ausgelöst durch: {preset.ereignis}."]
+    norm_ende: str | None = None  # the § 188 BGB rule, for a period not ending with the year
+    try:
+        if preset.jahresschluss:
+            beginn = date(ereignis.year + 1, 1, 1)
+            ende = date(ereignis.year + preset.dauer, 12, 31)
+            schritte += [
+                f"Anspruch entstanden und Kenntnis im Jahr {ereignis.year} ({format_datum(ereignis)}); die Verjährung "
+                f"beginnt mit dem Schluss des Jahres, {format_datum(date(ereignis.year, 12, 31))} (§ 199 Abs. 1 BGB).",
+                f"Dauer: {_dauer_text(preset.dauer, preset.einheit)} ({preset.rechtsgrundlage}). Die Verjährung endet "
+                f"rechnerisch mit Ablauf des {format_datum(ende)}.",
+            ]
+        else:
+            beginn, beginn_schritt = _beginn(ereignis, "ereignis")
+            ende, norm, regel = _rechnerisches_ende(ereignis, preset.dauer, preset.einheit, "ereignis")
+            norm_ende = f"§ 187 Abs. 1, {norm} BGB"
+            schritte += [beginn_schritt, f"Dauer: {_dauer_text(preset.dauer, preset.einheit)}. {regel}"]
+        eintrag = ende
+        while not kalender.ist_werktag(eintrag):
+            eintrag -= timedelta(days=1)
+        nach_193 = _naechster_werktag(ende, kalender, teilfeiertage_frei=False)
+    except (OverflowError, ValueError):
+        raise FristError(FEHLER_ZU_LANG) from None
+
+    ort_text = ortstext(land, kalender.ort)
+    schritte.append(f"Feiertage nach dem Ort: {ort_text}" + (f" ({ortsquelle})." if ortsquelle else "."))
     warnungen: list[str] = []
-    if not kalender.ist_werktag(ende):
-        warnungen.append(
-            f"Der {format_datum(ende)} ist kein Werktag. Ob § 193 BGB das Ende der Verjährung auf den nächsten Werktag "
-            "verschiebt, wird nicht unterstellt: notiert ist der 31.12. (früheres, sicheres Datum)."
+    grund = None
+    if eintrag != ende:
+        hindernisse = "; ".join(f"{tag:%d.%m.%Y} {_hinderungsgrund(tag, kalender)}" for tag in _tage(ende, nach_193)[:-1])
+        grund = (
+            f"Das rechnerische Ende ({format_datum(ende)}) ist kein Werktag in {ort_text}: {hindernisse}. Notiert ist "
+            f"der letzte Werktag davor, {format_datum(eintrag)} (sicheres Datum)."
         )
-    schritte = [
-        f"{preset.label} ({preset.rechtsgrundlage}), ausgelöst durch: {preset.ereignis}.",
-        f"Anspruch entstanden und Kenntnis im Jahr {ereignis.year} ({format_datum(ereignis)}); die Verjährung beginnt "
-        f"mit dem Schluss des Jahres, {format_datum(beginn)} (§ 199 Abs. 1 BGB).",
-        f"Dauer: drei Jahre (§ 195 BGB). Die Verjährung endet mit Ablauf des {format_datum(ende)}.",
-        *warnungen,
-        f"Hinweis: {preset.hinweis}",
-    ]
+        warnungen.append(
+            WARNUNG_VERJAEHRUNG_193.format(ende=format_datum(ende), frueh=format_datum(eintrag), spaet=format_datum(nach_193))
+        )
+        schritte.append(grund)
+        schritte.extend(warnungen)
+    else:
+        schritte.append(f"Das rechnerische Ende ist ein Werktag in {ort_text}.")
+    schritte.append(f"Im Kalender zu notieren: {format_datum(eintrag)}, 24:00 Uhr.")
+    vorfrist, vorfrist_schritt = _vorfrist_mit_schritt(
+        ereignis, eintrag, vorfrist_tage, arbeitstage=vorfrist_arbeitstage, kalender=kalender
+    )
+    if vorfrist_schritt:
+        schritte.append(vorfrist_schritt)
+    if preset.hinweis:
+        schritte.append(f"Hinweis: {preset.hinweis}")
+    rechtsgrundlage = "; ".join(norm for norm in (preset.rechtsgrundlage, norm_ende, grund and "§ 193 BGB") if norm)
     return FristErgebnis(
         ereignis_datum=ereignis,
-        fristbeginn=date(ereignis.year + 1, 1, 1),
+        fristbeginn=beginn,
         dauer=preset.dauer,
         einheit=preset.einheit,
         rechnerisches_ende=ende,
-        fristablauf=ende,
-        verschoben=False,
-        verschiebungsgrund=None,
-        vorfrist=None,
+        fristablauf=eintrag,
+        verschoben=eintrag != ende,
+        verschiebungsgrund=grund,
+        vorfrist=vorfrist,
         notfrist=False,
-        rechtsgrundlage=preset.rechtsgrundlage,
+        rechtsgrundlage=rechtsgrundlage,
         bundesland=land,
         erlaeuterung="\n".join(schritte),
         bezeichnung=preset.label,
