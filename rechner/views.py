@@ -41,6 +41,7 @@ def rvg_rechner(request: HttpRequest) -> HttpResponse:
                 auftragsdatum=daten["auftragsdatum"],
                 positions=form.positionen(),
                 auftraggeber=daten["auftraggeber"],
+                auftraggeber_verschiedene_gegenstaende=daten["auftraggeber_verschiedene_gegenstaende"],
                 anrechnung=daten["anrechnung"],
                 pkh=daten["pkh"],
                 auslagenpauschale=daten["auslagenpauschale"],
