@@ -414,8 +414,15 @@ VV: dict[str, VvNummer] = {
             satz_bis=Decimal("1.0"),
             regelsatz=Decimal("1.0"),
             angelegenheit=Angelegenheit.PKH_VERFAHREN,
+            erhoehungsfaehig=True,
         ),
-        _fest("3403", "Verfahrensgebühr für sonstige Einzeltätigkeiten", "0.8", Angelegenheit.EINZELTAETIGKEIT),
+        _fest(
+            "3403",
+            "Verfahrensgebühr für sonstige Einzeltätigkeiten",
+            "0.8",
+            Angelegenheit.EINZELTAETIGKEIT,
+            erhoehungsfaehig=True,
+        ),
     )
 }
 
