@@ -449,6 +449,23 @@ PRESETS: dict[str, FristPreset] = {
             "Die Klage kann schon vor dem Ende erhoben werden; §§ 5 bis 7 KSchG gelten entsprechend.",
         ),
         FristPreset(
+            "widerspruch_vwgo",
+            "Widerspruch gegen einen Verwaltungsakt (VwGO)",
+            1,
+            Einheit.MONATE,
+            False,
+            "§ 70 Abs. 1 VwGO",
+            "Bekanntgabe des Verwaltungsakts",
+            "Einzulegen bei der Behörde, die den Verwaltungsakt erlassen hat, oder bei der Widerspruchsbehörde "
+            "(§ 70 Abs. 1 VwGO); maßgeblich sind die Feiertage an ihrem Sitz. Per Post gilt der Bescheid einer "
+            "Bundesbehörde am vierten Tag nach der Aufgabe zur Post als bekannt gegeben, wenn er nicht später "
+            "zugegangen ist (§ 41 Abs. 2 VwVfG); für Landesbehörden gilt das Verwaltungsverfahrensgesetz des Landes, "
+            "ältere Fassungen nennen den dritten Tag. Im Zweifel rechne ab dem früheren Tag, auch wenn er auf ein "
+            "Wochenende oder einen Feiertag fällt. Ohne oder mit unrichtiger Rechtsbehelfsbelehrung gilt ein Jahr "
+            "(§ 70 Abs. 2, § 58 Abs. 2 VwGO): Vorlage „jahresfrist_vwgo“. Ob ein Vorverfahren stattfindet, bestimmt "
+            "§ 68 VwGO mit dem Landesrecht.",
+        ),
+        FristPreset(
             "anfechtungsklage_vwgo",
             "Anfechtungs-/Verpflichtungsklage (VwGO)",
             1,
@@ -457,6 +474,18 @@ PRESETS: dict[str, FristPreset] = {
             "§ 74 Abs. 1 VwGO",
             "Zustellung des Widerspruchsbescheids (ohne Vorverfahren: Bekanntgabe des Verwaltungsakts)",
             "Ohne ordnungsgemäße Rechtsbehelfsbelehrung gilt die Jahresfrist des § 58 Abs. 2 VwGO.",
+        ),
+        FristPreset(
+            "jahresfrist_vwgo",
+            "Widerspruch oder Klage ohne (richtige) Rechtsbehelfsbelehrung (VwGO)",
+            1,
+            Einheit.JAHRE,
+            False,
+            "§ 58 Abs. 2 VwGO",
+            "Zustellung, Eröffnung oder Verkündung (Bekanntgabe) der Entscheidung",
+            "Nur wenn die Belehrung unterblieben oder unrichtig ist (für den Widerspruch i. V. m. § 70 Abs. 2 VwGO); "
+            "ist das zweifelhaft, notiere die Monatsfrist (früheres Ende). Länger nur bei höherer Gewalt oder der "
+            "Belehrung, ein Rechtsbehelf sei nicht gegeben.",
         ),
         FristPreset(
             "zulassung_berufung_vwgo",
@@ -480,6 +509,20 @@ PRESETS: dict[str, FristPreset] = {
             gericht="rechtsmittelgericht",
         ),
         FristPreset(
+            "widerspruch_sgg",
+            "Widerspruch gegen einen Verwaltungsakt (SGG)",
+            1,
+            Einheit.MONATE,
+            False,
+            "§ 84 Abs. 1 SGG",
+            "Bekanntgabe des Verwaltungsakts",
+            "Bei Bekanntgabe im Ausland drei Monate (§ 84 Abs. 1 Satz 2 SGG). Per Post gilt der Bescheid am vierten Tag "
+            "nach der Aufgabe zur Post als bekannt gegeben, wenn er nicht später zugegangen ist (§ 37 Abs. 2 SGB X; für "
+            "ältere Bescheide galt der dritte Tag). Im Zweifel rechne ab dem früheren Tag, auch wenn er auf ein "
+            "Wochenende oder einen Feiertag fällt. Ohne oder mit unrichtiger Rechtsbehelfsbelehrung gilt ein Jahr (§ 84 "
+            "Abs. 2 Satz 3, § 66 Abs. 2 SGG): Vorlage „jahresfrist_sgg“.",
+        ),
+        FristPreset(
             "klage_sgg",
             "Klagefrist (Sozialgericht)",
             1,
@@ -488,6 +531,18 @@ PRESETS: dict[str, FristPreset] = {
             "§ 87 Abs. 1 Satz 1, Abs. 2 SGG",
             "Bekanntgabe des Widerspruchsbescheids",
             "Ohne ordnungsgemäße Rechtsbehelfsbelehrung gilt die Jahresfrist des § 66 Abs. 2 SGG.",
+        ),
+        FristPreset(
+            "jahresfrist_sgg",
+            "Widerspruch oder Klage ohne (richtige) Rechtsbehelfsbelehrung (SGG)",
+            1,
+            Einheit.JAHRE,
+            False,
+            "§ 66 Abs. 2 SGG",
+            "Zustellung, Eröffnung oder Verkündung (Bekanntgabe) der Entscheidung",
+            "Nur wenn die Belehrung unterblieben oder unrichtig ist (für den Widerspruch i. V. m. § 84 Abs. 2 Satz 3 SGG); "
+            "ist das zweifelhaft, notiere die Monatsfrist (früheres Ende). Länger nur bei höherer Gewalt oder der "
+            "Belehrung, ein Rechtsbehelf sei nicht gegeben.",
         ),
         FristPreset(
             "berufung_sgg",

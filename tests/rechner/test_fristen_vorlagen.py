@@ -145,3 +145,28 @@ def test_rueckwaertsfrist_nimmt_unsicheren_teilfeiertag_als_frei() -> None:
 def test_alle_vorlagen_haben_rechtsgrundlage_und_ereignis() -> None:
     for vorlage in PRESETS.values():
         assert vorlage.rechtsgrundlage and vorlage.ereignis and vorlage.label
+
+
+@pytest.mark.parametrize(
+    ("vorlage", "ereignis", "land", "fristablauf"),
+    [
+        # § 70 Abs. 1 VwGO: Bekanntgabe Mo 04.05.2026 → Do 04.06.2026, Fronleichnam in NW → Fr 05.06.2026
+        ("widerspruch_vwgo", date(2026, 5, 4), "NW", date(2026, 6, 5)),
+        ("widerspruch_vwgo", date(2026, 5, 4), "BE", date(2026, 6, 4)),
+        # § 84 Abs. 1 SGG: Fr 31.10.2025 → So 30.11.2025 (§ 188 Abs. 3 BGB) → Mo 01.12.2025
+        ("widerspruch_sgg", date(2025, 10, 31), "NW", date(2025, 12, 1)),
+        # § 58 Abs. 2 VwGO: a year from 29.02.2024 → Fr 28.02.2025 (§ 188 Abs. 3 BGB)
+        ("jahresfrist_vwgo", date(2024, 2, 29), "NW", date(2025, 2, 28)),
+        # § 66 Abs. 2 SGG: Fr 01.11.2024 → Sa 01.11.2025 → Mo 03.11.2025
+        ("jahresfrist_sgg", date(2024, 11, 1), "NW", date(2025, 11, 3)),
+    ],
+)
+def test_widerspruch_und_jahresfrist_ohne_belehrung(vorlage: str, ereignis: date, land: str, fristablauf: date) -> None:
+    """Widerspruch against a Verwaltungsakt (§ 70 VwGO, § 84 SGG) and the year without a (correct)
+    Rechtsbehelfsbelehrung (§ 58 Abs. 2 VwGO, § 66 Abs. 2 SGG): common, and there were no presets."""
+    ergebnis = berechne_preset(vorlage, ereignis, land)
+    assert ergebnis.fristablauf == fristablauf and not ergebnis.notfrist
+    assert PRESETS[vorlage].rechtsgrundlage in ergebnis.rechtsgrundlage
+    if vorlage.startswith("widerspruch"):
+        # the postal Bekanntgabe on the fourth day (§ 41 Abs. 2 VwVfG, § 37 Abs. 2 SGB X) and the year without Belehrung
+        assert "vierten Tag" in ergebnis.erlaeuterung and "jahresfrist_" in ergebnis.erlaeuterung
