@@ -395,7 +395,9 @@ class RisikoForm(forms.Form):
         choices=[("zivil", "Zivilgericht (§ 91 ZPO)"), ("arbeit", "Arbeitsgericht (§ 12a ArbGG)")],
         initial="zivil",
     )
-    vorsteuerabzug = forms.BooleanField(label="Mandant ist zum Vorsteuerabzug berechtigt (ohne Umsatzsteuer)", required=False)
+    vorsteuerabzug = forms.BooleanField(
+        label="Mandant ist zum Vorsteuerabzug berechtigt (eigener Anwalt ohne Umsatzsteuer)", required=False
+    )
     datum = _datum(
         label="Auftrags- bzw. Einreichungsdatum",
         required=False,
