@@ -108,6 +108,12 @@ GRUND_RECHTSMITTELGERICHT = (
     "Rechtsmittelgerichts an."
 )
 BGH_LAND, BGH_ORT, BGH_QUELLE = "BW", "Karlsruhe", "Sitz des Bundesgerichtshofs"
+WARNUNG_BUNDESGERICHT = (
+    "Achtung: Die Vorlage rechnet mit den Feiertagen am Sitz des Bundesgerichtshofs (Karlsruhe); angegeben ist "
+    "{ort}. Ist die Frist bei einem Gericht dort zu wahren (etwa beim Bundesarbeitsgericht, Bundessozialgericht, "
+    "Bundesverwaltungsgericht oder Bundesfinanzhof), zählen dessen Feiertage. Der Rechner nennt das frühere "
+    "Fristende, {frueh} ({frueh_ort}); mit den Feiertagen in {spaet_ort} endet die Frist erst am {spaet}."
+)
 
 NORM_VERSCHIEBUNG = "§ 193 BGB, § 222 Abs. 2 ZPO"
 WARNUNG_VERJAEHRUNG_193 = (
@@ -1102,7 +1108,9 @@ def berechne_preset(
     limit alone is computed; without ``verkuendung`` the result warns that the limit is unchecked.
 
     The holidays are those of the court at which the period is kept (``preset.gericht``): for the
-    Bundesgerichtshof its seat, whatever place is given; for an appeal court, a place that is the
+    Bundesgerichtshof its seat; a place given for the period (``ort_art`` "angabe") may be another
+    federal court's (BAG, BSG, BVerwG, BFH), so the earlier end at either place applies, with a
+    warning naming the later one; for an appeal court, a place that is the
     court of the Akte or the Kanzlei's seat (``ort_art`` "akte" or "kanzlei") is not its seat, and
     neither is the Kanzlei's seat the court of the Akte: then the end is the earliest that holds in
     every Land, with a warning (see ``berechne_frist``'s ``ort_unsicher``). A backward preset (§ 132
@@ -1124,57 +1132,104 @@ def berechne_preset(
         )
     ort_unsicher = None
     if preset.gericht == "bgh":
+        if ort_art == "angabe" and (_bundesland(bundesland), (_ort(ort) or "").casefold()) != (BGH_LAND, BGH_ORT.casefold()):
+            rechne = _preset_rechner(preset, ereignis_datum, verkuendung, vorfrist_tage, vorfrist_arbeitstage)
+            return _bgh_oder_angegebenes_gericht(
+                rechne(BGH_LAND, BGH_ORT, BGH_QUELLE, None), rechne(bundesland, ort, ortsquelle, None)
+            )
         bundesland, ort, ortsquelle = BGH_LAND, BGH_ORT, BGH_QUELLE
     elif preset.gericht == "rechtsmittelgericht" and ort_art in ("akte", "kanzlei"):
         ort_unsicher = GRUND_RECHTSMITTELGERICHT.format(ort=ortstext(_bundesland(bundesland), _ort(ort)))
     else:
         ort_unsicher = ort_unsicher_grund(ort_art, bundesland, ort)
-    if preset.art == "rueckwaerts":
-        return _rueckwaerts(preset, ereignis_datum, bundesland, ort, ortsquelle, ort_unsicher=ort_unsicher)
-    if preset.art == "verjaehrung":
-        return _verjaehrung(
-            preset,
-            ereignis_datum,
-            bundesland,
-            ort,
-            ortsquelle,
-            vorfrist_tage=vorfrist_tage,
-            vorfrist_arbeitstage=vorfrist_arbeitstage,
-        )
-    if ereignis_datum is None and verkuendung is None:
-        raise FristError(FEHLER_DATUM.format(wert=ereignis_datum))
+    return _preset_rechner(preset, ereignis_datum, verkuendung, vorfrist_tage, vorfrist_arbeitstage)(
+        bundesland, ort, ortsquelle, ort_unsicher
+    )
 
-    def frist_ab(ereignis: date, dauer: int = preset.dauer, einheit: Einheit = preset.einheit) -> FristErgebnis:
-        return berechne_frist(
-            ereignis_datum=ereignis,
-            dauer=dauer,
-            einheit=einheit,
-            bundesland=bundesland,
-            ort=ort,
-            ortsquelle=ortsquelle,
-            vorfrist_tage=vorfrist_tage,
-            vorfrist_arbeitstage=vorfrist_arbeitstage,
-            notfrist=preset.notfrist,
-            rechtsgrundlage=preset.rechtsgrundlage,
-            bezeichnung=preset.label,
-            ort_unsicher=ort_unsicher,
-        )
 
-    zeilen = [f"{preset.label} ({preset.rechtsgrundlage}), ausgelöst durch: {preset.ereignis}."]
-    if verkuendung is None:
-        ergebnis = frist_ab(_geprueftes_datum(ereignis_datum))
-        if preset.grenze_monate:
-            warnung = WARNUNG_GRENZE_OHNE_VERKUENDUNG.format(grenze=preset.grenze_text)
-            ergebnis = replace(ergebnis, warnungen=(*ergebnis.warnungen, warnung))
-            zeilen.append(warnung)
-    else:
-        ab_zustellung = frist_ab(ereignis_datum) if ereignis_datum is not None else None
-        ergebnis, grenzsatz = _grenze(preset, _geprueftes_datum(verkuendung), ab_zustellung, frist_ab)
-        zeilen.append(grenzsatz)
-    zeilen.insert(1, ergebnis.erlaeuterung)
-    if preset.hinweis:
-        zeilen.append(f"Hinweis: {preset.hinweis}")
-    return replace(ergebnis, erlaeuterung="\n".join(zeilen))
+def _preset_rechner(
+    preset: FristPreset,
+    ereignis_datum: date | None,
+    verkuendung: date | None,
+    vorfrist_tage: int | None,
+    vorfrist_arbeitstage: bool,
+) -> Callable[[str | None, str | None, str | None, str | None], FristErgebnis]:
+    """``berechne_preset`` for checked input, as a function of the place (``bundesland``, ``ort``,
+    ``ortsquelle``) and the reason it may not be the court's (``ort_unsicher``)."""
+
+    def rechne(bundesland: str | None, ort: str | None, ortsquelle: str | None, ort_unsicher: str | None) -> FristErgebnis:
+        if preset.art == "rueckwaerts":
+            return _rueckwaerts(preset, ereignis_datum, bundesland, ort, ortsquelle, ort_unsicher=ort_unsicher)
+        if preset.art == "verjaehrung":
+            return _verjaehrung(
+                preset,
+                ereignis_datum,
+                bundesland,
+                ort,
+                ortsquelle,
+                vorfrist_tage=vorfrist_tage,
+                vorfrist_arbeitstage=vorfrist_arbeitstage,
+            )
+        if ereignis_datum is None and verkuendung is None:
+            raise FristError(FEHLER_DATUM.format(wert=ereignis_datum))
+
+        def frist_ab(ereignis: date, dauer: int = preset.dauer, einheit: Einheit = preset.einheit) -> FristErgebnis:
+            return berechne_frist(
+                ereignis_datum=ereignis,
+                dauer=dauer,
+                einheit=einheit,
+                bundesland=bundesland,
+                ort=ort,
+                ortsquelle=ortsquelle,
+                vorfrist_tage=vorfrist_tage,
+                vorfrist_arbeitstage=vorfrist_arbeitstage,
+                notfrist=preset.notfrist,
+                rechtsgrundlage=preset.rechtsgrundlage,
+                bezeichnung=preset.label,
+                ort_unsicher=ort_unsicher,
+            )
+
+        zeilen = [f"{preset.label} ({preset.rechtsgrundlage}), ausgelöst durch: {preset.ereignis}."]
+        if verkuendung is None:
+            ergebnis = frist_ab(_geprueftes_datum(ereignis_datum))
+            if preset.grenze_monate:
+                warnung = WARNUNG_GRENZE_OHNE_VERKUENDUNG.format(grenze=preset.grenze_text)
+                ergebnis = replace(ergebnis, warnungen=(*ergebnis.warnungen, warnung))
+                zeilen.append(warnung)
+        else:
+            ab_zustellung = frist_ab(ereignis_datum) if ereignis_datum is not None else None
+            ergebnis, grenzsatz = _grenze(preset, _geprueftes_datum(verkuendung), ab_zustellung, frist_ab)
+            zeilen.append(grenzsatz)
+        zeilen.insert(1, ergebnis.erlaeuterung)
+        if preset.hinweis:
+            zeilen.append(f"Hinweis: {preset.hinweis}")
+        return replace(ergebnis, erlaeuterung="\n".join(zeilen))
+
+    return rechne
+
+
+def _bgh_oder_angegebenes_gericht(bgh: FristErgebnis, angabe: FristErgebnis) -> FristErgebnis:
+    """A period kept at the Bundesgerichtshof or, as the place given says, at another federal court
+    (BAG, BSG, BVerwG, BFH): the earlier of both ends, with a warning naming the later one."""
+    angegeben = ortstext(angabe.bundesland, angabe.ort)
+    if angabe.fristablauf == bgh.fristablauf:
+        zeile = f"Das Fristende gilt ebenso mit den Feiertagen am angegebenen Ort, {angegeben}."
+        return replace(bgh, erlaeuterung=f"{bgh.erlaeuterung}\n{zeile}")
+    frueh, spaet = (angabe, bgh) if angabe.fristablauf < bgh.fristablauf else (bgh, angabe)
+    warnung = WARNUNG_BUNDESGERICHT.format(
+        ort=angegeben,
+        frueh=format_datum(frueh.fristablauf),
+        frueh_ort=ortstext(frueh.bundesland, frueh.ort),
+        spaet=format_datum(spaet.fristablauf),
+        spaet_ort=ortstext(spaet.bundesland, spaet.ort),
+    )
+    spaetestens = max(d for d in (spaet.fristablauf, frueh.fristablauf_bei_teilfeiertag) if d is not None)
+    return replace(
+        frueh,
+        warnungen=(*frueh.warnungen, warnung),
+        erlaeuterung=f"{frueh.erlaeuterung}\n{warnung}",
+        fristablauf_bei_teilfeiertag=spaetestens,
+    )
 
 
 def _grenze(
