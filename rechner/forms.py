@@ -422,11 +422,24 @@ class RahmenForm(_FormMitStandardHaken):
     umfangreich_oder_schwierig = forms.BooleanField(
         label="Tätigkeit umfangreich oder schwierig (Nr. 2302 über 391 €)", required=False
     )
+    auftraggeber = _ganzzahl(
+        label="Anzahl Auftraggeber",
+        min_value=1,
+        max_value=30,
+        initial=1,
+        required=False,
+        help_text="Mehrere Auftraggeber wegen desselben Gegenstands (etwa eine Bedarfsgemeinschaft): Verfahrens- und "
+        "Geschäftsgebühren steigen um 30 % je weitere Person, höchstens auf das Dreifache (Nr. 1008 VV RVG).",
+    )
     auftragsdatum = _datum(label="Auftragsdatum", required=False, help_text="Ohne Angabe gilt das heutige Datum.")
     auslagenpauschale = forms.BooleanField(label="Auslagenpauschale Nr. 7002 VV RVG", required=False, initial=True)
 
     def clean_auftragsdatum(self) -> Any:
         return _heute_wenn_leer(self.cleaned_data.get("auftragsdatum"))
+
+    def clean_auftraggeber(self) -> int:
+        anzahl = self.cleaned_data.get("auftraggeber")
+        return 1 if anzahl is None else anzahl
 
 
 class FamilienForm(forms.Form):

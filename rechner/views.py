@@ -234,6 +234,7 @@ def rahmenrechner(request: HttpRequest) -> HttpResponse:
                     for vv in daten["nummern"]
                 ],
                 auslagenpauschale=daten["auslagenpauschale"],
+                auftraggeber=daten["auftraggeber"],
             )
         except rvg.RvgError as fehler:
             form.add_error(None, str(fehler))

@@ -238,3 +238,10 @@ def test_famgkg_seite(angemeldet) -> None:
     assert "Verfahrenswert 16.800,00 €, Gerichtsgebühr 749,00 €" in html and "§ 50 Abs. 1 FamGKG" in html
     html = unescape(angemeldet.get("/rechner/famgkg/", {"art": "unterhalt", "unterhalt_monat": "1,234"}).content.decode())
     assert "mehrdeutig" in html and 'id="ergebnis-h"' not in html
+
+
+def test_rahmenseite_mehrere_auftraggeber(angemeldet) -> None:
+    # Nr. 1008 VV RVG: 3102 for two clients of a Bedarfsgemeinschaft, 84,50–934,70 € → Mittelgebühr 509,60 €
+    params = [("nummern", "3102"), ("auftraggeber", "2"), ("auftragsdatum", "2025-07-01")]
+    html = unescape(angemeldet.get("/rechner/rahmengebuehren/?" + "&".join(f"{k}={v}" for k, v in params)).content.decode())
+    assert "509,60 €" in html and "erhöht nach Nr. 1008 VV RVG" in html
