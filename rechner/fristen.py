@@ -166,7 +166,7 @@ class FristPreset:
     art: Literal["vorwaerts", "rueckwaerts", "verjaehrung"] = "vorwaerts"
     jahresschluss: bool = False
     # The latest start ("beginn": §§ 517, 520 Abs. 2, 548, 551 Abs. 2, 569 Abs. 1 ZPO, § 66 Abs. 1 ArbGG,
-    # § 63 Abs. 3 FamFG) or end ("ende": § 544 Abs. 3, 4 ZPO) of the period, in months after the
+    # § 63 Abs. 3, § 117 Abs. 1 FamFG) or end ("ende": § 544 Abs. 3, 4 ZPO) of the period, in months after the
     # Verkündung (Erlass) of the decision, whatever its Zustellung; 0: no such limit.
     grenze_monate: int = 0
     grenze_art: Literal["beginn", "ende"] = "beginn"
@@ -417,6 +417,20 @@ PRESETS: dict[str, FristPreset] = {
             "Kann nicht schriftlich bekannt gegeben werden, beginnt die Frist spätestens fünf Monate nach Erlass "
             "(§ 63 Abs. 3 Satz 2 FamFG).",
             grenze_monate=5,
+        ),
+        FristPreset(
+            "beschwerdebegruendung_famfg",
+            "Beschwerdebegründung in Ehe- und Familienstreitsachen (FamFG)",
+            2,
+            Einheit.MONATE,
+            False,
+            "§ 117 Abs. 1 Satz 3 FamFG",
+            "Schriftliche Bekanntgabe des Beschlusses",
+            "Einzureichen beim Beschwerdegericht (§ 117 Abs. 1 Satz 2 FamFG): dessen Feiertage zählen. Spätestens fünf "
+            "Monate nach Erlass beginnt die Frist auch ohne Bekanntgabe (als Verkündungsdatum das Datum des Erlasses "
+            "angeben). Auf Antrag verlängerbar (§ 117 Abs. 1 Satz 4 FamFG, § 520 Abs. 2 Satz 2 und 3 ZPO).",
+            grenze_monate=5,
+            gericht="rechtsmittelgericht",
         ),
         FristPreset(
             "berufung_arbgg",

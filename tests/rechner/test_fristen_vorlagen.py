@@ -170,3 +170,19 @@ def test_widerspruch_und_jahresfrist_ohne_belehrung(vorlage: str, ereignis: date
     if vorlage.startswith("widerspruch"):
         # the postal Bekanntgabe on the fourth day (§ 41 Abs. 2 VwVfG, § 37 Abs. 2 SGB X) and the year without Belehrung
         assert "vierten Tag" in ergebnis.erlaeuterung and "jahresfrist_" in ergebnis.erlaeuterung
+
+
+def test_beschwerdebegruendung_in_familienstreitsachen() -> None:
+    """§ 117 Abs. 1 Satz 3 FamFG: two months from the written Bekanntgabe, at the latest from five months
+    after the Erlass; filed at the Beschwerdegericht (OLG), whose holidays count. A common period in
+    Unterhalt and Zugewinn cases that had no preset."""
+    # Bekanntgabe Mi 15.01.2025 → Sa 15.03.2025 → Mo 17.03.2025
+    ergebnis = berechne_preset("beschwerdebegruendung_famfg", date(2025, 1, 15), "NW")
+    assert ergebnis.fristablauf == date(2025, 3, 17) and not ergebnis.notfrist
+    # Erlass 15.01.2025, no Bekanntgabe: begins 15.06.2025 → Fr 15.08.2025
+    assert berechne_preset("beschwerdebegruendung_famfg", None, "BE", verkuendung=date(2025, 1, 15)).fristablauf == date(
+        2025, 8, 15
+    )
+    # the Akte's court (the Familiengericht) is not the OLG: 15.08.2025 is Mariä Himmelfahrt in München only
+    akte = berechne_preset("beschwerdebegruendung_famfg", date(2025, 6, 15), "BY", ort="München", ort_art="akte")
+    assert akte.fristablauf == date(2025, 8, 15) and akte.fristablauf_bei_teilfeiertag == date(2025, 8, 18)
