@@ -1367,7 +1367,7 @@ def _verjaehrung(
     vorfrist_arbeitstage: bool,
 ) -> FristErgebnis:
     """A limitation period (Verjährung): from the end of the year (§ 199 Abs. 1 BGB, ``jahresschluss``)
-    or from the event, the event day not counted (§ 187 Abs. 1, § 188 BGB: § 548 BGB).
+    or from the event, the event day not counted (§ 548 BGB with §§ 187 Abs. 1, 188 BGB).
 
     The calendar date (``fristablauf``) is the calculated end when it is a working day at the place,
     else the last working day before it. § 193 BGB, which the courts (BGH) apply to the end of a
