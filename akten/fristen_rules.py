@@ -24,13 +24,16 @@ QUELLE_ANGABE = "Angabe"
 QUELLE_RECHTSMITTELGERICHT = "Angabe zum Rechtsmittelgericht"
 
 ERR_VERGANGEN = "Der Fristablauf {datum} liegt in der Vergangenheit. Prüfe das Datum (auch das Jahr)."
+HINWEIS_VERJAEHRUNG = (
+    "Bei einer Verjährung notiere sicherheitshalber den letzten Werktag davor; der Fristenrechner nennt beide Daten."
+)
 ERR_WOCHENENDE = (
     "Der Fristablauf {datum} fällt auf ein Wochenende; nach § 193 BGB, § 222 Abs. 2 ZPO endet die Frist erst am "
-    "nächsten Werktag. Berechne die Frist mit dem Fristenrechner."
+    "nächsten Werktag. Berechne die Frist mit dem Fristenrechner. " + HINWEIS_VERJAEHRUNG
 )
 ERR_FEIERTAG = (
     "Der Fristablauf {datum} ist ein Feiertag ({name}) in {ort}; nach § 193 BGB, § 222 Abs. 2 ZPO endet die Frist "
-    "erst am nächsten Werktag. Berechne die Frist mit dem Fristenrechner."
+    "erst am nächsten Werktag. Berechne die Frist mit dem Fristenrechner. " + HINWEIS_VERJAEHRUNG
 )
 ERR_VORFRIST = "Die Vorfrist {vorfrist} liegt nach dem Fristablauf {fristablauf}."
 ERR_FRISTABLAUF_FEHLT = "Eine Frist braucht einen Fristablauf."
@@ -129,7 +132,8 @@ def kalender_eintrag_pruefen(
     """Check a calendar entry before it is proposed, edited or stored.
 
     A FRIST needs a Fristablauf that is not in the past and not on a weekend or a holiday kept in
-    every Land (§ 193 BGB, § 222 Abs. 2 ZPO would move it to the next working day). A holiday kept
+    every Land (§ 193 BGB, § 222 Abs. 2 ZPO would move it to the next working day; a Verjährung is
+    noted on the working day before, as the Fristenrechner does). A holiday kept
     only at the Akte's court is no objection: a deadline kept at another court (an appeal court, the
     Bundesgerichtshof) ends there, and an earlier date is never the dangerous error. A Vorfrist must
     not lie after the Fristablauf. Raises KalenderRegelFehler.

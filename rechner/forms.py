@@ -138,7 +138,24 @@ class RvgForm(_FormMitStandardHaken):
         required=False,
         help_text="Bestimmt die Gebührentabelle (§ 60 Abs. 1 RVG); ohne Angabe gilt das heutige Datum.",
     )
-    auftraggeber = _ganzzahl(label="Anzahl Auftraggeber", min_value=1, max_value=30, initial=1, required=False)
+    auftraggeber = _ganzzahl(
+        label="Anzahl Auftraggeber",
+        min_value=1,
+        max_value=30,
+        initial=1,
+        required=False,
+        help_text="Mehrere Auftraggeber wegen desselben Gegenstands: Erhöhung um 0,3 je weitere Person, höchstens 2,0 "
+        "(Nr. 1008 VV RVG).",
+    )
+    auftraggeber_verschiedene_gegenstaende = _ganzzahl(
+        label="Auftraggeber wegen verschiedener Gegenstände",
+        min_value=1,
+        max_value=30,
+        initial=1,
+        required=False,
+        help_text="Nur bei Werten über 30 Mio. € von Bedeutung: Höchstwert 30 Mio. € je Person, insgesamt 100 Mio. € "
+        "(§ 22 Abs. 2 Satz 2 RVG).",
+    )
     vv_2300 = forms.BooleanField(label=_vv_label("2300"), required=False)
     satz_2300 = GermanDecimalField(
         label="Satz der Geschäftsgebühr",
@@ -212,6 +229,10 @@ class RvgForm(_FormMitStandardHaken):
 
     def clean_auftraggeber(self) -> int:
         anzahl = self.cleaned_data.get("auftraggeber")
+        return 1 if anzahl is None else anzahl
+
+    def clean_auftraggeber_verschiedene_gegenstaende(self) -> int:
+        anzahl = self.cleaned_data.get("auftraggeber_verschiedene_gegenstaende")
         return 1 if anzahl is None else anzahl
 
     def auslagen(self) -> AuslagenRequest:
@@ -374,7 +395,9 @@ class RisikoForm(forms.Form):
         choices=[("zivil", "Zivilgericht (§ 91 ZPO)"), ("arbeit", "Arbeitsgericht (§ 12a ArbGG)")],
         initial="zivil",
     )
-    vorsteuerabzug = forms.BooleanField(label="Mandant ist zum Vorsteuerabzug berechtigt (ohne Umsatzsteuer)", required=False)
+    vorsteuerabzug = forms.BooleanField(
+        label="Mandant ist zum Vorsteuerabzug berechtigt (eigener Anwalt ohne Umsatzsteuer)", required=False
+    )
     datum = _datum(
         label="Auftrags- bzw. Einreichungsdatum",
         required=False,
@@ -399,11 +422,24 @@ class RahmenForm(_FormMitStandardHaken):
     umfangreich_oder_schwierig = forms.BooleanField(
         label="Tätigkeit umfangreich oder schwierig (Nr. 2302 über 391 €)", required=False
     )
+    auftraggeber = _ganzzahl(
+        label="Anzahl Auftraggeber",
+        min_value=1,
+        max_value=30,
+        initial=1,
+        required=False,
+        help_text="Mehrere Auftraggeber wegen desselben Gegenstands (etwa eine Bedarfsgemeinschaft): Verfahrens- und "
+        "Geschäftsgebühren steigen um 30 % je weitere Person, höchstens auf das Dreifache (Nr. 1008 VV RVG).",
+    )
     auftragsdatum = _datum(label="Auftragsdatum", required=False, help_text="Ohne Angabe gilt das heutige Datum.")
     auslagenpauschale = forms.BooleanField(label="Auslagenpauschale Nr. 7002 VV RVG", required=False, initial=True)
 
     def clean_auftragsdatum(self) -> Any:
         return _heute_wenn_leer(self.cleaned_data.get("auftragsdatum"))
+
+    def clean_auftraggeber(self) -> int:
+        anzahl = self.cleaned_data.get("auftraggeber")
+        return 1 if anzahl is None else anzahl
 
 
 class FamilienForm(forms.Form):

@@ -13,6 +13,10 @@ Legal basis
   counts only where the Ort is known to keep it; otherwise the earlier date is used and the result
   carries a warning with the later date that applies if the day is a holiday at the court.
 - § 222 Abs. 1 ZPO applies the BGB rules to procedural deadlines; §§ 224 Abs. 1, 233 ZPO (Notfrist).
+- Verjährung (§§ 195, 199 Abs. 1, § 548 BGB): the courts apply § 193 BGB to its end as well, but the
+  calendar date is the calculated end or, if that is no working day, the working day before it; the
+  result warns with the later end under § 193 BGB (an act that stops the period is in time on the
+  earlier day; the debtor's Einrede holds only after the later one).
 
 Versions: the BGB and ZPO counting rules are unchanged since 2002; the presets cite the period norms
 as in force in 2025 (ZPO, KSchG, FamFG). Holiday data follows the state laws as mapped by the
@@ -104,8 +108,22 @@ GRUND_RECHTSMITTELGERICHT = (
     "Rechtsmittelgerichts an."
 )
 BGH_LAND, BGH_ORT, BGH_QUELLE = "BW", "Karlsruhe", "Sitz des Bundesgerichtshofs"
+WARNUNG_BUNDESGERICHT = (
+    "Achtung: Die Vorlage rechnet mit den Feiertagen am Sitz des Bundesgerichtshofs (Karlsruhe); angegeben ist "
+    "{ort}. Ist die Frist bei einem Gericht dort zu wahren (etwa beim Bundesarbeitsgericht, Bundessozialgericht, "
+    "Bundesverwaltungsgericht oder Bundesfinanzhof), zählen dessen Feiertage. Der Rechner nennt das frühere "
+    "Fristende, {frueh} ({frueh_ort}); mit den Feiertagen in {spaet_ort} endet die Frist erst am {spaet}."
+)
 
 NORM_VERSCHIEBUNG = "§ 193 BGB, § 222 Abs. 2 ZPO"
+WARNUNG_VERJAEHRUNG_193 = (
+    "Achtung: Das rechnerische Ende der Verjährung, {ende}, ist kein Werktag. Nach § 193 BGB, den die Rechtsprechung "
+    "(BGH) auch auf das Ende einer Verjährungsfrist anwendet, verjährt der Anspruch erst mit Ablauf des nächsten "
+    "Werktags, {spaet}; welche Feiertage zählen, richtet sich nach dem Erklärungs- oder Leistungsort. Im Kalender steht "
+    "deshalb der letzte Werktag davor, {frueh}: Wer bis dahin hemmt (etwa Klage oder Mahnbescheid, § 204 BGB), ist in "
+    "jedem Fall rechtzeitig. Für die Einrede der Verjährung gilt dagegen: Verjährt ist der Anspruch erst nach Ablauf "
+    "des {spaet}."
+)
 NOTFRIST_HINWEIS = (
     "Notfrist: nicht verlängerbar (§ 224 Abs. 1 und 2 ZPO); bei Versäumung nur Wiedereinsetzung "
     "in den vorigen Stand (§§ 233 ff. ZPO)."
@@ -143,9 +161,12 @@ class FristPreset:
     rechtsgrundlage: str
     ereignis: str
     hinweis: str = ""
-    art: Literal["vorwaerts", "rueckwaerts", "jahresende"] = "vorwaerts"
+    # "verjaehrung": a limitation period, whose calendar date never moves past its calculated end
+    # (see ``_verjaehrung``); ``jahresschluss``: it starts at the end of the year (§ 199 Abs. 1 BGB).
+    art: Literal["vorwaerts", "rueckwaerts", "verjaehrung"] = "vorwaerts"
+    jahresschluss: bool = False
     # The latest start ("beginn": §§ 517, 520 Abs. 2, 548, 551 Abs. 2, 569 Abs. 1 ZPO, § 66 Abs. 1 ArbGG,
-    # § 63 Abs. 3 FamFG) or end ("ende": § 544 Abs. 3, 4 ZPO) of the period, in months after the
+    # § 63 Abs. 3, § 117 Abs. 1 FamFG) or end ("ende": § 544 Abs. 3, 4 ZPO) of the period, in months after the
     # Verkündung (Erlass) of the decision, whatever its Zustellung; 0: no such limit.
     grenze_monate: int = 0
     grenze_art: Literal["beginn", "ende"] = "beginn"
@@ -398,6 +419,20 @@ PRESETS: dict[str, FristPreset] = {
             grenze_monate=5,
         ),
         FristPreset(
+            "beschwerdebegruendung_famfg",
+            "Beschwerdebegründung in Ehe- und Familienstreitsachen (FamFG)",
+            2,
+            Einheit.MONATE,
+            False,
+            "§ 117 Abs. 1 Satz 3 FamFG",
+            "Schriftliche Bekanntgabe des Beschlusses",
+            "Einzureichen beim Beschwerdegericht (§ 117 Abs. 1 Satz 2 FamFG): dessen Feiertage zählen. Spätestens fünf "
+            "Monate nach Erlass beginnt die Frist auch ohne Bekanntgabe (als Verkündungsdatum das Datum des Erlasses "
+            "angeben). Auf Antrag verlängerbar (§ 117 Abs. 1 Satz 4 FamFG, § 520 Abs. 2 Satz 2 und 3 ZPO).",
+            grenze_monate=5,
+            gericht="rechtsmittelgericht",
+        ),
+        FristPreset(
             "berufung_arbgg",
             "Berufungsfrist (Arbeitsgericht)",
             1,
@@ -434,6 +469,23 @@ PRESETS: dict[str, FristPreset] = {
             "Die Klage kann schon vor dem Ende erhoben werden; §§ 5 bis 7 KSchG gelten entsprechend.",
         ),
         FristPreset(
+            "widerspruch_vwgo",
+            "Widerspruch gegen einen Verwaltungsakt (VwGO)",
+            1,
+            Einheit.MONATE,
+            False,
+            "§ 70 Abs. 1 VwGO",
+            "Bekanntgabe des Verwaltungsakts",
+            "Einzulegen bei der Behörde, die den Verwaltungsakt erlassen hat, oder bei der Widerspruchsbehörde "
+            "(§ 70 Abs. 1 VwGO); maßgeblich sind die Feiertage an ihrem Sitz. Per Post gilt der Bescheid einer "
+            "Bundesbehörde am vierten Tag nach der Aufgabe zur Post als bekannt gegeben, wenn er nicht später "
+            "zugegangen ist (§ 41 Abs. 2 VwVfG); für Landesbehörden gilt das Verwaltungsverfahrensgesetz des Landes, "
+            "ältere Fassungen nennen den dritten Tag. Im Zweifel rechne ab dem früheren Tag, auch wenn er auf ein "
+            "Wochenende oder einen Feiertag fällt. Ohne oder mit unrichtiger Rechtsbehelfsbelehrung gilt ein Jahr "
+            "(§ 70 Abs. 2, § 58 Abs. 2 VwGO): Vorlage „jahresfrist_vwgo“. Ob ein Vorverfahren stattfindet, bestimmt "
+            "§ 68 VwGO mit dem Landesrecht.",
+        ),
+        FristPreset(
             "anfechtungsklage_vwgo",
             "Anfechtungs-/Verpflichtungsklage (VwGO)",
             1,
@@ -442,6 +494,18 @@ PRESETS: dict[str, FristPreset] = {
             "§ 74 Abs. 1 VwGO",
             "Zustellung des Widerspruchsbescheids (ohne Vorverfahren: Bekanntgabe des Verwaltungsakts)",
             "Ohne ordnungsgemäße Rechtsbehelfsbelehrung gilt die Jahresfrist des § 58 Abs. 2 VwGO.",
+        ),
+        FristPreset(
+            "jahresfrist_vwgo",
+            "Widerspruch oder Klage ohne (richtige) Rechtsbehelfsbelehrung (VwGO)",
+            1,
+            Einheit.JAHRE,
+            False,
+            "§ 58 Abs. 2 VwGO",
+            "Zustellung, Eröffnung oder Verkündung (Bekanntgabe) der Entscheidung",
+            "Nur wenn die Belehrung unterblieben oder unrichtig ist (für den Widerspruch i. V. m. § 70 Abs. 2 VwGO); "
+            "ist das zweifelhaft, notiere die Monatsfrist (früheres Ende). Länger nur bei höherer Gewalt oder der "
+            "Belehrung, ein Rechtsbehelf sei nicht gegeben.",
         ),
         FristPreset(
             "zulassung_berufung_vwgo",
@@ -465,6 +529,20 @@ PRESETS: dict[str, FristPreset] = {
             gericht="rechtsmittelgericht",
         ),
         FristPreset(
+            "widerspruch_sgg",
+            "Widerspruch gegen einen Verwaltungsakt (SGG)",
+            1,
+            Einheit.MONATE,
+            False,
+            "§ 84 Abs. 1 SGG",
+            "Bekanntgabe des Verwaltungsakts",
+            "Bei Bekanntgabe im Ausland drei Monate (§ 84 Abs. 1 Satz 2 SGG). Per Post gilt der Bescheid am vierten Tag "
+            "nach der Aufgabe zur Post als bekannt gegeben, wenn er nicht später zugegangen ist (§ 37 Abs. 2 SGB X; für "
+            "ältere Bescheide galt der dritte Tag). Im Zweifel rechne ab dem früheren Tag, auch wenn er auf ein "
+            "Wochenende oder einen Feiertag fällt. Ohne oder mit unrichtiger Rechtsbehelfsbelehrung gilt ein Jahr (§ 84 "
+            "Abs. 2 Satz 3, § 66 Abs. 2 SGG): Vorlage „jahresfrist_sgg“.",
+        ),
+        FristPreset(
             "klage_sgg",
             "Klagefrist (Sozialgericht)",
             1,
@@ -473,6 +551,18 @@ PRESETS: dict[str, FristPreset] = {
             "§ 87 Abs. 1 Satz 1, Abs. 2 SGG",
             "Bekanntgabe des Widerspruchsbescheids",
             "Ohne ordnungsgemäße Rechtsbehelfsbelehrung gilt die Jahresfrist des § 66 Abs. 2 SGG.",
+        ),
+        FristPreset(
+            "jahresfrist_sgg",
+            "Widerspruch oder Klage ohne (richtige) Rechtsbehelfsbelehrung (SGG)",
+            1,
+            Einheit.JAHRE,
+            False,
+            "§ 66 Abs. 2 SGG",
+            "Zustellung, Eröffnung oder Verkündung (Bekanntgabe) der Entscheidung",
+            "Nur wenn die Belehrung unterblieben oder unrichtig ist (für den Widerspruch i. V. m. § 84 Abs. 2 Satz 3 SGG); "
+            "ist das zweifelhaft, notiere die Monatsfrist (früheres Ende). Länger nur bei höherer Gewalt oder der "
+            "Belehrung, ein Rechtsbehelf sei nicht gegeben.",
         ),
         FristPreset(
             "berufung_sgg",
@@ -545,7 +635,8 @@ PRESETS: dict[str, FristPreset] = {
             "Entstehung des Anspruchs und Kenntnis des Gläubigers (in diesem Jahr)",
             "Die Frist beginnt mit dem Schluss des Jahres (§ 199 Abs. 1 BGB); Höchstfristen des § 199 Abs. 2 bis 4 BGB "
             "und Hemmungen (§§ 203 ff. BGB) sind gesondert zu prüfen.",
-            art="jahresende",
+            art="verjaehrung",
+            jahresschluss=True,
         ),
         FristPreset(
             "verjaehrung_mietsache",
@@ -555,6 +646,11 @@ PRESETS: dict[str, FristPreset] = {
             False,
             "§ 548 Abs. 1 BGB",
             "Rückerhalt der Mietsache",
+            "Die Verjährung beginnt mit dem Rückerhalt der Mietsache (§ 548 Abs. 1 Satz 2 BGB), auch vor dem Ende des "
+            "Mietverhältnisses. Hemmungen (§§ 203 ff. BGB) sind gesondert zu prüfen. Ansprüche des Mieters auf "
+            "Aufwendungsersatz oder Wegnahme verjähren sechs Monate nach Beendigung des Mietverhältnisses (§ 548 Abs. 2 "
+            "BGB): mit der Beendigung als Ereignis rechnen.",
+            art="verjaehrung",
         ),
         FristPreset(
             "schriftsatz_vor_termin",
@@ -1026,12 +1122,16 @@ def berechne_preset(
     limit alone is computed; without ``verkuendung`` the result warns that the limit is unchecked.
 
     The holidays are those of the court at which the period is kept (``preset.gericht``): for the
-    Bundesgerichtshof its seat, whatever place is given; for an appeal court, a place that is the
+    Bundesgerichtshof its seat; a place given for the period (``ort_art`` "angabe") may be another
+    federal court's (BAG, BSG, BVerwG, BFH), so the earlier end at either place applies, with a
+    warning naming the later one; for an appeal court, a place that is the
     court of the Akte or the Kanzlei's seat (``ort_art`` "akte" or "kanzlei") is not its seat, and
     neither is the Kanzlei's seat the court of the Akte: then the end is the earliest that holds in
     every Land, with a warning (see ``berechne_frist``'s ``ort_unsicher``). A backward preset (§ 132
     ZPO) counts back from the Termin in ``ereignis_datum`` and moves off non-working days to the day
-    before. Raises FristError for unknown presets and invalid input.
+    before. A Verjährung preset is noted on its calculated end or the last working day before it,
+    with a warning naming the later end under § 193 BGB (see ``_verjaehrung``). Raises FristError
+    for unknown presets and invalid input.
     """
     preset = PRESETS.get(preset_key)
     if preset is None:
@@ -1046,49 +1146,104 @@ def berechne_preset(
         )
     ort_unsicher = None
     if preset.gericht == "bgh":
+        if ort_art == "angabe" and (_bundesland(bundesland), (_ort(ort) or "").casefold()) != (BGH_LAND, BGH_ORT.casefold()):
+            rechne = _preset_rechner(preset, ereignis_datum, verkuendung, vorfrist_tage, vorfrist_arbeitstage)
+            return _bgh_oder_angegebenes_gericht(
+                rechne(BGH_LAND, BGH_ORT, BGH_QUELLE, None), rechne(bundesland, ort, ortsquelle, None)
+            )
         bundesland, ort, ortsquelle = BGH_LAND, BGH_ORT, BGH_QUELLE
     elif preset.gericht == "rechtsmittelgericht" and ort_art in ("akte", "kanzlei"):
         ort_unsicher = GRUND_RECHTSMITTELGERICHT.format(ort=ortstext(_bundesland(bundesland), _ort(ort)))
     else:
         ort_unsicher = ort_unsicher_grund(ort_art, bundesland, ort)
-    if preset.art == "rueckwaerts":
-        return _rueckwaerts(preset, ereignis_datum, bundesland, ort, ortsquelle, ort_unsicher=ort_unsicher)
-    if preset.art == "jahresende":
-        return _verjaehrung(preset, ereignis_datum, bundesland, ort, ortsquelle)
-    if ereignis_datum is None and verkuendung is None:
-        raise FristError(FEHLER_DATUM.format(wert=ereignis_datum))
+    return _preset_rechner(preset, ereignis_datum, verkuendung, vorfrist_tage, vorfrist_arbeitstage)(
+        bundesland, ort, ortsquelle, ort_unsicher
+    )
 
-    def frist_ab(ereignis: date, dauer: int = preset.dauer, einheit: Einheit = preset.einheit) -> FristErgebnis:
-        return berechne_frist(
-            ereignis_datum=ereignis,
-            dauer=dauer,
-            einheit=einheit,
-            bundesland=bundesland,
-            ort=ort,
-            ortsquelle=ortsquelle,
-            vorfrist_tage=vorfrist_tage,
-            vorfrist_arbeitstage=vorfrist_arbeitstage,
-            notfrist=preset.notfrist,
-            rechtsgrundlage=preset.rechtsgrundlage,
-            bezeichnung=preset.label,
-            ort_unsicher=ort_unsicher,
-        )
 
-    zeilen = [f"{preset.label} ({preset.rechtsgrundlage}), ausgelöst durch: {preset.ereignis}."]
-    if verkuendung is None:
-        ergebnis = frist_ab(_geprueftes_datum(ereignis_datum))
-        if preset.grenze_monate:
-            warnung = WARNUNG_GRENZE_OHNE_VERKUENDUNG.format(grenze=preset.grenze_text)
-            ergebnis = replace(ergebnis, warnungen=(*ergebnis.warnungen, warnung))
-            zeilen.append(warnung)
-    else:
-        ab_zustellung = frist_ab(ereignis_datum) if ereignis_datum is not None else None
-        ergebnis, grenzsatz = _grenze(preset, _geprueftes_datum(verkuendung), ab_zustellung, frist_ab)
-        zeilen.append(grenzsatz)
-    zeilen.insert(1, ergebnis.erlaeuterung)
-    if preset.hinweis:
-        zeilen.append(f"Hinweis: {preset.hinweis}")
-    return replace(ergebnis, erlaeuterung="\n".join(zeilen))
+def _preset_rechner(
+    preset: FristPreset,
+    ereignis_datum: date | None,
+    verkuendung: date | None,
+    vorfrist_tage: int | None,
+    vorfrist_arbeitstage: bool,
+) -> Callable[[str | None, str | None, str | None, str | None], FristErgebnis]:
+    """``berechne_preset`` for checked input, as a function of the place (``bundesland``, ``ort``,
+    ``ortsquelle``) and the reason it may not be the court's (``ort_unsicher``)."""
+
+    def rechne(bundesland: str | None, ort: str | None, ortsquelle: str | None, ort_unsicher: str | None) -> FristErgebnis:
+        if preset.art == "rueckwaerts":
+            return _rueckwaerts(preset, ereignis_datum, bundesland, ort, ortsquelle, ort_unsicher=ort_unsicher)
+        if preset.art == "verjaehrung":
+            return _verjaehrung(
+                preset,
+                ereignis_datum,
+                bundesland,
+                ort,
+                ortsquelle,
+                vorfrist_tage=vorfrist_tage,
+                vorfrist_arbeitstage=vorfrist_arbeitstage,
+            )
+        if ereignis_datum is None and verkuendung is None:
+            raise FristError(FEHLER_DATUM.format(wert=ereignis_datum))
+
+        def frist_ab(ereignis: date, dauer: int = preset.dauer, einheit: Einheit = preset.einheit) -> FristErgebnis:
+            return berechne_frist(
+                ereignis_datum=ereignis,
+                dauer=dauer,
+                einheit=einheit,
+                bundesland=bundesland,
+                ort=ort,
+                ortsquelle=ortsquelle,
+                vorfrist_tage=vorfrist_tage,
+                vorfrist_arbeitstage=vorfrist_arbeitstage,
+                notfrist=preset.notfrist,
+                rechtsgrundlage=preset.rechtsgrundlage,
+                bezeichnung=preset.label,
+                ort_unsicher=ort_unsicher,
+            )
+
+        zeilen = [f"{preset.label} ({preset.rechtsgrundlage}), ausgelöst durch: {preset.ereignis}."]
+        if verkuendung is None:
+            ergebnis = frist_ab(_geprueftes_datum(ereignis_datum))
+            if preset.grenze_monate:
+                warnung = WARNUNG_GRENZE_OHNE_VERKUENDUNG.format(grenze=preset.grenze_text)
+                ergebnis = replace(ergebnis, warnungen=(*ergebnis.warnungen, warnung))
+                zeilen.append(warnung)
+        else:
+            ab_zustellung = frist_ab(ereignis_datum) if ereignis_datum is not None else None
+            ergebnis, grenzsatz = _grenze(preset, _geprueftes_datum(verkuendung), ab_zustellung, frist_ab)
+            zeilen.append(grenzsatz)
+        zeilen.insert(1, ergebnis.erlaeuterung)
+        if preset.hinweis:
+            zeilen.append(f"Hinweis: {preset.hinweis}")
+        return replace(ergebnis, erlaeuterung="\n".join(zeilen))
+
+    return rechne
+
+
+def _bgh_oder_angegebenes_gericht(bgh: FristErgebnis, angabe: FristErgebnis) -> FristErgebnis:
+    """A period kept at the Bundesgerichtshof or, as the place given says, at another federal court
+    (BAG, BSG, BVerwG, BFH): the earlier of both ends, with a warning naming the later one."""
+    angegeben = ortstext(angabe.bundesland, angabe.ort)
+    if angabe.fristablauf == bgh.fristablauf:
+        zeile = f"Das Fristende gilt ebenso mit den Feiertagen am angegebenen Ort, {angegeben}."
+        return replace(bgh, erlaeuterung=f"{bgh.erlaeuterung}\n{zeile}")
+    frueh, spaet = (angabe, bgh) if angabe.fristablauf < bgh.fristablauf else (bgh, angabe)
+    warnung = WARNUNG_BUNDESGERICHT.format(
+        ort=angegeben,
+        frueh=format_datum(frueh.fristablauf),
+        frueh_ort=ortstext(frueh.bundesland, frueh.ort),
+        spaet=format_datum(spaet.fristablauf),
+        spaet_ort=ortstext(spaet.bundesland, spaet.ort),
+    )
+    spaetestens = max(d for d in (spaet.fristablauf, frueh.fristablauf_bei_teilfeiertag) if d is not None)
+    return replace(
+        frueh,
+        warnungen=(*frueh.warnungen, warnung),
+        erlaeuterung=f"{frueh.erlaeuterung}\n{warnung}",
+        fristablauf_bei_teilfeiertag=spaetestens,
+    )
 
 
 def _grenze(
@@ -1202,42 +1357,91 @@ def _feiertag_irgendwo(tag: date) -> bool:
 
 
 def _verjaehrung(
-    preset: FristPreset, ereignis: date | None, bundesland: str | None, ort: str | None, ortsquelle: str | None
+    preset: FristPreset,
+    ereignis: date | None,
+    bundesland: str | None,
+    ort: str | None,
+    ortsquelle: str | None,
+    *,
+    vorfrist_tage: int | None,
+    vorfrist_arbeitstage: bool,
 ) -> FristErgebnis:
+    """A limitation period (Verjährung): from the end of the year (§ 199 Abs. 1 BGB, ``jahresschluss``)
+    or from the event, the event day not counted (§ 548 BGB with §§ 187 Abs. 1, 188 BGB).
+
+    The calendar date (``fristablauf``) is the calculated end when it is a working day at the place,
+    else the last working day before it. § 193 BGB, which the courts (BGH) apply to the end of a
+    limitation period, moves the end to the next working day; that later end is only named in the
+    warning: which holidays count depends on the Erklärungs- or Leistungsort, and a Hemmung (§ 204
+    BGB) on the earlier day is always in time. An uncertain partial holiday keeps the calculated end,
+    which is then the earliest possible one. Raises FristError for invalid input.
+    """
     ereignis = _geprueftes_datum(ereignis)
+    _vorfrist_tage_pruefen(vorfrist_tage)
     land = _bundesland(bundesland)
-    beginn = date(ereignis.year, 12, 31)
-    try:
-        ende = date(ereignis.year + preset.dauer, 12, 31)
-    except ValueError:
-        raise FristError(FEHLER_ZU_LANG) from None
     kalender = Feiertagskalender(land, _ort(ort))
+    schritte = [f"{preset.label} ({preset.rechtsgrundlage}), ausgelöst durch: {preset.ereignis}."]
+    norm_ende: str | None = None  # the § 188 BGB rule, for a period not ending with the year
+    try:
+        if preset.jahresschluss:
+            beginn = date(ereignis.year + 1, 1, 1)
+            ende = date(ereignis.year + preset.dauer, 12, 31)
+            schritte += [
+                f"Anspruch entstanden und Kenntnis im Jahr {ereignis.year} ({format_datum(ereignis)}); die Verjährung "
+                f"beginnt mit dem Schluss des Jahres, {format_datum(date(ereignis.year, 12, 31))} (§ 199 Abs. 1 BGB).",
+                f"Dauer: {_dauer_text(preset.dauer, preset.einheit)} ({preset.rechtsgrundlage}). Die Verjährung endet "
+                f"rechnerisch mit Ablauf des {format_datum(ende)}.",
+            ]
+        else:
+            beginn, beginn_schritt = _beginn(ereignis, "ereignis")
+            ende, norm, regel = _rechnerisches_ende(ereignis, preset.dauer, preset.einheit, "ereignis")
+            norm_ende = f"§ 187 Abs. 1, {norm} BGB"
+            schritte += [beginn_schritt, f"Dauer: {_dauer_text(preset.dauer, preset.einheit)}. {regel}"]
+        eintrag = ende
+        while not kalender.ist_werktag(eintrag):
+            eintrag -= timedelta(days=1)
+        nach_193 = _naechster_werktag(ende, kalender, teilfeiertage_frei=False)
+    except (OverflowError, ValueError):
+        raise FristError(FEHLER_ZU_LANG) from None
+
+    ort_text = ortstext(land, kalender.ort)
+    schritte.append(f"Feiertage nach dem Ort: {ort_text}" + (f" ({ortsquelle})." if ortsquelle else "."))
     warnungen: list[str] = []
-    if not kalender.ist_werktag(ende):
-        warnungen.append(
-            f"Der {format_datum(ende)} ist kein Werktag. Ob § 193 BGB das Ende der Verjährung auf den nächsten Werktag "
-            "verschiebt, wird nicht unterstellt: notiert ist der 31.12. (früheres, sicheres Datum)."
+    grund = None
+    if eintrag != ende:
+        hindernisse = "; ".join(f"{tag:%d.%m.%Y} {_hinderungsgrund(tag, kalender)}" for tag in _tage(ende, nach_193)[:-1])
+        grund = (
+            f"Das rechnerische Ende ({format_datum(ende)}) ist kein Werktag in {ort_text}: {hindernisse}. Notiert ist "
+            f"der letzte Werktag davor, {format_datum(eintrag)} (sicheres Datum)."
         )
-    schritte = [
-        f"{preset.label} ({preset.rechtsgrundlage}), ausgelöst durch: {preset.ereignis}.",
-        f"Anspruch entstanden und Kenntnis im Jahr {ereignis.year} ({format_datum(ereignis)}); die Verjährung beginnt "
-        f"mit dem Schluss des Jahres, {format_datum(beginn)} (§ 199 Abs. 1 BGB).",
-        f"Dauer: drei Jahre (§ 195 BGB). Die Verjährung endet mit Ablauf des {format_datum(ende)}.",
-        *warnungen,
-        f"Hinweis: {preset.hinweis}",
-    ]
+        warnungen.append(
+            WARNUNG_VERJAEHRUNG_193.format(ende=format_datum(ende), frueh=format_datum(eintrag), spaet=format_datum(nach_193))
+        )
+        schritte.append(grund)
+        schritte.extend(warnungen)
+    else:
+        schritte.append(f"Das rechnerische Ende ist ein Werktag in {ort_text}.")
+    schritte.append(f"Im Kalender zu notieren: {format_datum(eintrag)}, 24:00 Uhr.")
+    vorfrist, vorfrist_schritt = _vorfrist_mit_schritt(
+        ereignis, eintrag, vorfrist_tage, arbeitstage=vorfrist_arbeitstage, kalender=kalender
+    )
+    if vorfrist_schritt:
+        schritte.append(vorfrist_schritt)
+    if preset.hinweis:
+        schritte.append(f"Hinweis: {preset.hinweis}")
+    rechtsgrundlage = "; ".join(norm for norm in (preset.rechtsgrundlage, norm_ende, grund and "§ 193 BGB") if norm)
     return FristErgebnis(
         ereignis_datum=ereignis,
-        fristbeginn=date(ereignis.year + 1, 1, 1),
+        fristbeginn=beginn,
         dauer=preset.dauer,
         einheit=preset.einheit,
         rechnerisches_ende=ende,
-        fristablauf=ende,
-        verschoben=False,
-        verschiebungsgrund=None,
-        vorfrist=None,
+        fristablauf=eintrag,
+        verschoben=eintrag != ende,
+        verschiebungsgrund=grund,
+        vorfrist=vorfrist,
         notfrist=False,
-        rechtsgrundlage=preset.rechtsgrundlage,
+        rechtsgrundlage=rechtsgrundlage,
         bundesland=land,
         erlaeuterung="\n".join(schritte),
         bezeichnung=preset.label,

@@ -8,6 +8,9 @@ Legal basis (RVG i. d. F. des KostBRÄG 2025, mandates from 2025-06-01, § 60 Ab
   Einkommens- und Vermögensverhältnisse and Haftungsrisiko; the Mittelgebühr ((von + bis) / 2) is the
   fee of the average case. Anm. zu Nr. 2302: more than 391 EUR only if umfangreich oder schwierig.
 - Teil 2 Abschnitt 5 VV RVG (Beratungshilfe, Nrn. 2500 to 2508): Festgebühren.
+- Nr. 1008 VV RVG: with several clients in the same Gegenstand the minimum and maximum of a
+  Verfahrens- or Geschäftsgebühr (and a Festgebühr) rise by 30 % per further client, the increases
+  at most twice the amounts (Anm. Abs. 3); the threshold of Nr. 2302 rises with them (Anm. Abs. 4).
 - Nr. 7002 VV RVG: 20 % of the fees, at most 20 EUR, per Angelegenheit (here: one Angelegenheit).
 Amounts of the versions before 2025-06-01 are not stored: such mandates get a German error.
 """
@@ -15,13 +18,13 @@ Amounts of the versions before 2025-06-01 are not stored: such mandates get a Ge
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from decimal import Decimal
 
 from rechner import rvg
 from rechner.rvg import AuslagenRequest, Calculation, Position, RvgError
-from rechner.tabellen import als_decimal, format_euro, runde_cent
+from rechner.tabellen import als_decimal, format_euro, format_zahl, runde_cent
 
 GUELTIG_AB = date(2025, 6, 1)
 
@@ -33,8 +36,8 @@ FEHLER_RAHMEN = "Der Betrag {betrag} liegt außerhalb des Rahmens von Nr. {vv} V
 FEHLER_FEST = "Nr. {vv} VV RVG ist eine Festgebühr von {betrag}; ein eigener Betrag ist nicht möglich."
 FEHLER_PFLICHT = "Nr. {vv} VV RVG hat keinen Festbetrag für den gerichtlich bestellten oder beigeordneten Anwalt."
 FEHLER_SCHWELLE = (
-    "Eine Geschäftsgebühr nach Nr. 2302 VV RVG von mehr als 391,00 € kann nur gefordert werden, wenn die Tätigkeit "
-    "umfangreich oder schwierig war. Bitte bestätige das oder wähle höchstens 391,00 €."
+    "Eine Geschäftsgebühr nach Nr. 2302 VV RVG von mehr als {schwelle} kann nur gefordert werden, wenn die Tätigkeit "
+    "umfangreich oder schwierig war. Bitte bestätige das oder wähle höchstens {schwelle}."
 )
 FEHLER_KEINE = "Bitte mindestens eine Gebührenposition angeben."
 BEGRUENDUNG_MITTEL = (
@@ -48,6 +51,9 @@ BEGRUENDUNG_BESTIMMT = (
 )
 BEGRUENDUNG_PFLICHT = "Festbetrag des gerichtlich bestellten oder beigeordneten Rechtsanwalts ({betrag})."
 BEGRUENDUNG_FEST = "Festgebühr ({betrag})."
+BEGRUENDUNG_1008 = (
+    "Erhöht nach Nr. 1008 VV RVG um {prozent} % für {weitere} weitere{n} Auftraggeber (derselbe Gegenstand): {von} bis {bis}."
+)
 
 
 @dataclass(frozen=True)
@@ -68,6 +74,29 @@ class Rahmengebuehr:
     @property
     def festgebuehr(self) -> bool:
         return self.von == self.bis
+
+    @property
+    def erhoehungsfaehig(self) -> bool:
+        """Nr. 1008 VV RVG raises "die Verfahrens- oder Geschäftsgebühr"."""
+        return self.label.startswith(("Verfahrensgebühr", "Geschäftsgebühr"))
+
+    def erhoeht(self, auftraggeber: int) -> Rahmengebuehr:
+        """The fee for ``auftraggeber`` clients in the same Gegenstand (Nr. 1008 VV RVG): frame, fixed
+        fee of the court-appointed lawyer and threshold times 1 + 0.3 per further client, at most 3."""
+        faktor = 1 + rvg.erhoehung(auftraggeber)
+        if faktor == 1 or not self.erhoehungsfaehig:
+            return self
+
+        def mal(betrag: Decimal | None) -> Decimal | None:
+            return None if betrag is None else runde_cent(betrag * faktor)
+
+        return replace(
+            self,
+            von=runde_cent(self.von * faktor),
+            bis=runde_cent(self.bis * faktor),
+            pflicht=mal(self.pflicht),
+            schwelle=mal(self.schwelle),
+        )
 
 
 def _r(vv: str, label: str, von: str, bis: str, pflicht: str | None = None, schwelle: str | None = None) -> Rahmengebuehr:
@@ -149,10 +178,25 @@ class RahmenRequest:
     umfangreich_oder_schwierig: bool = False
 
 
-def _betrag(request: RahmenRequest) -> tuple[Rahmengebuehr, Decimal, str]:
-    gebuehr = RAHMEN.get(request.vv)
-    if gebuehr is None:
+def _betrag(request: RahmenRequest, auftraggeber: int) -> tuple[Rahmengebuehr, Decimal, str]:
+    grund = RAHMEN.get(request.vv)
+    if grund is None:
         raise RvgError(FEHLER_UNBEKANNT.format(vv=request.vv, verfuegbar=", ".join(RAHMEN)))
+    gebuehr = grund.erhoeht(auftraggeber)
+    gebuehr_, betrag, begruendung = _im_rahmen(request, gebuehr)
+    if gebuehr is not grund:
+        weitere = auftraggeber - 1
+        begruendung += " " + BEGRUENDUNG_1008.format(
+            prozent=format_zahl(rvg.erhoehung(auftraggeber) * 100),
+            weitere=weitere,
+            n="n" if weitere == 1 else "",
+            von=format_euro(gebuehr.von),
+            bis=format_euro(gebuehr.bis),
+        )
+    return gebuehr_, betrag, begruendung
+
+
+def _im_rahmen(request: RahmenRequest, gebuehr: Rahmengebuehr) -> tuple[Rahmengebuehr, Decimal, str]:
     if gebuehr.festgebuehr:
         if request.betrag is not None and _zahl(request.betrag) != gebuehr.von:
             raise RvgError(FEHLER_FEST.format(vv=gebuehr.vv, betrag=format_euro(gebuehr.von)))
@@ -174,7 +218,7 @@ def _betrag(request: RahmenRequest) -> tuple[Rahmengebuehr, Decimal, str]:
             )
         )
     if gebuehr.schwelle is not None and betrag > gebuehr.schwelle and not request.umfangreich_oder_schwierig:
-        raise RvgError(FEHLER_SCHWELLE)
+        raise RvgError(FEHLER_SCHWELLE.format(schwelle=format_euro(gebuehr.schwelle)))
     return gebuehr, runde_cent(betrag), BEGRUENDUNG_BESTIMMT.format(betrag=format_euro(betrag), mittel=format_euro(mittel))
 
 
@@ -192,10 +236,12 @@ def berechne(
     auslagenpauschale: bool = True,
     ust_rate: Decimal = rvg.UST_REGELSATZ,
     auslagen: AuslagenRequest | None = None,
+    auftraggeber: int = 1,
 ) -> tuple[Calculation, tuple[str, ...]]:
     """A fee note of Betragsrahmen- and Festgebühren in one Angelegenheit, with the § 14 reasoning per fee.
 
-    Nr. 2500 (paid by the client) gets no Nr. 7002 and no USt share of its own (Anm. zu Nr. 2500).
+    ``auftraggeber`` > 1 (clients in the same Gegenstand) raises the Verfahrens- and Geschäftsgebühren
+    (Nr. 1008 VV RVG). Nr. 2500 (paid by the client) gets no Nr. 7002 and no USt share of its own (Anm. zu Nr. 2500).
     Raises RvgError with a German message.
     """
     if auftragsdatum < GUELTIG_AB:
@@ -208,8 +254,9 @@ def berechne(
     zeilen: list[Position] = []
     begruendungen: list[str] = []
     for request in positions:
-        gebuehr, betrag, begruendung = _betrag(request)
-        zeilen.append(Position(gebuehr.vv, gebuehr.label, betrag))
+        gebuehr, betrag, begruendung = _betrag(request, auftraggeber)
+        erhoeht = " (erhöht nach Nr. 1008 VV RVG)" if gebuehr is not RAHMEN[gebuehr.vv] else ""
+        zeilen.append(Position(gebuehr.vv, gebuehr.label + erhoeht, betrag))
         begruendungen.append(f"Nr. {gebuehr.vv}: {begruendung}")
     summe = sum((z.amount for z in zeilen), Decimal("0.00"))
     pauschalfaehig = sum((z.amount for z in zeilen if z.vv != "2500"), Decimal("0.00"))

@@ -3,7 +3,9 @@
 Per instance the loser bears (§ 91 Abs. 1 ZPO) the own lawyer, the opposing lawyer and the court:
 - erster Rechtszug: Nrn. 3100 (1,3) and 3104 (1,2) VV RVG, Nr. 1210 KV GKG (3,0);
 - Berufung: Nrn. 3200 (1,6) and 3202 (1,2) VV RVG, Nr. 1220 KV GKG (4,0);
-- each lawyer with Nr. 7002 and, unless the party may deduct input tax, 19 % USt (Nr. 7008).
+- each lawyer with Nr. 7002 and 19 % USt (Nr. 7008); the client's own lawyer without USt if the
+  client may deduct input tax. The opposing lawyer keeps the USt: the loser reimburses it unless the
+  winner may deduct it (§ 104 Abs. 2 Satz 3 ZPO), which the client cannot know.
 In the labour court's first instance each party bears its own lawyer whatever the outcome (§ 12a
 Abs. 1 Satz 1 ArbGG); the court fee is Nr. 8210 KV GKG (2,0). The Berufung to the LAG follows § 91 ZPO
 (Nr. 8220 KV GKG, 3,2). Amounts follow the versions in force on ``datum`` (§ 60 RVG, § 71 GKG).
@@ -23,6 +25,10 @@ Gericht = Literal["zivil", "arbeit"]
 
 FEHLER_INSTANZEN = "Bitte eine oder zwei Instanzen angeben (angegeben: {wert})."
 FEHLER_GERICHT = "Unbekannte Gerichtsbarkeit „{wert}“: zulässig sind „zivil“ und „arbeit“."
+HINWEIS_VORSTEUER = (
+    "Eigener Anwalt ohne Umsatzsteuer (Vorsteuerabzug). Der Gegenanwalt ist mit Umsatzsteuer gerechnet: Sie ist "
+    "nur dann nicht zu erstatten, wenn der Gegner zum Vorsteuerabzug berechtigt ist (§ 104 Abs. 2 Satz 3 ZPO)."
+)
 
 _INSTANZEN: dict[str, tuple[tuple[str, tuple[str, ...], str], ...]] = {
     "zivil": (("Erster Rechtszug", ("3100", "3104"), "1210"), ("Berufung", ("3200", "3202"), "1220")),
@@ -61,18 +67,17 @@ def prozesskostenrisiko(
         raise rvg.RvgError(FEHLER_INSTANZEN.format(wert=instanzen))
     if gericht not in _INSTANZEN:
         raise rvg.RvgError(FEHLER_GERICHT.format(wert=gericht))
-    ust = Decimal(0) if vorsteuerabzug else rvg.UST_REGELSATZ
     zeilen: list[RisikoZeile] = []
     for index, (name, vv_nummern, kv) in enumerate(_INSTANZEN[gericht][:instanzen]):
-        anwalt = rvg.calculate(
+        berechnung = rvg.calculate(
             gegenstandswert=streitwert,
             auftragsdatum=datum,
             positions=[PositionRequest(vv) for vv in vv_nummern],
             anrechnung=False,
-            ust_rate=ust,
-        ).gross
+        )
+        anwalt = berechnung.net if vorsteuerabzug else berechnung.gross
         erstattung = not (gericht == "arbeit" and index == 0)
-        gegner = anwalt if erstattung else Decimal("0.00")
+        gegner = berechnung.gross if erstattung else Decimal("0.00")
         gebuehr = gkg.kv_gebuehr(kv, streitwert, on=datum).amount
         zeilen.append(RisikoZeile(name, anwalt, gegner, gebuehr, anwalt + gegner + gebuehr, erstattung))
     hinweise = [
@@ -80,7 +85,7 @@ def prozesskostenrisiko(
         "Gebühren; ohne Reisekosten, Sachverständige und Zeugen.",
     ]
     if vorsteuerabzug:
-        hinweise.append("Ohne Umsatzsteuer gerechnet (Vorsteuerabzug).")
+        hinweise.append(HINWEIS_VORSTEUER)
     if gericht == "arbeit":
         hinweise.append(
             "Arbeitsgericht erster Instanz: keine Erstattung der Anwaltskosten, jede Partei trägt ihren Anwalt "

@@ -26,6 +26,7 @@ from enum import StrEnum
 from typing import NamedTuple
 
 from rechner.tabellen import (
+    HOECHSTWERT,
     Wertgebuehrentabelle,
     als_decimal,
     format_datum,
@@ -82,6 +83,27 @@ FEHLER_EINIGUNG_ERSTE_INSTANZ = (
 HINWEIS_HOECHSTWERT = (
     "Der Gegenstandswert {wert} übersteigt den Höchstwert; gerechnet wird mit 30.000.000,00 € (§ 22 Abs. 2 Satz 1 RVG)."
 )
+HINWEIS_HOECHSTWERT_MEHRERE = (
+    "Der Gegenstandswert {wert} übersteigt den Höchstwert; gerechnet wird mit {hoechstwert}: {anzahl} Auftraggeber wegen "
+    "verschiedener Gegenstände, je Person höchstens 30.000.000,00 €, insgesamt höchstens 100.000.000,00 € (§ 22 Abs. 2 "
+    "Satz 2 RVG)."
+)
+HINWEIS_HOECHSTWERT_JE_PERSON = (
+    "Der Höchstwert von 30.000.000,00 € gilt je Auftraggeber (§ 22 Abs. 2 Satz 2 RVG). Der Rechner kennt nur die Summe "
+    "und setzt voraus, dass die Gegenstände keines Auftraggebers mehr als 30.000.000,00 € wert sind. Übersteigt der Wert "
+    "für eine Person 30.000.000,00 €, zählt er für sie nur mit 30.000.000,00 €: Gib dann als Gegenstandswert die Summe "
+    "der so begrenzten Einzelwerte an, sonst ist die Rechnung zu hoch."
+)
+FEHLER_AUFTRAGGEBER_GEGENSTAENDE = (
+    "Die Zahl der Auftraggeber wegen verschiedener Gegenstände muss mindestens 1 sein (angegeben: {anzahl})."
+)
+FEHLER_1008_UND_22 = (
+    "Mehrere Auftraggeber wegen desselben Gegenstands (Nr. 1008 VV RVG) und mehrere wegen verschiedener Gegenstände "
+    "(§ 22 Abs. 2 Satz 2 RVG) zugleich bildet der Rechner nicht ab: Die Erhöhung nach Nr. 1008 richtet sich nur nach "
+    "dem Wert, an dem die Auftraggeber gemeinschaftlich beteiligt sind (Anm. Abs. 1 und 2 zu Nr. 1008 VV RVG). Rechne "
+    "die Erhöhung gesondert mit diesem Wert."
+)
+HOECHSTWERT_INSGESAMT = Decimal(100_000_000)  # § 22 Abs. 2 Satz 2 RVG
 HINWEIS_EINIGUNG_ANHAENGIG = (
     "Einigungsgebühr 1,5 (Nr. 1000 VV RVG) neben einem gerichtlichen Verfahren: Ist über den Gegenstand ein "
     "gerichtliches Verfahren anhängig (auch ein Mahnverfahren), beträgt sie 1,0 (Nr. 1003), im Berufungs- oder "
@@ -175,18 +197,25 @@ class RvgVersion:
     pauschale_hoechstbetrag: Decimal
     inkasso_bis_50: Decimal  # § 13 Abs. 2 RVG: 1.0 fee of an undisputed Inkasso claim up to 50 EUR
 
-    def einfache_gebuehr(self, wert: Decimal, *, pkh: bool = False, inkasso: bool = False) -> Decimal:
+    def einfache_gebuehr(
+        self, wert: Decimal, *, pkh: bool = False, inkasso: bool = False, hoechstwert: Decimal | None = None
+    ) -> Decimal:
+        """The 1.0 fee; values above ``hoechstwert`` (default 30 million EUR, § 22 Abs. 2 RVG) count as ``hoechstwert``."""
         if inkasso and wert <= INKASSO_GRENZE:
             return self.inkasso_bis_50
         if pkh:
             pkh_gebuehr = self.pkh.einfache_gebuehr(wert)
             if pkh_gebuehr is not None:
                 return pkh_gebuehr
-        return self.tabelle.einfache_gebuehr(wert)
+        return self.tabelle.einfache_gebuehr(wert, hoechstwert=hoechstwert)
 
-    def gebuehr(self, wert: Decimal, satz: Decimal, *, pkh: bool = False, inkasso: bool = False) -> Decimal:
+    def gebuehr(
+        self, wert: Decimal, satz: Decimal, *, pkh: bool = False, inkasso: bool = False, hoechstwert: Decimal | None = None
+    ) -> Decimal:
         """``satz`` times the 1.0 fee, rounded to cents, at least the minimum fee of § 13 Abs. 3 RVG."""
-        return satzgebuehr(self.einfache_gebuehr(wert, pkh=pkh, inkasso=inkasso), satz, self.tabelle.mindestgebuehr)
+        return satzgebuehr(
+            self.einfache_gebuehr(wert, pkh=pkh, inkasso=inkasso, hoechstwert=hoechstwert), satz, self.tabelle.mindestgebuehr
+        )
 
     def tabellenname(self, wert: Decimal, *, pkh: bool) -> str:
         if pkh and wert > self.pkh.ab_wert:
@@ -385,8 +414,15 @@ VV: dict[str, VvNummer] = {
             satz_bis=Decimal("1.0"),
             regelsatz=Decimal("1.0"),
             angelegenheit=Angelegenheit.PKH_VERFAHREN,
+            erhoehungsfaehig=True,
         ),
-        _fest("3403", "Verfahrensgebühr für sonstige Einzeltätigkeiten", "0.8", Angelegenheit.EINZELTAETIGKEIT),
+        _fest(
+            "3403",
+            "Verfahrensgebühr für sonstige Einzeltätigkeiten",
+            "0.8",
+            Angelegenheit.EINZELTAETIGKEIT,
+            erhoehungsfaehig=True,
+        ),
     )
 }
 
@@ -568,6 +604,15 @@ def validate_rate(
     return satz
 
 
+def hoechstwert(auftraggeber_verschiedene_gegenstaende: int) -> Decimal:
+    """The value cap of § 22 Abs. 2 RVG: 30 million EUR; with several clients for different
+    Gegenstände 30 million EUR per client, at most 100 million EUR (Satz 2)."""
+    anzahl = auftraggeber_verschiedene_gegenstaende
+    if isinstance(anzahl, bool) or not isinstance(anzahl, int) or anzahl < 1:
+        raise RvgError(FEHLER_AUFTRAGGEBER_GEGENSTAENDE.format(anzahl=anzahl))
+    return min(HOECHSTWERT * anzahl, HOECHSTWERT_INSGESAMT)
+
+
 def erhoehung(auftraggeber: int) -> Decimal:
     """The Nr. 1008 increase for ``auftraggeber`` clients: 0.3 per additional client, at most 2.0."""
     if isinstance(auftraggeber, bool) or not isinstance(auftraggeber, int) or auftraggeber < 1:
@@ -642,33 +687,43 @@ def _angaben(request: PositionRequest, requests: Sequence[PositionRequest], *, w
     return _Angaben(nummer, satz, positionswert, angelegenheit, request.inkasso_unbestritten)
 
 
-def _hinweise_ergaenzen(hinweise: list[str], version: RvgVersion, angaben: _Angaben) -> None:
+def _hinweise_ergaenzen(hinweise: list[str], version: RvgVersion, angaben: _Angaben, *, personen: int) -> None:
     """Add the notes for one position: the Inkasso fee up to 50 EUR (§ 13 Abs. 2 RVG), once, a value
-    above the maximum (§ 22 Abs. 2 Satz 1 RVG), and an Einigungsgebühr of 1.5 in a court case (where
-    Nr. 1003 or 1004 applies unless the settled claims were not pending)."""
+    above the maximum (§ 22 Abs. 2 RVG; with ``personen`` clients for different Gegenstände the
+    assumption that no client's share exceeds 30 million EUR), and an Einigungsgebühr of 1.5 in a
+    court case (where Nr. 1003 or 1004 applies unless the settled claims were not pending)."""
     if angaben.nummer.vv == "1000" and angaben.angelegenheit is not Angelegenheit.AUSSERGERICHTLICH:
         hinweise.append(HINWEIS_EINIGUNG_ANHAENGIG)
     if angaben.inkasso and angaben.wert <= INKASSO_GRENZE:
         hinweise.append(HINWEIS_INKASSO_50.format(betrag=format_euro(version.inkasso_bis_50)))
-    if angaben.wert > version.tabelle.hoechstwert:
-        hinweis = HINWEIS_HOECHSTWERT.format(wert=format_euro(angaben.wert))
-        if hinweis not in hinweise:
-            hinweise.append(hinweis)
+    neu: list[str] = []
+    grenze = hoechstwert(personen)
+    if personen == 1 and angaben.wert > grenze:
+        neu.append(HINWEIS_HOECHSTWERT.format(wert=format_euro(angaben.wert)))
+    elif personen > 1 and angaben.wert > HOECHSTWERT:
+        if angaben.wert > grenze:
+            neu.append(
+                HINWEIS_HOECHSTWERT_MEHRERE.format(
+                    wert=format_euro(angaben.wert), hoechstwert=format_euro(grenze), anzahl=personen
+                )
+            )
+        neu.append(HINWEIS_HOECHSTWERT_JE_PERSON)
+    hinweise.extend(hinweis for hinweis in neu if hinweis not in hinweise)
 
 
 def _gebuehrenposition(
-    version: RvgVersion, angaben: _Angaben, *, zuschlag: Decimal, auftraggeber: int, pkh: bool
+    version: RvgVersion, angaben: _Angaben, *, zuschlag: Decimal, auftraggeber: int, pkh: bool, grenze: Decimal
 ) -> tuple[list[Position], _Gebuehr]:
     """The fee line and, for a Geschäfts- or Verfahrensgebühr with several clients, the Nr. 1008 line
     (the fee at the raised rate minus the fee at the plain rate); with the fee in total for Anrechnung
-    and Nr. 7002."""
+    and Nr. 7002. Values above ``grenze`` count as ``grenze`` (§ 22 Abs. 2 RVG)."""
     nummer, satz, wert, angelegenheit = angaben.nummer, angaben.satz, angaben.wert, angaben.angelegenheit
-    betrag = version.gebuehr(wert, satz, pkh=pkh, inkasso=angaben.inkasso)
+    betrag = version.gebuehr(wert, satz, pkh=pkh, inkasso=angaben.inkasso, hoechstwert=grenze)
     zeilen = [Position(nummer.vv, nummer.label, betrag, satz, wert, angelegenheit)]
     if not (nummer.erhoehungsfaehig and zuschlag > 0):
         return zeilen, _Gebuehr(nummer.vv, satz, wert, betrag, angelegenheit)
     gesamtsatz = satz + zuschlag
-    gesamtbetrag = version.gebuehr(wert, gesamtsatz, pkh=pkh, inkasso=angaben.inkasso)
+    gesamtbetrag = version.gebuehr(wert, gesamtsatz, pkh=pkh, inkasso=angaben.inkasso, hoechstwert=grenze)
     weitere = auftraggeber - 1
     zeilen.append(
         Position(
@@ -728,6 +783,7 @@ def calculate(
     auftragsdatum: date,
     positions: Sequence[PositionRequest],
     auftraggeber: int = 1,
+    auftraggeber_verschiedene_gegenstaende: int = 1,
     anrechnung: bool | AnrechnungRequest = True,
     pkh: bool = False,
     auslagenpauschale: bool = True,
@@ -739,7 +795,11 @@ def calculate(
     """Calculate a lawyer's fee note (Kostenrechnung) under the RVG.
 
     - ``positions``: value-based fees (Nrn. 1000, 1003, 2300, 3100, 3104, 3200, 3202, 3305, 3307).
-    - ``auftraggeber`` > 1 adds the Nr. 1008 increase to each Geschäfts- and Verfahrensgebühr.
+    - ``auftraggeber`` > 1 (clients in the same Gegenstand) adds the Nr. 1008 increase to each
+      Geschäfts- and Verfahrensgebühr.
+    - ``auftraggeber_verschiedene_gegenstaende`` > 1 (clients for different Gegenstände) raises the
+      value cap to 30 million EUR per client, at most 100 million EUR (§ 22 Abs. 2 Satz 2 RVG); it
+      cannot be combined with ``auftraggeber`` > 1.
     - ``anrechnung``: True credits a Geschäftsgebühr among ``positions`` against the first court
       Verfahrensgebühr (half its rate, at most 0.75, on the value that went into court) and a
       Mahnverfahren fee fully against Nr. 3100; an ``AnrechnungRequest`` credits an earlier,
@@ -756,6 +816,9 @@ def calculate(
     if not positions:
         raise RvgError(FEHLER_KEINE_POSITIONEN)
     zuschlag = erhoehung(auftraggeber)
+    grenze = hoechstwert(auftraggeber_verschiedene_gegenstaende)
+    if auftraggeber > 1 and auftraggeber_verschiedene_gegenstaende > 1:
+        raise RvgError(FEHLER_1008_UND_22)
     ust_satz = _ust_satz(ust_rate)
 
     zeilen: list[Position] = []
@@ -763,12 +826,14 @@ def calculate(
     hinweise: list[str] = []
     for request in positions:
         angaben = _angaben(request, positions, wert=wert, auftragsdatum=auftragsdatum)
-        _hinweise_ergaenzen(hinweise, version, angaben)
-        position_zeilen, gebuehr_ = _gebuehrenposition(version, angaben, zuschlag=zuschlag, auftraggeber=auftraggeber, pkh=pkh)
+        _hinweise_ergaenzen(hinweise, version, angaben, personen=auftraggeber_verschiedene_gegenstaende)
+        position_zeilen, gebuehr_ = _gebuehrenposition(
+            version, angaben, zuschlag=zuschlag, auftraggeber=auftraggeber, pkh=pkh, grenze=grenze
+        )
         zeilen.extend(position_zeilen)
         gebuehren.append(gebuehr_)
 
-    anrechnungen = _anrechnungen(version, gebuehren, anrechnung, pkh=pkh) if anrechnung is not False else []
+    anrechnungen = _anrechnungen(version, gebuehren, anrechnung, pkh=pkh, grenze=grenze) if anrechnung is not False else []
     auslagen = _auslagen(version, gebuehren, auslagenpauschale=auslagenpauschale, km=km, stunden=abwesenheit_stunden)
     auslagen.extend(weitere_auslagen_positionen(weitere_auslagen or AuslagenRequest()))
     return _kostenrechnung(
@@ -784,13 +849,13 @@ def calculate(
 
 
 def _anrechnungen(
-    version: RvgVersion, gebuehren: list[_Gebuehr], anrechnung: bool | AnrechnungRequest, *, pkh: bool
+    version: RvgVersion, gebuehren: list[_Gebuehr], anrechnung: bool | AnrechnungRequest, *, pkh: bool, grenze: Decimal
 ) -> list[Position]:
     verbleibend = {gebuehr_: gebuehr_.amount for gebuehr_ in gebuehren}
     zeilen: list[Position] = []
 
     def anrechnen(ziel: _Gebuehr, satz: Decimal, wert: Decimal, anrechnungsversion: RvgVersion, vv: str, label: str) -> None:
-        betrag = min(runde_cent(anrechnungsversion.einfache_gebuehr(wert, pkh=pkh) * satz), verbleibend[ziel])
+        betrag = min(runde_cent(anrechnungsversion.einfache_gebuehr(wert, pkh=pkh, hoechstwert=grenze) * satz), verbleibend[ziel])
         verbleibend[ziel] -= betrag
         zeilen.append(Position(vv, label, -betrag, satz, wert, ziel.angelegenheit))
 

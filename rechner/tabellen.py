@@ -111,12 +111,14 @@ class Wertgebuehrentabelle:
     grundwert: Decimal = Decimal(500)
     hoechstwert: Decimal = HOECHSTWERT
 
-    def einfache_gebuehr(self, wert: Decimal) -> Decimal:
+    def einfache_gebuehr(self, wert: Decimal, *, hoechstwert: Decimal | None = None) -> Decimal:
         """The 1.0 fee for ``wert`` (> 0), as printed in the statute's table; values above
-        ``hoechstwert`` count as ``hoechstwert`` (§ 22 Abs. 2 RVG, § 39 Abs. 2 GKG, § 33 Abs. 2 FamGKG)."""
+        ``hoechstwert`` (default: the table's, § 22 Abs. 2 Satz 1 RVG, § 39 Abs. 2 GKG, § 33 Abs. 2
+        FamGKG) count as ``hoechstwert``. The table's steps continue above 30 million EUR for the
+        higher cap of § 22 Abs. 2 Satz 2 RVG."""
         if wert <= 0:
             raise ValueError("Der Wert muss größer als 0 Euro sein.")
-        wert = min(wert, self.hoechstwert)
+        wert = min(wert, self.hoechstwert if hoechstwert is None else hoechstwert)
         gebuehr = self.grundgebuehr
         untergrenze = self.grundwert
         for stufe in self.stufen:

@@ -41,6 +41,7 @@ def rvg_rechner(request: HttpRequest) -> HttpResponse:
                 auftragsdatum=daten["auftragsdatum"],
                 positions=form.positionen(),
                 auftraggeber=daten["auftraggeber"],
+                auftraggeber_verschiedene_gegenstaende=daten["auftraggeber_verschiedene_gegenstaende"],
                 anrechnung=daten["anrechnung"],
                 pkh=daten["pkh"],
                 auslagenpauschale=daten["auslagenpauschale"],
@@ -233,6 +234,7 @@ def rahmenrechner(request: HttpRequest) -> HttpResponse:
                     for vv in daten["nummern"]
                 ],
                 auslagenpauschale=daten["auslagenpauschale"],
+                auftraggeber=daten["auftraggeber"],
             )
         except rvg.RvgError as fehler:
             form.add_error(None, str(fehler))

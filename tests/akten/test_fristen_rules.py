@@ -20,6 +20,7 @@ from akten.fristen_rules import (
 from akten.models import KalenderEintrag, KanzleiProfil
 from drafts import services
 from drafts.models import HelenaDraft
+from rechner.fristen import PRESETS, berechne_preset
 from rechner.tabellen import format_datum
 from tests.factories import AkteFactory
 from tests.support.dates import next_holiday, next_sunday, next_workday
@@ -96,6 +97,20 @@ def test_validator_nimmt_nur_bundesweite_feiertage():
     kalender_eintrag_pruefen(typ="FRIST", fristablauf=MARIAE_HIMMELFAHRT, vorfrist=None, heute=HEUTE)
     with pytest.raises(KalenderRegelFehler, match=r"Tag der Deutschen Einheit\) in ganz Deutschland"):
         kalender_eintrag_pruefen(typ="FRIST", fristablauf=EINHEIT, vorfrist=None, heute=HEUTE)
+
+
+@pytest.mark.parametrize("vorlage", sorted(PRESETS))
+def test_validator_nimmt_jedes_ergebnis_des_rechners(vorlage):
+    """Whatever a preset computes can be entered: the calendar check never refuses the calculator's
+    own result (a Verjährung ending on Saturday 31.12.2033 was refused). Every eleventh day of eight
+    years, in a Land with few holidays and in one with many, Vorfrist included."""
+    for tag in range(0, 8 * 365, 11):
+        ereignis = datetime.date(2026, 12, 1) + datetime.timedelta(days=tag)
+        for land in ("BE", "BY"):
+            ergebnis = berechne_preset(vorlage, ereignis, land)
+            kalender_eintrag_pruefen(
+                typ="FRIST", fristablauf=ergebnis.fristablauf, vorfrist=ergebnis.vorfrist, heute=datetime.date(2026, 1, 1)
+            )
 
 
 def test_termine_und_vorfrist():

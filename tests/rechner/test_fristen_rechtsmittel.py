@@ -29,6 +29,24 @@ def test_revisionsbegruendung_zaehlt_die_feiertage_am_sitz_des_bgh() -> None:
     assert {PRESETS[key].gericht for key in ("revision", "nichtzulassungsbeschwerde", "rechtsbeschwerde")} == {"bgh"}
 
 
+def test_revision_zu_einem_anderen_bundesgericht_nimmt_das_fruehere_ende() -> None:
+    """The Revision preset's hint asks for the seat of the BAG, BSG, BVerwG or BFH; that place was
+    ignored, so a Revision to the BAG (Erfurt) ending on Fronleichnam 04.06.2026, a working day in
+    Erfurt, came out a day late (Karlsruhe: Friday 05.06.2026)."""
+    erfurt = berechne_preset("revision", date(2026, 5, 4), "TH", ort="Erfurt", ort_art="angabe")
+    assert erfurt.fristablauf == date(2026, 6, 4) and erfurt.fristablauf_bei_teilfeiertag == date(2026, 6, 5)
+    assert "Bundesarbeitsgericht" in erfurt.warnungen[-1] and "erst am Freitag, 05.06.2026" in erfurt.warnungen[-1]
+    # the Akte's own court is no Revisionsgericht: Karlsruhe alone, as before
+    assert berechne_preset("revision", date(2026, 5, 4), "TH", ort="Erfurt", ort_art="akte").fristablauf == date(2026, 6, 5)
+    # BFH München: Mariä Himmelfahrt 15.08.2029 is no holiday in Karlsruhe, the earlier end holds
+    muenchen = berechne_preset("revisionsbegruendung", date(2029, 6, 15), "BY", ort="München", ort_art="angabe")
+    assert muenchen.fristablauf == date(2029, 8, 15) and "erst am Donnerstag, 16.08.2029" in muenchen.warnungen[-1]
+    # the same end at both places: no warning
+    gleich = berechne_preset("revision", date(2026, 3, 2), "TH", ort="Erfurt", ort_art="angabe")
+    assert gleich.fristablauf == date(2026, 4, 2) and not any("Bundesarbeitsgericht" in w for w in gleich.warnungen)
+    assert "gilt ebenso mit den Feiertagen am angegebenen Ort, Erfurt (Thüringen)" in gleich.erlaeuterung
+
+
 def test_berufungsbegruendung_nimmt_ohne_berufungsgericht_das_frueheste_ende() -> None:
     # LG Augsburg: 08.08.2029 is the Augsburger Friedensfest, but the Begründung goes to the OLG München
     ergebnis = berechne_preset("berufungsbegruendung", date(2029, 6, 8), "BY", ort="Augsburg", ort_art="akte")

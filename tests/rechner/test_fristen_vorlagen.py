@@ -54,7 +54,6 @@ def test_verkuendung_nur_bei_vorlagen_mit_hoechstgrenze() -> None:
         ("revisionsbegruendung_stpo", date(2025, 3, 20), date(2025, 4, 22)),  # So 20.04. Ostersonntag, Mo → Di 22.04.
         ("einspruch_strafbefehl", date(2025, 4, 4), date(2025, 4, 22)),
         ("einspruch_bussgeldbescheid", date(2025, 4, 4), date(2025, 4, 22)),
-        ("verjaehrung_mietsache", date(2025, 8, 31), date(2026, 3, 2)),  # Sa 28.02.2026 (§ 188 Abs. 3) → Mo 02.03.
     ],
 )
 def test_vorlagen_vorwaerts(vorlage: str, ereignis: date, fristablauf: date) -> None:
@@ -63,11 +62,48 @@ def test_vorlagen_vorwaerts(vorlage: str, ereignis: date, fristablauf: date) -> 
 
 def test_regelverjaehrung_zum_jahresende() -> None:
     ergebnis = berechne_preset("verjaehrung_regel", date(2022, 5, 10), "NW")
-    assert ergebnis.fristablauf == date(2025, 12, 31)
-    assert "Schluss des Jahres" in ergebnis.erlaeuterung and not ergebnis.warnungen
-    sonntag = berechne_preset("verjaehrung_regel", date(2025, 2, 1), "BE")
-    assert sonntag.fristablauf == date(2028, 12, 31)  # the earlier, safe date
-    assert sonntag.warnungen and "§ 193 BGB" in sonntag.warnungen[0]
+    assert ergebnis.fristablauf == ergebnis.rechnerisches_ende == date(2025, 12, 31)
+    assert "Schluss des Jahres" in ergebnis.erlaeuterung and not ergebnis.warnungen and not ergebnis.verschoben
+
+
+@pytest.mark.parametrize(
+    ("vorlage", "ereignis", "land", "rechnerisch", "notiert", "nach_193"),
+    [
+        # 31.12.2028 is a Sunday, 01.01.2029 Neujahr: noted Friday 29.12.2028, § 193 BGB: Tuesday 02.01.2029.
+        ("verjaehrung_regel", date(2025, 2, 1), "BE", date(2028, 12, 31), date(2028, 12, 29), date(2029, 1, 2)),
+        # 31.12.2022 was a Saturday: noted Friday 30.12.2022, § 193 BGB: Monday 02.01.2023.
+        ("verjaehrung_regel", date(2019, 7, 1), "NW", date(2022, 12, 31), date(2022, 12, 30), date(2023, 1, 2)),
+        # § 548 BGB: Rückerhalt 31.08.2025 → Saturday 28.02.2026 (§ 188 Abs. 3 BGB): noted Friday 27.02.2026,
+        # § 193 BGB: Monday 02.03.2026.
+        ("verjaehrung_mietsache", date(2025, 8, 31), "NW", date(2026, 2, 28), date(2026, 2, 27), date(2026, 3, 2)),
+        # Rückerhalt 04.12.2025 → Thursday 04.06.2026, Fronleichnam in NW (not in Berlin).
+        ("verjaehrung_mietsache", date(2025, 12, 4), "NW", date(2026, 6, 4), date(2026, 6, 3), date(2026, 6, 5)),
+    ],
+)
+def test_verjaehrung_notiert_den_letzten_werktag_und_nennt_193_bgb(
+    vorlage: str, ereignis: date, land: str, rechnerisch: date, notiert: date, nach_193: date
+) -> None:
+    """The calendar date of a Verjährung is never later than its calculated end (§ 548 BGB moved over
+    a weekend before, the regular one kept a Sunday that the calendar refuses); the warning names the
+    later end under § 193 BGB."""
+    ergebnis = berechne_preset(vorlage, ereignis, land)
+    assert ergebnis.rechnerisches_ende == rechnerisch
+    assert ergebnis.fristablauf == notiert and ergebnis.verschoben
+    assert len(ergebnis.warnungen) == 1
+    warnung = ergebnis.warnungen[0]
+    assert "§ 193 BGB" in warnung and f"{nach_193:%d.%m.%Y}" in warnung and f"{notiert:%d.%m.%Y}" in warnung
+    assert "§ 193 BGB" in ergebnis.rechtsgrundlage
+
+
+def test_verjaehrung_auf_werktag_und_vorfrist() -> None:
+    # Rückerhalt 04.12.2025 → Thursday 04.06.2026 is a working day in Berlin; Vorfrist seven days earlier.
+    berlin = berechne_preset("verjaehrung_mietsache", date(2025, 12, 4), "BE")
+    assert berlin.fristablauf == date(2026, 6, 4) and not berlin.verschoben and not berlin.warnungen
+    assert berlin.vorfrist == date(2026, 5, 28)
+    # the regular Verjährung takes the Vorfrist asked for, too (it ignored it before)
+    regel = berechne_preset("verjaehrung_regel", date(2022, 5, 10), "NW", vorfrist_tage=14)
+    assert regel.vorfrist == date(2025, 12, 17)
+    assert berechne_preset("verjaehrung_regel", date(2022, 5, 10), "NW", vorfrist_tage=None).vorfrist is None
 
 
 def test_rueckwaertsfrist_132_zpo() -> None:
@@ -109,3 +145,44 @@ def test_rueckwaertsfrist_nimmt_unsicheren_teilfeiertag_als_frei() -> None:
 def test_alle_vorlagen_haben_rechtsgrundlage_und_ereignis() -> None:
     for vorlage in PRESETS.values():
         assert vorlage.rechtsgrundlage and vorlage.ereignis and vorlage.label
+
+
+@pytest.mark.parametrize(
+    ("vorlage", "ereignis", "land", "fristablauf"),
+    [
+        # § 70 Abs. 1 VwGO: Bekanntgabe Mo 04.05.2026 → Do 04.06.2026, Fronleichnam in NW → Fr 05.06.2026
+        ("widerspruch_vwgo", date(2026, 5, 4), "NW", date(2026, 6, 5)),
+        ("widerspruch_vwgo", date(2026, 5, 4), "BE", date(2026, 6, 4)),
+        # § 84 Abs. 1 SGG: Fr 31.10.2025 → So 30.11.2025 (§ 188 Abs. 3 BGB) → Mo 01.12.2025
+        ("widerspruch_sgg", date(2025, 10, 31), "NW", date(2025, 12, 1)),
+        # § 58 Abs. 2 VwGO: a year from 29.02.2024 → Fr 28.02.2025 (§ 188 Abs. 3 BGB)
+        ("jahresfrist_vwgo", date(2024, 2, 29), "NW", date(2025, 2, 28)),
+        # § 66 Abs. 2 SGG: Fr 01.11.2024 → Sa 01.11.2025 → Mo 03.11.2025
+        ("jahresfrist_sgg", date(2024, 11, 1), "NW", date(2025, 11, 3)),
+    ],
+)
+def test_widerspruch_und_jahresfrist_ohne_belehrung(vorlage: str, ereignis: date, land: str, fristablauf: date) -> None:
+    """Widerspruch against a Verwaltungsakt (§ 70 VwGO, § 84 SGG) and the year without a (correct)
+    Rechtsbehelfsbelehrung (§ 58 Abs. 2 VwGO, § 66 Abs. 2 SGG): common, and there were no presets."""
+    ergebnis = berechne_preset(vorlage, ereignis, land)
+    assert ergebnis.fristablauf == fristablauf and not ergebnis.notfrist
+    assert PRESETS[vorlage].rechtsgrundlage in ergebnis.rechtsgrundlage
+    if vorlage.startswith("widerspruch"):
+        # the postal Bekanntgabe on the fourth day (§ 41 Abs. 2 VwVfG, § 37 Abs. 2 SGB X) and the year without Belehrung
+        assert "vierten Tag" in ergebnis.erlaeuterung and "jahresfrist_" in ergebnis.erlaeuterung
+
+
+def test_beschwerdebegruendung_in_familienstreitsachen() -> None:
+    """§ 117 Abs. 1 Satz 3 FamFG: two months from the written Bekanntgabe, at the latest from five months
+    after the Erlass; filed at the Beschwerdegericht (OLG), whose holidays count. A common period in
+    Unterhalt and Zugewinn cases that had no preset."""
+    # Bekanntgabe Mi 15.01.2025 → Sa 15.03.2025 → Mo 17.03.2025
+    ergebnis = berechne_preset("beschwerdebegruendung_famfg", date(2025, 1, 15), "NW")
+    assert ergebnis.fristablauf == date(2025, 3, 17) and not ergebnis.notfrist
+    # Erlass 15.01.2025, no Bekanntgabe: begins 15.06.2025 → Fr 15.08.2025
+    assert berechne_preset("beschwerdebegruendung_famfg", None, "BE", verkuendung=date(2025, 1, 15)).fristablauf == date(
+        2025, 8, 15
+    )
+    # the Akte's court (the Familiengericht) is not the OLG: 15.08.2025 is Mariä Himmelfahrt in München only
+    akte = berechne_preset("beschwerdebegruendung_famfg", date(2025, 6, 15), "BY", ort="München", ort_art="akte")
+    assert akte.fristablauf == date(2025, 8, 15) and akte.fristablauf_bei_teilfeiertag == date(2025, 8, 18)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from rechner import gkg, rvg
 from rechner.rvg import PositionRequest, RvgError
-from rechner.tabellen import HOECHSTWERT, format_satz, runde_cent
+from rechner.tabellen import HOECHSTWERT, format_euro, format_satz, runde_cent
 
 NEU = date(2025, 6, 1)
 ALT = date(2021, 10, 1)
@@ -28,6 +28,64 @@ def test_rvg_hoechstwert_30_millionen() -> None:
     )
     assert any("§ 22 Abs. 2 Satz 1 RVG" in hinweis for hinweis in berechnung.hinweise)
     assert "Hinweis: Der Gegenstandswert 50.000.000,00 €" in rvg.describe(berechnung)
+
+
+@pytest.mark.parametrize(
+    ("wert", "personen", "einfache_gebuehr"),
+    [
+        # 2 × 30 Mio. = 60 Mio. cap; 50 Mio. stay: 107.002,00 + 400 × 175,00 = 177.002,00 €
+        (50_000_000, 2, "177002.00"),
+        # 80 Mio. → 60 Mio.: 107.002,00 + 600 × 175,00 = 212.002,00 €
+        (80_000_000, 2, "212002.00"),
+        # 4 × 30 Mio. = 120 Mio., but at most 100 Mio.: 107.002,00 + 1.400 × 175,00 = 352.002,00 €
+        (150_000_000, 4, "352002.00"),
+        # one client: 30 Mio. (§ 22 Abs. 2 Satz 1 RVG)
+        (50_000_000, 1, "107002.00"),
+    ],
+)
+def test_rvg_hoechstwert_je_auftraggeber_verschiedener_gegenstaende(wert: int, personen: int, einfache_gebuehr: str) -> None:
+    """§ 22 Abs. 2 Satz 2 RVG: several clients for different Gegenstände, 30 Mio. € each, 100 Mio. € in all."""
+    berechnung = rvg.calculate(
+        gegenstandswert=Decimal(wert),
+        auftragsdatum=NEU,
+        positions=[PositionRequest("2300"), PositionRequest("3100")],
+        auftraggeber_verschiedene_gegenstaende=personen,
+        ust_rate=Decimal(0),
+    )
+    geschaeftsgebuehr, verfahrensgebuehr = berechnung.positions
+    assert geschaeftsgebuehr.amount == runde_cent(Decimal(einfache_gebuehr) * Decimal("1.3"))
+    assert verfahrensgebuehr.amount == geschaeftsgebuehr.amount
+    assert berechnung.anrechnungen[0].amount == -runde_cent(Decimal(einfache_gebuehr) * Decimal("0.65"))
+    satz_2 = [hinweis for hinweis in berechnung.hinweise if "§ 22 Abs. 2 Satz 2 RVG" in hinweis]
+    if personen == 1:
+        assert not satz_2 and any("§ 22 Abs. 2 Satz 1 RVG" in hinweis for hinweis in berechnung.hinweise)
+    else:
+        # the calculator knows only the sum: it says so
+        assert any("je Auftraggeber" in hinweis and "Einzelwerte" in hinweis for hinweis in satz_2)
+        grenze = min(personen * HOECHSTWERT, Decimal(100_000_000))
+        assert any(f"gerechnet wird mit {format_euro(grenze)}" in hinweis for hinweis in satz_2) == (wert > grenze)
+
+
+def test_rvg_mehrere_auftraggeber_unter_30_millionen_ohne_hinweis() -> None:
+    berechnung = rvg.calculate(
+        gegenstandswert=Decimal(10_000),
+        auftragsdatum=NEU,
+        positions=[PositionRequest("3100")],
+        auftraggeber_verschiedene_gegenstaende=3,
+    )
+    assert berechnung.positions[0].amount == Decimal("847.60") and not berechnung.hinweise
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "meldung"),
+    [
+        ({"auftraggeber": 2, "auftraggeber_verschiedene_gegenstaende": 2}, "gemeinschaftlich beteiligt"),
+        ({"auftraggeber_verschiedene_gegenstaende": 0}, "verschiedener Gegenstände muss mindestens 1"),
+    ],
+)
+def test_rvg_auftraggeber_nach_1008_und_22_abs_2_nicht_zugleich(kwargs: dict[str, int], meldung: str) -> None:
+    with pytest.raises(RvgError, match=meldung):
+        rvg.calculate(gegenstandswert=Decimal(50_000_000), auftragsdatum=NEU, positions=[PositionRequest("3100")], **kwargs)
 
 
 def test_gkg_hoechstwert_30_millionen() -> None:

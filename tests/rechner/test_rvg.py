@@ -329,6 +329,24 @@ def test_erhoehung_hoechstens_2_0(auftraggeber: int, zuschlag: str) -> None:
     assert rvg.erhoehung(auftraggeber) == Decimal(zuschlag)
 
 
+@pytest.mark.parametrize("vv", sorted(rvg.VV))
+def test_jede_verfahrens_und_geschaeftsgebuehr_ist_erhoehungsfaehig(vv: str) -> None:
+    """Nr. 1008 VV RVG: "Die Verfahrens- oder Geschäftsgebühr erhöht sich für jede weitere Person" – every
+    one of them (also Nrn. 3335 and 3403), no other fee."""
+    nummer = rvg.VV[vv]
+    assert nummer.erhoehungsfaehig == nummer.label.startswith(("Verfahrensgebühr", "Geschäftsgebühr"))
+
+
+@pytest.mark.parametrize(("vv", "satz", "betrag"), [("3403", "0.8", "283.60"), ("3335", "1.0", "354.50")])
+def test_erhoehung_der_einzeltaetigkeit_und_des_pkh_verfahrens(vv: str, satz: str, betrag: str) -> None:
+    # 5.000 € (2025): 1,0 = 354,50 €; two clients: + 0,3 = 106,35 €
+    ergebnis = rvg.calculate(gegenstandswert=Decimal(5_000), auftragsdatum=NEU, positions=[PositionRequest(vv)], auftraggeber=2)
+    assert [(p.vv, p.rate, p.amount) for p in ergebnis.positions] == [
+        (vv, Decimal(satz), Decimal(betrag)),
+        ("1008", Decimal("0.3"), Decimal("106.35")),
+    ]
+
+
 def test_erhoehung_erhoeht_auch_die_anrechnung_bis_075() -> None:
     # 2300 1,3 + 0,3 = 1,6; Hälfte 0,8 → höchstens 0,75.
     ergebnis = rvg.calculate(

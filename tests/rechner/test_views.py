@@ -206,3 +206,14 @@ def test_fristen_rechnerfehler_als_formularfehler(angemeldet) -> None:
     )
     assert "Die Frist reicht über das Jahr 9999 hinaus und kann nicht berechnet werden." in html
     assert 'id="ergebnis-h"' not in html
+
+
+def test_rvg_hoechstwert_bei_auftraggebern_verschiedener_gegenstaende(angemeldet) -> None:
+    """§ 22 Abs. 2 Satz 2 RVG through the page: two clients for different Gegenstände, 80 Mio. € → 60 Mio. €."""
+    html = seite(
+        angemeldet,
+        "/rechner/rvg/",
+        {"gegenstandswert": "80.000.000", "vv_3100": "on", "auftraggeber_verschiedene_gegenstaende": "2"},
+    )
+    assert "gerechnet wird mit 60.000.000,00 €" in html and "§ 22 Abs. 2 Satz 2 RVG" in html
+    assert "Summe der so begrenzten Einzelwerte" in html

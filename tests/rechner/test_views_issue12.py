@@ -238,3 +238,27 @@ def test_famgkg_seite(angemeldet) -> None:
     assert "Verfahrenswert 16.800,00 €, Gerichtsgebühr 749,00 €" in html and "§ 50 Abs. 1 FamGKG" in html
     html = unescape(angemeldet.get("/rechner/famgkg/", {"art": "unterhalt", "unterhalt_monat": "1,234"}).content.decode())
     assert "mehrdeutig" in html and 'id="ergebnis-h"' not in html
+
+
+def test_rahmenseite_mehrere_auftraggeber(angemeldet) -> None:
+    # Nr. 1008 VV RVG: 3102 for two clients of a Bedarfsgemeinschaft, 84,50–934,70 € → Mittelgebühr 509,60 €
+    params = [("nummern", "3102"), ("auftraggeber", "2"), ("auftragsdatum", "2025-07-01")]
+    html = unescape(angemeldet.get("/rechner/rahmengebuehren/?" + "&".join(f"{k}={v}" for k, v in params)).content.decode())
+    assert "509,60 €" in html and "erhöht nach Nr. 1008 VV RVG" in html
+
+
+def test_verjaehrung_am_wochenende_als_entwurf(client) -> None:
+    """The calendar check refused the calculator's own Verjährung on Saturday 31.12.2033; the draft now
+    holds the working day before and the warning on § 193 BGB."""
+    import datetime
+
+    from drafts.models import HelenaDraft
+    from tests.factories import AkteFactory
+
+    akte = AkteFactory(gericht_ort="Berlin", gericht_bundesland="BE")
+    client.force_login(akte.anwalt)
+    daten = {"vorlage": "verjaehrung_regel", "ereignisdatum": "2030-05-10", "akte": str(akte.pk), "titel": "Verjährung"}
+    assert client.post("/rechner/fristen/entwurf/", daten).status_code == 302
+    payload = HelenaDraft.objects.get(akte=akte).payload
+    assert datetime.date.fromisoformat(payload["fristablauf"]) == datetime.date(2033, 12, 30)
+    assert "§ 193 BGB" in payload["beschreibung"] and "02.01.2034" in payload["beschreibung"]

@@ -87,6 +87,17 @@ def test_prozesskostenrisiko_zwei_instanzen() -> None:
     assert risiko.gesamt == Decimal("10300.52")
 
 
+def test_prozesskostenrisiko_vorsteuerabzug_nur_beim_eigenen_anwalt() -> None:
+    """The client's Vorsteuerabzug takes the USt off its own lawyer only: the winner's USt is
+    reimbursed unless the winner may deduct it (§ 104 Abs. 2 Satz 3 ZPO), which the client does not
+    know. 10.000 €, 2025: own (2,5 × 652 + 20) = 1.650,00 €, opposing lawyer 1.963,50 € with USt."""
+    risiko = prozesskostenrisiko(streitwert=Decimal(10_000), datum=date(2025, 7, 1), vorsteuerabzug=True)
+    zeile = risiko.zeilen[0]
+    assert (zeile.eigener_anwalt, zeile.gegenanwalt, zeile.gericht) == (Decimal("1650.00"), Decimal("1963.50"), Decimal("849.00"))
+    assert risiko.gesamt == Decimal("4462.50")
+    assert any("§ 104 Abs. 2 Satz 3 ZPO" in hinweis for hinweis in risiko.hinweise)
+
+
 def test_prozesskostenrisiko_arbeitsgericht_ohne_kostenerstattung() -> None:
     risiko = prozesskostenrisiko(streitwert=Decimal(10_000), datum=date(2025, 7, 1), gericht="arbeit", vorsteuerabzug=True)
     zeile = risiko.zeilen[0]
