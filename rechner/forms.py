@@ -11,7 +11,7 @@ from django.utils import timezone
 from rechner import gkg
 from rechner.fristen import BUNDESLAENDER, PRESETS, Einheit, FristPreset
 from rechner.rahmen import RAHMEN
-from rechner.rvg import VV, AuslagenRequest, PositionRequest
+from rechner.rvg import VV, AuslagenRequest, Calculation, PositionRequest, calculate
 from rechner.zahlen import ZahlFehler, parse_zahl
 
 FEHLER_PFLICHT = "Bitte fülle dieses Feld aus."
@@ -234,6 +234,24 @@ class RvgForm(_FormMitStandardHaken):
     def clean_auftraggeber_verschiedene_gegenstaende(self) -> int:
         anzahl = self.cleaned_data.get("auftraggeber_verschiedene_gegenstaende")
         return 1 if anzahl is None else anzahl
+
+    def berechne(self) -> Calculation:
+        """The fee note of a valid form with every input of the page (raises RvgError): the page and
+        the Kostennote drawn from it compute the same."""
+        daten = self.cleaned_data
+        return calculate(
+            gegenstandswert=daten["gegenstandswert"],
+            auftragsdatum=daten["auftragsdatum"],
+            positions=self.positionen(),
+            auftraggeber=daten["auftraggeber"],
+            auftraggeber_verschiedene_gegenstaende=daten["auftraggeber_verschiedene_gegenstaende"],
+            anrechnung=daten["anrechnung"],
+            pkh=daten["pkh"],
+            auslagenpauschale=daten["auslagenpauschale"],
+            km=daten["km"],
+            abwesenheit_stunden=[daten["abwesenheit_stunden"]] if daten["abwesenheit_stunden"] else [],
+            weitere_auslagen=self.auslagen(),
+        )
 
     def auslagen(self) -> AuslagenRequest:
         """Nrn. 7000, 7004, 7006 of a valid form."""

@@ -34,21 +34,8 @@ def rvg_rechner(request: HttpRequest) -> HttpResponse:
     form = RvgForm.aus_anfrage(request.GET)
     ergebnis = None
     if form.is_bound and form.is_valid():
-        daten = form.cleaned_data
         try:
-            ergebnis = rvg.calculate(
-                gegenstandswert=daten["gegenstandswert"],
-                auftragsdatum=daten["auftragsdatum"],
-                positions=form.positionen(),
-                auftraggeber=daten["auftraggeber"],
-                auftraggeber_verschiedene_gegenstaende=daten["auftraggeber_verschiedene_gegenstaende"],
-                anrechnung=daten["anrechnung"],
-                pkh=daten["pkh"],
-                auslagenpauschale=daten["auslagenpauschale"],
-                km=daten["km"],
-                abwesenheit_stunden=[daten["abwesenheit_stunden"]] if daten["abwesenheit_stunden"] else [],
-                weitere_auslagen=form.auslagen(),
-            )
+            ergebnis = form.berechne()
         except rvg.RvgError as fehler:
             form.add_error(None, str(fehler))
     return render(request, "rechner/rvg.html", {"form": form, "ergebnis": ergebnis})

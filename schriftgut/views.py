@@ -65,16 +65,7 @@ def kostennote_entwurf(request: HttpRequest) -> HttpResponse:
     werte = rvg_form.cleaned_data
     try:
         vorschuesse = parse_zahl(daten["vorschuesse"], feld="Vorschüsse") if daten["vorschuesse"] else Decimal("0.00")
-        berechnung = rvg.calculate(
-            gegenstandswert=werte["gegenstandswert"],
-            auftragsdatum=werte["auftragsdatum"],
-            positions=rvg_form.positionen(),
-            auftraggeber=werte["auftraggeber"],
-            anrechnung=werte["anrechnung"],
-            pkh=werte["pkh"],
-            auslagenpauschale=werte["auslagenpauschale"],
-            km=werte["km"],
-        )
+        berechnung = rvg_form.berechne()
     except (rvg.RvgError, ZahlFehler) as fehler:
         messages.error(request, str(fehler))
         return _zurueck(anfrage)

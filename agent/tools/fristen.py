@@ -57,9 +57,9 @@ class FristBerechnung(Params):
     verkuendung: Annotated[
         datetime.date | None,
         Field(
-            description="Presets with a limit after the pronouncement (berufung, berufungsbegruendung, revision, "
-            "revisionsbegruendung, nichtzulassungsbeschwerde(_begruendung), sofortige_beschwerde, the _arbgg appeals, "
-            "beschwerde_famfg: day of Erlass): day the decision was pronounced; adds that limit (the earlier end applies)."
+            description="Presets with a limit after the pronouncement ("
+            + ", ".join(sorted(key for key, preset in fristen.PRESETS.items() if preset.grenze_monate))
+            + "; FamFG: day of Erlass): day the decision was pronounced; adds that limit (the earlier end applies)."
         ),
     ] = None
     notfrist: Annotated[bool, Field(description="Custom periods only: mark as Notfrist.")] = False

@@ -129,3 +129,28 @@ def test_foreign_akte_is_not_found_for_the_action(client):
     client.force_login(UserFactory(role=Role.ANWALT))
     antwort = _entwurf(client, akte)
     assert antwort.status_code == 302 and not HelenaDraft.objects.exists()
+
+
+def test_kostennote_takes_every_input_of_the_calculator_page(client):
+    """Abwesenheitsgeld, copies, travel costs: what the page charges, the Kostennote charges (it
+    computed without them and came out lower than the page)."""
+    kanzlei()
+    akte = akte_mit_parteien()
+    client.force_login(akte.anwalt)
+    anfrage = {**ANFRAGE, "abwesenheit_stunden": "5", "seiten_sw": "60", "fahrtkosten": "12,40", "km": "30"}
+    seite = client.get(reverse("rechner-rvg") + "?" + urlencode(anfrage)).context["ergebnis"]
+    assert seite is not None and seite.gross > _rechner().gross
+    antwort = client.post(
+        reverse("rechner-rvg-kostennote"),
+        {
+            "anfrage": urlencode(anfrage),
+            "aktenzeichen": akte.aktenzeichen,
+            "art": "KOSTENNOTE",
+            "leistungszeitraum_von": "2025-07-01",
+            "leistungszeitraum_bis": "2025-11-30",
+        },
+    )
+    assert antwort.status_code == 302
+    p = HelenaDraft.objects.get(typ="KOSTENNOTE").payload
+    assert [Decimal(x["betrag"]) for x in p["auslagen"]] == [x.amount for x in seite.auslagen]
+    assert (Decimal(p["netto"]), Decimal(p["ust"]), Decimal(p["brutto"])) == (seite.net, seite.ust, seite.gross)

@@ -35,7 +35,13 @@ class CalcProzesskostenrisikoParams(Params):
     gericht: Annotated[
         Literal["zivil", "arbeit"], Field(description="'zivil' (§ 91 ZPO) or 'arbeit' (§ 12a ArbGG in the first instance).")
     ] = "zivil"
-    vorsteuerabzug: Annotated[bool, Field(description="The client may deduct input tax: amounts without USt.")] = False
+    vorsteuerabzug: Annotated[
+        bool,
+        Field(
+            description="The client may deduct input tax: the own lawyer's fees without USt "
+            "(the opponent's USt stays in, § 104 Abs. 2 Satz 3 ZPO)."
+        ),
+    ] = False
     datum: Annotated[datetime.date | None, Field(description="Date of the mandate / filing; default today.")] = None
 
 

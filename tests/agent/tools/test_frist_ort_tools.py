@@ -174,3 +174,15 @@ def test_berufungsbegruendung_warnt_ohne_berufungsgericht_und_nimmt_seine_angabe
     olg = call(anwalt, "berechne_frist", {**args, "bundesland": "BY", "ort": "München"}, akte=augsburg)
     assert olg.ok and olg.data["fristablauf"] == "2029-08-08"
     assert olg.data["feiertage_nach"] == "München (Bayern); Quelle: Angabe zum Rechtsmittelgericht"
+
+
+def test_the_model_learns_every_preset_that_takes_a_verkuendung():
+    """The parameter's description is drawn from the presets: a new preset with a limit after the
+    Verkündung (§ 117 FamFG's Beschwerdebegründung was missing from a hand-written list) is named."""
+    from agent.tools.fristen import FristBerechnung
+    from rechner.fristen import PRESETS
+
+    description = FristBerechnung.model_json_schema()["properties"]["verkuendung"]["description"]
+    with_limit = [key for key, preset in PRESETS.items() if preset.grenze_monate]
+    assert "beschwerdebegruendung_famfg" in with_limit
+    assert all(key in description for key in with_limit)
