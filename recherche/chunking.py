@@ -16,6 +16,9 @@ CHUNK_OVERLAP = 200
 NORM_OUTLINE_SEPARATOR = " – "
 NORM_EMBED_CHARS = 600
 TITLE_CHARS = 800
+# A section's Sachregister entry (recherche/sachregister.py) is one more of its chunks, at this
+# position: after every chunk of its text (the longest section has a few hundred).
+SACHREGISTER_POSITION = 10_000
 
 
 def split_text(text: str, size: int = CHUNK_CHARS, overlap: int = CHUNK_OVERLAP) -> list[str]:
@@ -49,8 +52,17 @@ def norm_chunk_texts(*, text: str, titel: str, aufgehoben: bool) -> list[str]:
     return split_text(text) or ([titel] if titel else [])
 
 
+def norm_chunk_pieces(*, text: str, titel: str, aufgehoben: bool, register: str) -> list[tuple[int, str]]:
+    """(position, text) of every chunk of one section: its text chunks and, if it has one, its
+    Sachregister entry `register` (none for a repealed section)."""
+    pieces = list(enumerate(norm_chunk_texts(text=text, titel=titel, aufgehoben=aufgehoben)))
+    if register and not aufgehoben:
+        pieces.append((SACHREGISTER_POSITION, register))
+    return pieces
+
+
 def norm_embed_input(chunk_titel: str, chunk_text: str, position: int) -> str:
     """What the embedding model sees of a chunk of a section: citation and heading, then the start
-    of the text (the first chunk) or the whole chunk (a later one)."""
+    of the text (the first chunk) or the whole chunk (a later one, and the Sachregister entry)."""
     text = chunk_text if position else chunk_text[:NORM_EMBED_CHARS]
     return f"{chunk_titel.split(NORM_OUTLINE_SEPARATOR, 1)[0]}\n{text}".strip()

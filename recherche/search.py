@@ -7,8 +7,11 @@ searched by their parts, practitioners' terms and everyday expressions translate
 wording by two vocabularies, thesaurus.txt and alltagssprache.txt) and vector search (cosine
 distance on the configured model's embeddings, HNSW; the question is embedded together with that
 statute wording) are fused with reciprocal rank fusion; norms in the outline areas closest to the
-question (their sections' mean vector) count more. If the embedding backend is down, the search
-runs on full text alone and says so (`fallback`, `hinweis`).
+question (their sections' mean vector) count more. A norm of everyday practice has one more chunk,
+its Sachregister entry (recherche/sachregister.py: the situations it governs in a Mandant's words),
+found by both searches like its text; a hit on it counts for the norm, the best chunk of a norm
+once per ranking. If the embedding backend is down, the search runs on full text alone and says so
+(`fallback`, `hinweis`).
 
 Decisions, templates and the firm's documents use the same hybrid core; document chunks are
 limited to the Dokumente the user may see (`Dokument.objects.visible_to`).

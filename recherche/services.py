@@ -16,7 +16,8 @@ from django.db import transaction
 
 from akten.models import Dokument
 
-from .chunking import norm_chunk_texts, norm_chunk_titel, norm_embed_input, split_text
+from . import sachregister
+from .chunking import norm_chunk_pieces, norm_chunk_titel, norm_embed_input, split_text
 from .embeddings import EmbeddingBackend, EmbeddingUnavailable, content_hash
 from .gesetze_parser import ParsedGesetz, parse_file
 from .models import Chunk, Gesetz, LexemStatistik, Muster, Norm, Urteil
@@ -90,8 +91,9 @@ def _sync_chunks(
 
 def gesetz_ingest_file(path: Path) -> tuple[ParsedGesetz | None, IngestStats, str]:
     """Ingest one statute file; a file already ingested unchanged is skipped without parsing.
-    Returns the parsed statute (None if skipped), the changes and the statute's abbreviation."""
-    source_hash = content_hash(NORM_INDEX_VERSION + path.read_text(encoding="utf-8"))
+    Returns the parsed statute (None if skipped), the changes and the statute's abbreviation. The
+    Sachregister is part of every file's hash: a changed one re-indexes each statute."""
+    source_hash = content_hash(NORM_INDEX_VERSION + sachregister.source() + path.read_text(encoding="utf-8"))
     unchanged = Gesetz.objects.filter(quelle_hash=source_hash).values_list("abkuerzung", flat=True).first()
     if unchanged is not None:
         return None, IngestStats(), unchanged
@@ -110,7 +112,8 @@ def _gesetz_for(parsed: ParsedGesetz) -> Gesetz:
 
 @transaction.atomic
 def gesetz_ingest(parsed: ParsedGesetz, *, source_hash: str = "") -> IngestStats:
-    """Create or update one statute with its norms and their chunks (long norms in several)."""
+    """Create or update one statute with its norms and their chunks (long norms in several, and a
+    norm's Sachregister entry as one more)."""
     stats = IngestStats()
     gesetz = _gesetz_for(parsed)
     gesetz.abkuerzung, gesetz.titel, gesetz.slug = parsed.abkuerzung, parsed.titel[:300], parsed.slug
@@ -149,6 +152,7 @@ def gesetz_ingest(parsed: ParsedGesetz, *, source_hash: str = "") -> IngestStats
         stats.normen_entfernt += 1
     Norm.objects.bulk_create(created, batch_size=1000)
     new_chunks: list[Chunk] = []
+    register = sachregister.by_norm()
     for item, norm in zip(parsed.normen, current, strict=True):
         titel = norm_chunk_titel(
             art=item.art,
@@ -158,8 +162,13 @@ def gesetz_ingest(parsed: ParsedGesetz, *, source_hash: str = "") -> IngestStats
             gesetz_titel=gesetz.titel,
             gliederung=item.gliederung,
         )
-        pieces = norm_chunk_texts(text=item.text, titel=item.titel, aufgehoben=item.aufgehoben)
-        wanted = [Chunk(kind=Chunk.Kind.NORM, norm=norm, position=i, titel=titel, text=piece) for i, piece in enumerate(pieces)]
+        pieces = norm_chunk_pieces(
+            text=item.text,
+            titel=item.titel,
+            aufgehoben=item.aufgehoben,
+            register=register.get((item.art, item.nummer, gesetz.abkuerzung), ""),
+        )
+        wanted = [Chunk(kind=Chunk.Kind.NORM, norm=norm, position=i, titel=titel, text=piece) for i, piece in pieces]
         _sync_chunks(chunks.get(norm.pk, []), wanted, stats, new_chunks)
     Chunk.objects.bulk_create(new_chunks, batch_size=500)
     return stats

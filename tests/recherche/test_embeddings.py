@@ -123,12 +123,13 @@ def test_cache_export_is_compact_and_prune_keeps_only_the_database_s_vectors(tmp
 def test_every_chunk_of_the_shipped_statutes_has_its_vector_in_the_shipped_cache():
     """`make run` and the tests never compute statute vectors on two cores: a change of the chunking
     or of what the model sees needs a new cache (`embedding_cache export`)."""
-    from recherche import vector_cache
-    from recherche.chunking import norm_chunk_texts, norm_chunk_titel, norm_embed_input
+    from recherche import sachregister, vector_cache
+    from recherche.chunking import norm_chunk_pieces, norm_chunk_titel, norm_embed_input
     from recherche.embeddings import content_hash
     from recherche.gesetze_parser import parse_file
 
     cache = vector_cache.VectorCache.load(LocalE5Backend.name)
+    register = sachregister.by_norm()
     missing, chunks = [], 0
     for path in sorted((Path(__file__).resolve().parents[2] / "recherche" / "data" / "gesetze").glob("*.md")):
         parsed = parse_file(path)
@@ -141,7 +142,13 @@ def test_every_chunk_of_the_shipped_statutes_has_its_vector_in_the_shipped_cache
                 gesetz_titel=parsed.titel[:300],
                 gliederung=item.gliederung,
             )
-            for position, piece in enumerate(norm_chunk_texts(text=item.text, titel=item.titel, aufgehoben=item.aufgehoben)):
+            pieces = norm_chunk_pieces(
+                text=item.text,
+                titel=item.titel,
+                aufgehoben=item.aufgehoben,
+                register=register.get((item.art, item.nummer, parsed.abkuerzung), ""),
+            )
+            for position, piece in pieces:
                 chunks += 1
                 if cache.get(content_hash(norm_embed_input(titel, piece, position))) is None:
                     missing.append(f"{item.art} {item.nummer} {parsed.abkuerzung} [{position}]")
