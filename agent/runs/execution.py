@@ -48,7 +48,6 @@ from agent.runs.persona import persona_context_load
 from agent.runs.routes import DEMO_TOOLS, routes_build
 from agent.tools.base import ToolContext
 from agent.tools.discovery import all_tools
-from agent.tools.executor import audits_written
 from akten.models import Akte
 from drafts.models import HelenaDraft
 from helena.db import reconnect_after_error
@@ -351,7 +350,6 @@ async def run_execute(
         outcome.error = outcome_error_public(outcome)  # saved, then the terminal event carries it
         if prepared.first_contact and outcome.answer and outcome.status != RunStatus.CANCELLED:
             outcome.answer = with_intro(outcome.answer)
-        await audits_written(prepared.ctx)  # a finished run's audit is complete
         finished.append(await _in_run_thread(_run_finish, run_id, outcome))
         if outcome.answer or outcome.draft_ids:
             # Every norm and decision citation of the final answer and of the run's document and
@@ -377,7 +375,6 @@ async def run_execute(
             await sink.flush()
         except Exception:
             logger.exception("Lauf %s: letztes Ereignis nicht gespeichert", run_id)
-        await audits_written(prepared.ctx)
         _cancel_watch.unwatch(run_id)
     # as saved before the terminal event: no further round trip between that event and the return
     return finished[0] if finished else await _in_run_thread(_run_get, run_id)

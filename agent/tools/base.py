@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-import concurrent.futures
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -28,9 +26,6 @@ class ToolContext:
     # The id of the tool call being executed; the registry hands each call its own copy of the
     # context with this set, so write tools can record it on their drafts.
     call_id: str = ""
-    # The audit rows of this run's calls still being written, oldest first (agent/tools/executor.py);
-    # shared by the per-call copies. The run awaits them before it ends (`audits_written`).
-    audits_pending: deque[concurrent.futures.Future[None]] = field(default_factory=deque)
 
     @property
     def role(self) -> str:

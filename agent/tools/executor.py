@@ -7,10 +7,7 @@
   `meta` = {tool, duration_ms, tool_ms (the tool body alone), count, cached, summary}; sets
   `ctx.untrusted_seen`). Each call: the matrix row and the user's access read in one query,
   arguments validated (German errors), the run's cache (keyed by the user's access scope, Akte
-  re-checked on a hit), the tool, one ToolCallAudit row. The row is written by a job of its own on
-  a tool thread once the result has gone back to the run (the next model request does not wait
-  for it); a run waits while AUDIT_BACKLOG of its rows are unwritten, and for all of them before
-  its final state is saved (`audits_written`, agent/runs/execution.py).
+  re-checked on a hit), the tool, one ToolCallAudit row.
 - `result_summary(result)`: the ≤ 200-character summary used for audit rows and events.
 
 Tools run on the process's tool threads (`helena-tool`, settings.HELENA_TOOL_THREADS of them, so at
@@ -57,8 +54,6 @@ from helena.db import connection_tidy, trace_insert
 logger = logging.getLogger(__name__)
 SUMMARY_CHARS = 200
 AUDIT_ARG_CHARS = 200
-# Audit rows of one run that may be still being written when its next call starts (`_audits_bounded`).
-AUDIT_BACKLOG = 8
 
 ERR_TOOL_UNAVAILABLE = "Das Werkzeug „{name}“ steht dir nicht zur Verfügung. Verfügbar sind: {available}."
 ERR_ARGS_NOT_OBJECT = 'Die Argumente für {name} müssen ein JSON-Objekt sein, z. B. {{"akte": "12/25"}}.'
@@ -230,8 +225,7 @@ class RunToolBox:
         return [openai_tool_schema(tool) for _, tool in sorted(self._tools.items())]
 
     async def execute(self, name: str, arguments: dict[str, Any], *, call_id: str = "") -> ToolResult:
-        """Run one tool call; never raises. Every call writes one ToolCallAudit row (after the
-        result, see the module's docstring).
+        """Run one tool call; never raises. Every call writes one ToolCallAudit row.
 
         Calls of one step may run concurrently. A write waits for the reads running next to it, so
         that a draft proposed in the same step as an untrusted read carries the untrusted flag.
@@ -250,13 +244,10 @@ class RunToolBox:
         try:
             try:
                 if self._thread_sensitive:
-                    result = await sync_to_async(self._execute_audited, thread_sensitive=True)(name, arguments, call_id)
+                    result = await sync_to_async(self._execute_sync, thread_sensitive=True)(name, arguments, call_id)
                 else:
-                    await self._audits_bounded()
                     call = functools.partial(contextvars.copy_context().run, self._execute_sync, name, arguments, call_id)
-                    result, row = await asyncio.get_running_loop().run_in_executor(_tool_threads(), call)
-                    if row is not None:
-                        self.ctx.audits_pending.append(_tool_threads().submit(_audit_write, row, self.ctx, call_id))
+                    result = await asyncio.get_running_loop().run_in_executor(_tool_threads(), call)
             except Exception as exc:  # the sync part catches everything; this guards the thread hand-off
                 _log_exception(name, call_id, self.ctx, exc)
                 result = ToolResult(
@@ -271,25 +262,7 @@ class RunToolBox:
                     self._reads_idle.set()
         return result
 
-    async def _audits_bounded(self) -> None:
-        """Backpressure: while AUDIT_BACKLOG audit rows of the run are still being written, the next
-        call waits for the oldest (a run never piles up unwritten audit rows)."""
-        pending = self.ctx.audits_pending
-        while True:
-            while pending and pending[0].done():
-                pending.popleft()
-            if len(pending) < AUDIT_BACKLOG:
-                return
-            await asyncio.shield(asyncio.wrap_future(pending[0]))
-
-    def _execute_audited(self, name: str, arguments: Any, call_id: str) -> ToolResult:
-        """The call and its audit row, one after the other in this thread (thread-sensitive mode)."""
-        result, row = self._execute_sync(name, arguments, call_id)
-        if row is not None:
-            _audit_insert(row, self.ctx, call_id)
-        return result
-
-    def _execute_sync(self, name: str, arguments: Any, call_id: str) -> tuple[ToolResult, ToolCallAudit | None]:
+    def _execute_sync(self, name: str, arguments: Any, call_id: str) -> ToolResult:
         if not self._thread_sensitive:
             connection_tidy()
         try:
@@ -299,13 +272,13 @@ class RunToolBox:
                 # Pool threads own their connections: close a broken or aged one after each call.
                 connection_tidy()
 
-    def _call(self, name: str, arguments: Any, call_id: str) -> tuple[ToolResult, ToolCallAudit | None]:
+    def _call(self, name: str, arguments: Any, call_id: str) -> ToolResult:
         with access_scope_reused():  # one resolution of the user's access per call, re-checked per call
             return self._call_scoped(name, arguments, call_id)
 
-    def _call_scoped(self, name: str, arguments: Any, call_id: str) -> tuple[ToolResult, ToolCallAudit | None]:
+    def _call_scoped(self, name: str, arguments: Any, call_id: str) -> ToolResult:
         """Admit the call (cancel, matrix, arguments), answer it from the run's cache or the tool,
-        fill `meta`; the result and its audit row, to be written (None if it cannot be built)."""
+        fill `meta`, write the audit row."""
         started = time.monotonic()
         arguments = _without_nul(arguments)
         call = _Call(name=name, call_id=call_id, audit_args=arguments if isinstance(arguments, dict) else {"_raw": arguments})
@@ -325,7 +298,8 @@ class RunToolBox:
             "cached": call.cached,
         }
         result.meta["summary"] = result_summary(result)
-        return result, self._audit_row(name, call_id, call.audit_args, result, call.hints.get("akte_id"))
+        self._audit(name, call_id, call.audit_args, result, call.hints.get("akte_id"))
+        return result
 
     def _admit(self, name: str, arguments: Any) -> ToolResult | tuple[Tool, BaseModel]:
         """The tool and its validated parameters, or the error result that refuses the call."""
@@ -389,10 +363,10 @@ class RunToolBox:
             _log_exception(tool.name, call_id, self.ctx, exc)
             return ToolResult(error=ERR_INTERNAL.format(name=tool.name))
 
-    def _audit_row(self, name: str, call_id: str, arguments: Any, result: ToolResult, akte_id: Any) -> ToolCallAudit | None:
+    def _audit(self, name: str, call_id: str, arguments: Any, result: ToolResult, akte_id: Any) -> None:
         ctx = self.ctx
         try:
-            return ToolCallAudit(
+            row = ToolCallAudit(
                 run=ctx.run,
                 user=ctx.user,
                 akte_id=akte_id if isinstance(akte_id, int) else (ctx.akte.pk if ctx.akte else None),
@@ -404,40 +378,12 @@ class RunToolBox:
                 cached=bool(result.meta.get("cached")),
                 duration_ms=max(0, int(result.meta.get("duration_ms", 0))),
             )
+            # One statement, one round trip, not waiting for the WAL flush (helena.db). Written here, in
+            # the tool's thread: handed to the event writer instead, it made that one serial writer
+            # the bottleneck of 200 runs (bench/overload.py: cancel p95 455 → 677 ms).
+            trace_insert([row])
         except Exception as exc:  # the audit must never break the run; its failure is logged
             _log_exception(f"{name} (audit)", call_id, ctx, exc)
-            return None
-
-
-def _audit_insert(row: ToolCallAudit, ctx: ToolContext, call_id: str) -> None:
-    """One statement, one round trip, not waiting for the WAL flush (helena.db). Written by the tool
-    threads: handed to the event writer instead, it made that one serial writer the bottleneck of
-    200 runs (bench/overload.py: cancel p95 455 → 677 ms)."""
-    try:
-        trace_insert([row])
-    except Exception as exc:  # the audit must never break the run; its failure is logged
-        _log_exception(f"{row.tool} (audit)", call_id, ctx, exc)
-
-
-def _audit_write(row: ToolCallAudit, ctx: ToolContext, call_id: str) -> None:
-    """`_audit_insert` as a job of its own on a tool thread, after the call's result went back to
-    the run: the next model request does not wait for the audit row's round trip."""
-    connection_tidy()
-    try:
-        _audit_insert(row, ctx, call_id)
-    finally:
-        connection_tidy()
-
-
-async def audits_written(ctx: ToolContext) -> None:
-    """Wait until the audit rows of every call of the run so far are written. The run awaits this
-    before its final state is saved, so a finished run's audit is complete. Never raises for a
-    failed write (that is logged); a cancelled waiter leaves the writes going on."""
-    pending = ctx.audits_pending
-    while pending:
-        await asyncio.shield(asyncio.wrap_future(pending[0]))
-        while pending and pending[0].done():
-            pending.popleft()
 
 
 def _copied(result: ToolResult) -> ToolResult:
