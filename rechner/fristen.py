@@ -43,7 +43,7 @@ OrtArt = Literal["angabe", "akte", "kanzlei"]
 # The court at which a period is kept, whose holidays count (§ 222 Abs. 2 ZPO, § 193 BGB): the court
 # of the Akte (the one whose decision is attacked, or the court of first instance), the court of the
 # appeal (Berufungsgericht, OVG: its seat is not in the Akte), or the Bundesgerichtshof in Karlsruhe.
-Gericht = Literal["akte", "rechtsmittelgericht", "bgh"]
+Gericht = Literal["akte", "rechtsmittelgericht", "bgh", "behoerde"]
 
 BUNDESLAENDER: dict[str, str] = {
     "BW": "Baden-Württemberg",
@@ -108,6 +108,16 @@ GRUND_RECHTSMITTELGERICHT = (
     "Rechtsmittelgerichts an."
 )
 BGH_LAND, BGH_ORT, BGH_QUELLE = "BW", "Karlsruhe", "Sitz des Bundesgerichtshofs"
+GRUND_BUNDESGERICHT_OFFEN = (
+    "Die Vorlage rechnet für den Bundesgerichtshof; ist die Frist bei einem anderen Bundesgericht zu wahren "
+    "(Bundesarbeitsgericht, Bundessozialgericht, Bundesverwaltungsgericht, Bundesfinanzhof), zählen dessen Feiertage "
+    "(§ 222 Abs. 2 ZPO, § 193 BGB). Gib Bundesland und Ort des Gerichts an, bei dem die Frist zu wahren ist."
+)
+GRUND_BEHOERDE = (
+    "Maßgeblich sind die Feiertage am Sitz der Stelle, bei der der Rechtsbehelf einzulegen ist – für den Widerspruch "
+    "die Behörde (§ 193 BGB) –, nicht ohne Weiteres die des Gerichts der Akte oder des Kanzleisitzes ({ort}); gib "
+    "Bundesland und Ort dieser Stelle an."
+)
 WARNUNG_BUNDESGERICHT = (
     "Achtung: Die Vorlage rechnet mit den Feiertagen am Sitz des Bundesgerichtshofs (Karlsruhe); angegeben ist "
     "{ort}. Ist die Frist bei einem Gericht dort zu wahren (etwa beim Bundesarbeitsgericht, Bundessozialgericht, "
@@ -484,6 +494,7 @@ PRESETS: dict[str, FristPreset] = {
             "Wochenende oder einen Feiertag fällt. Ohne oder mit unrichtiger Rechtsbehelfsbelehrung gilt ein Jahr "
             "(§ 70 Abs. 2, § 58 Abs. 2 VwGO): Vorlage „jahresfrist_vwgo“. Ob ein Vorverfahren stattfindet, bestimmt "
             "§ 68 VwGO mit dem Landesrecht.",
+            gericht="behoerde",
         ),
         FristPreset(
             "anfechtungsklage_vwgo",
@@ -506,6 +517,7 @@ PRESETS: dict[str, FristPreset] = {
             "Nur wenn die Belehrung unterblieben oder unrichtig ist (für den Widerspruch i. V. m. § 70 Abs. 2 VwGO); "
             "ist das zweifelhaft, notiere die Monatsfrist (früheres Ende). Länger nur bei höherer Gewalt oder der "
             "Belehrung, ein Rechtsbehelf sei nicht gegeben.",
+            gericht="behoerde",
         ),
         FristPreset(
             "zulassung_berufung_vwgo",
@@ -541,6 +553,7 @@ PRESETS: dict[str, FristPreset] = {
             "ältere Bescheide galt der dritte Tag). Im Zweifel rechne ab dem früheren Tag, auch wenn er auf ein "
             "Wochenende oder einen Feiertag fällt. Ohne oder mit unrichtiger Rechtsbehelfsbelehrung gilt ein Jahr (§ 84 "
             "Abs. 2 Satz 3, § 66 Abs. 2 SGG): Vorlage „jahresfrist_sgg“.",
+            gericht="behoerde",
         ),
         FristPreset(
             "klage_sgg",
@@ -563,6 +576,7 @@ PRESETS: dict[str, FristPreset] = {
             "Nur wenn die Belehrung unterblieben oder unrichtig ist (für den Widerspruch i. V. m. § 84 Abs. 2 Satz 3 SGG); "
             "ist das zweifelhaft, notiere die Monatsfrist (früheres Ende). Länger nur bei höherer Gewalt oder der "
             "Belehrung, ein Rechtsbehelf sei nicht gegeben.",
+            gericht="behoerde",
         ),
         FristPreset(
             "berufung_sgg",
@@ -741,6 +755,8 @@ def _hinderungsgrund(tag: date, kalender: Feiertagskalender) -> str:
     name = kalender.feiertag(tag) or kalender.teilfeiertag(tag)
     if tag.weekday() >= 5:
         return f"{wochentag(tag)} ({name})" if name and name != wochentag(tag) else wochentag(tag)
+    if not kalender.bundesland:  # BundesweiterKalender: a holiday in every Land
+        return f"{name} (Feiertag in ganz Deutschland)"
     return f"{name} (Feiertag in {ortstext(kalender.bundesland, kalender.ort)})"
 
 
@@ -1151,9 +1167,15 @@ def berechne_preset(
             return _bgh_oder_angegebenes_gericht(
                 rechne(BGH_LAND, BGH_ORT, BGH_QUELLE, None), rechne(bundesland, ort, ortsquelle, None)
             )
+        if ort_art != "angabe":
+            # the same periods run at the other federal courts (§ 74 ArbGG, § 164 SGG, § 139 VwGO,
+            # § 120 FGO): without the court's place, the earliest end that holds at any of them
+            ort_unsicher = GRUND_BUNDESGERICHT_OFFEN
         bundesland, ort, ortsquelle = BGH_LAND, BGH_ORT, BGH_QUELLE
     elif preset.gericht == "rechtsmittelgericht" and ort_art in ("akte", "kanzlei"):
         ort_unsicher = GRUND_RECHTSMITTELGERICHT.format(ort=ortstext(_bundesland(bundesland), _ort(ort)))
+    elif preset.gericht == "behoerde" and ort_art in ("akte", "kanzlei"):
+        ort_unsicher = GRUND_BEHOERDE.format(ort=ortstext(_bundesland(bundesland), _ort(ort)))
     else:
         ort_unsicher = ort_unsicher_grund(ort_art, bundesland, ort)
     return _preset_rechner(preset, ereignis_datum, verkuendung, vorfrist_tage, vorfrist_arbeitstage)(

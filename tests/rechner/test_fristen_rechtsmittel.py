@@ -36,8 +36,14 @@ def test_revision_zu_einem_anderen_bundesgericht_nimmt_das_fruehere_ende() -> No
     erfurt = berechne_preset("revision", date(2026, 5, 4), "TH", ort="Erfurt", ort_art="angabe")
     assert erfurt.fristablauf == date(2026, 6, 4) and erfurt.fristablauf_bei_teilfeiertag == date(2026, 6, 5)
     assert "Bundesarbeitsgericht" in erfurt.warnungen[-1] and "erst am Freitag, 05.06.2026" in erfurt.warnungen[-1]
-    # the Akte's own court is no Revisionsgericht: Karlsruhe alone, as before
-    assert berechne_preset("revision", date(2026, 5, 4), "TH", ort="Erfurt", ort_art="akte").fristablauf == date(2026, 6, 5)
+    # without a place given, the federal court is open: the earliest end at any of them, with a
+    # warning naming Karlsruhe's later day (it was Karlsruhe alone: 05.06.2026, a day late at the BAG)
+    for ort_art in ("akte", "kanzlei", None):
+        offen = berechne_preset("revision", date(2026, 5, 4), "TH", ort="Erfurt", ort_art=ort_art)
+        assert offen.fristablauf == date(2026, 6, 4), ort_art
+        assert "Bundesarbeitsgericht" in offen.warnungen[0] and "erst am Freitag, 05.06.2026" in offen.warnungen[0]
+    karlsruhe = berechne_preset("revision", date(2026, 5, 4), "BW", ort="Karlsruhe", ort_art="angabe")
+    assert karlsruhe.fristablauf == date(2026, 6, 5)
     # BFH München: Mariä Himmelfahrt 15.08.2029 is no holiday in Karlsruhe, the earlier end holds
     muenchen = berechne_preset("revisionsbegruendung", date(2029, 6, 15), "BY", ort="München", ort_art="angabe")
     assert muenchen.fristablauf == date(2029, 8, 15) and "erst am Donnerstag, 16.08.2029" in muenchen.warnungen[-1]
@@ -153,3 +159,13 @@ def test_eine_zustellung_vor_der_verkuendung_wird_nicht_gerechnet() -> None:
 
     with pytest.raises(FristError, match="liegt vor der Verkündung"):
         berechne_preset("berufung", date(2025, 1, 1), "NW", verkuendung=date(2025, 2, 1))
+
+
+def test_frist_ohne_sicheren_ort_ueber_einen_bundesweiten_feiertag() -> None:
+    """The earliest end valid in every Land moved over a nationwide holiday: its explanation named
+    the holiday's place through the calendar of no Land and failed (KeyError) instead of answering."""
+    # an Akte without a court: the Kanzlei's seat stands in, the end holds in every Land
+    ergebnis = berechne_preset("berufung", date(2026, 11, 25), "NW", ort="Köln", ort_art="kanzlei")
+    assert ergebnis.fristablauf == date(2026, 12, 28)
+    revision = berechne_preset("revision", date(2026, 11, 25), "BW", ort="Karlsruhe", ort_art="akte")
+    assert revision.fristablauf == date(2026, 12, 28)

@@ -172,6 +172,19 @@ def test_widerspruch_und_jahresfrist_ohne_belehrung(vorlage: str, ereignis: date
         assert "vierten Tag" in ergebnis.erlaeuterung and "jahresfrist_" in ergebnis.erlaeuterung
 
 
+def test_widerspruch_mit_dem_ort_der_akte_nimmt_das_frueheste_ende() -> None:
+    """A Widerspruch is filed at the Behörde, not at the Akte's court: the court's place (or the
+    Kanzlei's seat) gives the earliest end valid in every Land and a warning; it gave the court's
+    holiday (Fronleichnam at the SG Köln, a day late for a Behörde in Berlin)."""
+    for ort_art in ("akte", "kanzlei"):
+        ergebnis = berechne_preset("widerspruch_vwgo", date(2026, 5, 4), "NW", ort="Köln", ort_art=ort_art)
+        assert ergebnis.fristablauf == date(2026, 6, 4), ort_art
+        assert "Sitz der Stelle" in ergebnis.warnungen[0] and "erst am Freitag, 05.06.2026" in ergebnis.warnungen[0]
+    assert berechne_preset("widerspruch_vwgo", date(2026, 5, 4), "NW", ort="Köln", ort_art="angabe").fristablauf == date(
+        2026, 6, 5
+    )
+
+
 def test_beschwerdebegruendung_in_familienstreitsachen() -> None:
     """§ 117 Abs. 1 Satz 3 FamFG: two months from the written Bekanntgabe, at the latest from five months
     after the Erlass; filed at the Beschwerdegericht (OLG), whose holidays count. A common period in

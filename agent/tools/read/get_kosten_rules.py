@@ -221,6 +221,7 @@ def _rahmen(params: GetKostenRulesParams, datum: datetime.date) -> dict[str, Any
         auslagenpauschale=params.auslagenpauschale,
         ust_rate=rvg.UST_REGELSATZ if params.umsatzsteuer else Decimal("0"),
         auslagen=params.auslagen.request() if params.auslagen else None,
+        auftraggeber=params.auftraggeber,
     )
     return _rvg_data(calc)
 

@@ -229,8 +229,8 @@ def test_execute_runs_the_engine_and_persists_everything(tier1, scripted_llm):
 
 @DB
 def test_audit_rows_written_after_the_calls_are_complete_when_the_run_has_ended(tier1, scripted_llm, monkeypatch):
-    """Tool calls hand their audit row to a tool thread and go on; the run waits for every row
-    before it saves its final state, also when a cancel ends it right after a call."""
+    """Regression guard: every tool call's audit row is written before the run's final state is
+    saved, also with a slow insert and when a cancel ends the run right after a call."""
     from agent.tools import executor
 
     insert = executor.trace_insert

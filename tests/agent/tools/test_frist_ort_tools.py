@@ -184,5 +184,5 @@ def test_the_model_learns_every_preset_that_takes_a_verkuendung():
 
     description = FristBerechnung.model_json_schema()["properties"]["verkuendung"]["description"]
     with_limit = [key for key, preset in PRESETS.items() if preset.grenze_monate]
-    assert "beschwerdebegruendung_famfg" in with_limit
-    assert all(key in description for key in with_limit)
+    assert {"berufung", "revision", "beschwerde_famfg", "beschwerdebegruendung_famfg"} <= set(with_limit)
+    assert all(key in description for key in with_limit) and "beschwerdebegruendung_famfg" in description

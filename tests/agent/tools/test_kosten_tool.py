@@ -190,3 +190,22 @@ def test_famgkg_scheidung_kindschaft_unterhalt(call, anwalt):
     assert (unterhalt["verfahrenswert_eur"], unterhalt["gerichtsgebuehr_eur"]) == ("7000.00", "646.50")
     klein = kosten(call, anwalt, familie={"art": "scheidung", "netto_monat": 500})["famgkg"]
     assert klein["verfahrenswert_eur"] == "3000.00"  # Mindestwert § 43 Abs. 1 Satz 2 FamGKG
+
+
+def test_rahmengebuehren_mit_mehreren_auftraggebern_wie_der_rechner(call, anwalt):
+    """Nr. 1008 VV RVG for several clients (a Bedarfsgemeinschaft before the Sozialgericht): the tool
+    computed with one client while the calculator page raised the fee."""
+    import datetime
+    from decimal import Decimal
+
+    from rechner import rahmen
+
+    einer = kosten(call, anwalt, rahmen_positionen=[{"vv": "3102"}], umsatzsteuer=False)["rahmengebuehren"]
+    drei = kosten(call, anwalt, rahmen_positionen=[{"vv": "3102"}], umsatzsteuer=False, auftraggeber=3)["rahmengebuehren"]
+    seite, _ = rahmen.berechne(
+        auftragsdatum=datetime.date(2025, 7, 1),
+        positions=[rahmen.RahmenRequest(vv="3102")],
+        ust_rate=Decimal("0"),
+        auftraggeber=3,
+    )
+    assert Decimal(drei["gesamt_eur"]) == seite.gross > Decimal(einer["gesamt_eur"])
