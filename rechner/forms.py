@@ -69,8 +69,10 @@ class GermanDecimalField(forms.Field):
             raise forms.ValidationError(FEHLER_HOECHSTENS.format(grenze=_deutsch(self.max_value)), code="max_value")
 
 
-def _ganzzahl(*, label: str, min_value: int, max_value: int, **kwargs: Any) -> forms.IntegerField:
-    return forms.IntegerField(
+def _ganzzahl(
+    *, label: str, min_value: int, max_value: int, feld: type[forms.IntegerField] = forms.IntegerField, **kwargs: Any
+) -> forms.IntegerField:
+    return feld(
         label=label,
         min_value=min_value,
         max_value=max_value,
@@ -127,6 +129,18 @@ class _FormMitStandardHaken(forms.Form):
         return cls(daten)
 
 
+class _AnzahlFeld(forms.IntegerField):
+    """A number of persons that counts as one when left empty."""
+
+    def to_python(self, value: Any) -> int:
+        anzahl = super().to_python(value)
+        return 1 if anzahl is None else anzahl
+
+
+def _anzahl_auftraggeber(*, label: str, help_text: str) -> forms.IntegerField:
+    return _ganzzahl(label=label, min_value=1, max_value=30, initial=1, required=False, help_text=help_text, feld=_AnzahlFeld)
+
+
 class RvgForm(_FormMitStandardHaken):
     """Fee note under the RVG: Gegenstandswert, Auftragsdatum and the typical VV positions."""
 
@@ -138,21 +152,13 @@ class RvgForm(_FormMitStandardHaken):
         required=False,
         help_text="Bestimmt die Gebührentabelle (§ 60 Abs. 1 RVG); ohne Angabe gilt das heutige Datum.",
     )
-    auftraggeber = _ganzzahl(
+    auftraggeber = _anzahl_auftraggeber(
         label="Anzahl Auftraggeber",
-        min_value=1,
-        max_value=30,
-        initial=1,
-        required=False,
         help_text="Mehrere Auftraggeber wegen desselben Gegenstands: Erhöhung um 0,3 je weitere Person, höchstens 2,0 "
         "(Nr. 1008 VV RVG).",
     )
-    auftraggeber_verschiedene_gegenstaende = _ganzzahl(
+    auftraggeber_verschiedene_gegenstaende = _anzahl_auftraggeber(
         label="Auftraggeber wegen verschiedener Gegenstände",
-        min_value=1,
-        max_value=30,
-        initial=1,
-        required=False,
         help_text="Nur bei Werten über 30 Mio. € von Bedeutung: Höchstwert 30 Mio. € je Person, insgesamt 100 Mio. € "
         "(§ 22 Abs. 2 Satz 2 RVG).",
     )
@@ -226,14 +232,6 @@ class RvgForm(_FormMitStandardHaken):
 
     def clean_auftragsdatum(self) -> Any:
         return _heute_wenn_leer(self.cleaned_data.get("auftragsdatum"))
-
-    def clean_auftraggeber(self) -> int:
-        anzahl = self.cleaned_data.get("auftraggeber")
-        return 1 if anzahl is None else anzahl
-
-    def clean_auftraggeber_verschiedene_gegenstaende(self) -> int:
-        anzahl = self.cleaned_data.get("auftraggeber_verschiedene_gegenstaende")
-        return 1 if anzahl is None else anzahl
 
     def berechne(self) -> Calculation:
         """The fee note of a valid form with every input of the page (raises RvgError): the page and
@@ -440,12 +438,8 @@ class RahmenForm(_FormMitStandardHaken):
     umfangreich_oder_schwierig = forms.BooleanField(
         label="Tätigkeit umfangreich oder schwierig (Nr. 2302 über 391 €)", required=False
     )
-    auftraggeber = _ganzzahl(
+    auftraggeber = _anzahl_auftraggeber(
         label="Anzahl Auftraggeber",
-        min_value=1,
-        max_value=30,
-        initial=1,
-        required=False,
         help_text="Mehrere Auftraggeber wegen desselben Gegenstands (etwa eine Bedarfsgemeinschaft): Verfahrens- und "
         "Geschäftsgebühren steigen um 30 % je weitere Person, höchstens auf das Dreifache (Nr. 1008 VV RVG).",
     )
@@ -454,10 +448,6 @@ class RahmenForm(_FormMitStandardHaken):
 
     def clean_auftragsdatum(self) -> Any:
         return _heute_wenn_leer(self.cleaned_data.get("auftragsdatum"))
-
-    def clean_auftraggeber(self) -> int:
-        anzahl = self.cleaned_data.get("auftraggeber")
-        return 1 if anzahl is None else anzahl
 
 
 class FamilienForm(forms.Form):
