@@ -12,6 +12,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
@@ -226,6 +227,9 @@ class ToolCallAudit(models.Model):
     )
     user = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("Benutzer"), on_delete=models.PROTECT, related_name="+")
     akte = models.ForeignKey(Akte, verbose_name=_("Akte"), on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    # A search across Akten (no one `akte`): the ids of the Akten its result showed. Who may no
+    # longer see one of them no longer sees the call, nor the run that made it (agent/runs/selectors.py).
+    akten = ArrayField(models.BigIntegerField(), verbose_name=_("Akten im Ergebnis"), default=list, blank=True, editable=False)
     tool = models.CharField(_("Werkzeug"), max_length=60)
     call_id = models.CharField(_("Aufruf-ID"), max_length=100, blank=True)
     arguments = models.JSONField(_("Argumente (kanonisch)"), default=dict)

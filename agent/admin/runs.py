@@ -1,29 +1,22 @@
 import json
 
 from django.contrib import admin
-from django.db.models import Exists, OuterRef, Prefetch, Value
+from django.db.models import Prefetch
 
 from agent.models import AgentRun, AgentStep, AnswerFeedback, ToolCallAudit
-from agent.runs.selectors import calls_on_hidden_akten, conversations_of, on_visible_akte, steps_visible
+from agent.runs.selectors import conversations_of, runs_of
 from akten.admin_mixins import sees_all
 from helena.text import shorten
 from recherche.citations import unresolved_in_trace
 
-TRANSCRIPT_WITHHELD = "Ausgeblendet: Der Lauf hat eine Akte gelesen, die du nicht mehr sehen darfst."
-
 
 class AgentStepInline(admin.TabularInline):
-    """The run's events; anyone but ADMIN without those of tool calls on an Akte they may no longer
-    see (a run without an Akte keeps its owner, not what it read on such an Akte)."""
+    """The run's events (shown only with a run the viewer may see, AgentRunAdmin.get_queryset)."""
 
     model = AgentStep
     extra = 0
     can_delete = False
     readonly_fields = ["seq", "type", "payload", "created_at"]
-
-    def get_queryset(self, request):  # type: ignore[no-untyped-def]
-        qs = super().get_queryset(request)
-        return qs if sees_all(request) else steps_visible(request.user, qs)
 
     def has_add_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
         return False
@@ -39,10 +32,6 @@ class ToolCallAuditInline(admin.TabularInline):
     fields = ("created_at", "tool", "call_id", "arguments", "ok", "cached", "summary", "duration_ms")
     readonly_fields = fields
 
-    def get_queryset(self, request):  # type: ignore[no-untyped-def]
-        qs = super().get_queryset(request)
-        return qs if sees_all(request) else qs.filter(on_visible_akte(request.user))
-
     def has_add_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
         return False
 
@@ -53,8 +42,8 @@ class ToolCallAuditInline(admin.TabularInline):
 @admin.register(AgentRun)
 class AgentRunAdmin(admin.ModelAdmin):
     """Runs with their steps and tool calls, read-only. ADMIN sees all; anyone else only their own
-    runs, and of those only the ones without an Akte or on an Akte they may still see; of a run that
-    read an Akte they may no longer see, neither those calls nor the model's transcript."""
+    runs that they may still see in the chat (`runs_of`: not on an Akte gone for them, and not one
+    that read such an Akte, whose answer and transcript can repeat what it read)."""
 
     list_display = [
         "pk", "user", "akte", "mode", "status", "model_name", "steps_used", "zitate_nicht_im_bestand", "created_at",
@@ -72,17 +61,10 @@ class AgentRunAdmin(admin.ModelAdmin):
     def get_queryset(self, request):  # type: ignore[no-untyped-def]
         checks = AgentStep.objects.filter(type="answer.citations").only("run_id", "payload").order_by("seq")
         qs = super().get_queryset(request).prefetch_related(Prefetch("steps", queryset=checks, to_attr="citation_checks"))
-        if sees_all(request):
-            return qs.annotate(reads_hidden_akte=Value(False))
-        hidden_calls = calls_on_hidden_akten(request.user).filter(run=OuterRef("pk"))
-        return qs.filter(on_visible_akte(request.user), user=request.user).annotate(reads_hidden_akte=Exists(hidden_calls))
+        return qs if sees_all(request) else qs.filter(pk__in=runs_of(request.user).values("pk"))
 
     @admin.display(description=AgentRun._meta.get_field("transcript").verbose_name)
     def verlauf(self, obj: AgentRun) -> str:
-        """The transcript holds every tool result in full: withheld as a whole when one of them came
-        from an Akte the viewer may no longer see (or when that is unknown)."""
-        if getattr(obj, "reads_hidden_akte", True):
-            return TRANSCRIPT_WITHHELD
         return json.dumps(obj.transcript, ensure_ascii=False)
 
     @admin.display(description="Zitate nicht im Bestand")

@@ -13,7 +13,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 
 from agent.models import ToolCallAudit, ToolPermission
-from agent.runs.selectors import on_visible_akte
+from agent.runs.selectors import calls_on_hidden_akten
 from agent.tools import discovery, permissions
 from akten.models import Role
 
@@ -61,8 +61,8 @@ class ToolCallAuditAdmin(admin.ModelAdmin):
         qs = super().get_queryset(request)
         if _is_admin(request):
             return qs
-        # Other staff see their own calls, and only on Akten they may still see.
-        return qs.filter(on_visible_akte(request.user), user=request.user)
+        # Other staff see their own calls, and only those that showed no Akte gone for them since.
+        return qs.filter(user=request.user).exclude(pk__in=calls_on_hidden_akten(request.user).values("pk"))
 
 
 @admin.register(ToolPermission)

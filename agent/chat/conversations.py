@@ -9,7 +9,7 @@ from django.db import transaction
 from django.db.models import Q, QuerySet
 
 from agent.models import AgentRun, Conversation
-from agent.runs.selectors import conversation_list
+from agent.runs.selectors import conversation_list, messages_of
 from akten import services as akten_services
 from akten.models import Akte, Notiz, User
 
@@ -20,12 +20,13 @@ HELENA_MENTION_RE = re.compile(r"^\s*@helena\b[:,]?\s*(?P<auftrag>.+)", re.IGNOR
 
 
 def conversation_search(*, user: User, query: str = "") -> QuerySet[Conversation]:
-    """The user's conversations, newest first; with `query`, those whose title or any message
-    (question or answer) contains it."""
+    """The user's conversations, newest first; with `query`, those whose title or any message they
+    may still see (question or answer, `messages_of`) contains it."""
     conversations = conversation_list(user=user)
     query = " ".join(query.split())
     if query:
-        conversations = conversations.filter(Q(title__icontains=query) | Q(messages__text__icontains=query)).distinct()
+        matching = messages_of(user).filter(text__icontains=query).values("conversation_id")
+        conversations = conversations.filter(Q(title__icontains=query) | Q(pk__in=matching))
     return conversations
 
 

@@ -7,6 +7,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from agent.models import AgentRun, AnswerFeedback, Message
+from agent.runs.selectors import messages_of
 from akten.models import User
 from helena.errors import NotFound
 
@@ -17,11 +18,7 @@ COMMENT_MAX = 2000
 
 def answer_of_run(*, user: User, run_id: int) -> Message:
     """Helena's answer to `user` for the run (their own conversation only); otherwise NotFound."""
-    message = (
-        Message.objects.filter(run_id=run_id, role=Message.Role.ASSISTANT, conversation__user=user, run__user=user)
-        .order_by("-pk")
-        .first()
-    )
+    message = messages_of(user).filter(run_id=run_id, role=Message.Role.ASSISTANT, run__user=user).order_by("-pk").first()
     if message is None:
         raise NotFound(ERR_ANSWER_NOT_FOUND)
     return message

@@ -41,7 +41,7 @@ ERR_NO_NOTIFICATIONS = "Diese Seite gibt es nicht."
 
 def _turns(user: User, conversation: Any) -> list[dict[str, Any]]:
     """The conversation as shown: each question, each answer with its run, steps and draft cards."""
-    items = list(selectors.conversation_messages(conversation=conversation))
+    items = list(selectors.conversation_messages(user=user, conversation=conversation))
     run_ids = [m.run_id for m in items if m.run_id]
     cards: dict[int, list[dict[str, Any]]] = {}
     for draft in drafts_of_runs(user=user, run_ids=run_ids):

@@ -46,6 +46,7 @@ from agent.runs.events import Publish, Relay, RunEventSink, event_row_append
 from agent.runs.failures import ERR_START, outcome_error_public
 from agent.runs.persona import persona_context_load
 from agent.runs.routes import DEMO_TOOLS, routes_build
+from agent.runs.selectors import messages_of
 from agent.tools.base import ToolContext
 from agent.tools.discovery import all_tools
 from akten.models import Akte
@@ -98,13 +99,15 @@ def toolbox_for(ctx: ToolContext) -> ToolBox:
     return registry_toolbox(ctx)
 
 
-def _history(conversation_id: int | None, *, before_run: int, context_window: int) -> list[Message]:
-    """Earlier turns of the conversation, newest kept first, within HISTORY_SHARE of the window."""
-    if conversation_id is None:
+def _history(run: AgentRun, *, context_window: int) -> list[Message]:
+    """Earlier turns of the run's conversation that its user may still see (not those of a run that
+    read an Akte gone for them since), newest kept first, within HISTORY_SHARE of the window."""
+    if run.conversation_id is None:
         return []
     rows = (
-        ChatMessage.objects.filter(conversation_id=conversation_id)
-        .exclude(run_id=before_run)
+        messages_of(run.user)
+        .filter(conversation_id=run.conversation_id)
+        .exclude(run_id=run.pk)
         .order_by("-created_at", "-pk")[:HISTORY_MAX_MESSAGES]
     )
     budget = int(context_window * HISTORY_SHARE)
@@ -192,7 +195,7 @@ def _run_prepare(run: AgentRun, cancel: CancelToken, client_factory: Callable[[T
         if transcript and transcript[0].get("role") == "system":
             transcript[0] = {"role": "system", "content": system}
     else:
-        history = _history(run.conversation_id, before_run=run.pk, context_window=router.route.client.context_window)
+        history = _history(run, context_window=router.route.client.context_window)
         transcript = [{"role": "system", "content": system}, *history, {"role": "user", "content": run.task}]
     # A run that starts on the demo model gets its limits: a small model that has not answered
     # after a few steps will not answer later, and the next question waits for its server.

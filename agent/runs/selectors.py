@@ -6,7 +6,8 @@ same for a missing row and for another user's row, so that nobody can probe for 
 A user's own history follows the access rule of today (`runs_of`, `conversations_of`): a run or a
 conversation on an Akte the user can no longer see (an ended Vertretung, a changed Dezernat, a
 mandate the Mandant no longer has) is gone for them with its task, steps, answer and
-notifications, as if it did not exist; so is everything of a deactivated account, also on a socket
+notifications, as if it did not exist; so is a run that read such an Akte (in the general chat, or
+with a search across Akten), with its turns in the conversation; so is everything of a deactivated account, also on a socket
 it opened before. The rows stay (admin view, retention).
 """
 
@@ -15,8 +16,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from django.contrib.postgres.expressions import ArraySubquery
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
-from django.db.models.fields.json import KT
 from django.db.models.functions import Coalesce
 
 from agent.models import AgentRun, AgentStep, Conversation, Message, ToolCallAudit
@@ -28,33 +29,45 @@ ERR_RUN_NOT_FOUND = "Auftrag nicht gefunden."
 ERR_CONVERSATION_NOT_FOUND = "Gespräch nicht gefunden."
 
 
-def on_visible_akte(user: Any) -> Q:
+def on_visible_akte(user: Any, visible: QuerySet[Akte, Any] | None = None) -> Q:
     """Rows without an Akte or on an Akte `user` may see now (the chokepoint): the rule for a user's
-    own runs, conversations and tool-call audit rows, here and in the admin."""
-    return Q(akte__isnull=True) | Q(akte__in=Akte.objects.visible_to(user).values("pk"))
+    own runs, conversations and tool-call audit rows (with `calls_on_hidden_akten` for what a run
+    read), here and in the admin. `visible`: the pks of `Akte.objects.visible_to(user)`, when the
+    caller has them already (each `visible_to` resolves the user's access anew)."""
+    return Q(akte__isnull=True) | Q(akte__in=_visible_pks(user) if visible is None else visible)
 
 
-def calls_on_hidden_akten(user: User) -> QuerySet[ToolCallAudit]:
-    """Tool calls on an Akte `user` may not see now (ToolCallAudit.akte): a run without an Akte, or
-    a search across Akten, can have read one that is gone for them since."""
-    return ToolCallAudit.objects.exclude(on_visible_akte(user))
+def _visible_pks(user: Any) -> QuerySet[Akte, Any]:
+    return Akte.objects.visible_to(user).values("pk")
 
 
-def steps_visible(user: User, steps: QuerySet[AgentStep]) -> QuerySet[AgentStep]:
-    """`steps` without the events of a tool call on an Akte `user` may not see now (the call, its
-    result, a draft it proposed: the events that carry the call's id)."""
-    hidden = calls_on_hidden_akten(user).filter(run=OuterRef("run"), call_id=OuterRef("step_call_id"))
-    return steps.annotate(step_call_id=KT("payload__call_id")).exclude(Exists(hidden))
+def calls_on_hidden_akten(user: Any, visible: QuerySet[Akte, Any] | None = None) -> QuerySet[ToolCallAudit]:
+    """Tool calls that showed an Akte `user` may not see now: on one Akte (ToolCallAudit.akte), or
+    a search across Akten (ToolCallAudit.akten) that listed one. A run without an Akte can have read
+    one that is gone for them since."""
+    visible = _visible_pks(user) if visible is None else visible
+    return ToolCallAudit.objects.filter(~on_visible_akte(user, visible) | ~Q(akten__contained_by=ArraySubquery(visible)))
 
 
 def runs_of(user: User) -> QuerySet[AgentRun]:
-    """The runs of `user` that `user` may still see (see the module's docstring)."""
-    return AgentRun.objects.filter(on_visible_akte(user), user=user, user__is_active=True)
+    """The runs of `user` that `user` may still see (see the module's docstring): also not a run
+    that read an Akte gone for them since (a run without an Akte, a search across Akten), whose
+    answer can repeat what it read."""
+    visible = _visible_pks(user)
+    read_hidden = calls_on_hidden_akten(user, visible).filter(run=OuterRef("pk"))
+    mine = AgentRun.objects.filter(on_visible_akte(user, visible), user=user, user__is_active=True)
+    return mine.exclude(Exists(read_hidden))
 
 
 def conversations_of(user: User) -> QuerySet[Conversation]:
     """The conversations of `user` that `user` may still see (see the module's docstring)."""
     return Conversation.objects.filter(on_visible_akte(user), user=user, user__is_active=True)
+
+
+def messages_of(user: User) -> QuerySet[Message]:
+    """The messages of `user`'s conversations that `user` may still see: not the question and the
+    answer of a run gone for them (`runs_of`), also in a conversation they still see."""
+    return Message.objects.filter(Q(run__isnull=True) | Q(run__in=runs_of(user).values("pk")), conversation__user=user)
 
 
 def run_list(*, user: User) -> QuerySet[AgentRun]:
@@ -130,10 +143,11 @@ def conversation_get(*, user: User, pk: int) -> Conversation:
         raise NotFound(ERR_CONVERSATION_NOT_FOUND) from None
 
 
-def conversation_messages(*, conversation: Conversation) -> list[Message]:
-    """The turns in order: each question, then the replies of its run (a cancelled run's reply is
-    written when the run stops, which may be after the next question was sent)."""
-    rows = list(conversation.messages.select_related("run").order_by("created_at", "pk"))
+def conversation_messages(*, user: User, conversation: Conversation) -> list[Message]:
+    """The turns `user` may still see (`messages_of`) in order: each question, then the replies of
+    its run (a cancelled run's reply is written when the run stops, which may be after the next
+    question was sent)."""
+    rows = list(messages_of(user).filter(conversation=conversation).select_related("run").order_by("created_at", "pk"))
     return turns_in_order(rows)
 
 

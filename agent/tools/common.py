@@ -10,6 +10,7 @@ access" produce the same message.
 from __future__ import annotations
 
 import datetime
+from collections.abc import Iterable
 from decimal import Decimal
 from typing import Annotated, Any
 
@@ -138,12 +139,23 @@ def today() -> datetime.date:
 
 
 def ok(
-    data: Any, *, sources: list[dict[str, Any]], count: int | None = None, akte: Akte | None = None, **extra: Any
+    data: Any,
+    *,
+    sources: list[dict[str, Any]],
+    count: int | None = None,
+    akte: Akte | None = None,
+    akten: Iterable[int] = (),
+    **extra: Any,
 ) -> ToolResult:
-    """A successful result; `count` and `akte` are hints the registry moves into `_meta` and the audit."""
+    """A successful result; `count`, `akte` (the one Akte it is about) and `akten` (the ids of the
+    Akten a search across Akten showed) are hints the registry moves into `_meta` and the audit."""
     meta: dict[str, Any] = {}
     if count is not None:
         meta["count"] = count
     if akte is not None:
         meta["akte_id"] = akte.pk
+    else:
+        shown = sorted(set(akten))
+        if shown:
+            meta["akten_ids"] = shown
     return ToolResult(data=data, source=sources, meta=meta, **extra)

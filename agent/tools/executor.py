@@ -298,7 +298,7 @@ class RunToolBox:
             "cached": call.cached,
         }
         result.meta["summary"] = result_summary(result)
-        self._audit(name, call_id, call.audit_args, result, call.hints.get("akte_id"))
+        self._audit(name, call_id, call.audit_args, result, call.hints)
         return result
 
     def _admit(self, name: str, arguments: Any) -> ToolResult | tuple[Tool, BaseModel]:
@@ -332,17 +332,17 @@ class RunToolBox:
         ctx = self.ctx
         key = f"{call.name}:{access_scope(ctx.user)!r}:{canonical_json(call.audit_args)}"
         hit = None if tool.writes else ctx.cache.get(key)
-        if hit is not None and not _still_visible(ctx.user, hit.meta.get("akte_id")):
+        if hit is not None and not _still_visible(ctx.user, hit.meta.get("akte_id"), hit.meta.get("akten_ids")):
             del ctx.cache[key]
             hit = None
         if hit is not None:
             call.result, call.cached = _copied(hit), True
-            call.hints = {"count": hit.meta.get("count"), "akte_id": hit.meta.get("akte_id")}
+            call.hints = {k: hit.meta.get(k) for k in _HINTS}
             return
         body_started = time.perf_counter()
         call.result = self._run_tool(tool, params, call.call_id)
         call.body_seconds = time.perf_counter() - body_started
-        call.hints = {k: call.result.meta.get(k) for k in ("count", "akte_id")}
+        call.hints = {k: call.result.meta.get(k) for k in _HINTS}
         if call.result.ok and not tool.writes:
             stored = _copied(call.result)
             stored.meta = {k: v for k, v in call.hints.items() if v is not None}
@@ -363,13 +363,15 @@ class RunToolBox:
             _log_exception(tool.name, call_id, self.ctx, exc)
             return ToolResult(error=ERR_INTERNAL.format(name=tool.name))
 
-    def _audit(self, name: str, call_id: str, arguments: Any, result: ToolResult, akte_id: Any) -> None:
+    def _audit(self, name: str, call_id: str, arguments: Any, result: ToolResult, hints: dict[str, Any]) -> None:
         ctx = self.ctx
+        akte_id = hints.get("akte_id")
         try:
             row = ToolCallAudit(
                 run=ctx.run,
                 user=ctx.user,
                 akte_id=akte_id if isinstance(akte_id, int) else (ctx.akte.pk if ctx.akte else None),
+                akten=list(hints.get("akten_ids") or ()),
                 tool=name[:60],
                 call_id=call_id[:100],
                 arguments=_clip_strings(_jsonable(arguments)),
@@ -386,6 +388,10 @@ class RunToolBox:
             _log_exception(f"{name} (audit)", call_id, ctx, exc)
 
 
+# What a tool's result tells the registry (common.ok): kept with a cached result, written to the audit.
+_HINTS = ("count", "akte_id", "akten_ids")
+
+
 def _copied(result: ToolResult) -> ToolResult:
     """A deep copy of a cached result (the run may change what it hands on). Results are plain
     data, for which a pickle round trip is several times cheaper than `copy.deepcopy`."""
@@ -396,9 +402,11 @@ def _copied(result: ToolResult) -> ToolResult:
     return copied
 
 
-def _still_visible(user: User, akte_id: Any) -> bool:
-    """May `user` still see the Akte a cached result came from (True for results of no one Akte)?"""
-    return akte_id is None or Akte.objects.visible_to(user).filter(pk=akte_id).exists()
+def _still_visible(user: User, akte_id: Any, akten_ids: Any) -> bool:
+    """May `user` still see the Akte a cached result came from, and every Akte a search across
+    Akten showed (True for results of no Akte)?"""
+    shown = {akte_id} if akte_id is not None else set(akten_ids or ())
+    return not shown or Akte.objects.visible_to(user).filter(pk__in=shown).count() == len(shown)
 
 
 def _log_exception(name: str, call_id: str, ctx: ToolContext, exc: BaseException) -> None:

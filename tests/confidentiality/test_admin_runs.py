@@ -1,6 +1,6 @@
-"""A run without an Akte stays its owner's after a Vertretung ends, but what it read on the Akte of
-the Vertretung does not: the admin run view hides the steps and tool calls on that Akte
-(ToolCallAudit.akte) and the transcript that holds their results, as the selectors do."""
+"""A run without an Akte that read the Akte of a Vertretung is gone from its owner's admin views when
+the Vertretung ends, as it is in the chat (`runs_of`): its answer and transcript repeat what it read.
+Its tool calls on that Akte leave the audit list; the one that touched no Akte stays."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def _general_run_that_read_the_akte(world: World) -> AgentRun:
 
 
 @pytest.mark.django_db
-def test_the_admin_run_view_hides_what_a_general_run_read_on_an_akte_no_longer_visible():
+def test_the_admin_hides_a_general_run_that_read_an_akte_no_longer_visible():
     world = build_world()
     run = _general_run_that_read_the_akte(world)
     deputy = world.deputy
@@ -56,16 +56,19 @@ def test_the_admin_run_view_hides_what_a_general_run_read_on_an_akte_no_longer_v
     client = Client()
     client.force_login(deputy)
     url = reverse("admin:agent_agentrun_change", args=[run.pk])
+    runs = reverse("admin:agent_agentrun_changelist")
+    calls = reverse("admin:agent_toolcallaudit_changelist")
     during = client.get(url).content.decode()
     assert {"sachstand", "akte-notizen", "notiz-titel"} <= set(world.leaked(during)), "control: while the Vertretung lasts"
+    assert url in client.get(runs).content.decode()
+    assert "notiz-titel" in world.leaked(client.get(calls).content.decode())
 
     world.end_vertretung()
-    page = client.get(url)
-    assert page.status_code == 200, "the run without an Akte stays his"
-    html = page.content.decode()
-    assert world.leaked(html) == []
-    assert "Gesetzesfundstelle 573" in html, "what did not touch the Akte stays"
-    assert "Ausgeblendet" in html
+    assert client.get(url).status_code != 200
+    assert url not in client.get(runs).content.decode()
+    audit_list = client.get(calls).content.decode()
+    assert world.leaked(audit_list) == []
+    assert "Gesetzesfundstelle 573" in audit_list, "the call that touched no Akte stays"
 
     client.force_login(UserFactory(role=Role.ADMIN, is_staff=True, is_superuser=True))  # ADMIN sees all
     assert {"sachstand", "akte-notizen", "notiz-titel"} <= set(world.leaked(client.get(url).content.decode()))

@@ -62,7 +62,7 @@ def execute(ctx: ToolContext, params: ReadFristenParams) -> ToolResult:
         ],
     }
     sources = [source(e, f"{e.get_typ_display()} {e.titel} ({e.akte.aktenzeichen})") for e in rows]
-    return ok(data, sources=sources, count=len(rows), akte=akte)
+    return ok(data, sources=sources, count=len(rows), akte=akte, akten=(e.akte_id for e in rows))
 
 
 TOOL = Tool(

@@ -50,7 +50,7 @@ def execute(ctx: ToolContext, params: SearchAlleAktenParams) -> ToolResult:
         ],
     }
     sources = [akte_source(a) for a in rows] or [{"query": params.suche}]
-    return ok(data, sources=sources, count=len(rows))
+    return ok(data, sources=sources, count=len(rows), akten=(a.pk for a in rows))
 
 
 TOOL = Tool(

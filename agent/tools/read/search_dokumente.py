@@ -43,7 +43,7 @@ def execute(ctx: ToolContext, params: SearchDokumenteParams) -> ToolResult:
     sources = [
         {"table": "akten_dokument", "id": r["id"], "label": f"{r['titel']} (Akte {r['aktenzeichen']})"} for r in result.results
     ] or [{"query": params.suche}]
-    return ok(data, sources=sources, count=len(treffer), akte=akte, untrusted=True)
+    return ok(data, sources=sources, count=len(treffer), akte=akte, akten=(r["akte_id"] for r in result.results), untrusted=True)
 
 
 TOOL = Tool(
