@@ -7,8 +7,8 @@ from typing import Any
 
 from django.utils import timezone
 
-from agent.models import AgentRun
-from akten.models import Akte, User
+from agent.runs.selectors import runs_of
+from akten.models import User
 from drafts.models import HelenaDraft
 from drafts.services import draft_create
 
@@ -18,10 +18,11 @@ ERR_ANTWORT_OHNE_AKTE = "Diese Antwort gehört zu keiner Akte; wähle im Chat ei
 
 def antwort_als_entwurf(*, run_id: int, by: User, titel: str = "") -> Any:
     """„Als Word speichern“: a chat answer of `by`'s own run becomes a DOKUMENT draft of the run's
-    Akte (approved like every draft). Another user's run or an invisible Akte: LookupError (404);
+    Akte (approved like every draft). Another user's run or one `by` may no longer see (`runs_of`):
+    LookupError (404);
     no Akte or no text: ValueError with a German message."""
-    run = AgentRun.objects.filter(pk=run_id, user=by).select_related("akte").first()
-    if run is None or (run.akte_id is not None and not Akte.objects.visible_to(by).filter(pk=run.akte_id).exists()):
+    run = runs_of(by).filter(pk=run_id).select_related("akte").first()
+    if run is None:  # another user's run, or one `by` may no longer see (its Akte, or one it read)
         raise LookupError("Antwort nicht gefunden.")
     if run.akte is None:
         raise ValueError(ERR_ANTWORT_OHNE_AKTE)

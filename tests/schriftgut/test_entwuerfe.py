@@ -9,13 +9,14 @@ import docx
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from agent.models import ToolCallAudit
 from agent.tools.base import ToolContext
 from agent.tools.executor import toolbox_for
 from akten.models import Dokument, DokumentVorlage, Role
 from drafts.models import HelenaDraft
 from drafts.services import draft_accept
 from tests.agent.tools.conftest import run_call
-from tests.factories import AgentRunFactory, UserFactory
+from tests.factories import AgentRunFactory, AkteFactory, UserFactory
 
 from .helpers import akte_mit_parteien, docx_text, kanzlei, pdf_text
 
@@ -207,4 +208,10 @@ def test_chat_answer_saved_as_word_becomes_a_document_draft(client):
     fehler = client.post(f"/api/antworten/{ohne_akte.pk}/als-dokument/", {}, content_type="application/json")
     assert fehler.status_code == 400 and "keiner Akte" in fehler.json()["detail"]
     client.force_login(UserFactory(role=Role.ANWALT))
+    assert client.post(f"/api/antworten/{run.pk}/als-dokument/", {}, content_type="application/json").status_code == 404
+
+    # A run on her Akte that also read an Akte she may no longer see: its answer can repeat it.
+    andere = AkteFactory()
+    ToolCallAudit.objects.create(run=run, user=akte.anwalt, tool="search_alle_akten", akten=[akte.pk, andere.pk])
+    client.force_login(akte.anwalt)
     assert client.post(f"/api/antworten/{run.pk}/als-dokument/", {}, content_type="application/json").status_code == 404
