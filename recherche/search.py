@@ -534,12 +534,28 @@ def _fulltext(kind: str, query: str, where: str, params: list[Any], limit: int) 
         return [(row[0], row[1], float(row[2])) for row in cursor.fetchall()]
 
 
+@functools.cache
+def _iterative_scan() -> bool:
+    """Does the database's pgvector scan an HNSW index on until a filtered search has its rows
+    (`hnsw.iterative_scan`, pgvector 0.8.0)? Older versions (an external server) do not know it."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
+        row = cursor.fetchone()
+    version = tuple(int(part) for part in re.findall(r"\d+", row[0] if row else "")[:2])
+    return version >= (0, 8)
+
+
 def _vector(
     kind: str, vector: list[float], backend: EmbeddingBackend, where: str, params: list[Any], limit: int
 ) -> list[tuple[int, str, float]]:
     """Chunk ids by cosine similarity (HNSW), with their similarity: the nearest `limit` of the
     VECTOR_POOL the index finds. `hnsw.ef_search` is set in a transaction of its own, so it applies
-    also where the caller has none (tool calls)."""
+    also where the caller has none (tool calls).
+
+    With a filter (`where`: the Dokumente a user may see, one statute) the index hands over its
+    nearest candidates before the filter, and a user who sees few of the firm's documents got few
+    or none: the scan goes on until the pool is full (`hnsw.iterative_scan`, where pgvector has it;
+    its relaxed order is sorted here)."""
     dim = int(backend.dim)
     sql = f"""
         SELECT c.id, c.text, 1 - ((c.embedding::vector({dim})) <=> %s::vector({dim})) AS similarity
@@ -551,8 +567,11 @@ def _vector(
     literal = "[" + ",".join(f"{x:.6f}" for x in vector) + "]"
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(f"SET LOCAL hnsw.ef_search = {int(EF_SEARCH)}")
+        if where and _iterative_scan():
+            cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
         cursor.execute(sql, [literal, backend.name, kind, *params, literal, max(limit, VECTOR_POOL)])
-        return [(row[0], row[1], float(row[2])) for row in cursor.fetchall()[:limit]]
+        rows = sorted(((row[0], row[1], float(row[2])) for row in cursor.fetchall()), key=lambda r: (-r[2], r[0]))
+        return rows[:limit]
 
 
 class _RememberedQuery:

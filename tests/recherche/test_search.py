@@ -1,9 +1,12 @@
+import numpy as np
 import pytest
+from django.db import connection
 
 from akten.models import Role
 from recherche.models import Chunk
 from recherche.search import (
     _compound_parts,
+    embedding_query,
     expand_query,
     parse_citations,
     query_words,
@@ -223,3 +226,52 @@ def test_document_search_says_which_documents_are_not_embedded_yet_and_applies_t
     assert "1 Dokument(e) noch nicht eingebettet" in found.hinweis
     nothing = search_dokumente(user=owner, query="Quantenchromodynamik")
     assert nothing.results == [] and "Kein passendes Dokument gefunden." in nothing.hinweis
+
+
+def test_a_filtered_vector_search_finds_the_users_documents_behind_closer_foreign_ones():
+    """The HNSW index hands over its nearest candidates before the visibility filter: with 300
+    chunks of another Akte closer to the question than anything of the user's, the vector search
+    found nothing for the user; it now scans on until it has rows the user may see."""
+    from recherche.embeddings import get_backend
+    from recherche.services import dokument_index_and_embed
+    from tests.factories import DokumentFactory
+
+    backend = get_backend()
+
+    noise = np.random.default_rng(7)
+
+    def chunks(dokument, vector, count):
+        """`count` chunks around `vector`, each its own (the index keeps equal vectors as one node)."""
+        vectors = np.asarray(vector) + noise.normal(scale=0.002, size=(count, len(vector)))
+        Chunk.objects.bulk_create(
+            Chunk(
+                kind=Chunk.Kind.DOKUMENT,
+                dokument=dokument,
+                akte=dokument.akte,
+                position=i,
+                text=f"Anlage {i}",
+                content_hash=f"{dokument.pk}-{i}",
+                embedding=(v / np.linalg.norm(v)).tolist(),
+                embedding_model=backend.name,
+                embedding_dim=backend.dim,
+            )
+            for i, v in enumerate(vectors)
+        )
+
+    owner = UserFactory(role=Role.ANWALT)
+    akte = AkteFactory(anwalt=owner)
+    own = DokumentFactory(akte=akte, name="Mängelanzeige", text="Seit März Schimmel im Badezimmer.")
+    dokument_index_and_embed(own, backend=backend)
+    chunks(DokumentFactory(akte=akte, name="Kaufvertrag"), backend.embed_query("Kaufpreis für das Fahrzeug"), 300)
+    # the 300 nearest to the question are another Akte's
+    chunks(DokumentFactory(akte=AkteFactory(), name="Fremd"), backend.embed_query(embedding_query("Schimmel im Bad")), 300)
+    with connection.cursor() as cursor:
+        # the plan of a firm's table: an ordered HNSW scan (on a test's few rows the planner would
+        # rather sort them all, which is exact)
+        cursor.execute("ANALYZE recherche_chunk")
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("SET LOCAL enable_sort = off")
+    found = search_dokumente(user=owner, query="Schimmel im Bad", mode="vector")
+    assert [r["id"] for r in found.results][:1] == [own.pk]
+    admin = search_dokumente(user=UserFactory(role=Role.ADMIN), query="Schimmel im Bad", mode="vector")
+    assert admin.results[0]["titel"] == "Fremd", "control: the foreign chunks are the nearest"
