@@ -12,6 +12,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.contrib.postgres.expressions import ArraySubquery
 from django.contrib.postgres.fields import ArrayField
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
@@ -219,6 +220,19 @@ class AgentStep(models.Model):
         return f"Lauf {self.run_id} #{self.seq} {self.type}"
 
 
+class ToolCallAuditQuerySet(models.QuerySet["ToolCallAudit"]):
+    def showing_hidden_akten(self, user: Any, visible: models.QuerySet[Akte, Any] | None = None) -> ToolCallAuditQuerySet:
+        """Calls whose result showed an Akte `user` may not see now: on one Akte (`akte`), or a
+        search across Akten (`akten`) that listed one. `visible`: the pks of
+        `Akte.objects.visible_to(user)`, when the caller has them already. What such a call read
+        can be repeated by its run's answer, drafts and alerts (agent/runs/selectors.py,
+        drafts.models)."""
+        if visible is None:
+            visible = Akte.objects.visible_to(user).values("pk")
+        on_visible = Q(akte__isnull=True) | Q(akte__in=visible)
+        return self.filter(~on_visible | ~Q(akten__contained_by=ArraySubquery(visible)))
+
+
 class ToolCallAudit(models.Model):
     """One row per executed tool call (cache hits included). Never holds document text."""
 
@@ -238,6 +252,8 @@ class ToolCallAudit(models.Model):
     cached = models.BooleanField(_("aus Zwischenspeicher"), default=False)
     duration_ms = models.PositiveIntegerField(_("Dauer (ms)"), default=0)
     created_at = models.DateTimeField(_("Zeitpunkt"), auto_now_add=True)
+
+    objects = ToolCallAuditQuerySet.as_manager()
 
     class Meta:
         verbose_name = _("Werkzeugaufruf")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.apps import apps
 from django.conf import settings
 from django.contrib.contenttypes.fields import GenericForeignKey
 from django.contrib.contenttypes.models import ContentType
@@ -17,13 +18,24 @@ from django.utils.translation import gettext_lazy as _
 from akten.models import Akte, AkteBoundQuerySet
 
 
+def from_run_reading_hidden_akten(user: Any) -> Q:
+    """Drafts and alerts proposed by a run that read an Akte `user` may no longer see (a run in the
+    general chat, a search across Akten): a general draft or alert can repeat what it read, so it is
+    gone for them as that run is (agent/runs/selectors.py, `runs_of`). Through the run's audit rows
+    (the agent app's model, by name like the `origin_run` relation itself)."""
+    audits = apps.get_model("agent", "ToolCallAudit").objects.showing_hidden_akten(user)
+    return Q(origin_run__in=audits.values("run_id"))
+
+
 class DraftQuerySet(AkteBoundQuerySet):
     def visible_to(self, user: Any) -> Any:
-        """Akte-bound drafts through the chokepoint; a general NOTIZ draft only for its requester."""
+        """Akte-bound drafts through the chokepoint; a general NOTIZ draft only for its requester, and
+        not when its run read an Akte they may no longer see (`from_run_reading_hidden_akten`)."""
         if user is None or not user.is_authenticated:
             return self.none()
         on_akten = super().visible_to(user)
-        return self.filter(Q(pk__in=on_akten.values("pk")) | Q(akte__isnull=True, requested_by=user))
+        general = Q(akte__isnull=True, requested_by=user) & ~from_run_reading_hidden_akten(user)
+        return self.filter(Q(pk__in=on_akten.values("pk")) | general)
 
     def pending(self) -> Any:
         return self.filter(status=HelenaDraft.Status.PENDING)
@@ -165,10 +177,12 @@ class DraftRevision(models.Model):
 
 class AlertQuerySet(models.QuerySet["HelenaAlert"]):
     def visible_to(self, user: Any) -> AlertQuerySet:
-        """A user's own alerts; Akte-bound ones only while the Akte is still visible to them."""
+        """A user's own alerts; Akte-bound ones only while the Akte is still visible to them, general
+        ones not when their run read an Akte they may no longer see (`from_run_reading_hidden_akten`)."""
         if user is None or not user.is_authenticated:
             return self.none()
-        return self.filter(recipient=user).filter(Q(akte__isnull=True) | Q(akte__in=Akte.objects.visible_to(user).values("pk")))
+        general = Q(akte__isnull=True) & ~from_run_reading_hidden_akten(user)
+        return self.filter(recipient=user).filter(general | Q(akte__in=Akte.objects.visible_to(user).values("pk")))
 
     def active(self) -> AlertQuerySet:
         return self.filter(dismissed_at__isnull=True)

@@ -16,7 +16,6 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from django.contrib.postgres.expressions import ArraySubquery
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
@@ -42,11 +41,9 @@ def _visible_pks(user: Any) -> QuerySet[Akte, Any]:
 
 
 def calls_on_hidden_akten(user: Any, visible: QuerySet[Akte, Any] | None = None) -> QuerySet[ToolCallAudit]:
-    """Tool calls that showed an Akte `user` may not see now: on one Akte (ToolCallAudit.akte), or
-    a search across Akten (ToolCallAudit.akten) that listed one. A run without an Akte can have read
-    one that is gone for them since."""
-    visible = _visible_pks(user) if visible is None else visible
-    return ToolCallAudit.objects.filter(~on_visible_akte(user, visible) | ~Q(akten__contained_by=ArraySubquery(visible)))
+    """Tool calls that showed an Akte `user` may not see now (ToolCallAudit.objects.showing_hidden_akten):
+    a run without an Akte can have read one that is gone for them since."""
+    return ToolCallAudit.objects.showing_hidden_akten(user, visible)
 
 
 def runs_of(user: User) -> QuerySet[AgentRun]:

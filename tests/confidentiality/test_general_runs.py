@@ -127,3 +127,38 @@ async def test_control_a_general_run_that_read_no_akte_stays(scripted_tier, scri
     await sync_to_async(world.end_vertretung)()
     replay = await _replay(world.deputy, run_id)
     assert replay and replay[-1]["type"] == "run.finished"
+
+
+def _propose_what_was_read(body: dict[str, Any]) -> dict[str, Any]:
+    """The model proposes a general note and a notice that repeat what the tools gave it."""
+    read = " | ".join(str(m.get("content", "")) for m in body["messages"] if m.get("role") == "tool")
+    note = {"allgemein": True, "titel": "Übersicht", "text": read[:5000]}
+    alert = {"typ": "FRIST_KRITISCH", "severity": 5, "titel": "Fristen", "text": read[:3900]}
+    return {"tool_calls": [{"name": "create_notiz", "arguments": note}, {"name": "create_alert", "arguments": alert}]}
+
+
+def _general_proposals(world: World) -> dict[str, Any]:
+    client = Client()
+    client.force_login(world.deputy)
+    drafts = client.get(reverse("api-draft-list"), {"status": "PENDING"}).json()
+    alerts = client.get(reverse("api-alert-list")).json()
+    return {"drafts": json.dumps(drafts, ensure_ascii=False), "alerts": json.dumps(alerts, ensure_ascii=False)}
+
+
+async def test_general_drafts_and_alerts_of_such_a_run_are_gone_with_the_vertretung(scripted_tier, scripted_llm):
+    world: World = await sync_to_async(build_world)()
+    scripted_llm.script(
+        [{"tool_calls": [{"name": "read_fristen", "arguments": {}}]}, _propose_what_was_read, {"text": "Erledigt."}]
+    )
+    async with ws_connect(world.deputy) as (socket, ok, _code):
+        assert ok
+        await socket.send_json_to({"type": "chat.send", "text": QUESTION})
+        frames = await receive_until(socket, is_terminal, within=60)
+    assert frames[-1]["type"] == "run.finished", frames[-1]
+    during = await sync_to_async(_general_proposals)(world)
+    assert "frist" in world.leaked(during["drafts"]), "control: the general draft repeats the Akte's Frist"
+    assert "frist" in world.leaked(during["alerts"]), "control: so does the notice"
+
+    await sync_to_async(world.end_vertretung)()
+    after = await sync_to_async(_general_proposals)(world)
+    assert world.leaked(after["drafts"]) == [] and world.leaked(after["alerts"]) == []
