@@ -13,7 +13,6 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 
 from agent.models import ToolCallAudit, ToolPermission
-from agent.runs.selectors import calls_on_hidden_akten
 from agent.tools import discovery, permissions
 from akten.models import Role
 
@@ -62,7 +61,7 @@ class ToolCallAuditAdmin(admin.ModelAdmin):
         if _is_admin(request):
             return qs
         # Other staff see their own calls, and only those that showed no Akte gone for them since.
-        return qs.filter(user=request.user).exclude(pk__in=calls_on_hidden_akten(request.user).values("pk"))
+        return qs.filter(user=request.user).exclude(pk__in=ToolCallAudit.objects.showing_hidden_akten(request.user).values("pk"))
 
 
 @admin.register(ToolPermission)

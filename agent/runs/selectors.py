@@ -7,8 +7,8 @@ A user's own history follows the access rule of today (`runs_of`, `conversations
 conversation on an Akte the user can no longer see (an ended Vertretung, a changed Dezernat, a
 mandate the Mandant no longer has) is gone for them with its task, steps, answer and
 notifications, as if it did not exist; so is a run that read such an Akte (in the general chat, or
-with a search across Akten), with its turns in the conversation; so is everything of a deactivated account, also on a socket
-it opened before. The rows stay (admin view, retention).
+with a search across Akten), with its turns in the conversation; so is everything of a deactivated
+account, also on a socket it opened before. The rows stay (admin view, retention).
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ ERR_CONVERSATION_NOT_FOUND = "Gespräch nicht gefunden."
 
 def on_visible_akte(user: Any, visible: QuerySet[Akte, Any] | None = None) -> Q:
     """Rows without an Akte or on an Akte `user` may see now (the chokepoint): the rule for a user's
-    own runs, conversations and tool-call audit rows (with `calls_on_hidden_akten` for what a run
-    read), here and in the admin. `visible`: the pks of `Akte.objects.visible_to(user)`, when the
+    own runs, conversations and tool-call audit rows (with ToolCallAudit.objects.showing_hidden_akten
+    for what a run read), here and in the admin. `visible`: the pks of `Akte.objects.visible_to(user)`, when the
     caller has them already (each `visible_to` resolves the user's access anew)."""
     return Q(akte__isnull=True) | Q(akte__in=_visible_pks(user) if visible is None else visible)
 
@@ -40,18 +40,12 @@ def _visible_pks(user: Any) -> QuerySet[Akte, Any]:
     return Akte.objects.visible_to(user).values("pk")
 
 
-def calls_on_hidden_akten(user: Any, visible: QuerySet[Akte, Any] | None = None) -> QuerySet[ToolCallAudit]:
-    """Tool calls that showed an Akte `user` may not see now (ToolCallAudit.objects.showing_hidden_akten):
-    a run without an Akte can have read one that is gone for them since."""
-    return ToolCallAudit.objects.showing_hidden_akten(user, visible)
-
-
 def runs_of(user: User) -> QuerySet[AgentRun]:
     """The runs of `user` that `user` may still see (see the module's docstring): also not a run
     that read an Akte gone for them since (a run without an Akte, a search across Akten), whose
     answer can repeat what it read."""
     visible = _visible_pks(user)
-    read_hidden = calls_on_hidden_akten(user, visible).filter(run=OuterRef("pk"))
+    read_hidden = ToolCallAudit.objects.showing_hidden_akten(user, visible).filter(run=OuterRef("pk"))
     mine = AgentRun.objects.filter(on_visible_akte(user, visible), user=user, user__is_active=True)
     return mine.exclude(Exists(read_hidden))
 
