@@ -21,7 +21,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from akten.models import Akte, Role
+from akten.models import Akte, Role, access_scope, access_scope_reused
 
 CLOUD_NEEDS_AGREEMENT = _("Ein Cloud-Modell darf nur mit Vereinbarung (§ 43e BRAO / Art. 28 DSGVO) aktiv sein.")
 
@@ -221,14 +221,18 @@ class AgentStep(models.Model):
 
 
 class ToolCallAuditQuerySet(models.QuerySet["ToolCallAudit"]):
-    def showing_hidden_akten(self, user: Any, visible: models.QuerySet[Akte, Any] | None = None) -> ToolCallAuditQuerySet:
+    def showing_hidden_akten(self, user: Any) -> ToolCallAuditQuerySet:
         """Calls whose result showed an Akte `user` may not see now: on one Akte (`akte`), or a
-        search across Akten (`akten`) that listed one. `visible`: the pks of
-        `Akte.objects.visible_to(user)`, when the caller has them already. What such a call read
-        can be repeated by its run's answer, drafts and alerts (agent/runs/selectors.py,
-        drafts.models)."""
-        if visible is None:
-            visible = Akte.objects.visible_to(user).values("pk")
+        search across Akten (`akten`) that listed one. What such a call read can be repeated by its
+        run's answer, drafts and alerts (agent/runs/selectors.py, drafts.models). Resolves the
+        user's access once (with the caller's `access_scope_reused`, not at all)."""
+        with access_scope_reused():
+            scope = access_scope(user)
+            if scope.everything:
+                return self.none()
+            if scope.nothing:  # every Akte is hidden (an empty `visible` would match nothing)
+                return self.filter(Q(akte__isnull=False) | ~Q(akten=[]))
+            visible = Akte.objects.visible_to(user).order_by().values("pk")
         on_visible = Q(akte__isnull=True) | Q(akte__in=visible)
         return self.filter(~on_visible | ~Q(akten__contained_by=ArraySubquery(visible)))
 

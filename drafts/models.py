@@ -12,30 +12,31 @@ from django.contrib.contenttypes.models import ContentType
 from django.contrib.postgres.fields import ArrayField
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 from django.utils.translation import gettext_lazy as _
 
-from akten.models import Akte, AkteBoundQuerySet
+from akten.models import Akte, AkteBoundQuerySet, access_scope_reused
 
 
-def from_run_reading_hidden_akten(user: Any) -> Q:
-    """Drafts and alerts proposed by a run that read an Akte `user` may no longer see (a run in the
-    general chat, a search across Akten): a general draft or alert can repeat what it read, so it is
-    gone for them as that run is (agent/runs/selectors.py, `runs_of`). Through the run's audit rows
-    (the agent app's model, by name like the `origin_run` relation itself)."""
+def from_run_reading_hidden_akten(user: Any) -> Exists:
+    """Drafts and alerts proposed by a run that read an Akte `user` may not see now (a run in the
+    general chat, a search across Akten, a run on another Akte): what it proposes can repeat what
+    it read, so it is gone for them as that run is (agent/runs/selectors.py, `runs_of`). Through the
+    run's audit rows (the agent app's model, by name like the `origin_run` relation itself)."""
     audits = apps.get_model("agent", "ToolCallAudit").objects.showing_hidden_akten(user)
-    return Q(origin_run__in=audits.values("run_id"))
+    return Exists(audits.filter(run=OuterRef("origin_run")))
 
 
 class DraftQuerySet(AkteBoundQuerySet):
     def visible_to(self, user: Any) -> Any:
-        """Akte-bound drafts through the chokepoint; a general NOTIZ draft only for its requester, and
-        not when its run read an Akte they may no longer see (`from_run_reading_hidden_akten`)."""
+        """Akte-bound drafts through the chokepoint; a general NOTIZ draft only for its requester;
+        neither when its run read an Akte `user` may not see now (`from_run_reading_hidden_akten`)."""
         if user is None or not user.is_authenticated:
             return self.none()
-        on_akten = super().visible_to(user)
-        general = Q(akte__isnull=True, requested_by=user) & ~from_run_reading_hidden_akten(user)
-        return self.filter(Q(pk__in=on_akten.values("pk")) | general)
+        with access_scope_reused():
+            on_akten = super().visible_to(user)
+            shown = self.filter(Q(pk__in=on_akten.values("pk")) | Q(akte__isnull=True, requested_by=user))
+            return shown.exclude(from_run_reading_hidden_akten(user))
 
     def pending(self) -> Any:
         return self.filter(status=HelenaDraft.Status.PENDING)
@@ -177,12 +178,14 @@ class DraftRevision(models.Model):
 
 class AlertQuerySet(models.QuerySet["HelenaAlert"]):
     def visible_to(self, user: Any) -> AlertQuerySet:
-        """A user's own alerts; Akte-bound ones only while the Akte is still visible to them, general
-        ones not when their run read an Akte they may no longer see (`from_run_reading_hidden_akten`)."""
+        """A user's own alerts; Akte-bound ones only while the Akte is still visible to them; none
+        whose run read an Akte they may not see now (`from_run_reading_hidden_akten`)."""
         if user is None or not user.is_authenticated:
             return self.none()
-        general = Q(akte__isnull=True) & ~from_run_reading_hidden_akten(user)
-        return self.filter(recipient=user).filter(general | Q(akte__in=Akte.objects.visible_to(user).values("pk")))
+        with access_scope_reused():
+            on_akten = Q(akte__in=Akte.objects.visible_to(user).values("pk"))
+            mine = self.filter(recipient=user).filter(Q(akte__isnull=True) | on_akten)
+            return mine.exclude(from_run_reading_hidden_akten(user))
 
     def active(self) -> AlertQuerySet:
         return self.filter(dismissed_at__isnull=True)

@@ -4,7 +4,7 @@ from django.contrib import admin
 from django.db.models import Prefetch
 
 from agent.models import AgentRun, AgentStep, AnswerFeedback, ToolCallAudit
-from agent.runs.selectors import conversations_of, runs_of
+from agent.runs.selectors import conversations_of, messages_of, runs_of
 from akten.admin_mixins import sees_all
 from helena.text import shorten
 from recherche.citations import unresolved_in_trace
@@ -93,8 +93,9 @@ class AgentRunAdmin(admin.ModelAdmin):
 @admin.register(AnswerFeedback)
 class AnswerFeedbackAdmin(admin.ModelAdmin):
     """Users' verdicts on Helena's answers, read-only, for evaluating models and prompts. Like the
-    runs: ADMIN sees all; anyone else only verdicts in their own conversations that they may still
-    see (an answer quotes its Akte; a view permission opens the page, not more rows)."""
+    runs: ADMIN sees all; anyone else only verdicts on answers they may still see in their own
+    conversations (`messages_of`: an answer quotes what its run read; a view permission opens the
+    page, not more rows)."""
 
     list_display = ["updated_at", "rating", "comment", "user", "answer_excerpt"]
     list_filter = ["rating", "updated_at"]
@@ -106,7 +107,8 @@ class AnswerFeedbackAdmin(admin.ModelAdmin):
         qs = super().get_queryset(request)
         if sees_all(request):
             return qs
-        return qs.filter(message__conversation__in=conversations_of(request.user).values("pk"))
+        visible = conversations_of(request.user).values("pk")
+        return qs.filter(message__in=messages_of(request.user).values("pk"), message__conversation__in=visible)
 
     @admin.display(description="Antwort (Auszug)")
     def answer_excerpt(self, obj: AnswerFeedback) -> str:

@@ -8,13 +8,16 @@ from typing import Any
 
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
+from django.db.models import Exists, OuterRef, Q
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 
 from agent.models import ToolCallAudit, ToolPermission
+from agent.runs.selectors import runs_of
 from agent.tools import discovery, permissions
 from akten.models import Role
+from helena.api import request_user
 
 MSG_SAVED = "Werkzeugrechte gespeichert: {count} Änderung(en)."
 MSG_UNCHANGED = "Keine Änderung."
@@ -60,8 +63,12 @@ class ToolCallAuditAdmin(admin.ModelAdmin):
         qs = super().get_queryset(request)
         if _is_admin(request):
             return qs
-        # Other staff see their own calls, and only those that showed no Akte gone for them since.
-        return qs.filter(user=request.user).exclude(pk__in=ToolCallAudit.objects.showing_hidden_akten(request.user).values("pk"))
+        # Other staff see their own calls of runs they may still see (`runs_of`: not of a run that
+        # read an Akte gone for them since, whose other calls can repeat it) that showed no such Akte.
+        user = request_user(request)
+        hidden = ToolCallAudit.objects.showing_hidden_akten(user).filter(pk=OuterRef("pk"))
+        mine = qs.filter(Q(run__isnull=True) | Q(run__in=runs_of(user).values("pk")), user=user)
+        return mine.exclude(Exists(hidden))
 
 
 @admin.register(ToolPermission)

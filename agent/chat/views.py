@@ -72,7 +72,7 @@ def chat(request: HttpRequest, pk: int | None = None) -> HttpResponse:
     if conversation is not None:
         open_runs = [
             {"run": r.pk, "after_seq": 0}
-            for r in conversation.runs.filter(user=user).order_by("created_at")
+            for r in selectors.runs_of(user).filter(conversation=conversation).order_by("created_at")
             if r.is_active or r.pk not in answered
         ]
     context = {

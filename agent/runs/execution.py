@@ -45,6 +45,7 @@ from agent.models import Message as ChatMessage
 from agent.runs.events import Publish, Relay, RunEventSink, event_row_append
 from agent.runs.failures import ERR_START, outcome_error_public
 from agent.runs.persona import persona_context_load
+from agent.runs.reads import SUMMARY_HISTORY, reads_carry_over
 from agent.runs.routes import DEMO_TOOLS, routes_build
 from agent.runs.selectors import messages_of
 from agent.tools.base import ToolContext
@@ -99,11 +100,12 @@ def toolbox_for(ctx: ToolContext) -> ToolBox:
     return registry_toolbox(ctx)
 
 
-def _history(run: AgentRun, *, context_window: int) -> list[Message]:
+def _history(run: AgentRun, *, context_window: int) -> tuple[list[Message], set[int]]:
     """Earlier turns of the run's conversation that its user may still see (not those of a run that
-    read an Akte gone for them since), newest kept first, within HISTORY_SHARE of the window."""
+    read an Akte gone for them since), newest kept first, within HISTORY_SHARE of the window; and
+    the runs whose turns they are (their reads are carried over to `run`, agent/runs/reads.py)."""
     if run.conversation_id is None:
-        return []
+        return [], set()
     rows = (
         messages_of(run.user)
         .filter(conversation_id=run.conversation_id)
@@ -112,14 +114,17 @@ def _history(run: AgentRun, *, context_window: int) -> list[Message]:
     )
     budget = int(context_window * HISTORY_SHARE)
     kept: list[Message] = []
+    runs: set[int] = set()
     for row in rows:
         tokens = estimate_tokens(row.text)
         if tokens > budget:
             break
         budget -= tokens
         kept.append({"role": "user" if row.role == ChatMessage.Role.USER else "assistant", "content": row.text})
+        if row.run_id is not None:
+            runs.add(row.run_id)
     kept.reverse()
-    return kept
+    return kept, runs
 
 
 @dataclass(frozen=True)
@@ -195,7 +200,8 @@ def _run_prepare(run: AgentRun, cancel: CancelToken, client_factory: Callable[[T
         if transcript and transcript[0].get("role") == "system":
             transcript[0] = {"role": "system", "content": system}
     else:
-        history = _history(run, context_window=router.route.client.context_window)
+        history, history_runs = _history(run, context_window=router.route.client.context_window)
+        reads_carry_over(run=run, from_run_ids=history_runs, summary=SUMMARY_HISTORY)
         transcript = [{"role": "system", "content": system}, *history, {"role": "user", "content": run.task}]
     # A run that starts on the demo model gets its limits: a small model that has not answered
     # after a few steps will not answer later, and the next question waits for its server.

@@ -20,7 +20,7 @@ from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
 from agent.models import AgentRun, AgentStep, Conversation, Message, ToolCallAudit
-from akten.models import Akte, User
+from akten.models import Akte, User, access_scope_reused
 from akten.policy import sees_internal
 from helena.errors import NotFound
 
@@ -28,25 +28,20 @@ ERR_RUN_NOT_FOUND = "Auftrag nicht gefunden."
 ERR_CONVERSATION_NOT_FOUND = "Gespräch nicht gefunden."
 
 
-def on_visible_akte(user: Any, visible: QuerySet[Akte, Any] | None = None) -> Q:
+def on_visible_akte(user: Any) -> Q:
     """Rows without an Akte or on an Akte `user` may see now (the chokepoint): the rule for a user's
     own runs, conversations and tool-call audit rows (with ToolCallAudit.objects.showing_hidden_akten
-    for what a run read), here and in the admin. `visible`: the pks of `Akte.objects.visible_to(user)`, when the
-    caller has them already (each `visible_to` resolves the user's access anew)."""
-    return Q(akte__isnull=True) | Q(akte__in=_visible_pks(user) if visible is None else visible)
-
-
-def _visible_pks(user: Any) -> QuerySet[Akte, Any]:
-    return Akte.objects.visible_to(user).values("pk")
+    for what a run read), here and in the admin."""
+    return Q(akte__isnull=True) | Q(akte__in=Akte.objects.visible_to(user).values("pk"))
 
 
 def runs_of(user: User) -> QuerySet[AgentRun]:
     """The runs of `user` that `user` may still see (see the module's docstring): also not a run
     that read an Akte gone for them since (a run without an Akte, a search across Akten), whose
-    answer can repeat what it read."""
-    visible = _visible_pks(user)
-    read_hidden = ToolCallAudit.objects.showing_hidden_akten(user, visible).filter(run=OuterRef("pk"))
-    mine = AgentRun.objects.filter(on_visible_akte(user, visible), user=user, user__is_active=True)
+    answer can repeat what it read. The user's access is resolved once for both."""
+    with access_scope_reused():
+        read_hidden = ToolCallAudit.objects.showing_hidden_akten(user).filter(run=OuterRef("pk"))
+        mine = AgentRun.objects.filter(on_visible_akte(user), user=user, user__is_active=True)
     return mine.exclude(Exists(read_hidden))
 
 

@@ -23,6 +23,7 @@ from agent.models import Message as ChatMessage
 from agent.runs.events import event_row_append
 from agent.runs.execution import conversation_reply_save, local_cancels
 from agent.runs.ratelimit import ratelimit_hit
+from agent.runs.reads import SUMMARY_CONTINUED, reads_carry_over
 from agent.runs.routes import task_classify
 from agent.runs.selectors import conversation_get, run_get
 from akten.models import Akte, User
@@ -202,6 +203,7 @@ def run_continue_background(*, run_id: int, by: User) -> AgentRun:
     )
     run.full_clean()
     run.save()
+    reads_carry_over(run=run, from_run_ids=[previous.pk], summary=SUMMARY_CONTINUED)
     return run
 
 

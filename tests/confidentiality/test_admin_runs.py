@@ -1,6 +1,6 @@
 """A run without an Akte that read the Akte of a Vertretung is gone from its owner's admin views when
 the Vertretung ends, as it is in the chat (`runs_of`): its answer and transcript repeat what it read.
-Its tool calls on that Akte leave the audit list; the one that touched no Akte stays."""
+Its tool calls leave the audit list, also the one that touched no Akte; another run's stay."""
 
 from __future__ import annotations
 
@@ -53,6 +53,8 @@ def test_the_admin_hides_a_general_run_that_read_an_akte_no_longer_visible():
     deputy.is_staff = True
     deputy.save(update_fields=["is_staff"])
     deputy.user_permissions.set(Permission.objects.filter(codename__startswith="view_"))
+    clean = AgentRun.objects.create(user=deputy, task="Kündigungsfrist?", status=AgentRun.Status.DONE, finished_at=timezone.now())
+    ToolCallAudit.objects.create(run=clean, user=deputy, tool="search_gesetze", call_id="c9", summary="Gesetzesfundstelle 626")
     client = Client()
     client.force_login(deputy)
     url = reverse("admin:agent_agentrun_change", args=[run.pk])
@@ -68,7 +70,33 @@ def test_the_admin_hides_a_general_run_that_read_an_akte_no_longer_visible():
     assert url not in client.get(runs).content.decode()
     audit_list = client.get(calls).content.decode()
     assert world.leaked(audit_list) == []
-    assert "Gesetzesfundstelle 573" in audit_list, "the call that touched no Akte stays"
+    assert "Gesetzesfundstelle 573" not in audit_list, "the run's other calls go with it (they can repeat what it read)"
+    assert "Gesetzesfundstelle 626" in audit_list, "control: a call of another run stays"
 
     client.force_login(UserFactory(role=Role.ADMIN, is_staff=True, is_superuser=True))  # ADMIN sees all
     assert {"sachstand", "akte-notizen", "notiz-titel"} <= set(world.leaked(client.get(url).content.decode()))
+
+
+@pytest.mark.django_db
+def test_the_feedback_admin_hides_the_verdict_on_an_answer_of_such_a_run():
+    from agent.models import AnswerFeedback, Conversation, Message
+
+    world = build_world()
+    run = _general_run_that_read_the_akte(world)
+    deputy = world.deputy
+    conversation = Conversation.objects.create(user=deputy, title="Allgemein")
+    AgentRun.objects.filter(pk=run.pk).update(conversation=conversation)
+    answer = Message.objects.create(
+        conversation=conversation, role=Message.Role.ASSISTANT, text=f"Laut Akte: {world.markers['sachstand']}", run=run
+    )
+    AnswerFeedback.objects.create(message=answer, user=deputy, rating="UP", comment="passt")
+    deputy.is_staff = True
+    deputy.save(update_fields=["is_staff"])
+    deputy.user_permissions.set(Permission.objects.filter(codename__startswith="view_"))
+    client = Client()
+    client.force_login(deputy)
+    listing = reverse("admin:agent_answerfeedback_changelist")
+    assert "sachstand" in world.leaked(client.get(listing).content.decode()), "control: while the Vertretung lasts"
+    world.end_vertretung()
+    page = client.get(listing).content.decode()
+    assert world.leaked(page) == [] and "passt" not in page

@@ -98,6 +98,7 @@ async def test_a_general_run_that_read_the_akte_is_gone_with_the_vertretung(scri
     for page in ("conversation", "runs"):
         assert world.leaked(after[page]) == [], page
     assert "Deine Übersicht" not in after["conversation"], "the run's turn is gone (its question stays the title)"
+    assert f'"run": {run_id},' not in after["conversation"], "nor does the page follow it as a run without answer"
     # a search for a word of the answer no longer finds the conversation (the page echoes the query)
     assert reverse("helena-conversation", args=[conversation_id]) not in after["search"] and "0 Treffer" in after["search"]
 
@@ -162,3 +163,33 @@ async def test_general_drafts_and_alerts_of_such_a_run_are_gone_with_the_vertret
     await sync_to_async(world.end_vertretung)()
     after = await sync_to_async(_general_proposals)(world)
     assert world.leaked(after["drafts"]) == [] and world.leaked(after["alerts"]) == []
+
+
+def _repeat_history(body: dict[str, Any]) -> dict[str, Any]:
+    """The model repeats the earlier answer it was given as history."""
+    earlier = [m.get("content", "") for m in body["messages"] if m.get("role") == "assistant"]
+    return {"text": "Wie gesagt: " + " ".join(str(e) for e in earlier)}
+
+
+async def test_a_later_run_given_such_a_run_as_history_is_gone_with_it(scripted_tier, scripted_llm):
+    """A later question in the conversation, asked while the Vertretung lasted, got the earlier
+    answer as history and could repeat it: that run goes with the earlier one."""
+    world: World = await sync_to_async(build_world)()
+    await sync_to_async(world.foreign_akte.delete)()
+    first, conversation_id = await _general_run(world, scripted_llm)
+    scripted_llm.script([_repeat_history])
+    async with ws_connect(world.deputy) as (socket, ok, _code):
+        assert ok
+        await socket.send_json_to({"type": "chat.send", "text": "Und noch einmal kurz?", "conversation": conversation_id})
+        frames = await receive_until(socket, is_terminal, within=60)
+    assert frames[-1]["type"] == "run.finished", frames[-1]
+    later = next(f for f in frames if f["type"] == "run.accepted")["run"]
+    answer = (await sync_to_async(AgentRun.objects.get)(pk=later)).answer
+    assert "frist" in world.leaked(answer), "control: the later answer repeats the earlier one"
+
+    await sync_to_async(world.end_vertretung)()
+    for run_id in (first, later):
+        assert [f.get("code") for f in await _replay(world.deputy, run_id)] == ["not_found"], run_id
+    after = await sync_to_async(_pages)(world, later, conversation_id)
+    assert after["run_api"] == 404 and world.leaked(after["conversation"]) == []
+    assert "Wie gesagt" not in after["conversation"]

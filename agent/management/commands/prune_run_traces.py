@@ -1,5 +1,7 @@
 """Delete the traces (AgentStep rows, ToolCallAudit rows) of runs that finished more than
-HELENA_TRACE_RETENTION_DAYS days ago. The run itself (task, status, answer, times) stays."""
+HELENA_TRACE_RETENTION_DAYS days ago. The run itself (task, status, answer, times) stays, and so
+does one audit row per run with the Akten its tool calls showed: who may no longer see one of them
+must not see the run again once its trace is gone (agent/runs/reads.py)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from agent.models import AgentRun, AgentStep, ToolCallAudit
+from agent.runs.reads import CARRIED_OVER, SUMMARY_PRUNED, akten_read
 
 
 class Command(BaseCommand):
@@ -33,13 +36,20 @@ class Command(BaseCommand):
             status__in=[AgentRun.Status.PENDING, AgentRun.Status.RUNNING]
         )
         steps = AgentStep.objects.filter(run__in=runs)
-        audits = ToolCallAudit.objects.filter(run__in=runs)
+        audits = ToolCallAudit.objects.filter(run__in=runs).exclude(tool=CARRIED_OVER, summary=SUMMARY_PRUNED)
         if dry_run:
             self.stdout.write(f"{steps.count()} Schritte und {audits.count()} Protokolleinträge würden gelöscht.")
             return
         with transaction.atomic():
+            pruned = list(AgentRun.objects.filter(pk__in=audits.values("run_id")).values_list("pk", "user_id"))
+            kept = akten_read(run_ids=[pk for pk, _user in pruned])
             deleted_steps, _ = steps.delete()
             deleted_audits, _ = audits.delete()
+            ToolCallAudit.objects.bulk_create(
+                ToolCallAudit(run_id=pk, user_id=user_id, tool=CARRIED_OVER, akten=sorted(kept[pk]), summary=SUMMARY_PRUNED)
+                for pk, user_id in pruned
+                if kept.get(pk)
+            )
         self.stdout.write(
             f"{deleted_steps} Schritte und {deleted_audits} Protokolleinträge gelöscht (älter als {keep_days} Tage)."
         )

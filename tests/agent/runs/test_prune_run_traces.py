@@ -50,3 +50,27 @@ def test_dry_run_and_days_option_count_without_deleting():
     call_command("prune_run_traces", "--days", "5", "--dry-run", stdout=out)
     assert "1 Schritte und 1 Protokolleinträge würden gelöscht" in out.getvalue()
     assert AgentStep.objects.count() == 1
+
+
+def test_pruning_keeps_which_akten_a_run_read_so_it_stays_hidden(settings):
+    """Before, a run that read an Akte its user may no longer see came back once its audit rows
+    were pruned (agent/runs/reads.py)."""
+    from agent.runs.reads import CARRIED_OVER
+    from agent.runs.selectors import runs_of
+    from akten.models import Akte, Role
+    from tests.factories import AkteFactory
+
+    settings.HELENA_TRACE_RETENTION_DAYS = 30
+    lawyer = UserFactory(role=Role.ANWALT)
+    akte, other = AkteFactory(anwalt=lawyer), AkteFactory(anwalt=lawyer)
+    run = run_with_trace(lawyer, AgentRun.Status.DONE, 31)
+    ToolCallAudit.objects.create(run=run, user=lawyer, tool="read_akte", akte=akte)
+    ToolCallAudit.objects.create(run=run, user=lawyer, tool="search_alle_akten", akten=[akte.pk, other.pk])
+    call_command("prune_run_traces", stdout=StringIO())
+    kept = list(ToolCallAudit.objects.filter(run=run).values_list("tool", "akten"))
+    assert kept == [(CARRIED_OVER, sorted([akte.pk, other.pk]))]
+    assert run in runs_of(lawyer)
+    Akte.objects.filter(pk=other.pk).update(anwalt=UserFactory(role=Role.ANWALT))  # another Dezernat now
+    assert run not in runs_of(lawyer)
+    call_command("prune_run_traces", stdout=StringIO())  # a second pass keeps the kept row
+    assert ToolCallAudit.objects.filter(run=run, tool=CARRIED_OVER).count() == 1

@@ -1,0 +1,75 @@
+"""The rule "what a run read on an Akte you may not see now is gone for you" (ToolCallAudit.objects.
+showing_hidden_akten) at its edges, found by a review of the first version: a user who sees no Akte
+at all lost every run that used a tool; an audit row without a run (NULL in NOT IN) hid every
+general draft; a draft on one Akte whose run read another stayed visible to who may not see that."""
+
+from __future__ import annotations
+
+import pytest
+from django.utils import timezone
+
+from agent.models import ToolCallAudit
+from agent.runs.selectors import runs_of
+from akten.models import Role
+from drafts.models import HelenaAlert, HelenaDraft
+from tests.factories import AgentRunFactory, AkteFactory, HelenaAlertFactory, HelenaDraftFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_user_who_sees_no_akte_keeps_runs_that_read_none():
+    newcomer = UserFactory(role=Role.SACHBEARBEITER)  # no Akte, no Dezernat yet
+    calculator = AgentRunFactory(user=newcomer)
+    ToolCallAudit.objects.create(run=calculator, user=newcomer, tool="get_kosten_rules")
+    untouched = AgentRunFactory(user=newcomer)
+    read_one = AgentRunFactory(user=newcomer)
+    ToolCallAudit.objects.create(run=read_one, user=newcomer, tool="read_akte", akte=AkteFactory())
+    searched = AgentRunFactory(user=newcomer)
+    ToolCallAudit.objects.create(run=searched, user=newcomer, tool="search_alle_akten", akten=[AkteFactory().pk])
+    assert set(runs_of(newcomer)) == {calculator, untouched}
+
+
+def test_an_audit_row_without_a_run_hides_no_draft():
+    lawyer = UserFactory(role=Role.ANWALT)
+    ToolCallAudit.objects.create(run=None, user=lawyer, tool="read_akte", akte=AkteFactory())  # not his Akte
+    run = AgentRunFactory(user=lawyer)
+    ToolCallAudit.objects.create(run=run, user=lawyer, tool="search_gesetze")
+    draft = HelenaDraftFactory(akte=None, requested_by=lawyer, origin_run=run)
+    alert = HelenaAlertFactory(akte=None, recipient=lawyer, origin_run=run)
+    assert list(HelenaDraft.objects.visible_to(lawyer)) == [draft]
+    assert list(HelenaAlert.objects.visible_to(lawyer)) == [alert]
+
+
+def test_a_draft_on_one_akte_from_a_run_that_read_another_is_hidden_from_who_may_not_see_that():
+    lawyer = UserFactory(role=Role.ANWALT)
+    colleague = UserFactory(role=Role.ANWALT)
+    own, other = AkteFactory(anwalt=lawyer, sachbearbeiter=colleague), AkteFactory(anwalt=lawyer)
+    run = AgentRunFactory(user=lawyer, akte=own)
+    ToolCallAudit.objects.create(run=run, user=lawyer, tool="read_akte", akte=other)
+    draft = HelenaDraftFactory(akte=own, requested_by=lawyer, origin_run=run)
+    plain = HelenaDraftFactory(akte=own, requested_by=lawyer)
+    assert set(HelenaDraft.objects.visible_to(lawyer)) == {draft, plain}
+    assert set(HelenaDraft.objects.visible_to(colleague)) == {plain}
+    assert set(HelenaDraft.objects.visible_to(UserFactory(role=Role.ADMIN))) == {draft, plain}
+
+
+def test_a_continued_run_carries_what_the_run_it_continues_read():
+    from agent.runs.reads import CARRIED_OVER
+    from agent.runs.services import run_continue_background
+    from akten.models import Akte
+
+    lawyer = UserFactory(role=Role.ANWALT)
+    other = AkteFactory(anwalt=lawyer)
+    previous = AgentRunFactory(
+        user=lawyer,
+        mode="INLINE",
+        status="CAP_REACHED",
+        finished_at=timezone.now(),
+        transcript=[{"role": "user", "content": "Was steht in den Akten?"}, {"role": "tool", "content": "Sachstand"}],
+    )
+    ToolCallAudit.objects.create(run=previous, user=lawyer, tool="read_akte", akte=other)
+    continued = run_continue_background(run_id=previous.pk, by=lawyer)
+    assert list(ToolCallAudit.objects.filter(run=continued).values_list("tool", "akten")) == [(CARRIED_OVER, [other.pk])]
+    assert set(runs_of(lawyer)) == {previous, continued}
+    Akte.objects.filter(pk=other.pk).update(anwalt=UserFactory(role=Role.ANWALT))
+    assert set(runs_of(lawyer)) == set(), "the continuation holds the same transcript"
