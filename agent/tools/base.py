@@ -26,6 +26,9 @@ class ToolContext:
     # The id of the tool call being executed; the registry hands each call its own copy of the
     # context with this set, so write tools can record it on their drafts.
     call_id: str = ""
+    # The Akten the call resolved (common.akte_resolve), also when it failed afterwards (an error
+    # can name the Akte): the registry writes them to the audit row with the result's own.
+    akten_resolved: set[int] = field(default_factory=set)
 
     @property
     def role(self) -> str:

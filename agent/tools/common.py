@@ -68,6 +68,7 @@ def akte_resolve(ctx: ToolContext, ref: str | None) -> Akte:
         akte = visible.filter(pk=ctx.akte.pk).first()
         if akte is None:
             raise ToolError(ERR_AKTE.format(ref=ctx.akte.pk))
+        ctx.akten_resolved.add(akte.pk)
         return akte
     ref = str(ref).strip()
     akte = visible.filter(aktenzeichen__iexact=ref).first()
@@ -75,6 +76,7 @@ def akte_resolve(ctx: ToolContext, ref: str | None) -> Akte:
         akte = visible.filter(pk=int(ref)).first()
     if akte is None:
         raise ToolError(ERR_AKTE.format(ref=ref))
+    ctx.akten_resolved.add(akte.pk)
     return akte
 
 

@@ -340,28 +340,32 @@ class RunToolBox:
             call.hints = {k: hit.meta.get(k) for k in _HINTS}
             return
         body_started = time.perf_counter()
-        call.result = self._run_tool(tool, params, call.call_id)
+        call.result, resolved = self._run_tool(tool, params, call.call_id)
         call.body_seconds = time.perf_counter() - body_started
         call.hints = {k: call.result.meta.get(k) for k in _HINTS}
+        resolved.discard(call.hints["akte_id"])
+        if resolved:  # Akten the call resolved beyond the one its result names (also on an error)
+            call.hints["akten_ids"] = sorted(resolved.union(call.hints["akten_ids"] or ()))
         if call.result.ok and not tool.writes:
             stored = _copied(call.result)
             stored.meta = {k: v for k, v in call.hints.items() if v is not None}
             ctx.cache[key] = stored
 
-    def _run_tool(self, tool: Tool, params: BaseModel, call_id: str) -> ToolResult:
-        call_ctx = dataclasses.replace(self.ctx, call_id=call_id)
+    def _run_tool(self, tool: Tool, params: BaseModel, call_id: str) -> tuple[ToolResult, set[int]]:
+        """The tool's result, and the Akten it resolved on the way (ToolContext.akten_resolved)."""
+        call_ctx = dataclasses.replace(self.ctx, call_id=call_id, akten_resolved=set())
         try:
             result = tool.execute(call_ctx, params)
             if not isinstance(result, ToolResult):
                 raise TypeError(f"{tool.name} returned {type(result).__name__}, not ToolResult")
-            return result
         except ToolError as exc:
-            return ToolResult(error=exc.message)
+            result = ToolResult(error=exc.message)
         except DjangoValidationError as exc:
-            return ToolResult(error=ERR_INVALID_VALUES.format(details="; ".join(exc.messages)))
+            result = ToolResult(error=ERR_INVALID_VALUES.format(details="; ".join(exc.messages)))
         except Exception as exc:
             _log_exception(tool.name, call_id, self.ctx, exc)
-            return ToolResult(error=ERR_INTERNAL.format(name=tool.name))
+            result = ToolResult(error=ERR_INTERNAL.format(name=tool.name))
+        return result, call_ctx.akten_resolved
 
     def _audit(self, name: str, call_id: str, arguments: Any, result: ToolResult, hints: dict[str, Any]) -> None:
         ctx = self.ctx
@@ -405,7 +409,7 @@ def _copied(result: ToolResult) -> ToolResult:
 def _still_visible(user: User, akte_id: Any, akten_ids: Any) -> bool:
     """May `user` still see the Akte a cached result came from, and every Akte a search across
     Akten showed (True for results of no Akte)?"""
-    shown = {akte_id} if akte_id is not None else set(akten_ids or ())
+    shown = set(akten_ids or ()) | ({akte_id} if akte_id is not None else set())
     return not shown or Akte.objects.visible_to(user).filter(pk__in=shown).count() == len(shown)
 
 

@@ -204,3 +204,21 @@ def test_general_notes_need_no_akte_and_are_the_users_own(call):
     result = call(world.user, "create_notiz", {"text": "Toner bestellen", "allgemein": True}, ctx=ToolContext(user=world.user))
     draft = HelenaDraft.objects.get(pk=result.data["draft_id"])
     assert draft.akte is None and draft.requested_by == world.user
+
+
+@pytest.mark.django_db
+def test_the_audit_records_every_akte_a_call_showed_also_when_it_failed(call):
+    """A search across Akten records the Akten of its result; a call that failed after resolving an
+    Akte (its error names the Aktenzeichen) records that Akte, also without a run's Akte."""
+    from tests.factories import AgentRunFactory, AkteFactory, KalenderEintragFactory, UserFactory
+
+    lawyer = UserFactory(role=Role.ANWALT)
+    ohne_wert, mit_frist = AkteFactory(anwalt=lawyer, gegenstandswert=None), AkteFactory(anwalt=lawyer)
+    KalenderEintragFactory(akte=mit_frist)
+    run = AgentRunFactory(user=lawyer)
+    failed = call(lawyer, "get_kosten_rules", {"akte": ohne_wert.aktenzeichen, "gkg_nummern": ["1210"]}, run=run)
+    assert not failed.ok and ohne_wert.aktenzeichen in failed.error
+    listed = call(lawyer, "read_fristen", {}, run=run)
+    assert listed.ok
+    audits = {a.tool: (a.akte_id, a.akten) for a in ToolCallAudit.objects.filter(run=run)}
+    assert audits == {"get_kosten_rules": (None, [ohne_wert.pk]), "read_fristen": (None, [mit_frist.pk])}
