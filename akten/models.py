@@ -240,11 +240,11 @@ _scope_memo: ContextVar[dict[int, AccessScope] | None] = ContextVar("helena_acce
 
 
 @contextmanager
-def access_scope_reused() -> Iterator[None]:
+def access_scope_reused(*, fresh: bool = False) -> Iterator[None]:
     """Within the block, a user's AccessScope is resolved once and reused (one tool call, one
     request); outside, every `visible_to` resolves it afresh. Inside another such block, the outer
-    block's resolution holds."""
-    if _scope_memo.get() is not None:
+    block's resolution holds, unless `fresh` (a tool call asks anew, whatever encloses it)."""
+    if _scope_memo.get() is not None and not fresh:
         yield
         return
     token = _scope_memo.set({})

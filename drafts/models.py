@@ -21,22 +21,25 @@ from akten.models import Akte, AkteBoundQuerySet, access_scope_reused
 def from_run_reading_hidden_akten(user: Any) -> Exists:
     """Drafts and alerts proposed by a run that read an Akte `user` may not see now (a run in the
     general chat, a search across Akten, a run on another Akte): what it proposes can repeat what
-    it read, so it is gone for them as that run is (agent/runs/selectors.py, `runs_of`). Through the
-    run's audit rows (the agent app's model, by name like the `origin_run` relation itself)."""
+    it read, so for its own user it is gone as that run is (agent/runs/selectors.py, `runs_of`).
+    Through the run's audit rows (the agent app's model, by name like the `origin_run` relation)."""
     audits = apps.get_model("agent", "ToolCallAudit").objects.showing_hidden_akten(user)
     return Exists(audits.filter(run=OuterRef("origin_run")))
 
 
 class DraftQuerySet(AkteBoundQuerySet):
     def visible_to(self, user: Any) -> Any:
-        """Akte-bound drafts through the chokepoint; a general NOTIZ draft only for its requester;
-        neither when its run read an Akte `user` may not see now (`from_run_reading_hidden_akten`)."""
+        """Akte-bound drafts through the chokepoint; a general NOTIZ draft only for its requester.
+        The requester no longer sees a draft whose run read an Akte they may not see now
+        (`from_run_reading_hidden_akten`): a deputy after the Vertretung, also on an Akte they still
+        see. The team of that Akte keeps it: the Akte is theirs to run, and a Frist draft hidden
+        from them could cost a deadline."""
         if user is None or not user.is_authenticated:
             return self.none()
         with access_scope_reused():
             on_akten = super().visible_to(user)
             shown = self.filter(Q(pk__in=on_akten.values("pk")) | Q(akte__isnull=True, requested_by=user))
-            return shown.exclude(from_run_reading_hidden_akten(user))
+            return shown.exclude(from_run_reading_hidden_akten(user), requested_by=user)
 
     def pending(self) -> Any:
         return self.filter(status=HelenaDraft.Status.PENDING)

@@ -51,8 +51,10 @@ def drafts_by_ids(*, user: User, draft_ids: Iterable[int]) -> QuerySet[HelenaDra
 
 
 def drafts_of_runs(*, user: User, run_ids: Iterable[int]) -> QuerySet[HelenaDraft]:
-    """The drafts Helena's runs proposed, as far as `user` may see them."""
-    return HelenaDraft.objects.visible_to(user).filter(origin_run_id__in=list(run_ids)).select_related(*CARD_RELATED)
+    """The drafts Helena's runs proposed, as far as `user` may see them (`run_ids`: ids, or a
+    queryset of them, which stays a subquery)."""
+    runs = run_ids if isinstance(run_ids, QuerySet) else list(run_ids)
+    return HelenaDraft.objects.visible_to(user).filter(origin_run_id__in=runs).select_related(*CARD_RELATED)
 
 
 def drafts_rejected(*, user: User, akte: Akte, limit: int) -> list[HelenaDraft]:

@@ -36,4 +36,5 @@ def antwort_als_entwurf(*, run_id: int, by: User, titel: str = "") -> Any:
         akte=run.akte,
         requested_by=by,
         payload={"titel": titel[:200], "inhalt_markdown": run.answer},
+        run=run,  # the answer repeats what the run read: the draft follows the run (drafts.models)
     )

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from agent.models import AgentRun, NotificationCursor
 from agent.runs.selectors import runs_of
-from akten.models import User
+from akten.models import User, access_scope_reused
 from drafts.selectors import drafts_of_runs
 from helena.text import shorten
 
@@ -36,7 +36,13 @@ def _seen_at(user: User) -> datetime.datetime | None:
 
 
 def notification_list(*, user: User, limit: int = LIMIT) -> list[Notification]:
-    """The newest notifications of `user`, newest first."""
+    """The newest notifications of `user`, newest first (on every page: the user's access is
+    resolved once for its queries)."""
+    with access_scope_reused():
+        return _notifications(user, limit)
+
+
+def _notifications(user: User, limit: int) -> list[Notification]:
     seen_at = _seen_at(user)
     runs = list(
         runs_of(user)

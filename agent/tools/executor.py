@@ -273,7 +273,7 @@ class RunToolBox:
                 connection_tidy()
 
     def _call(self, name: str, arguments: Any, call_id: str) -> ToolResult:
-        with access_scope_reused():  # one resolution of the user's access per call, re-checked per call
+        with access_scope_reused(fresh=True):  # one resolution of the user's access per call, re-checked per call
             return self._call_scoped(name, arguments, call_id)
 
     def _call_scoped(self, name: str, arguments: Any, call_id: str) -> ToolResult:

@@ -1,7 +1,8 @@
 """The rule "what a run read on an Akte you may not see now is gone for you" (ToolCallAudit.objects.
 showing_hidden_akten) at its edges, found by a review of the first version: a user who sees no Akte
 at all lost every run that used a tool; an audit row without a run (NULL in NOT IN) hid every
-general draft; a draft on one Akte whose run read another stayed visible to who may not see that."""
+general draft; a draft on one Akte whose run read another stayed visible to its requester after
+that one was gone for them."""
 
 from __future__ import annotations
 
@@ -40,16 +41,23 @@ def test_an_audit_row_without_a_run_hides_no_draft():
     assert list(HelenaAlert.objects.visible_to(lawyer)) == [alert]
 
 
-def test_a_draft_on_one_akte_from_a_run_that_read_another_is_hidden_from_who_may_not_see_that():
+def test_a_draft_on_one_akte_from_a_run_that_read_another_is_gone_for_its_requester_not_for_the_team():
+    """The requester no longer sees a draft of a run that read an Akte gone for them, also on an
+    Akte they still see; the Akte's team keeps it (a Frist draft hidden from them could cost a deadline)."""
+    from akten.models import Akte
+
     lawyer = UserFactory(role=Role.ANWALT)
     colleague = UserFactory(role=Role.ANWALT)
     own, other = AkteFactory(anwalt=lawyer, sachbearbeiter=colleague), AkteFactory(anwalt=lawyer)
     run = AgentRunFactory(user=lawyer, akte=own)
     ToolCallAudit.objects.create(run=run, user=lawyer, tool="read_akte", akte=other)
-    draft = HelenaDraftFactory(akte=own, requested_by=lawyer, origin_run=run)
+    draft = HelenaDraftFactory(typ="FRIST", akte=own, requested_by=lawyer, origin_run=run)
     plain = HelenaDraftFactory(akte=own, requested_by=lawyer)
     assert set(HelenaDraft.objects.visible_to(lawyer)) == {draft, plain}
-    assert set(HelenaDraft.objects.visible_to(colleague)) == {plain}
+    assert set(HelenaDraft.objects.visible_to(colleague)) == {draft, plain}
+    Akte.objects.filter(pk=other.pk).update(anwalt=UserFactory(role=Role.ANWALT))  # gone for the lawyer
+    assert set(HelenaDraft.objects.visible_to(lawyer)) == {plain}
+    assert set(HelenaDraft.objects.visible_to(colleague)) == {draft, plain}, "the team of the Akte keeps the Frist draft"
     assert set(HelenaDraft.objects.visible_to(UserFactory(role=Role.ADMIN))) == {draft, plain}
 
 

@@ -201,6 +201,7 @@ def test_chat_answer_saved_as_word_becomes_a_document_draft(client):
     assert antwort.status_code == 201, antwort.content
     draft = HelenaDraft.objects.get(pk=antwort.json()["id"])
     assert (draft.typ, draft.status, draft.akte) == ("DOKUMENT", "PENDING", akte)
+    assert draft.origin_run_id == run.pk, "the answer repeats what its run read: the draft follows the run"
     assert "Die Kündigung ist unwirksam." in docx_text(client.get(antwort.json()["downloads"]["docx"]).content)
     assert not Dokument.objects.exists()
 

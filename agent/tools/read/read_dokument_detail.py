@@ -34,6 +34,7 @@ def execute(ctx: ToolContext, params: ReadDokumentDetailParams) -> ToolResult:
     dokument = selectors.dokument_list(user=ctx.user).filter(pk=params.dokument_id).first()
     if dokument is None:
         raise ToolError(ERR_DOKUMENT.format(id=params.dokument_id))
+    ctx.akten_resolved.add(dokument.akte_id)  # also an error below tells of the document
     data = {
         "id": dokument.pk,
         "titel": dokument.name,
