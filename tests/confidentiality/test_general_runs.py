@@ -17,6 +17,7 @@ from django.urls import reverse
 from agent.models import AgentRun, ToolCallAudit
 from tests.agent.chat.conftest import is_terminal, receive_until, ws_connect
 
+from .test_history import _replay
 from .world import World, build_world
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
@@ -46,16 +47,6 @@ async def _general_run(world: World, scripted_llm: Any) -> tuple[int, int]:
     assert frames[-1]["type"] == "run.finished", frames[-1]
     accepted = next(f for f in frames if f["type"] == "run.accepted")
     return accepted["run"], accepted["conversation"]
-
-
-async def _replay(user: Any, run_id: int) -> list[dict[str, Any]]:
-    frames = []
-    async with ws_connect(user) as (socket, ok, _code):
-        assert ok
-        await socket.send_json_to({"type": "run.resume", "run": run_id, "after_seq": 0})
-        while not await socket.receive_nothing(timeout=1.5):
-            frames.append(await socket.receive_json_from(timeout=5))
-    return frames
 
 
 def _pages(world: World, run_id: int, conversation_id: int) -> dict[str, Any]:
