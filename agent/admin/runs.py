@@ -4,7 +4,7 @@ from django.contrib import admin
 from django.db.models import Prefetch
 
 from agent.models import AgentRun, AgentStep, AnswerFeedback, ToolCallAudit
-from agent.runs.selectors import conversations_of, messages_of, runs_of
+from agent.runs.selectors import messages_of, runs_of
 from akten.admin_mixins import sees_all
 from helena.text import shorten
 from recherche.citations import unresolved_in_trace
@@ -107,8 +107,7 @@ class AnswerFeedbackAdmin(admin.ModelAdmin):
         qs = super().get_queryset(request)
         if sees_all(request):
             return qs
-        visible = conversations_of(request.user).values("pk")
-        return qs.filter(message__in=messages_of(request.user).values("pk"), message__conversation__in=visible)
+        return qs.filter(message__in=messages_of(request.user).values("pk"))
 
     @admin.display(description="Antwort (Auszug)")
     def answer_excerpt(self, obj: AnswerFeedback) -> str:

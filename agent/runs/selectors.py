@@ -51,9 +51,12 @@ def conversations_of(user: User) -> QuerySet[Conversation]:
 
 
 def messages_of(user: User) -> QuerySet[Message]:
-    """The messages of `user`'s conversations that `user` may still see: not the question and the
-    answer of a run gone for them (`runs_of`), also in a conversation they still see."""
-    return Message.objects.filter(Q(run__isnull=True) | Q(run__in=runs_of(user).values("pk")), conversation__user=user)
+    """The messages `user` may still see: in their conversations they may still see
+    (`conversations_of`), and not the question and the answer of a run gone for them (`runs_of`)."""
+    with access_scope_reused():
+        visible_runs = runs_of(user).values("pk")
+        conversations = conversations_of(user).values("pk")
+    return Message.objects.filter(Q(run__isnull=True) | Q(run__in=visible_runs), conversation__in=conversations)
 
 
 def run_list(*, user: User) -> QuerySet[AgentRun]:
