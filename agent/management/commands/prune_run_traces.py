@@ -36,7 +36,8 @@ class Command(BaseCommand):
             status__in=[AgentRun.Status.PENDING, AgentRun.Status.RUNNING]
         )
         steps = AgentStep.objects.filter(run__in=runs)
-        audits = ToolCallAudit.objects.filter(run__in=runs).exclude(tool=CARRIED_OVER, summary=SUMMARY_PRUNED)
+        # The carried-over rows hold nothing but the Akten read: they stay as they are.
+        audits = ToolCallAudit.objects.filter(run__in=runs).exclude(tool=CARRIED_OVER)
         if dry_run:
             self.stdout.write(f"{steps.count()} Schritte und {audits.count()} Protokolleinträge würden gelöscht.")
             return
