@@ -209,6 +209,7 @@ def add_synthetic(count: int, model: str) -> None:
     lexem_statistik_refresh(kind="NORM")
     with connection.cursor() as cursor:
         cursor.execute("VACUUM ANALYZE recherche_chunk")
+        cursor.execute("VACUUM ANALYZE recherche_chunk_posting")
 
 
 def citation_forms() -> dict[str, Any]:
@@ -287,7 +288,9 @@ def prepare_corpus() -> None:
     if Gesetz.objects.filter(abkuerzung="SYNTH").delete()[0]:
         with connection.cursor() as cursor:  # the indexes would keep the deleted rows' entries
             cursor.execute("REINDEX TABLE recherche_chunk")
+            cursor.execute("REINDEX TABLE recherche_chunk_posting")
             cursor.execute("VACUUM ANALYZE recherche_chunk")
+            cursor.execute("VACUUM ANALYZE recherche_chunk_posting")
     call_command("ingest_gesetze", str(DATA / "gesetze"), verbosity=0)
     # The IDF weights of the shipped corpus alone: an unchanged corpus is not re-ingested, so after
     # an earlier run's synthetic chunks were deleted nothing else would refresh them.
@@ -296,6 +299,7 @@ def prepare_corpus() -> None:
     # would clear later; measure the settled index, as a fresh installation has it.
     with connection.cursor() as cursor:
         cursor.execute("VACUUM ANALYZE recherche_chunk")
+        cursor.execute("VACUUM ANALYZE recherche_chunk_posting")
 
 
 def tuning_only(show_failures: bool) -> None:

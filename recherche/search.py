@@ -497,39 +497,37 @@ def _fulltext(kind: str, query: str, where: str, params: list[Any], limit: int) 
         # Where more chunks match than are scored (statistics older than the chunks, a common
         # rarest lexeme), those with the lowest ids are: the same ones whatever the physical order of
         # the rows (an UPDATE or VACUUM FULL reorders them; a bare LIMIT would follow that order).
-        # Each candidate's vector is cut to the query's lexemes before it is unnested (the double
-        # ts_delete): unnesting all of a chunk's lexemes cost most of the query's time.
+        # The candidates' term frequencies come from the query lexemes' posting lists
+        # (recherche_chunk_posting, kept by triggers; migration 0006): reading each candidate's
+        # tsvector instead cost most of the query's time. The terms are summed as numeric, exactly:
+        # a float sum depends on the order the plan delivers them in, and equal texts must tie.
         sql = f"""
-            WITH t(lex, w) AS (SELECT * FROM unnest(%s::text[], %s::float8[])),
-            matched AS MATERIALIZED (
+            WITH matched AS MATERIALIZED (
                 SELECT c.id FROM recherche_chunk c
                 WHERE c.kind = %s AND c.search_vector @@ %s::tsquery {where}
             ),
-            cand AS MATERIALIZED (
-                SELECT c.id, length(c.search_vector) AS len,
-                    ts_delete(c.search_vector, tsvector_to_array(ts_delete(c.search_vector, %s::text[]))) AS vec
-                FROM (SELECT id FROM matched ORDER BY id LIMIT %s) m JOIN recherche_chunk c ON c.id = m.id
-            ),
             scored AS (
-                SELECT cand.id, SUM(
-                    t.w * (1 + %s * ('A' = ANY(u.weights))::int)
-                    * (cardinality(u.positions) * (%s + 1))
-                    / (cardinality(u.positions) + %s * (1 - %s + %s * cand.len / %s))
-                ) AS score
-                FROM cand CROSS JOIN LATERAL unnest(cand.vec) AS u(lexeme, positions, weights)
-                JOIN t ON t.lex = u.lexeme
-                GROUP BY cand.id
-                ORDER BY score DESC, cand.id
+                SELECT p.chunk_id AS id, SUM((
+                    (%s::float8[])[array_position(%s::text[], p.lexem::text)]
+                    * (1 + %s * p.titel::int)
+                    * (p.tf * (%s + 1))
+                    / (p.tf + %s * (1 - %s + %s * p.len / %s))
+                )::numeric) AS score
+                FROM recherche_chunk_posting p
+                WHERE p.lexem = ANY(%s::text[]) AND p.chunk_id IN (SELECT id FROM matched ORDER BY id LIMIT %s)
+                GROUP BY p.chunk_id
+                ORDER BY score DESC, p.chunk_id
                 LIMIT %s
             )
             SELECT scored.id, c.text, scored.score FROM scored JOIN recherche_chunk c ON c.id = scored.id
             ORDER BY scored.score DESC, scored.id
         """  # noqa: S608 - `where` is built from constants in this module
+        lexemes = list(weights)
         cursor.execute(
             sql,
-            [list(weights), [w for w, _ndoc in weights.values()], kind, _candidate_query(weights), *params]
-            + [list(weights), FULLTEXT_CANDIDATES]
-            + [TITLE_BONUS, BM25_K1, BM25_K1, BM25_B, BM25_B, average_length, limit],
+            [kind, _candidate_query(weights), *params, [w for w, _ndoc in weights.values()], lexemes]
+            + [TITLE_BONUS, BM25_K1, BM25_K1, BM25_B, BM25_B, average_length]
+            + [lexemes, FULLTEXT_CANDIDATES, limit],
         )
         return [(row[0], row[1], float(row[2])) for row in cursor.fetchall()]
 

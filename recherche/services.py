@@ -370,6 +370,8 @@ def lexem_statistik_refresh(*, kind: str) -> int:
         )
         cursor.execute("SELECT count(*), COALESCE(avg(length(search_vector)), 0) FROM recherche_chunk WHERE kind = %s", [kind])
         total, average_length = cursor.fetchone()
+        # The planner's picture of the full-text postings after a large ingestion (before autovacuum).
+        cursor.execute("ANALYZE recherche_chunk_posting")
     LexemStatistik.objects.create(kind=kind, lexem="", ndoc=total)
     LexemStatistik.objects.create(kind=kind, lexem=AVERAGE_LENGTH_LEXEM, ndoc=max(1, round(average_length)))
     return int(total)
