@@ -153,6 +153,8 @@ class Chunk(models.Model):
     titel = models.CharField(_("Titel"), max_length=800, blank=True)
     text = models.TextField(_("Text"))
     content_hash = models.CharField(_("Inhalts-Hash"), max_length=64)
+    # The full-text postings' triggers depend on this column (migration 0006): a migration that
+    # changes its expression must drop and recreate them, then run chunk_postings_rebuild().
     search_vector = models.GeneratedField(
         expression=SearchVector("titel", weight="A", config="german") + SearchVector("text", weight="B", config="german"),
         output_field=SearchVectorField(),

@@ -350,6 +350,26 @@ def vector_indexes_ensure(*, model_name: str, dim: int) -> list[str]:
     return names
 
 
+@transaction.atomic
+def chunk_postings_rebuild() -> int:
+    """Empty and refill the full-text postings (recherche_chunk_posting) from the chunks' search
+    vectors; the number of postings. The triggers of migration 0006 keep them in step on every
+    write; this is for a write that bypassed them (triggers disabled, `pg_restore --data-only` into
+    a database that has them), which would leave postings that rank by text that is gone."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("TRUNCATE recherche_chunk_posting")
+        cursor.execute(
+            "INSERT INTO recherche_chunk_posting (chunk_id, lexem, tf, titel, len) "
+            "SELECT c.id, u.lexeme, COALESCE(cardinality(u.positions), 1), 'A' = ANY(u.weights), length(c.search_vector) "
+            "FROM recherche_chunk c CROSS JOIN LATERAL unnest(c.search_vector) AS u(lexeme, positions, weights)"
+        )
+        count = cursor.rowcount
+        cursor.execute("ANALYZE recherche_chunk_posting")
+    return count
+
+
 # The statistics row that holds the average number of distinct lexemes of a chunk of the kind (for
 # the length normalisation of full-text scores); a space never occurs in a lexeme.
 AVERAGE_LENGTH_LEXEM = " avg_length"

@@ -2,6 +2,7 @@
 writes them: ingestion, a changed statute, a removed section, an edited or deleted chunk. Full-text
 search reads its term frequencies from them, so a stale posting would rank by text that is gone."""
 
+from io import StringIO
 from pathlib import Path
 
 import pytest
@@ -83,7 +84,7 @@ def test_postings_follow_an_edited_chunk_a_bulk_update_and_a_cascade():
     assert _fulltext_hits("Aufrechnung") == ["1"]
     assert _fulltext_hits("Zurückbehaltung") == []
 
-    Chunk.objects.filter(norm=norms[1]).update(titel="§ 2 TestG Tierhaltung")
+    Chunk.objects.filter(norm=norms[1]).update(titel="§ 2 TestG Tierhaltung")  # an UPDATE of many rows
     assert _postings() == _from_vectors()
     assert _fulltext_hits("Tierhaltung") == ["2"]
 
@@ -97,3 +98,33 @@ def test_postings_follow_an_edited_chunk_a_bulk_update_and_a_cascade():
     gesetz.delete()
     assert _postings() == _from_vectors()
     assert not {chunk_id for chunk_id, *_rest in _postings()} & ids
+
+
+def _chunk(nummer: str, text: str) -> Chunk:
+    gesetz, _ = Gesetz.objects.get_or_create(abkuerzung="TestG", defaults={"titel": "Testgesetz", "slug": "testg"})
+    norm = Norm.objects.create(gesetz=gesetz, art="§", nummer=nummer, titel="", text=text, position=int(nummer))
+    return Chunk.objects.create(kind="NORM", norm=norm, titel=f"§ {nummer} TestG", text=text, content_hash=nummer)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_truncate_of_the_chunks_empties_the_postings():
+    _chunk("1", "Die Zurückbehaltung der Mietsache.")
+    assert _postings()
+    with connection.cursor() as cursor:
+        cursor.execute("TRUNCATE recherche_chunk CASCADE")
+    assert _postings() == set()
+
+
+def test_rebuild_postings_repairs_a_write_that_bypassed_the_triggers():
+    chunk = _chunk("1", "Die Zurückbehaltung der Mietsache.")
+    with connection.cursor() as cursor:  # as a data-only restore into a database with the triggers would
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # no pending foreign-key checks on the table
+        cursor.execute("ALTER TABLE recherche_chunk DISABLE TRIGGER chunk_posting_update")
+        cursor.execute("UPDATE recherche_chunk SET text = 'Die Aufrechnung.' WHERE id = %s", [chunk.pk])
+        cursor.execute("ALTER TABLE recherche_chunk ENABLE TRIGGER chunk_posting_update")
+    assert _postings() != _from_vectors()
+    out = StringIO()
+    call_command("rebuild_postings", stdout=out)
+    assert _postings() == _from_vectors()
+    assert f"{len(_from_vectors())} Postings neu aufgebaut." in out.getvalue()
+    assert _fulltext_hits("Aufrechnung") == ["1"]
