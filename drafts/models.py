@@ -41,6 +41,11 @@ class DraftQuerySet(AkteBoundQuerySet):
             shown = self.filter(Q(pk__in=on_akten.values("pk")) | Q(akte__isnull=True, requested_by=user))
             return shown.exclude(from_run_reading_hidden_akten(user), requested_by=user)
 
+    def hidden_from_requester(self, user: Any) -> Any:
+        """The drafts `user` requested that `visible_to` no longer shows them for what their run read
+        (the same condition as its exclude, for the Akte's timeline)."""
+        return self.filter(from_run_reading_hidden_akten(user), requested_by=user)
+
     def pending(self) -> Any:
         return self.filter(status=HelenaDraft.Status.PENDING)
 

@@ -81,3 +81,29 @@ def test_a_continued_run_carries_what_the_run_it_continues_read():
     assert set(runs_of(lawyer)) == {previous, continued}
     Akte.objects.filter(pk=other.pk).update(anwalt=UserFactory(role=Role.ANWALT))
     assert set(runs_of(lawyer)) == set(), "the continuation holds the same transcript"
+
+
+def test_the_akte_timeline_drops_the_entries_of_a_draft_gone_for_its_requester():
+    """The Verlauf of an Akte the requester still sees named the title of a draft whose run read an
+    Akte gone for them ("Entwurf erstellt: … „<title>“"); the team keeps the entries, as the draft."""
+    from akten.models import Akte, AktenActivity
+    from drafts.services import draft_create
+
+    lawyer = UserFactory(role=Role.ANWALT)
+    colleague = UserFactory(role=Role.ANWALT)
+    own, other = AkteFactory(anwalt=lawyer, sachbearbeiter=colleague), AkteFactory(anwalt=lawyer)
+    run = AgentRunFactory(user=lawyer, akte=own)
+    ToolCallAudit.objects.create(run=run, user=lawyer, tool="read_akte", akte=other)
+    payload = {"titel": "Vergleich mit Müller", "text": "aus der anderen Akte"}
+    draft = draft_create(typ="NOTIZ", akte=own, requested_by=lawyer, payload=payload, run=run)
+    AktenActivity.objects.create(akte=own, typ=AktenActivity.Typ.NOTIZ_ANGELEGT, beschreibung="Notiz", actor_user=lawyer)
+
+    def timeline(user):
+        return [a.beschreibung for a in AktenActivity.objects.visible_to(user).filter(akte=own)]
+
+    assert any(draft.titel in line for line in timeline(lawyer))
+    Akte.objects.filter(pk=other.pk).update(anwalt=UserFactory(role=Role.ANWALT))  # gone for the lawyer
+    assert not any(draft.titel in line for line in timeline(lawyer))
+    assert "Notiz" in timeline(lawyer), "entries without a draft stay"
+    assert any(draft.titel in line for line in timeline(colleague)), "the team of the Akte keeps them"
+    assert any(draft.titel in line for line in timeline(UserFactory(role=Role.ADMIN)))
