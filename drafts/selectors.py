@@ -10,7 +10,7 @@ from django.db.models import QuerySet
 
 from akten.models import Akte, User
 
-from .models import HelenaAlert, HelenaDraft
+from .models import HelenaAlert, HelenaDraft, from_run_reading_hidden_akten
 
 ERR_DRAFT_NOT_FOUND = "Entwurf nicht gefunden."
 # What a draft card needs besides the draft (agent.chat.cards.draft_card).
@@ -58,8 +58,13 @@ def drafts_of_runs(*, user: User, run_ids: Iterable[int]) -> QuerySet[HelenaDraf
 
 
 def drafts_rejected(*, user: User, akte: Akte, limit: int) -> list[HelenaDraft]:
-    """The latest rejected drafts of an Akte that `user` may see (newest first)."""
+    """The latest rejected drafts of an Akte that `user` may see (newest first), for the prompt of
+    `user`'s run. Leaves out the drafts of a run that read an Akte `user` may not see now, also
+    another user's run: the team of the Akte still sees such a draft in the list, but its title and
+    rejection reason can repeat what that run read, and a new run's audit would not record that
+    Akte among its reads (its answer and drafts would pass as derived from the Akte alone)."""
     qs = HelenaDraft.objects.visible_to(user).filter(akte=akte, status=HelenaDraft.Status.REJECTED)
+    qs = qs.exclude(from_run_reading_hidden_akten(user))
     return list(qs.order_by("-reviewed_at", "-pk")[:limit])
 
 

@@ -107,3 +107,26 @@ def test_the_akte_timeline_drops_the_entries_of_a_draft_gone_for_its_requester()
     assert "Notiz" in timeline(lawyer), "entries without a draft stay"
     assert any(draft.titel in line for line in timeline(colleague)), "the team of the Akte keeps them"
     assert any(draft.titel in line for line in timeline(UserFactory(role=Role.ADMIN)))
+
+
+def test_the_prompt_leaves_out_rejected_drafts_of_a_run_that_read_an_akte_hidden_from_its_user():
+    """A colleague's run on the shared Akte read another Akte; its rejected draft stays in the team's
+    list, but its title and reason do not enter the prompt of a user who may not see that Akte
+    (their run's audit would not record the read). Who sees both Akten keeps it in the prompt."""
+    from agent.runs.persona import persona_context_load
+
+    lawyer = UserFactory(role=Role.ANWALT)
+    colleague = UserFactory(role=Role.ANWALT)
+    own, other = AkteFactory(anwalt=lawyer, sachbearbeiter=colleague), AkteFactory(anwalt=lawyer)
+    run = AgentRunFactory(user=lawyer, akte=own)
+    ToolCallAudit.objects.create(run=run, user=lawyer, tool="read_akte", akte=other)
+    rejected = dict(status="REJECTED", reviewer=lawyer, reviewed_at=timezone.now())
+    derived = HelenaDraftFactory(akte=own, requested_by=lawyer, origin_run=run, titel="Vergleich wie in Müller ./. Schmidt", **rejected)
+    plain = HelenaDraftFactory(akte=own, requested_by=lawyer, titel="Notiz zur Kündigung", **rejected)
+
+    def prompt_titles(user):
+        return {r.titel for r in persona_context_load(user=user, akte=own)[1]}
+
+    assert prompt_titles(lawyer) == {derived.titel, plain.titel}
+    assert prompt_titles(colleague) == {plain.titel}
+    assert derived in HelenaDraft.objects.visible_to(colleague), "the team's list keeps the draft"
