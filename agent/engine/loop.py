@@ -57,6 +57,11 @@ NO_ANSWER = "Ich konnte keine abschließende Antwort formulieren."
 ERR_NO_MODEL = "Kein Sprachmodell erreichbar: {error}"
 ERR_MODEL = "Das Sprachmodell hat einen Fehler gemeldet: {error}"
 ERR_INTERNAL = "Interner Fehler im Ablauf: {error}"
+# The finish reasons of a run FAILED on a model error: fixed categories, never the error's text
+# (agent/runs/failures.py keys the user's German text by them).
+FAILED_MODEL_ERROR = "Modellfehler"
+FAILED_NO_MODEL = "kein Modell erreichbar"
+FAILED_CONTEXT_OVERFLOW = "Kontextfenster überschritten"
 TIMEOUT_ANSWER = "Das Zeitlimit von {seconds} s ist erreicht. Bisheriger Stand:\n{partial}"
 TIMEOUT_CUT = "\n\n_(Zeitlimit von {seconds} s erreicht – die Antwort ist hier abgebrochen.)_"
 TIMEOUT_NOTHING = "Das Zeitlimit von {seconds} s ist erreicht, bevor Helena eine Antwort hatte."
@@ -294,18 +299,18 @@ class ModelErrorPolicy:
 # First match wins (subclasses before their bases). An HTTP error is an answer: a stronger tier may
 # help, the demo model would not (no outage).
 MODEL_ERROR_POLICIES: tuple[tuple[type[Exception] | tuple[type[Exception], ...], ModelErrorPolicy], ...] = (
-    (LLMToolParserError, ModelErrorPolicy("Parserfehler des Modellservers", "Modellfehler", ERR_MODEL, recovery=RETRY_ONCE)),
+    (LLMToolParserError, ModelErrorPolicy("Parserfehler des Modellservers", FAILED_MODEL_ERROR, ERR_MODEL, recovery=RETRY_ONCE)),
     (
         (LLMUnavailable, LLMTimeout),
-        ModelErrorPolicy("Modell nicht erreichbar", "kein Modell erreichbar", ERR_NO_MODEL, outage=True),
+        ModelErrorPolicy("Modell nicht erreichbar", FAILED_NO_MODEL, ERR_NO_MODEL, outage=True),
     ),
     (
         LLMContextOverflow,
-        ModelErrorPolicy("Kontextfenster überschritten", "Kontextfenster überschritten", ERR_MODEL, recovery=COMPACT_TOOLS),
+        ModelErrorPolicy("Kontextfenster überschritten", FAILED_CONTEXT_OVERFLOW, ERR_MODEL, recovery=COMPACT_TOOLS),
     ),
-    (LLMError, ModelErrorPolicy("Modellfehler", "Modellfehler", ERR_MODEL)),
+    (LLMError, ModelErrorPolicy("Modellfehler", FAILED_MODEL_ERROR, ERR_MODEL)),
 )
-BROKEN_CLIENT = ModelErrorPolicy("Fehler im Modell-Client", "Modellfehler", ERR_MODEL)
+BROKEN_CLIENT = ModelErrorPolicy("Fehler im Modell-Client", FAILED_MODEL_ERROR, ERR_MODEL)
 
 
 def model_error_policy(exc: Exception) -> ModelErrorPolicy:

@@ -10,15 +10,15 @@ escalation's `cause`; its finish reason names the same category for the operator
 
 from __future__ import annotations
 
-from agent.engine.loop import RunOutcome, RunStatus
+from agent.engine.loop import FAILED_CONTEXT_OVERFLOW, FAILED_MODEL_ERROR, FAILED_NO_MODEL, RunOutcome, RunStatus
 
 ERR_RUN_FAILED = "Helena ist bei diesem Auftrag auf einen internen Fehler gestoßen. Bitte versuche es erneut."
 ERR_START = "Der Auftrag konnte nicht starten. Bitte versuche es erneut."
 # by the engine's finish reason of a failed run (ModelErrorPolicy.finish_reason)
 FAILURE_TEXTS = {
-    "Modellfehler": "Das Sprachmodell hat einen Fehler gemeldet. Bitte versuche es erneut.",
-    "kein Modell erreichbar": "Kein Sprachmodell erreichbar. Bitte versuche es später erneut.",
-    "Kontextfenster überschritten": (
+    FAILED_MODEL_ERROR: "Das Sprachmodell hat einen Fehler gemeldet. Bitte versuche es erneut.",
+    FAILED_NO_MODEL: "Kein Sprachmodell erreichbar. Bitte versuche es später erneut.",
+    FAILED_CONTEXT_OVERFLOW: (
         "Die Anfrage passt nicht in das Kontextfenster des Sprachmodells. Bitte beginne ein neues Gespräch oder kürze die Frage."
     ),
 }
