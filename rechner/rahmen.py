@@ -77,8 +77,7 @@ class Rahmengebuehr:
 
     @property
     def erhoehungsfaehig(self) -> bool:
-        """Nr. 1008 VV RVG raises "die Verfahrens- oder Geschäftsgebühr"."""
-        return self.label.startswith(("Verfahrensgebühr", "Geschäftsgebühr"))
+        return rvg.erhoehungsfaehig(self.label)
 
     def erhoeht(self, auftraggeber: int) -> Rahmengebuehr:
         """The fee for ``auftraggeber`` clients in the same Gegenstand (Nr. 1008 VV RVG): frame, fixed

@@ -332,11 +332,20 @@ class VvNummer:
     regelsatz: Decimal
     angelegenheit: Angelegenheit | None  # None: Teil 1 fees arise in the Angelegenheit they belong to
     schwelle: Decimal | None = None  # Nr. 2300: more than this only if umfangreich oder schwierig
-    erhoehungsfaehig: bool = False  # Nr. 1008 raises Verfahrens- and Geschäftsgebühren
+
+    @property
+    def erhoehungsfaehig(self) -> bool:
+        return erhoehungsfaehig(self.label)
 
 
-def _fest(vv: str, label: str, satz: str, angelegenheit: Angelegenheit | None, *, erhoehungsfaehig: bool = False) -> VvNummer:
-    return VvNummer(vv, label, Decimal(satz), Decimal(satz), Decimal(satz), angelegenheit, erhoehungsfaehig=erhoehungsfaehig)
+def erhoehungsfaehig(label: str) -> bool:
+    """Nr. 1008 VV RVG raises "die Verfahrens- oder Geschäftsgebühr" (value-based and frame fees alike,
+    rechner/rahmen.py): told by the fee's label, which names its kind first."""
+    return label.startswith(("Verfahrensgebühr", "Geschäftsgebühr"))
+
+
+def _fest(vv: str, label: str, satz: str, angelegenheit: Angelegenheit | None) -> VvNummer:
+    return VvNummer(vv, label, Decimal(satz), Decimal(satz), Decimal(satz), angelegenheit)
 
 
 VV: dict[str, VvNummer] = {
@@ -353,7 +362,6 @@ VV: dict[str, VvNummer] = {
             regelsatz=Decimal("1.3"),
             angelegenheit=Angelegenheit.AUSSERGERICHTLICH,
             schwelle=Decimal("1.3"),
-            erhoehungsfaehig=True,
         ),
         _fest("1010", "Zusatzgebühr für besonders umfangreiche Beweisaufnahmen", "0.3", None),
         VvNummer(
@@ -365,47 +373,44 @@ VV: dict[str, VvNummer] = {
             angelegenheit=Angelegenheit.ERFOLGSAUSSICHT,
         ),
         _fest("2101", "Prüfung der Erfolgsaussicht mit schriftlichem Gutachten", "1.3", Angelegenheit.ERFOLGSAUSSICHT),
-        _fest("3100", "Verfahrensgebühr", "1.3", Angelegenheit.ERSTER_RECHTSZUG, erhoehungsfaehig=True),
+        _fest("3100", "Verfahrensgebühr", "1.3", Angelegenheit.ERSTER_RECHTSZUG),
         _fest(
             "3101",
             "Verfahrensgebühr bei vorzeitiger Beendigung oder Protokollierung",
             "0.8",
             Angelegenheit.ERSTER_RECHTSZUG,
-            erhoehungsfaehig=True,
         ),
         _fest("3104", "Terminsgebühr", "1.2", Angelegenheit.ERSTER_RECHTSZUG),
         _fest(
             "3105", "Terminsgebühr bei Säumnis (nur Versäumnisurteil oder Prozessleitung)", "0.5", Angelegenheit.ERSTER_RECHTSZUG
         ),
-        _fest("3200", "Verfahrensgebühr Berufung", "1.6", Angelegenheit.BERUFUNG, erhoehungsfaehig=True),
+        _fest("3200", "Verfahrensgebühr Berufung", "1.6", Angelegenheit.BERUFUNG),
         _fest(
-            "3201", "Verfahrensgebühr Berufung bei vorzeitiger Beendigung", "1.1", Angelegenheit.BERUFUNG, erhoehungsfaehig=True
+            "3201", "Verfahrensgebühr Berufung bei vorzeitiger Beendigung", "1.1", Angelegenheit.BERUFUNG,
         ),
         _fest("3202", "Terminsgebühr Berufung", "1.2", Angelegenheit.BERUFUNG),
         _fest("3203", "Terminsgebühr Berufung bei Säumnis", "0.5", Angelegenheit.BERUFUNG),
-        _fest("3206", "Verfahrensgebühr Revision", "1.6", Angelegenheit.REVISION, erhoehungsfaehig=True),
+        _fest("3206", "Verfahrensgebühr Revision", "1.6", Angelegenheit.REVISION),
         _fest(
-            "3207", "Verfahrensgebühr Revision bei vorzeitiger Beendigung", "1.1", Angelegenheit.REVISION, erhoehungsfaehig=True
+            "3207", "Verfahrensgebühr Revision bei vorzeitiger Beendigung", "1.1", Angelegenheit.REVISION,
         ),
         _fest(
             "3208",
             "Verfahrensgebühr Revision (nur BGH-Anwalt zugelassen)",
             "2.3",
             Angelegenheit.REVISION,
-            erhoehungsfaehig=True,
         ),
         _fest("3210", "Terminsgebühr Revision", "1.5", Angelegenheit.REVISION),
         _fest(
-            "3305", "Verfahrensgebühr Mahnverfahren (Antragsteller)", "1.0", Angelegenheit.MAHNVERFAHREN, erhoehungsfaehig=True
+            "3305", "Verfahrensgebühr Mahnverfahren (Antragsteller)", "1.0", Angelegenheit.MAHNVERFAHREN,
         ),
         _fest(
             "3307",
             "Verfahrensgebühr Mahnverfahren (Antragsgegner, Widerspruch)",
             "0.5",
             Angelegenheit.MAHNVERFAHREN,
-            erhoehungsfaehig=True,
         ),
-        _fest("3309", "Verfahrensgebühr Zwangsvollstreckung", "0.3", Angelegenheit.ZWANGSVOLLSTRECKUNG, erhoehungsfaehig=True),
+        _fest("3309", "Verfahrensgebühr Zwangsvollstreckung", "0.3", Angelegenheit.ZWANGSVOLLSTRECKUNG),
         _fest("3310", "Terminsgebühr Zwangsvollstreckung", "0.3", Angelegenheit.ZWANGSVOLLSTRECKUNG),
         VvNummer(
             "3335",
@@ -414,14 +419,12 @@ VV: dict[str, VvNummer] = {
             satz_bis=Decimal("1.0"),
             regelsatz=Decimal("1.0"),
             angelegenheit=Angelegenheit.PKH_VERFAHREN,
-            erhoehungsfaehig=True,
         ),
         _fest(
             "3403",
             "Verfahrensgebühr für sonstige Einzeltätigkeiten",
             "0.8",
             Angelegenheit.EINZELTAETIGKEIT,
-            erhoehungsfaehig=True,
         ),
     )
 }

@@ -329,12 +329,14 @@ def test_erhoehung_hoechstens_2_0(auftraggeber: int, zuschlag: str) -> None:
     assert rvg.erhoehung(auftraggeber) == Decimal(zuschlag)
 
 
+ERHOEHUNGSFAEHIG = {"2300", "3100", "3101", "3200", "3201", "3206", "3207", "3208", "3305", "3307", "3309", "3335", "3403"}
+
+
 @pytest.mark.parametrize("vv", sorted(rvg.VV))
 def test_jede_verfahrens_und_geschaeftsgebuehr_ist_erhoehungsfaehig(vv: str) -> None:
     """Nr. 1008 VV RVG: "Die Verfahrens- oder Geschäftsgebühr erhöht sich für jede weitere Person" – every
-    one of them (also Nrn. 3335 and 3403), no other fee."""
-    nummer = rvg.VV[vv]
-    assert nummer.erhoehungsfaehig == nummer.label.startswith(("Verfahrensgebühr", "Geschäftsgebühr"))
+    one of them (also Nrn. 3335 and 3403), no other fee (Einigungs-, Termins-, Zusatzgebühr, Prüfung)."""
+    assert rvg.VV[vv].erhoehungsfaehig == (vv in ERHOEHUNGSFAEHIG)
 
 
 @pytest.mark.parametrize(("vv", "satz", "betrag"), [("3403", "0.8", "283.60"), ("3335", "1.0", "354.50")])
