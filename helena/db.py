@@ -95,15 +95,25 @@ def trace_execute(sql: str, params: Sequence[Any], *, durable: bool = False) -> 
             cursor.execute(sql, params)
             return list(cursor.fetchall())
     setting = _local_setting(durable=durable)
-    if setting and connection.settings_dict.get("OPTIONS", {}).get("server_side_binding"):
+    return execute_with_local_settings([setting] if setting else [], sql, params)
+
+
+def execute_with_local_settings(settings: Sequence[str], sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+    """`sql` with the `SET LOCAL` statements `settings` before it, in one round trip where it can:
+    sent in one query string, they run in one implicit transaction that ends with the query, so
+    the settings apply to it also outside a transaction (`BEGIN`, the settings, the query and
+    `COMMIT` would take four). Inside an `atomic` block they last until that transaction ends.
+    Returns the query's rows."""
+    if settings and connection.settings_dict.get("OPTIONS", {}).get("server_side_binding"):
         # prepared statements take one command each
         with transaction.atomic(), connection.cursor() as cursor:
-            cursor.execute(setting)
+            for setting in settings:
+                cursor.execute(setting)
             cursor.execute(sql, params)
             return list(cursor.fetchall())
     with connection.cursor() as cursor:
-        cursor.execute(f"{setting}; {sql}" if setting else sql, params)
-        if setting:
+        cursor.execute("; ".join([*settings, sql]), params)
+        for _setting in settings:
             cursor.nextset()
         return list(cursor.fetchall())
 

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from django.db import connection
+
 logger = logging.getLogger(__name__)
 
 # Other names lawyers use for statutes of the corpus (the corpus' own aliases come from the files).
@@ -480,22 +482,35 @@ def _dedupe(targets: list[Ziel]) -> list[Ziel]:
 
 
 @functools.lru_cache(maxsize=4)
-def _law_names_cached(key: tuple[tuple[str, tuple[str, ...], str], ...]) -> LawNames:
+def _law_names_cached(fingerprint: tuple[int, str]) -> LawNames:
+    """The names of the statutes as they are when `fingerprint` is theirs (`law_names`)."""
+    from .models import Gesetz
+
     names: dict[str, str] = {}
-    for abkuerzung, aliase, _titel in key:
+    titles: dict[str, str] = {}
+    for abkuerzung, aliase, titel in Gesetz.objects.order_by("abkuerzung").values_list("abkuerzung", "aliase", "titel"):
         names[abkuerzung] = abkuerzung
-        for alias in aliase:
+        for alias in aliase or []:
             names.setdefault(alias, abkuerzung)
-    return LawNames(names, {titel: abkuerzung for abkuerzung, _aliase, titel in key if titel})
+        if titel:
+            titles[titel] = abkuerzung
+    return LawNames(names, titles)
+
+
+# Changes whenever a statute is added, removed or renamed, or its aliases or title change.
+LAW_NAMES_FINGERPRINT_SQL = (
+    "SELECT count(*), COALESCE(md5(string_agg(abkuerzung || '|' || COALESCE(aliase::text, '') || '|' || titel, "
+    "E'\\n' ORDER BY abkuerzung)), '') FROM recherche_gesetz"
+)
 
 
 def law_names() -> LawNames:
-    """The abbreviations and titles of the statutes in the database (one query; the parsed form is
-    cached)."""
-    from .models import Gesetz
-
-    rows = Gesetz.objects.order_by("abkuerzung").values_list("abkuerzung", "aliase", "titel")
-    return _law_names_cached(tuple((abk, tuple(aliase or []), titel) for abk, aliase, titel in rows))
+    """The abbreviations and titles of the statutes in the database: one query for their
+    fingerprint, the names themselves loaded and parsed once per fingerprint."""
+    with connection.cursor() as cursor:
+        cursor.execute(LAW_NAMES_FINGERPRINT_SQL)
+        count, digest = cursor.fetchone()
+    return _law_names_cached((int(count), digest))
 
 
 def absatz_numbers(text: str) -> list[str]:

@@ -28,10 +28,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from django.db import connection, transaction
+from django.db import connection
 from wordfreq import get_frequency_dict
 
 from akten.models import Dokument
+from helena.db import execute_with_local_settings
 
 from . import citations
 from .embeddings import EmbeddingBackend, EmbeddingUnavailable, get_backend
@@ -113,7 +114,8 @@ class Hit:
     kind: str
     object_id: int
     score: float
-    chunk_text: str
+    chunk_id: int  # the source's best chunk (of the first ranking that has it)
+    chunk_text: str = ""  # its text, where `hybrid_chunks` was asked for it
     fulltext_rank: int | None = None
     vector_rank: int | None = None
     exact: bool = False
@@ -295,13 +297,6 @@ def embedding_query(query: str) -> str:
     return f"{query} ({expansion})" if expansion else query
 
 
-def _lexemes(cursor: Any, text: str) -> list[str]:
-    if not text.strip():
-        return []
-    cursor.execute("SELECT DISTINCT unnest(tsvector_to_array(to_tsvector('german', %s)))", [text])
-    return [row[0] for row in cursor.fetchall()]
-
-
 def query_words(query: str) -> list[str]:
     """The words of `query` that name its subject (without QUERY_STOPWORDS)."""
     return [word for word in re.findall(r"\w+", query) if word.lower() not in QUERY_STOPWORDS]
@@ -404,16 +399,23 @@ def _compound_splits(word: str) -> list[tuple[str, str]]:
     return splits
 
 
-def _compound_parts(cursor: Any, kind: str, words: list[str]) -> list[str]:
-    """Lexemes of the parts of the query's rare compounds: for each long word the corpus (almost)
-    never uses, the split whose two parts are both in the corpus and most common there (the
-    geometric mean of their document frequencies, after Koehn and Knight 2003)."""
-    long_words = [word for word in dict.fromkeys(words) if len(word) >= COMPOUND_MIN_CHARS and word.isalpha()]
-    if not long_words:
-        return []
+def _long_words(words: list[str]) -> list[str]:
+    """The words of a query that may be compounds worth splitting (`_compound_parts`)."""
+    return [word for word in dict.fromkeys(words) if len(word) >= COMPOUND_MIN_CHARS and word.isalpha()]
+
+
+def _compound_pieces(long_words: list[str]) -> list[str]:
+    """Every piece of every split of `long_words`, and the words themselves (lower case), whose
+    stems and document frequencies `_compound_readings` compares."""
     pieces = {piece for word in long_words for split in _compound_splits(word) for piece in split}
-    rows, _total = _stem_counts(cursor, kind, sorted(pieces | {word.lower() for word in long_words}))
-    found = {piece: (lexem, ndoc) for piece, lexem, ndoc in rows}
+    return sorted(pieces | {word.lower() for word in long_words})
+
+
+def _compound_readings(long_words: list[str], found: dict[str, tuple[str, int]]) -> list[str]:
+    """Lexemes of the parts of the rare compounds among `long_words`, given each piece's (lexeme,
+    document frequency) in `found` (`_compound_pieces`): for each word the corpus (almost) never
+    uses, the split whose two parts are both in the corpus and most common there (the geometric
+    mean of their document frequencies, after Koehn and Knight 2003)."""
     parts: list[str] = []
     for word in long_words:
         if found.get(word.lower(), ("", 0))[1] > COMPOUND_MAX_NDOC:
@@ -429,24 +431,63 @@ def _compound_parts(cursor: Any, kind: str, words: list[str]) -> list[str]:
     return list(dict.fromkeys(parts))
 
 
+def _compound_parts(cursor: Any, kind: str, words: list[str]) -> list[str]:
+    """Lexemes of the parts of the query's rare compounds (`_compound_readings`)."""
+    long_words = _long_words(words)
+    if not long_words:
+        return []
+    rows, _total = _stem_counts(cursor, kind, _compound_pieces(long_words))
+    return _compound_readings(long_words, {piece: (lexem, ndoc) for piece, lexem, ndoc in rows})
+
+
+# The lexemes of the question's own words, of its thesaurus expansion and of the pieces of its long
+# words, with their document frequencies and the kind's totals: one round trip for `_term_weights`.
+TERM_STATISTICS_SQL = """
+    WITH terms(source, word, lexem) AS (
+        SELECT 'own', '', l.lexem FROM unnest(tsvector_to_array(to_tsvector('german', %s))) AS l(lexem)
+        UNION ALL
+        SELECT 'expanded', '', l.lexem FROM unnest(tsvector_to_array(to_tsvector('german', %s))) AS l(lexem)
+        UNION ALL
+        SELECT 'piece', w.word, l.lexem FROM unnest(%s::text[]) AS w(word)
+        CROSS JOIN LATERAL unnest(tsvector_to_array(to_tsvector('german', w.word))) AS l(lexem)
+        UNION ALL
+        SELECT 'total', '', t.lexem FROM unnest(ARRAY['', %s]) AS t(lexem)
+    )
+    SELECT t.source, t.word, t.lexem,
+        COALESCE((SELECT s.ndoc FROM recherche_lexemstatistik s WHERE s.kind = %s AND s.lexem = t.lexem), 0)
+    FROM terms t
+"""  # a subquery per term: the planner cannot see how few terms there are and would hash the whole table
+
+
 def _term_weights(cursor: Any, kind: str, query: str) -> tuple[dict[str, tuple[float, int]], float]:
     """IDF weight and document frequency per query lexeme (from LexemStatistik); the parts of rare
     compounds and thesaurus expansions count less. Without statistics for the kind (nothing
     ingested yet) every lexeme weighs 1."""
     words = query_words(query)
-    own = _lexemes(cursor, " ".join(words))
-    parts = [lex for lex in _compound_parts(cursor, kind, words) if lex not in own]
-    expanded = [lex for lex in _lexemes(cursor, expand_query(query)) if lex not in own and lex not in parts]
+    long_words = _long_words(words)
+    cursor.execute(
+        TERM_STATISTICS_SQL,
+        [" ".join(words), expand_query(query), _compound_pieces(long_words), AVERAGE_LENGTH_LEXEM, kind],
+    )
+    own: list[str] = []
+    expanded: list[str] = []
+    found: dict[str, tuple[str, int]] = {}
+    df: dict[str, int] = {}
+    for source, word, lexem, ndoc in cursor.fetchall():
+        df[lexem] = ndoc
+        if source == "own":
+            own.append(lexem)
+        elif source == "expanded":
+            expanded.append(lexem)
+        elif source == "piece":
+            found[word] = (lexem, ndoc)
+    total = df.pop("", 0)
+    average_length = float(df.pop(AVERAGE_LENGTH_LEXEM, 0) or 100)
+    parts = [lex for lex in _compound_readings(long_words, found) if lex not in own]
+    expanded = [lex for lex in expanded if lex not in own and lex not in parts]
     lexemes = own + parts + expanded
     if not lexemes:
         return {}, 1.0
-    cursor.execute(
-        "SELECT lexem, ndoc FROM recherche_lexemstatistik WHERE kind = %s AND lexem = ANY(%s)",
-        [kind, [*lexemes, "", AVERAGE_LENGTH_LEXEM]],
-    )
-    df = dict(cursor.fetchall())
-    total = df.pop("", 0)
-    average_length = float(df.pop(AVERAGE_LENGTH_LEXEM, 0) or 100)
     weights: dict[str, tuple[float, int]] = {}
     for lexem in lexemes:
         factor = 1.0 if lexem in own else COMPOUND_PART_WEIGHT if lexem in parts else EXPANSION_WEIGHT
@@ -479,12 +520,18 @@ def _candidate_query(weights: dict[str, tuple[float, int]]) -> str:
     return f"{_tsquery_term(ordered[0])} & ({' | '.join(_tsquery_term(lex) for lex in ordered[1:])})"
 
 
+# A ranked chunk: (chunk id, its source's id – the `source` column, e.g. norm_id –, score). Without
+# its text: a norm's hit shows the section's text, and the other kinds need the text of the shown
+# hits only (`hybrid_chunks`), not of every candidate.
+Ranked = tuple[int, int, float]
+
+
 def _tsquery_term(lexem: str) -> str:
     return "'" + lexem.replace("'", "''") + "'"
 
 
-def _fulltext(kind: str, query: str, where: str, params: list[Any], limit: int) -> list[tuple[int, str, float]]:
-    """Chunk ids ranked by BM25: per query lexeme its IDF weight times its saturated term
+def _fulltext(kind: str, query: str, source: str, where: str, params: list[Any], limit: int) -> list[Ranked]:
+    """Chunks (with their `source` column) ranked by BM25: per query lexeme its IDF weight times its saturated term
     frequency, normalised by the chunk's length (distinct lexemes against the kind's average),
     doubled where the lexeme stands in the chunk's heading. The query is widened by the thesaurus,
     so "Kündigung Eigenbedarf" also looks for the statute's own words. Ties break on the chunk id."""
@@ -519,9 +566,9 @@ def _fulltext(kind: str, query: str, where: str, params: list[Any], limit: int) 
                 ORDER BY score DESC, p.chunk_id
                 LIMIT %s
             )
-            SELECT scored.id, c.text, scored.score FROM scored JOIN recherche_chunk c ON c.id = scored.id
+            SELECT scored.id, c.{source}, scored.score FROM scored JOIN recherche_chunk c ON c.id = scored.id
             ORDER BY scored.score DESC, scored.id
-        """  # noqa: S608 - `where` is built from constants in this module
+        """  # noqa: S608 - `where` and `source` are built from constants in this module
         lexemes = list(weights)
         cursor.execute(
             sql,
@@ -544,11 +591,11 @@ def _iterative_scan() -> bool:
 
 
 def _vector(
-    kind: str, vector: list[float], backend: EmbeddingBackend, where: str, params: list[Any], limit: int
-) -> list[tuple[int, str, float]]:
-    """Chunk ids by cosine similarity (HNSW), with their similarity: the nearest `limit` of the
-    VECTOR_POOL the index finds. `hnsw.ef_search` is set in a transaction of its own, so it applies
-    also where the caller has none (tool calls).
+    kind: str, vector: list[float], backend: EmbeddingBackend, source: str, where: str, params: list[Any], limit: int
+) -> list[Ranked]:
+    """Chunks (with their `source` column) by cosine similarity (HNSW), with their similarity: the nearest `limit` of the
+    VECTOR_POOL the index finds. `hnsw.ef_search` is set with the query, in one round trip, so it
+    applies also where the caller has no transaction (tool calls).
 
     With a filter (`where`: the Dokumente a user may see, one statute) the index hands over its
     nearest candidates before the filter, and a user who sees few of the firm's documents got few
@@ -556,20 +603,19 @@ def _vector(
     its relaxed order is sorted here)."""
     dim = int(backend.dim)
     sql = f"""
-        SELECT c.id, c.text, 1 - ((c.embedding::vector({dim})) <=> %s::vector({dim})) AS similarity
+        SELECT c.id, c.{source}, 1 - ((c.embedding::vector({dim})) <=> %s::vector({dim})) AS similarity
         FROM recherche_chunk c
         WHERE c.embedding_model = %s AND c.kind = %s {where}
         ORDER BY (c.embedding::vector({dim})) <=> %s::vector({dim}), c.id
         LIMIT %s
-    """  # noqa: S608 - `where` is built from constants in this module, dim is an int
+    """  # noqa: S608 - `where` and `source` are built from constants in this module, dim is an int
     literal = "[" + ",".join(f"{x:.6f}" for x in vector) + "]"
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(f"SET LOCAL hnsw.ef_search = {int(EF_SEARCH)}")
-        if where and _iterative_scan():
-            cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-        cursor.execute(sql, [literal, backend.name, kind, *params, literal, max(limit, VECTOR_POOL)])
-        rows = sorted(((row[0], row[1], float(row[2])) for row in cursor.fetchall()), key=lambda r: (-r[2], r[0]))
-        return rows[:limit]
+    settings = [f"SET LOCAL hnsw.ef_search = {int(EF_SEARCH)}"]
+    if where and _iterative_scan():
+        settings.append("SET LOCAL hnsw.iterative_scan = relaxed_order")
+    fetched = execute_with_local_settings(settings, sql, [literal, backend.name, kind, *params, literal, max(limit, VECTOR_POOL)])
+    rows = sorted(((row[0], row[1], float(row[2])) for row in fetched), key=lambda r: (-r[2], r[0]))
+    return rows[:limit]
 
 
 class _RememberedQuery:
@@ -644,44 +690,47 @@ def hybrid_chunks(
     limit: int = 10,
     mode: str = "hybrid",
     backend: EmbeddingBackend | None = None,
+    with_text: bool = True,
 ) -> tuple[list[Hit], bool]:
     """Rank sources (norm/urteil/muster/dokument ids, column `source`) of one chunk kind.
 
-    Returns the hits and whether the search fell back to full text only.
+    Returns the hits (with the text of their best chunk, `with_text`) and whether the search fell
+    back to full text only.
     """
     params = params or []
-    rankings: list[tuple[str, list[tuple[int, str, float]]]] = []
+    rankings: list[tuple[str, list[Ranked]]] = []
     fallback = False
     if mode in ("hybrid", "fulltext"):
-        rankings.append(("fulltext", _fulltext(kind, query, where, params, CANDIDATES)))
+        rankings.append(("fulltext", _fulltext(kind, query, source, where, params, CANDIDATES)))
     if mode in ("hybrid", "vector"):
         backend = backend or get_backend()
         try:
             vector = backend.embed_query(embedding_query(query))
-            rankings.append(("vector", _vector(kind, vector, backend, where, params, CANDIDATES)))
+            rankings.append(("vector", _vector(kind, vector, backend, source, where, params, CANDIDATES)))
         except EmbeddingUnavailable:
             fallback = True
             if mode == "vector":
-                rankings.append(("fulltext", _fulltext(kind, query, where, params, CANDIDATES)))
-    chunk_ids = {cid for _, ranking in rankings for cid, _, _ in ranking}
-    source_of = dict(Chunk.objects.filter(pk__in=chunk_ids).values_list("pk", source))
+                rankings.append(("fulltext", _fulltext(kind, query, source, where, params, CANDIDATES)))
     hits: dict[int, Hit] = {}
     for name, ranking in rankings:
         seen: set[int] = set()
-        for cid, text, value in ranking:
-            object_id = source_of[cid]
+        for chunk_id, object_id, value in ranking:
             if object_id in seen:  # the best chunk of a source counts, once per ranking
                 continue
             seen.add(object_id)
             rank = len(seen)
-            hit = hits.setdefault(object_id, Hit(kind=kind, object_id=object_id, score=0.0, chunk_text=text))
+            hit = hits.setdefault(object_id, Hit(kind=kind, object_id=object_id, score=0.0, chunk_id=chunk_id))
             hit.score += 1.0 / (RRF_K + rank)
             if name == "fulltext":
                 hit.fulltext_rank = rank
             else:
                 hit.vector_rank, hit.similarity = rank, value
-    ordered = sorted(hits.values(), key=lambda h: (-h.score, h.object_id))
-    return ordered[:limit], fallback
+    ordered = sorted(hits.values(), key=lambda h: (-h.score, h.object_id))[:limit]
+    if with_text:
+        texts = dict(Chunk.objects.filter(pk__in=[hit.chunk_id for hit in ordered]).values_list("pk", "text"))
+        for hit in ordered:
+            hit.chunk_text = texts.get(hit.chunk_id, "")
+    return ordered, fallback
 
 
 def relevant(hit: Hit, *, fallback: bool = False) -> bool:
@@ -797,6 +846,7 @@ def search_normen(
             limit=wanted,
             mode=mode,
             backend=backend,
+            with_text=False,  # a norm's hit shows the section's own text
         )
         if backend is not None and backend.vector is not None:
             areas = closest_areas(backend.vector, backend.name, backend.dim)

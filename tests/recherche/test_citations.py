@@ -317,3 +317,20 @@ def test_an_article_that_only_holds_sections_is_no_repealed_one():
     assert container.ok and container.zitat == "Art. 246a BGBEG"
     (repealed,) = resolve(extract("Art. 247 EGBGB", names))
     assert not repealed.ok and "weggefallen" in repealed.grund
+
+
+@pytest.mark.django_db
+def test_the_law_names_follow_every_change_of_the_statutes_names():
+    """The parsed names are kept per fingerprint of the statutes' names: an added statute, a new
+    alias and a new title (also written past the ORM's save) are known on the next call."""
+    from recherche.citations import law_names
+    from recherche.models import Gesetz
+
+    gesetz = Gesetz.objects.create(abkuerzung="PrüfG", titel="Prüfgesetz", slug="pruefg")
+    assert law_names().lookup("PrüfG") == "PrüfG" and law_names().lookup("PrüfVG") is None
+    Gesetz.objects.filter(pk=gesetz.pk).update(aliase=["PrüfVG"])
+    assert law_names().lookup("PrüfVG") == "PrüfG"
+    Gesetz.objects.filter(pk=gesetz.pk).update(titel="Gesetz über die Prüfung von Namen")
+    assert law_names().law_at("nach dem Gesetz über die Prüfung von Namen", 5)[0] == "PrüfG"
+    Gesetz.objects.create(abkuerzung="ZweitG", titel="Zweitgesetz", slug="zweitg")
+    assert law_names().lookup("ZweitG") == "ZweitG"

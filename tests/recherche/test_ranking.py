@@ -159,7 +159,7 @@ def test_vector_search_returns_all_candidates_outside_a_transaction():
         cursor.execute("SET enable_seqscan = off")  # the HNSW index, as on the full corpus
     try:
         assert not connection.in_atomic_block
-        found = _vector("NORM", [rng.gauss(0, 1) for _ in range(384)], backend, "", [], CANDIDATES)
+        found = _vector("NORM", [rng.gauss(0, 1) for _ in range(384)], backend, "norm_id", "", [], CANDIDATES)
     finally:
         with connection.cursor() as cursor:
             cursor.execute("RESET enable_seqscan")
