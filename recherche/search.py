@@ -400,7 +400,7 @@ def _compound_splits(word: str) -> list[tuple[str, str]]:
 
 
 def _long_words(words: list[str]) -> list[str]:
-    """The words of a query that may be compounds worth splitting (`_compound_parts`)."""
+    """The words of a query that may be compounds worth splitting (`_compound_readings`)."""
     return [word for word in dict.fromkeys(words) if len(word) >= COMPOUND_MIN_CHARS and word.isalpha()]
 
 
@@ -429,15 +429,6 @@ def _compound_readings(long_words: list[str], found: dict[str, tuple[str, int]])
             _score, left_lexem, head_lexem = max(readings)
             parts += [left_lexem, head_lexem]
     return list(dict.fromkeys(parts))
-
-
-def _compound_parts(cursor: Any, kind: str, words: list[str]) -> list[str]:
-    """Lexemes of the parts of the query's rare compounds (`_compound_readings`)."""
-    long_words = _long_words(words)
-    if not long_words:
-        return []
-    rows, _total = _stem_counts(cursor, kind, _compound_pieces(long_words))
-    return _compound_readings(long_words, {piece: (lexem, ndoc) for piece, lexem, ndoc in rows})
 
 
 # The lexemes of the question's own words, of its thesaurus expansion and of the pieces of its long

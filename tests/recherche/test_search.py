@@ -5,7 +5,8 @@ from django.db import connection
 from akten.models import Role
 from recherche.models import Chunk
 from recherche.search import (
-    _compound_parts,
+    COMPOUND_PART_WEIGHT,
+    _term_weights,
     embedding_query,
     expand_query,
     parse_citations,
@@ -95,14 +96,26 @@ def test_question_framing_words_are_not_searched():
     assert query_words("Wie lange darf der Vermieter warten, bis er kündigt?") == ["der", "Vermieter", "warten", "er", "kündigt"]
 
 
-def test_rare_compounds_are_searched_by_their_parts(shipped_gesetze):
-    from django.db import connection
+def test_rare_compounds_are_searched_by_their_parts(shipped_gesetze, monkeypatch):
+    import recherche.search as search_module
 
-    with connection.cursor() as cursor:
-        # "Wohnungsmieter" is not in the statutes, "Wohnung" and "Mieter" are.
-        assert _compound_parts(cursor, Chunk.Kind.NORM, ["Wohnungsmieter"]) == ["wohnung", "miet"]
-        # a compound the statutes use is searched as it is; derived words are no compounds
-        assert _compound_parts(cursor, Chunk.Kind.NORM, ["Kündigungsfrist", "automatisch", "restlichen"]) == []
+    def searched(query):
+        """The lexemes the full text searches for `query` (its own words, the parts of its rare
+        compounds and its thesaurus expansion), with their weights."""
+        with connection.cursor() as cursor:
+            return {lex: weight for lex, (weight, _ndoc) in _term_weights(cursor, Chunk.Kind.NORM, query)[0].items()}
+
+    # "Wohnungsmieter" is not in the statutes, "Wohnung" and "Mieter" are: searched as its parts too.
+    weights = searched("Wohnungsmieter")
+    assert set(weights) == {"wohnungsmiet", "wohnung", "miet"}
+    assert weights["wohnung"] == pytest.approx(COMPOUND_PART_WEIGHT * searched("Wohnung")["wohnung"])
+    # a compound the statutes use is searched as it is; derived words are no compounds: splitting
+    # adds nothing to what the words and their thesaurus expansion search
+    query = "Kündigungsfrist automatisch restlichen"
+    with_splitting = searched(query)
+    monkeypatch.setattr(search_module, "COMPOUND_MIN_CHARS", 99)
+    assert searched(query) == with_splitting
+    assert set(searched("Wohnungsmieter")) == {"wohnungsmiet"}, "the switch does turn splitting off"
 
 
 @pytest.mark.parametrize(
