@@ -538,7 +538,9 @@ def _fulltext(kind: str, query: str, source: str, where: str, params: list[Any],
         # The candidates' term frequencies come from the query lexemes' posting lists
         # (recherche_chunk_posting, kept by triggers; migration 0006): reading each candidate's
         # tsvector instead cost most of the query's time. The terms are summed as numeric, exactly:
-        # a float sum depends on the order the plan delivers them in, and equal texts must tie.
+        # a float sum depends on the order the plan delivers them in, and equal texts must tie. Each
+        # term is computed in float8 (the constants are cast: a bare literal would make every
+        # operation numeric, a third of the query's time where common words have long posting lists).
         sql = f"""
             WITH matched AS MATERIALIZED (
                 SELECT c.id FROM recherche_chunk c
@@ -547,9 +549,9 @@ def _fulltext(kind: str, query: str, source: str, where: str, params: list[Any],
             scored AS (
                 SELECT p.chunk_id AS id, SUM((
                     (%s::float8[])[array_position(%s::text[], p.lexem::text)]
-                    * (1 + %s * p.titel::int)
-                    * (p.tf * (%s + 1))
-                    / (p.tf + %s * (1 - %s + %s * p.len / %s))
+                    * (1 + %s::float8 * p.titel::int)
+                    * (p.tf * (%s::float8 + 1))
+                    / (p.tf + %s::float8 * (1 - %s::float8 + %s::float8 * p.len / %s::float8))
                 )::numeric) AS score
                 FROM recherche_chunk_posting p
                 WHERE p.lexem = ANY(%s::text[]) AND p.chunk_id IN (SELECT id FROM matched ORDER BY id LIMIT %s)
