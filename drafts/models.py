@@ -18,13 +18,18 @@ from django.utils.translation import gettext_lazy as _
 from akten.models import Akte, AkteBoundQuerySet, access_scope_reused
 
 
-def from_run_reading_hidden_akten(user: Any) -> Exists:
+def from_run_reading_hidden_akten(user: Any) -> Q:
     """Drafts and alerts proposed by a run that read an Akte `user` may not see now (a run in the
     general chat, a search across Akten, a run on another Akte): what it proposes can repeat what
     it read, so for its own user it is gone as that run is (agent/runs/selectors.py, `runs_of`).
-    Through the run's audit rows (the agent app's model, by name like the `origin_run` relation)."""
-    audits = apps.get_model("agent", "ToolCallAudit").objects.showing_hidden_akten(user)
-    return Exists(audits.filter(run=OuterRef("origin_run")))
+    What a run read: the Akten of its audit rows and its own Akte, whose Sachstand and Beteiligte
+    its prompt carries (agent/runs/reads.py, `akten_read`). Through the agent app's models, by name
+    like the `origin_run` relation."""
+    with access_scope_reused():
+        audits = apps.get_model("agent", "ToolCallAudit").objects.showing_hidden_akten(user)
+        visible = Akte.objects.visible_to(user).order_by().values("pk")
+    on_hidden_akte = apps.get_model("agent", "AgentRun").objects.filter(pk=OuterRef("origin_run"), akte__isnull=False)
+    return Q(Exists(audits.filter(run=OuterRef("origin_run")))) | Q(Exists(on_hidden_akte.exclude(akte__in=visible)))
 
 
 class DraftQuerySet(AkteBoundQuerySet):

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 
 from django.db.models import QuerySet
 
-from akten.models import Akte, User
+from akten.models import Akte, User, access_scope_reused
 
 from .models import HelenaAlert, HelenaDraft, from_run_reading_hidden_akten
 
@@ -63,9 +63,10 @@ def drafts_rejected(*, user: User, akte: Akte, limit: int) -> list[HelenaDraft]:
     another user's run: the team of the Akte still sees such a draft in the list, but its title and
     rejection reason can repeat what that run read, and a new run's audit would not record that
     Akte among its reads (its answer and drafts would pass as derived from the Akte alone)."""
-    qs = HelenaDraft.objects.visible_to(user).filter(akte=akte, status=HelenaDraft.Status.REJECTED)
-    qs = qs.exclude(from_run_reading_hidden_akten(user))
-    return list(qs.order_by("-reviewed_at", "-pk")[:limit])
+    with access_scope_reused():  # the user's access resolved once for both
+        qs = HelenaDraft.objects.visible_to(user).filter(akte=akte, status=HelenaDraft.Status.REJECTED)
+        qs = qs.exclude(from_run_reading_hidden_akten(user))
+        return list(qs.order_by("-reviewed_at", "-pk")[:limit])
 
 
 def alert_list(*, user: User, active_only: bool = False) -> QuerySet[HelenaAlert]:

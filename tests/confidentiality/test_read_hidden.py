@@ -121,7 +121,9 @@ def test_the_prompt_leaves_out_rejected_drafts_of_a_run_that_read_an_akte_hidden
     run = AgentRunFactory(user=lawyer, akte=own)
     ToolCallAudit.objects.create(run=run, user=lawyer, tool="read_akte", akte=other)
     rejected = dict(status="REJECTED", reviewer=lawyer, reviewed_at=timezone.now())
-    derived = HelenaDraftFactory(akte=own, requested_by=lawyer, origin_run=run, titel="Vergleich wie in Müller ./. Schmidt", **rejected)
+    derived = HelenaDraftFactory(
+        akte=own, requested_by=lawyer, origin_run=run, titel="Vergleich wie in Müller ./. Schmidt", **rejected
+    )
     plain = HelenaDraftFactory(akte=own, requested_by=lawyer, titel="Notiz zur Kündigung", **rejected)
 
     def prompt_titles(user):
@@ -130,3 +132,30 @@ def test_the_prompt_leaves_out_rejected_drafts_of_a_run_that_read_an_akte_hidden
     assert prompt_titles(lawyer) == {derived.titel, plain.titel}
     assert prompt_titles(colleague) == {plain.titel}
     assert derived in HelenaDraft.objects.visible_to(colleague), "the team's list keeps the draft"
+
+
+def test_a_run_on_one_akte_counts_its_own_akte_as_read_for_the_drafts_it_proposes_on_another():
+    """A run on Akte X (its prompt carries X's Sachstand and Beteiligte, no audit row records X)
+    proposes a draft on Akte A: who may not see X neither gets its rejection in the prompt nor, as
+    its requester, keeps the draft once X is gone for them. A draft without a run stays."""
+    from agent.runs.persona import persona_context_load
+    from akten.models import Akte
+
+    lawyer = UserFactory(role=Role.ANWALT)
+    colleague = UserFactory(role=Role.ANWALT)
+    shared, own = AkteFactory(anwalt=lawyer, sachbearbeiter=colleague), AkteFactory(anwalt=lawyer)
+    run = AgentRunFactory(user=lawyer, akte=own)
+    rejected = dict(status="REJECTED", reviewer=lawyer, reviewed_at=timezone.now())
+    derived = HelenaDraftFactory(akte=shared, requested_by=lawyer, origin_run=run, titel="Wie in Müller ./. Schmidt", **rejected)
+    plain = HelenaDraftFactory(akte=shared, requested_by=lawyer, titel="Notiz zur Kündigung", **rejected)
+
+    def prompt_titles(user):
+        return {r.titel for r in persona_context_load(user=user, akte=shared)[1]}
+
+    assert prompt_titles(lawyer) == {derived.titel, plain.titel}
+    assert prompt_titles(colleague) == {plain.titel}
+    assert set(HelenaDraft.objects.visible_to(lawyer)) == {derived, plain}
+    Akte.objects.filter(pk=own.pk).update(anwalt=UserFactory(role=Role.ANWALT))  # gone for the lawyer
+    assert set(HelenaDraft.objects.visible_to(lawyer)) == {plain}
+    assert set(HelenaDraft.objects.visible_to(colleague)) == {derived, plain}, "the team of the Akte keeps it"
+    assert set(HelenaDraft.objects.visible_to(UserFactory(role=Role.ADMIN))) == {derived, plain}
