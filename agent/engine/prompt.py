@@ -63,6 +63,7 @@ class Rejection:
     titel: str
     reason: str
     categories: tuple[str, ...] = field(default_factory=tuple)
+    origin_run_id: int | None = None  # the run that proposed the draft: its reads come with it
 
 
 def tool_guidance(tools: list[dict[str, Any]]) -> str:

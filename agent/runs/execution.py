@@ -45,7 +45,7 @@ from agent.models import Message as ChatMessage
 from agent.runs.events import Publish, Relay, RunEventSink, event_row_append
 from agent.runs.failures import ERR_START, outcome_error_public
 from agent.runs.persona import persona_context_load
-from agent.runs.reads import SUMMARY_HISTORY, reads_carry_over
+from agent.runs.reads import SUMMARY_HISTORY, SUMMARY_REJECTIONS, reads_carry_over
 from agent.runs.routes import DEMO_TOOLS, routes_build
 from agent.runs.selectors import messages_of
 from agent.tools.base import ToolContext
@@ -174,6 +174,9 @@ def _run_prepare(run: AgentRun, cancel: CancelToken, client_factory: Callable[[T
     tools = toolbox_for(ctx)
     task_type = run.task_type or TaskType.FRAGE
     akte_context, rejections, first_contact = persona_context_load(user=user, akte=akte)
+    # the prompt repeats what the rejected drafts' runs proposed from what they read
+    origin_runs = [r.origin_run_id for r in rejections if r.origin_run_id is not None]
+    reads_carry_over(run=run, from_run_ids=origin_runs, summary=SUMMARY_REJECTIONS)
     demo_tools = [spec for spec in tools.schemas() if spec.get("function", {}).get("name") in DEMO_TOOLS]
     demo_prompt = build_demo_prompt(tools=demo_tools, akte=akte_context, today=timezone.localdate())
     router = TierRouter(

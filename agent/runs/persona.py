@@ -35,7 +35,9 @@ def persona_context_load(*, user: User, akte: Akte | None) -> tuple[AkteContext 
         beteiligte=beteiligte,
     )
     rejections = [
-        Rejection(titel=d.titel, reason=d.rejection_reason, categories=tuple(d.rejection_categories))
+        Rejection(
+            titel=d.titel, reason=d.rejection_reason, categories=tuple(d.rejection_categories), origin_run_id=d.origin_run_id
+        )
         for d in drafts_rejected(user=user, akte=akte, limit=MAX_REJECTIONS)
     ]
     return context, rejections, first_contact

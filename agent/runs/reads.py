@@ -4,8 +4,9 @@ user may no longer see is gone for them, because its answer can repeat what it r
 
 Some runs carry what other runs read without a tool call of their own: a later run of a
 conversation gets the earlier turns as history, a continued run the transcript of the run it
-continues. Each gets one audit row (tool CARRIED_OVER) with the Akten of those runs, so that it is
-gone when they are. Pruned traces (manage.py prune_run_traces) keep the same one row per run.
+continues, a run on an Akte the titles and reasons of its rejected drafts (their runs' reads).
+Each gets one audit row (tool CARRIED_OVER) with the Akten of those runs, so that it is gone when
+they are. Pruned traces (manage.py prune_run_traces) keep the same one row per run.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ CARRIED_OVER = "(übernommen)"
 SUMMARY_HISTORY = "Gesprächsverlauf früherer Läufe"
 SUMMARY_CONTINUED = "Verlauf des fortgesetzten Laufs"
 SUMMARY_PRUNED = "Gelesene Akten des gelöschten Werkzeugprotokolls"
+SUMMARY_REJECTIONS = "Abgelehnte Entwürfe im Prompt"
 
 
 def akten_read(*, run_ids: Iterable[int]) -> dict[int, set[int]]:

@@ -658,3 +658,31 @@ def test_a_demo_model_that_cannot_start_ends_the_run_failed_with_its_terminal_ev
     assert finished.status == AgentRun.Status.FAILED
     types = list(AgentStep.objects.filter(run=run).order_by("seq").values_list("type", flat=True))
     assert types[0] == "run.started" and types[-1] == "run.failed", types
+
+
+@DB
+def test_a_run_carries_the_reads_of_the_runs_whose_rejected_drafts_its_prompt_names(tier1, scripted_llm):
+    """The prompt names a rejected draft's title and reason, which can repeat what its run read on
+    another Akte: the new run records those reads, so it is gone for a user who loses that Akte."""
+    from agent.runs.reads import CARRIED_OVER, SUMMARY_REJECTIONS
+    from agent.runs.selectors import runs_of
+    from tests.factories import AgentRunFactory
+
+    lawyer = UserFactory(role=Role.ANWALT)
+    akte, other = AkteFactory(anwalt=lawyer), AkteFactory(anwalt=lawyer)
+    earlier = AgentRunFactory(user=lawyer, akte=akte)
+    ToolCallAudit.objects.create(run=earlier, user=lawyer, tool="read_akte", akte=other)
+    HelenaDraft.objects.create(
+        typ="NOTIZ", akte=akte, titel="Vergleich wie in der anderen Akte", payload={"text": "x"}, requested_by=lawyer,
+        origin_run=earlier, status="REJECTED", reviewer=lawyer, reviewed_at=timezone.now(), rejection_reason="Falsche Akte.",
+    )  # fmt: skip
+    scripted_llm.script([{"text": "Erledigt."}])
+    run = execute(services.run_create(user=lawyer, text="Was steht an?", akte=akte, tier=1))
+
+    assert run.status == "DONE"
+    assert "Vergleich wie in der anderen Akte" in json.dumps(scripted_llm.chat_requests[0].body, ensure_ascii=False)
+    carried = ToolCallAudit.objects.filter(run=run, tool=CARRIED_OVER, summary=SUMMARY_REJECTIONS)
+    assert [sorted(row.akten) for row in carried] == [sorted([akte.pk, other.pk])]
+    assert run in runs_of(lawyer)
+    Akte.objects.filter(pk=other.pk).update(anwalt=UserFactory(role=Role.ANWALT))  # gone for the lawyer
+    assert run not in runs_of(lawyer)
