@@ -99,13 +99,14 @@ def trace_execute(sql: str, params: Sequence[Any], *, durable: bool = False) -> 
 
 
 def execute_with_local_settings(settings: Sequence[str], sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
-    """`sql` with the `SET LOCAL` statements `settings` before it, in one round trip where it can:
+    """`sql` with the `SET LOCAL` statements `settings` (constant SQL, no parameters) before it:
     sent in one query string, they run in one implicit transaction that ends with the query, so
-    the settings apply to it also outside a transaction (`BEGIN`, the settings, the query and
-    `COMMIT` would take four). Inside an `atomic` block they last until that transaction ends.
-    Returns the query's rows."""
-    if settings and connection.settings_dict.get("OPTIONS", {}).get("server_side_binding"):
-        # prepared statements take one command each
+    the settings apply to it also outside a transaction, in one round trip (`BEGIN`, the settings,
+    the query and `COMMIT` would take four). Inside an `atomic` block it runs in a savepoint, so a
+    failure leaves that transaction usable, and the settings last until that transaction ends.
+    With server-side binding (one command per prepared statement) the statements go one by one in
+    a transaction of their own. Returns the query's rows."""
+    if connection.in_atomic_block or (settings and connection.settings_dict.get("OPTIONS", {}).get("server_side_binding")):
         with transaction.atomic(), connection.cursor() as cursor:
             for setting in settings:
                 cursor.execute(setting)

@@ -21,6 +21,7 @@ database.
 from __future__ import annotations
 
 import functools
+import json
 import logging
 import re
 from dataclasses import dataclass, field
@@ -481,36 +482,48 @@ def _dedupe(targets: list[Ziel]) -> list[Ziel]:
 # -- resolution against the corpus ---------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=4)
-def _law_names_cached(fingerprint: tuple[int, str]) -> LawNames:
-    """The names of the statutes as they are when `fingerprint` is theirs (`law_names`)."""
-    from .models import Gesetz
-
-    names: dict[str, str] = {}
-    titles: dict[str, str] = {}
-    for abkuerzung, aliase, titel in Gesetz.objects.order_by("abkuerzung").values_list("abkuerzung", "aliase", "titel"):
-        names[abkuerzung] = abkuerzung
-        for alias in aliase or []:
-            names.setdefault(alias, abkuerzung)
-        if titel:
-            titles[titel] = abkuerzung
-    return LawNames(names, titles)
-
-
-# Changes whenever a statute is added, removed or renamed, or its aliases or title change.
-LAW_NAMES_FINGERPRINT_SQL = (
+# The fingerprint of the statutes' names: changes whenever a statute is added, removed or renamed,
+# or its aliases or title change.
+LAW_NAMES_FINGERPRINT = (
     "SELECT count(*), COALESCE(md5(string_agg(abkuerzung || '|' || COALESCE(aliase::text, '') || '|' || titel, "
     "E'\\n' ORDER BY abkuerzung)), '') FROM recherche_gesetz"
 )
+# The names with the fingerprint they were read with, in one statement (one snapshot): a change
+# committed between two statements could not file newer names under an older fingerprint.
+LAW_NAMES_WITH_FINGERPRINT = (
+    f"WITH f(n, digest) AS ({LAW_NAMES_FINGERPRINT}) "  # noqa: S608 - constant SQL
+    "SELECT f.n, f.digest, g.abkuerzung, g.aliase::text, g.titel FROM f "
+    "LEFT JOIN recherche_gesetz g ON true ORDER BY g.abkuerzung"
+)
+_law_names_by_fingerprint: dict[tuple[int, str], LawNames] = {}
 
 
 def law_names() -> LawNames:
     """The abbreviations and titles of the statutes in the database: one query for their
-    fingerprint, the names themselves loaded and parsed once per fingerprint."""
+    fingerprint; the names themselves are read and parsed once per fingerprint."""
     with connection.cursor() as cursor:
-        cursor.execute(LAW_NAMES_FINGERPRINT_SQL)
+        cursor.execute(LAW_NAMES_FINGERPRINT)
         count, digest = cursor.fetchone()
-    return _law_names_cached((int(count), digest))
+        known = _law_names_by_fingerprint.get((int(count), digest))
+        if known is not None:
+            return known
+        cursor.execute(LAW_NAMES_WITH_FINGERPRINT)
+        rows = cursor.fetchall()
+    names: dict[str, str] = {}
+    titles: dict[str, str] = {}
+    for _count, _digest, abkuerzung, aliase, titel in rows:
+        if abkuerzung is None:  # no statute at all
+            continue
+        names[abkuerzung] = abkuerzung
+        for alias in json.loads(aliase) or []:
+            names.setdefault(alias, abkuerzung)
+        if titel:
+            titles[titel] = abkuerzung
+    parsed = LawNames(names, titles)
+    if len(_law_names_by_fingerprint) >= 4:  # an old corpus's names are not needed again
+        _law_names_by_fingerprint.clear()
+    _law_names_by_fingerprint[(int(rows[0][0]), rows[0][1])] = parsed
+    return parsed
 
 
 def absatz_numbers(text: str) -> list[str]:

@@ -511,6 +511,8 @@ def _candidate_query(weights: dict[str, tuple[float, int]]) -> str:
     return f"{_tsquery_term(ordered[0])} & ({' | '.join(_tsquery_term(lex) for lex in ordered[1:])})"
 
 
+# The columns of a chunk that name its source, one per kind (`hybrid_chunks`' `source`).
+SOURCE_COLUMNS = frozenset({"norm_id", "urteil_id", "muster_id", "dokument_id"})
 # A ranked chunk: (chunk id, its source's id – the `source` column, e.g. norm_id –, score). Without
 # its text: a norm's hit shows the section's text, and the other kinds need the text of the shown
 # hits only (`hybrid_chunks`), not of every candidate.
@@ -587,8 +589,9 @@ def _vector(
     kind: str, vector: list[float], backend: EmbeddingBackend, source: str, where: str, params: list[Any], limit: int
 ) -> list[Ranked]:
     """Chunks (with their `source` column) by cosine similarity (HNSW), with their similarity: the nearest `limit` of the
-    VECTOR_POOL the index finds. `hnsw.ef_search` is set with the query, in one round trip, so it
-    applies also where the caller has no transaction (tool calls).
+    VECTOR_POOL the index finds. `hnsw.ef_search` is set with the query
+    (`execute_with_local_settings`), so it applies also where the caller has no transaction (tool
+    calls), there in one round trip.
 
     With a filter (`where`: the Dokumente a user may see, one statute) the index hands over its
     nearest candidates before the filter, and a user who sees few of the firm's documents got few
@@ -689,6 +692,8 @@ def hybrid_chunks(
     Returns the hits (with the text of their best chunk, `with_text`) and whether the search fell
     back to full text only.
     """
+    if source not in SOURCE_COLUMNS:
+        raise ValueError(f"unknown source column {source!r}")  # it is written into the SQL
     params = params or []
     rankings: list[tuple[str, list[Ranked]]] = []
     fallback = False

@@ -77,6 +77,7 @@ class Rahmengebuehr:
 
     @property
     def erhoehungsfaehig(self) -> bool:
+        """Nr. 1008 VV RVG raises "die Verfahrens- oder Geschäftsgebühr" (`rvg.erhoehungsfaehig`)."""
         return rvg.erhoehungsfaehig(self.label)
 
     def erhoeht(self, auftraggeber: int) -> Rahmengebuehr:

@@ -386,13 +386,19 @@ VV: dict[str, VvNummer] = {
         ),
         _fest("3200", "Verfahrensgebühr Berufung", "1.6", Angelegenheit.BERUFUNG),
         _fest(
-            "3201", "Verfahrensgebühr Berufung bei vorzeitiger Beendigung", "1.1", Angelegenheit.BERUFUNG,
+            "3201",
+            "Verfahrensgebühr Berufung bei vorzeitiger Beendigung",
+            "1.1",
+            Angelegenheit.BERUFUNG,
         ),
         _fest("3202", "Terminsgebühr Berufung", "1.2", Angelegenheit.BERUFUNG),
         _fest("3203", "Terminsgebühr Berufung bei Säumnis", "0.5", Angelegenheit.BERUFUNG),
         _fest("3206", "Verfahrensgebühr Revision", "1.6", Angelegenheit.REVISION),
         _fest(
-            "3207", "Verfahrensgebühr Revision bei vorzeitiger Beendigung", "1.1", Angelegenheit.REVISION,
+            "3207",
+            "Verfahrensgebühr Revision bei vorzeitiger Beendigung",
+            "1.1",
+            Angelegenheit.REVISION,
         ),
         _fest(
             "3208",
@@ -402,7 +408,10 @@ VV: dict[str, VvNummer] = {
         ),
         _fest("3210", "Terminsgebühr Revision", "1.5", Angelegenheit.REVISION),
         _fest(
-            "3305", "Verfahrensgebühr Mahnverfahren (Antragsteller)", "1.0", Angelegenheit.MAHNVERFAHREN,
+            "3305",
+            "Verfahrensgebühr Mahnverfahren (Antragsteller)",
+            "1.0",
+            Angelegenheit.MAHNVERFAHREN,
         ),
         _fest(
             "3307",
