@@ -523,6 +523,21 @@ def _tsquery_term(lexem: str) -> str:
     return "'" + lexem.replace("'", "''") + "'"
 
 
+# From PostgreSQL 17 on, a B-tree scan with two arrays (the query's lexemes × the candidates' ids)
+# descends only where the next pair can be: with 100,000 more chunks it reads a few hundred index
+# pages instead of every posting of a common word (full text p95 at 100,000 synthetic chunks 25.6 →
+# 11.0 ms, the same results). Older servers descend once per pair (lexemes × up to 1,000 ids); there
+# the candidates filter the lexemes' posting lists in a hash join.
+POSTING_PROBE_MIN_SERVER = 170000
+
+
+def _posting_candidates() -> str:
+    """The condition that keeps the postings of the first FULLTEXT_CANDIDATES matched chunks."""
+    if connection.pg_version >= POSTING_PROBE_MIN_SERVER:  # type: ignore[attr-defined]  # PostgreSQL only
+        return "p.chunk_id = ANY((SELECT array_agg(id) FROM (SELECT id FROM matched ORDER BY id LIMIT %s) m)::bigint[])"
+    return "p.chunk_id IN (SELECT id FROM matched ORDER BY id LIMIT %s)"
+
+
 def _fulltext(kind: str, query: str, source: str, where: str, params: list[Any], limit: int) -> list[Ranked]:
     """Chunks (with their `source` column) ranked by BM25: per query lexeme its IDF weight times its saturated term
     frequency, normalised by the chunk's length (distinct lexemes against the kind's average),
@@ -556,7 +571,7 @@ def _fulltext(kind: str, query: str, source: str, where: str, params: list[Any],
                     / (p.tf + %s::float8 * (1 - %s::float8 + %s::float8 * p.len / %s::float8))
                 )::numeric) AS score
                 FROM recherche_chunk_posting p
-                WHERE p.lexem = ANY(%s::text[]) AND p.chunk_id IN (SELECT id FROM matched ORDER BY id LIMIT %s)
+                WHERE p.lexem = ANY(%s::text[]) AND {_posting_candidates()}
                 GROUP BY p.chunk_id
                 ORDER BY score DESC, p.chunk_id
                 LIMIT %s

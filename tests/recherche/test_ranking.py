@@ -288,3 +288,19 @@ def test_hits_in_the_outline_area_closest_to_the_question_rank_higher(monkeypatc
     assert backend.calls == 1
     monkeypatch.setattr(search, "AREA_BOOST", 0.0)
     assert [r["nummer"] for r in search_normen(query="Quaxelwort", gesetz="AreaG", mode="vector").results][:2] == ["4", "1"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("candidates", [1000, 7])
+def test_both_ways_of_reading_the_candidates_postings_rank_alike(shipped_gesetze, monkeypatch, candidates):
+    """PostgreSQL 17+ reads the candidates' postings with one B-tree scan over two arrays, older
+    servers filter the lexemes' posting lists by a hash join: the same chunks, scores and order,
+    also when more chunks match than are scored."""
+    monkeypatch.setattr(search, "FULLTEXT_CANDIDATES", candidates)
+    queries = ["Kündigung wegen Eigenbedarf", "Mangel der Kaufsache Rücktritt", "Frist für die Berufung", "Schadensersatz"]
+    assert connection.pg_version >= search.POSTING_PROBE_MIN_SERVER  # the suite's server takes the first way
+    probed = {q: search._fulltext("NORM", q, "norm_id", "", [], CANDIDATES) for q in queries}
+    monkeypatch.setattr(search, "POSTING_PROBE_MIN_SERVER", 10**9)
+    joined = {q: search._fulltext("NORM", q, "norm_id", "", [], CANDIDATES) for q in queries}
+    assert all(probed[q] for q in queries)
+    assert probed == joined
