@@ -59,3 +59,12 @@ def test_the_embedded_default_shows_no_debug_pages_unless_asked_for():
             check=False,
         )
         assert result.stdout.strip().splitlines()[-1] == expected, result.stderr
+
+
+def test_a_django_process_computes_with_one_blas_thread():
+    """numpy's OpenBLAS would start a thread per core for every small product of a search."""
+    from threadpoolctl import threadpool_info
+
+    blas = [info for info in threadpool_info() if info["user_api"] == "blas"]
+    assert blas
+    assert {info["num_threads"] for info in blas} == {1}
