@@ -40,7 +40,7 @@ embedded nor searched), `--failures` lists the tuning questions whose hits miss 
 answers; quick, nothing saved).
 
 Prints the figures and saves them to bench/results/retrieval.json (without synthetic chunks) or
-bench/results/retrieval_synthetic_N.json.
+bench/results/retrieval_synthetic_N.json (`--synthetic-only`: retrieval_synthetic_N_only.json).
 """
 
 from __future__ import annotations
@@ -276,7 +276,8 @@ def synthetic_only(count: int) -> None:
         "quality_with_synthetic": quality(held_out, backend)["hybrid"],
     }
     print(json.dumps(results, indent=2, ensure_ascii=False))
-    out = ROOT / "bench" / "results" / f"retrieval_synthetic_{count}.json"
+    # Its own file: the full run's file (retrieval_synthetic_N.json) keeps every other figure.
+    out = ROOT / "bench" / "results" / f"retrieval_synthetic_{count}_only.json"
     out.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"gespeichert: {out.relative_to(ROOT)}")
 
