@@ -298,7 +298,7 @@ def test_both_ways_of_reading_the_candidates_postings_rank_alike(shipped_gesetze
     also when more chunks match than are scored."""
     monkeypatch.setattr(search, "FULLTEXT_CANDIDATES", candidates)
     queries = ["Kündigung wegen Eigenbedarf", "Mangel der Kaufsache Rücktritt", "Frist für die Berufung", "Schadensersatz"]
-    assert connection.pg_version >= search.POSTING_PROBE_MIN_SERVER  # the suite's server takes the first way
+    monkeypatch.setattr(search, "POSTING_PROBE_MIN_SERVER", 0)  # both ways are correct on any server
     probed = {q: search._fulltext("NORM", q, "norm_id", "", [], CANDIDATES) for q in queries}
     monkeypatch.setattr(search, "POSTING_PROBE_MIN_SERVER", 10**9)
     joined = {q: search._fulltext("NORM", q, "norm_id", "", [], CANDIDATES) for q in queries}
