@@ -209,3 +209,63 @@ def test_every_chunk_of_a_long_section_gets_a_vector_and_a_later_absatz_is_found
     assert not fallback
     assert hits[0].object_id == chunks[0].norm_id
     assert "Bellen" in hits[0].chunk_text  # the section was found through the vector of its last chunk
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_first_embedding_builds_the_hnsw_index_after_the_vectors_also_when_the_model_fails(monkeypatch):
+    """A kind with no vectors of the model yet (first start, new model): its HNSW index is dropped,
+    the vectors are written, and the index is built once after, also when the model gives up."""
+    from recherche import services
+    from recherche.embeddings import EmbeddingUnavailable
+    from recherche.management.commands import ingest_gesetze
+
+    index = services._vector_index_name("NORM", "test:bulk-index")
+    seen_index: list[bool] = []
+
+    def index_exists() -> bool:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1 FROM pg_indexes WHERE indexname = %s", [index])
+            return cursor.fetchone() is not None
+
+    class Model(LocalE5Backend):
+        name = "test:bulk-index"
+        fail = False
+
+        def embed_passages(self, texts):
+            seen_index.append(index_exists())
+            if self.fail:
+                raise EmbeddingUnavailable("Modell nicht erreichbar")
+            return [[(i % 7 + 1) / 3.0] + [0.1] * 383 for i, _ in enumerate(texts)]
+
+    model = Model()
+    monkeypatch.setattr(ingest_gesetze, "get_backend", lambda: model)
+    monkeypatch.setattr(services, "INDEX_AFTER_EMBEDDING_MIN", 1)
+    try:
+        Gesetz.objects.all().delete()  # the session's statutes would be embedded too (the test flushes anyway)
+        call_command("ingest_gesetze", str(MINI), "--no-embed", verbosity=0)
+        services.vector_indexes_ensure(model_name=model.name, dim=384)
+        assert index_exists()
+
+        model.fail = True
+        err = StringIO()
+        call_command("embed_chunks", "--kind", "NORM", stdout=StringIO(), stderr=err)
+        assert "Einbettung nicht möglich" in err.getvalue()
+        assert seen_index == [False]  # dropped while the vectors were to be written …
+        assert index_exists()  # … and built again although the model failed
+
+        model.fail = False
+        call_command("embed_chunks", "--kind", "NORM", stdout=StringIO())
+        assert seen_index == [False, False]
+        assert index_exists()
+        chunks = Chunk.objects.filter(kind="NORM", norm__gesetz__abkuerzung="TestG")
+        assert chunks.exists() and set(chunks.values_list("embedding_model", flat=True)) == {model.name}
+        # written exactly (float32), in one UPDATE instead of the ORM's bulk_update
+        assert list(chunks.order_by("pk").first().embedding) == pytest.approx([1 / 3.0] + [0.1] * 383, abs=1e-7)
+
+        seen_index.clear()
+        Chunk.objects.filter(pk=chunks.order_by("pk").first().pk).update(embedding=None, embedding_model="", embedding_dim=None)
+        call_command("embed_chunks", "--kind", "NORM", stdout=StringIO())
+        assert seen_index == [True]  # a kind that has vectors keeps its index: searches go on using it
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute(f"DROP INDEX IF EXISTS {index}")
