@@ -351,7 +351,7 @@ def vector_indexes_drop_for_first_embedding(*, model_name: str, kinds: list[str]
     """Drop the HNSW index of each of `kinds` that has no chunk embedded under `model_name` yet and
     at least INDEX_AFTER_EMBEDDING_MIN chunks waiting: no search can use it before the embedding
     anyway. `vector_indexes_ensure` builds it again afterwards (also after an interrupted run: until
-    then the search scans without the index, slower, with the same results). Outside transactions
+    then the vector search scans all vectors: slower, and exact instead of approximate). Outside transactions
     only, like `vector_indexes_ensure`; returns the names of the dropped indexes."""
     from django.db import connection
 
