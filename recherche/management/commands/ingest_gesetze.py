@@ -78,16 +78,16 @@ def embed(command: BaseCommand, *, kinds: list[str] | None = None) -> None:
     if kinds:
         pending = pending.filter(kind__in=kinds)
     total = pending.count()
-    if not total:
-        vector_indexes_ensure(model_name=backend.name, dim=backend.dim)
-        return
-    # A first embedding of a kind writes its vectors first and builds the HNSW index once after.
-    vector_indexes_drop_for_first_embedding(model_name=backend.name, kinds=kinds or list(Chunk.Kind.values))
     try:
-        cache = VectorCache.load(backend.name)
-        with progress_bar(total, f"Einbettung ({backend.name})") as bar:
-            done = chunks_embed_pending(backend=backend, kinds=kinds, cache=cache, progress=bar.update, batch_size=EMBED_BATCH)
-        command.stdout.write(f"{done} Abschnitte eingebettet ({backend.name}).")
+        if total:
+            # A first embedding of a kind writes its vectors first; `finally` builds its HNSW index once after.
+            vector_indexes_drop_for_first_embedding(model_name=backend.name, kinds=kinds or list(Chunk.Kind.values))
+            cache = VectorCache.load(backend.name)
+            with progress_bar(total, f"Einbettung ({backend.name})") as bar:
+                done = chunks_embed_pending(
+                    backend=backend, kinds=kinds, cache=cache, progress=bar.update, batch_size=EMBED_BATCH
+                )
+            command.stdout.write(f"{done} Abschnitte eingebettet ({backend.name}).")
     except EmbeddingUnavailable as exc:
         command.stderr.write(f"Einbettung nicht möglich ({exc}); die Suche nutzt bis dahin nur den Volltext.")
     finally:
