@@ -48,6 +48,16 @@ VA_MIN = Decimal(1_000)
 FEHLER_ART = "Unbekannte Familiensache „{wert}“: zulässig sind scheidung, kindschaft und unterhalt."
 FEHLER_NEGATIV = "{feld} darf nicht negativ sein (angegeben: {wert})."
 FEHLER_ANZAHL = "{feld}: bitte eine ganze Zahl ab 0 (angegeben: {wert})."
+# A missing amount is asked for, never taken as 0: the value would be the minimum (Scheidung) or
+# 0 EUR (Unterhalt), and the court fee too low.
+FEHLER_NETTO_FEHLT = (
+    "Scheidung: Das monatliche Nettoeinkommen beider Ehegatten fehlt (§ 43 Abs. 2 FamGKG). "
+    "Bitte angeben; ohne Einkommen 0 (dann gilt der Mindestwert von 3.000 €)."
+)
+FEHLER_UNTERHALT_FEHLT = (
+    "Unterhalt: Der monatlich geforderte Betrag fehlt (§ 51 Abs. 1 FamGKG). Bitte angeben, "
+    "dazu einen Rückstand bei Einreichung (§ 51 Abs. 2 FamGKG)."
+)
 
 KV: dict[str, gkg.KvNummer] = {
     nummer.kv: nummer
@@ -93,14 +103,15 @@ def verfahrenswert(
     art: str,
     *,
     on: date,
-    netto_monat: object = 0,
+    netto_monat: object = None,
     anrechte: int = 0,
     kindschaftsfolgesachen: int = 0,
-    unterhalt_monat: object = 0,
-    rueckstand: object = 0,
+    unterhalt_monat: object = None,
+    rueckstand: object = None,
 ) -> tuple[Decimal, tuple[str, ...]]:
     """The Verfahrenswert and its reasoning for a matter pending since ``on``. ``netto_monat`` is the
-    monthly net income of both spouses."""
+    monthly net income of both spouses. The amount a matter's value rests on (``netto_monat`` for a
+    Scheidung, ``unterhalt_monat`` or ``rueckstand`` for Unterhalt) must be given; None raises."""
     kindschaft = kindschaftswert(on)
     fassung = "" if on >= KINDSCHAFT_WERTE[0][0] else " a. F. (anhängig vor dem 01.06.2025, § 63 FamGKG)"
     if art == "kindschaft":
@@ -108,8 +119,12 @@ def verfahrenswert(
             f"Kindschaftssache: {format_euro(kindschaft)} (§ 45 Abs. 1 FamGKG{fassung}), auch für mehrere Kinder (§ 45 Abs. 2).",
         )
     if art == "unterhalt":
-        monat = _betrag(unterhalt_monat, "Monatlicher Unterhalt")
-        alt = _betrag(rueckstand, "Rückstand")
+        if unterhalt_monat is None and rueckstand is None:
+            raise gkg.GkgError(FEHLER_UNTERHALT_FEHLT)
+        monat = _betrag(0 if unterhalt_monat is None else unterhalt_monat, "Monatlicher Unterhalt")
+        alt = _betrag(0 if rueckstand is None else rueckstand, "Rückstand")
+        if not monat and not alt:
+            raise gkg.GkgError(FEHLER_UNTERHALT_FEHLT)
         wert = runde_cent(12 * monat + alt)
         return wert, (
             f"Unterhalt: 12 × {format_euro(monat)} = {format_euro(12 * monat)} (§ 51 Abs. 1 FamGKG) "
@@ -117,6 +132,8 @@ def verfahrenswert(
         )
     if art != "scheidung":
         raise gkg.GkgError(FEHLER_ART.format(wert=art))
+    if netto_monat is None:
+        raise gkg.GkgError(FEHLER_NETTO_FEHLT)
     netto = _betrag(netto_monat, "Nettoeinkommen")
     drei_monate = 3 * netto
     ehesache = min(max(drei_monate, EHESACHE_MIN), EHESACHE_MAX)

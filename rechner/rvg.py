@@ -65,6 +65,16 @@ FEHLER_SCHWELLE_INKASSO = (
     "nur gefordert werden, wenn sie besonders umfangreich oder besonders schwierig war (Anm. Abs. 2 zu Nr. 2300 VV "
     "RVG). Bitte bestätige das oder wähle einen Satz bis 0,9."
 )
+FEHLER_INKASSO_HOECHSTSATZ = (
+    "Bei einer Inkassodienstleistung über eine unbestrittene Forderung beträgt die Geschäftsgebühr höchstens 1,3, "
+    "auch wenn sie besonders umfangreich oder besonders schwierig war (Anm. Abs. 2 Satz 3 zu Nr. 2300 VV RVG; "
+    "angegeben: {satz})."
+)
+HINWEIS_INKASSO_EINFACH = (
+    "Inkasso, unbestrittene Forderung: In einfachen Fällen darf nur eine Geschäftsgebühr von 0,5 gefordert werden; "
+    "ein einfacher Fall liegt in der Regel vor, wenn die Forderung innerhalb von zwei Wochen nach der ersten "
+    "Zahlungsaufforderung beglichen wird (Anm. Abs. 2 Satz 2 zu Nr. 2300 VV RVG). Gerechnet mit {satz}."
+)
 FEHLER_INKASSO_NUR_2300 = (
     "Die Inkasso-Regeln (Anm. Abs. 2 zu Nr. 2300, § 13 Abs. 2 RVG) gelten nur für Nr. 2300, nicht für Nr. {vv}."
 )
@@ -108,6 +118,21 @@ HINWEIS_EINIGUNG_ANHAENGIG = (
     "Einigungsgebühr 1,5 (Nr. 1000 VV RVG) neben einem gerichtlichen Verfahren: Ist über den Gegenstand ein "
     "gerichtliches Verfahren anhängig (auch ein Mahnverfahren), beträgt sie 1,0 (Nr. 1003), im Berufungs- oder "
     "Revisionsverfahren 1,3 (Nr. 1004). Die 1,5 gilt nur für nicht anhängige Gegenstände (etwa einen Mehrvergleich)."
+)
+HINWEIS_EINIGUNG_NICHT_ANHAENGIG = (
+    "Einigungsgebühr 1,5 (Nr. 1000 VV RVG) gerechnet, also für einen Gegenstand, über den kein gerichtliches "
+    "Verfahren anhängig ist. Ist er anhängig (auch im Mahnverfahren oder über einen PKH-Antrag), beträgt sie 1,0 "
+    "(Nr. 1003), im Berufungs- oder Revisionsverfahren 1,3 (Nr. 1004)."
+)
+HINWEIS_PKH_ANRECHNUNG = (
+    "Prozesskostenhilfe: Die Geschäftsgebühr ist eine Wahlanwaltsgebühr (Tabelle des § 13 RVG) und wird nicht aus "
+    "der Staatskasse gezahlt. Auf die Vergütung aus der Staatskasse mindert sie sich nur, soweit der Anwalt durch "
+    "Zahlungen auf sie mehr als den Gesamtbetrag nach § 15a Abs. 1 RVG erhielte (§ 58 Abs. 2 RVG); deshalb ist "
+    "keine Anrechnung abgezogen. Erhaltene Zahlungen bitte gesondert prüfen."
+)
+HINWEIS_ANRECHNUNG_LETZTE = (
+    "Mehrere Geschäftsgebühren: angerechnet wird nur die zuletzt entstandene (Vorbem. 3 Abs. 4 Satz 3 VV RVG), "
+    "hier die letzte angegebene Nr. 2300."
 )
 HINWEIS_INKASSO_50 = "Inkasso, unbestrittene Forderung, Wert bis 50 €: die 1,0-Gebühr beträgt {betrag} (§ 13 Abs. 2 RVG)."
 INKASSO_AB = date(2021, 10, 1)
@@ -441,13 +466,15 @@ VV: dict[str, VvNummer] = {
 ERHOEHUNG_JE_AUFTRAGGEBER = Decimal("0.3")  # Nr. 1008 VV RVG
 ERHOEHUNG_HOECHSTENS = Decimal("2.0")  # Anm. Abs. 3 zu Nr. 1008 VV RVG
 ANRECHNUNG_HOECHSTENS = Decimal("0.75")  # Vorbem. 3 Abs. 4 Satz 1 VV RVG
-INKASSO_SCHWELLE = Decimal("0.9")  # Anm. Abs. 2 zu Nr. 2300 VV RVG
+INKASSO_SCHWELLE = Decimal("0.9")  # Anm. Abs. 2 Satz 1 zu Nr. 2300 VV RVG
+INKASSO_HOECHSTSATZ = Decimal("1.3")  # Anm. Abs. 2 Satz 3 zu Nr. 2300 VV RVG
 UST_REGELSATZ = Decimal("0.19")  # § 12 Abs. 1 UStG, Nr. 7008 VV RVG
 
 # Anrechnung targets in procedural order: the Geschäftsgebühr is credited against the first
 # Verfahrensgebühr of the court proceedings; the Mahnverfahren fee against that of the Rechtsstreit.
 _GERICHTLICHE_VERFAHRENSGEBUEHREN = ("3305", "3307", "3100", "3101")
 _MAHNVERFAHREN_ZIEL = "3100"
+_EINIGUNG = ("1000", "1003", "1004")
 
 
 @dataclass(frozen=True)
@@ -609,6 +636,8 @@ def validate_rate(
                 bis=format_zahl(nummer.satz_bis),
             )
         )
+    if inkasso_unbestritten and satz > INKASSO_HOECHSTSATZ:
+        raise RvgError(FEHLER_INKASSO_HOECHSTSATZ.format(satz=format_zahl(satz)))
     if inkasso_unbestritten and satz > INKASSO_SCHWELLE and not umfangreich_oder_schwierig:
         raise RvgError(FEHLER_SCHWELLE_INKASSO)
     if nummer.schwelle is not None and satz > nummer.schwelle and not umfangreich_oder_schwierig:
@@ -643,6 +672,10 @@ def _angelegenheit(request: PositionRequest, nummer: VvNummer, requests: Sequenc
     gerichtlich = [angelegenheit for angelegenheit in _GERICHTLICH if angelegenheit in vorhanden]
     if gerichtlich:
         return gerichtlich[-1]
+    if nummer.vv == "1003" and Angelegenheit.AUSSERGERICHTLICH in vorhanden:
+        # An Einigung over a pending matter that the lawyer reaches out of court, with no court fee
+        # of his own: it belongs to his one Angelegenheit, not to a second one (Nr. 7002).
+        return Angelegenheit.AUSSERGERICHTLICH
     return Angelegenheit.AUSSERGERICHTLICH if nummer.vv == "1000" else Angelegenheit.ERSTER_RECHTSZUG
 
 
@@ -699,13 +732,20 @@ def _angaben(request: PositionRequest, requests: Sequence[PositionRequest], *, w
     return _Angaben(nummer, satz, positionswert, angelegenheit, request.inkasso_unbestritten)
 
 
-def _hinweise_ergaenzen(hinweise: list[str], version: RvgVersion, angaben: _Angaben, *, personen: int) -> None:
+def _hinweise_ergaenzen(hinweise: list[str], version: RvgVersion, angaben: _Angaben, *, personen: int, gerichtlich: bool) -> None:
     """Add the notes for one position: the Inkasso fee up to 50 EUR (§ 13 Abs. 2 RVG), once, a value
     above the maximum (§ 22 Abs. 2 RVG; with ``personen`` clients for different Gegenstände the
     assumption that no client's share exceeds 30 million EUR), and an Einigungsgebühr of 1.5 in a
     court case (where Nr. 1003 or 1004 applies unless the settled claims were not pending)."""
-    if angaben.nummer.vv == "1000" and angaben.angelegenheit is not Angelegenheit.AUSSERGERICHTLICH:
-        hinweise.append(HINWEIS_EINIGUNG_ANHAENGIG)
+    if angaben.nummer.vv == "1000":
+        # 1.5 holds only for a Gegenstand that is not pending in court; the calculator cannot know.
+        neben_gericht = gerichtlich or angaben.angelegenheit is not Angelegenheit.AUSSERGERICHTLICH
+        hinweis = HINWEIS_EINIGUNG_ANHAENGIG if neben_gericht else HINWEIS_EINIGUNG_NICHT_ANHAENGIG
+        if hinweis not in hinweise:
+            hinweise.append(hinweis)
+    einfach = HINWEIS_INKASSO_EINFACH.format(satz=format_zahl(angaben.satz))
+    if angaben.inkasso and angaben.satz > Decimal("0.5") and einfach not in hinweise:
+        hinweise.append(einfach)
     if angaben.inkasso and angaben.wert <= INKASSO_GRENZE:
         hinweise.append(HINWEIS_INKASSO_50.format(betrag=format_euro(version.inkasso_bis_50)))
     neu: list[str] = []
@@ -730,6 +770,11 @@ def _gebuehrenposition(
     (the fee at the raised rate minus the fee at the plain rate); with the fee in total for Anrechnung
     and Nr. 7002. Values above ``grenze`` count as ``grenze`` (§ 22 Abs. 2 RVG)."""
     nummer, satz, wert, angelegenheit = angaben.nummer, angaben.satz, angaben.wert, angaben.angelegenheit
+    # The Staatskasse pays for the court proceedings only (§ 45 Abs. 1 RVG): the fees of Teil 2 VV
+    # (Geschäftsgebühr, Prüfung der Erfolgsaussicht) and an Einigung reached out of court follow the
+    # table of § 13 RVG.
+    ausserhalb = nummer.vv.startswith("2") or (nummer.vv in _EINIGUNG and angelegenheit is Angelegenheit.AUSSERGERICHTLICH)
+    pkh = pkh and not ausserhalb
     betrag = version.gebuehr(wert, satz, pkh=pkh, inkasso=angaben.inkasso, hoechstwert=grenze)
     zeilen = [Position(nummer.vv, nummer.label, betrag, satz, wert, angelegenheit)]
     if not (nummer.erhoehungsfaehig and zuschlag > 0):
@@ -836,9 +881,10 @@ def calculate(
     zeilen: list[Position] = []
     gebuehren: list[_Gebuehr] = []
     hinweise: list[str] = []
+    gerichtlich = any(VV[r.vv].angelegenheit in _GERICHTLICH for r in positions if r.vv in VV)
     for request in positions:
         angaben = _angaben(request, positions, wert=wert, auftragsdatum=auftragsdatum)
-        _hinweise_ergaenzen(hinweise, version, angaben, personen=auftraggeber_verschiedene_gegenstaende)
+        _hinweise_ergaenzen(hinweise, version, angaben, personen=auftraggeber_verschiedene_gegenstaende, gerichtlich=gerichtlich)
         position_zeilen, gebuehr_ = _gebuehrenposition(
             version, angaben, zuschlag=zuschlag, auftraggeber=auftraggeber, pkh=pkh, grenze=grenze
         )
@@ -846,6 +892,12 @@ def calculate(
         gebuehren.append(gebuehr_)
 
     anrechnungen = _anrechnungen(version, gebuehren, anrechnung, pkh=pkh, grenze=grenze) if anrechnung is not False else []
+    geschaeftsgebuehren = [g for g in gebuehren if g.vv == "2300"]
+    if anrechnung is True and geschaeftsgebuehren and any(g.vv in _GERICHTLICHE_VERFAHRENSGEBUEHREN for g in gebuehren):
+        if pkh:
+            hinweise.append(HINWEIS_PKH_ANRECHNUNG)
+        elif len(geschaeftsgebuehren) > 1:
+            hinweise.append(HINWEIS_ANRECHNUNG_LETZTE)
     auslagen = _auslagen(version, gebuehren, auslagenpauschale=auslagenpauschale, km=km, stunden=abwesenheit_stunden)
     auslagen.extend(weitere_auslagen_positionen(weitere_auslagen or AuslagenRequest()))
     return _kostenrechnung(
@@ -881,8 +933,10 @@ def _anrechnungen(
         fruehere_version = version if anrechnung.auftragsdatum is None else version_for(anrechnung.auftragsdatum)
         satz = min(geschaeftsgebuehr_satz / 2, ANRECHNUNG_HOECHSTENS)
         anrechnen(ziel, satz, wert, fruehere_version, "Vorbem. 3 Abs. 4", _anrechnungslabel(geschaeftsgebuehr_satz, ziel))
-    elif ziel is not None:
-        for quelle in (g for g in gebuehren if g.vv == "2300"):
+    elif ziel is not None and not pkh:
+        # Only the Geschäftsgebühr that arose last is credited (Vorbem. 3 Abs. 4 Satz 3 VV RVG); under
+        # PKH none is deducted here (§ 58 Abs. 2 RVG, see HINWEIS_PKH_ANRECHNUNG).
+        for quelle in [g for g in gebuehren if g.vv == "2300"][-1:]:
             satz = min(quelle.rate / 2, ANRECHNUNG_HOECHSTENS)
             wert = min(quelle.value, ziel.value)
             anrechnen(ziel, satz, wert, version, "Vorbem. 3 Abs. 4", _anrechnungslabel(quelle.rate, ziel))

@@ -4,7 +4,6 @@ Each view validates its form, calls one calculator function and renders the resu
 error (RvgError, GkgError, FristError) carries a German message and becomes a form error.
 """
 
-from decimal import Decimal
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
@@ -238,11 +237,11 @@ def familienrechner(request: HttpRequest) -> HttpResponse:
             ergebnis = famgkg.familienkosten(
                 daten["art"],
                 on=daten["datum"],
-                netto_monat=daten["netto_monat"] or Decimal(0),
+                netto_monat=daten["netto_monat"],
                 anrechte=daten["anrechte"] or 0,
                 kindschaftsfolgesachen=daten["kindschaftsfolgesachen"] or 0,
-                unterhalt_monat=daten["unterhalt_monat"] or Decimal(0),
-                rueckstand=daten["rueckstand"] or Decimal(0),
+                unterhalt_monat=daten["unterhalt_monat"],
+                rueckstand=daten["rueckstand"],
             )
         except gkg.GkgError as fehler:
             form.add_error(None, str(fehler))

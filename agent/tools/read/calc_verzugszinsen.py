@@ -22,6 +22,15 @@ def _betrag(wert: Any) -> Any:
     return parse_zahl(wert, feld="hauptforderung") if isinstance(wert, str) else wert
 
 
+# The rate depends on whether a consumer is a party (§ 288 Abs. 1 / Abs. 2 BGB); left out, the lower
+# rate is computed and the result says so.
+ANNAHME_ART = (
+    "Nicht angegeben, ob ein Verbraucher beteiligt ist: gerechnet mit 5 Prozentpunkten über dem Basiszinssatz "
+    "(§ 288 Abs. 1 BGB). Ist an dem Rechtsgeschäft kein Verbraucher beteiligt, sind es 9 Prozentpunkte und die "
+    "Pauschale von 40 € (§ 288 Abs. 2 und 5 BGB); bitte erfragen."
+)
+
+
 class CalcVerzugszinsenParams(Params):
     hauptforderung: Annotated[
         Decimal, BeforeValidator(_betrag), Field(gt=0, le=Decimal("1000000000"), description="Claim in EUR ('5.000,50').")
@@ -64,6 +73,8 @@ def execute(ctx: ToolContext, params: CalcVerzugszinsenParams) -> ToolResult:
         "pauschale_288_5_eur": money(zinsen.pauschale),
         "erlaeuterung": zinsen.erlaeuterung,
     }
+    if "art" not in params.model_fields_set:
+        data["annahmen"] = [ANNAHME_ART]
     return ok(data, sources=[{"rechner": "Verzugszinsen", "grundlage": "§§ 247, 288 BGB, Basiszinssatz der Bundesbank"}])
 
 

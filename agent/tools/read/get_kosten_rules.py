@@ -17,6 +17,15 @@ from ..common import AKTE_FIELD_DESCRIPTION, Params, ToolError, akte_optional, a
 
 ERR_WERT = "Kein Gegenstandswert angegeben. Gib 'gegenstandswert' an oder eine Akte, deren Gegenstandswert gelten soll."
 ERR_WERT_AKTE = "Die Akte {aktenzeichen} hat keinen Gegenstandswert. Gib 'gegenstandswert' an."
+# What the calculation assumed for an input the call left out: said in the result, never silent.
+ANNAHME_DATUM = (
+    "Kein Datum angegeben: gerechnet nach der Fassung am {datum} ({fassung}). Für einen Auftrag (RVG, § 60 RVG) "
+    "oder eine Einreichung (GKG, § 71 GKG) vor dem 01.06.2025 gilt die alte Fassung; bitte das Datum erfragen."
+)
+ANNAHME_AUFTRAGGEBER = (
+    "Gerechnet mit einem Auftraggeber. Bei mehreren Auftraggebern im selben Gegenstand erhöht sich die Geschäfts- "
+    "bzw. Verfahrensgebühr um 0,3 je weitere Person (Nr. 1008 VV RVG); bitte die Zahl erfragen."
+)
 
 
 def _zahl(feld: str) -> BeforeValidator:
@@ -109,14 +118,18 @@ class Auslagen(Params):
 class Familiensache(Params):
     art: Annotated[Literal["scheidung", "kindschaft", "unterhalt"], Field(description="Kind of family matter.")]
     netto_monat: Annotated[
-        Decimal, _zahl("netto_monat"), Field(ge=0, description="Scheidung: monthly net income of both spouses.")
-    ] = Decimal(0)
+        Decimal | None,
+        _zahl("netto_monat"),
+        Field(ge=0, description="Scheidung (required): monthly net income of both spouses; 0 if none."),
+    ] = None
     anrechte: Annotated[int, Field(ge=0, le=50, description="Scheidung: Anrechte in the Versorgungsausgleich.")] = 0
     kindschaftsfolgesachen: Annotated[int, Field(ge=0, le=10, description="Scheidung: Kindschaftssachen in the Verbund.")] = 0
     unterhalt_monat: Annotated[
-        Decimal, _zahl("unterhalt_monat"), Field(ge=0, description="Unterhalt: monthly amount claimed.")
-    ] = Decimal(0)
-    rueckstand: Annotated[Decimal, _zahl("rueckstand"), Field(ge=0, description="Unterhalt: arrears due at filing.")] = Decimal(0)
+        Decimal | None, _zahl("unterhalt_monat"), Field(ge=0, description="Unterhalt (required): monthly amount claimed.")
+    ] = None
+    rueckstand: Annotated[Decimal | None, _zahl("rueckstand"), Field(ge=0, description="Unterhalt: arrears due at filing.")] = (
+        None
+    )
 
 
 class GetKostenRulesParams(Params):
@@ -321,7 +334,24 @@ def execute(ctx: ToolContext, params: GetKostenRulesParams) -> ToolResult:
             data["famgkg"] = _familie(params.familie, datum)
     except (rvg.RvgError, gkg.GkgError) as exc:
         raise ToolError(str(exc)) from None
+    annahmen = _annahmen(params, datum, data)
+    if annahmen:
+        data["annahmen"] = annahmen
     return ok(data, sources=sources, count=len(params.rvg_positionen) + len(params.gkg_nummern), akte=akte)
+
+
+def _annahmen(params: GetKostenRulesParams, datum: datetime.date, data: dict[str, Any]) -> list[str]:
+    """The inputs the call left out that change the result: the date (the fee version) and, for fees
+    that Nr. 1008 VV RVG raises, the number of clients."""
+    annahmen = []
+    if params.datum is None:
+        fassung = (data.get("rvg") or data.get("gkg") or {}).get("fassung", "")
+        annahmen.append(ANNAHME_DATUM.format(datum=f"{datum:%d.%m.%Y}", fassung=fassung))
+    if "auftraggeber" not in params.model_fields_set and any(
+        rvg.VV[p.vv].erhoehungsfaehig for p in params.rvg_positionen if p.vv in rvg.VV
+    ):
+        annahmen.append(ANNAHME_AUFTRAGGEBER)
+    return annahmen
 
 
 TOOL = Tool(

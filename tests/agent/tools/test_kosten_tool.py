@@ -209,3 +209,33 @@ def test_rahmengebuehren_mit_mehreren_auftraggebern_wie_der_rechner(call, anwalt
         auftraggeber=3,
     )
     assert Decimal(drei["gesamt_eur"]) == seite.gross > Decimal(einer["gesamt_eur"])
+
+
+def test_ausgelassene_eingaben_stehen_als_annahmen_im_ergebnis(call, anwalt):
+    """Date and number of clients change the fee; left out, the result says what was assumed."""
+    ohne = call(anwalt, "get_kosten_rules", {"gegenstandswert": 10000, "rvg_positionen": [{"vv": "3100"}]})
+    assert ohne.ok, ohne.error
+    annahmen = " ".join(ohne.data["annahmen"])
+    assert "Kein Datum angegeben" in annahmen and "01.06.2025" in annahmen
+    assert "einem Auftraggeber" in annahmen and "Nr. 1008" in annahmen
+    mit = kosten(call, anwalt, gegenstandswert=10000, rvg_positionen=[{"vv": "3100"}], auftraggeber=1)
+    assert "annahmen" not in mit
+    # a court fee alone has no Nr. 1008 question
+    gkg_only = kosten(call, anwalt, gegenstandswert=10000, gkg_nummern=["1210"])
+    assert "annahmen" not in gkg_only
+
+
+def test_famgkg_ohne_betrag_fragt_nach(call, anwalt):
+    unterhalt = call(anwalt, "get_kosten_rules", {"familie": {"art": "unterhalt"}})
+    assert not unterhalt.ok and "monatlich geforderte Betrag fehlt" in unterhalt.error
+    scheidung = call(anwalt, "get_kosten_rules", {"familie": {"art": "scheidung"}})
+    assert not scheidung.ok and "Nettoeinkommen" in scheidung.error
+
+
+def test_verzugszinsen_ohne_art_nennt_die_annahme(call, anwalt):
+    args = {"hauptforderung": 1000, "von": "2025-01-01", "bis": "2025-12-31"}
+    ohne = call(anwalt, "calc_verzugszinsen", args)
+    assert ohne.ok, ohne.error
+    assert "§ 288 Abs. 2" in " ".join(ohne.data["annahmen"])
+    mit = call(anwalt, "calc_verzugszinsen", {**args, "art": "verbraucher"})
+    assert mit.ok and "annahmen" not in mit.data
