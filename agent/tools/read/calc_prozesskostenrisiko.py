@@ -16,6 +16,16 @@ from ..base import Tool, ToolContext, ToolResult
 from ..common import AKTE_FIELD_DESCRIPTION, Params, ToolError, akte_optional, akte_ref, akte_source, iso, money, ok, today
 
 ERR_WERT = "Kein Streitwert angegeben. Gib 'streitwert' an oder eine Akte, deren Gegenstandswert gelten soll."
+# What the estimate assumes (said in the result): a left-out date, and one party on each side.
+ANNAHME_DATUM = (
+    "Kein Datum angegeben: gerechnet nach der Fassung am {datum}. Für einen Auftrag oder eine Klage vor dem "
+    "01.06.2025 gelten die alten Tabellen (§ 60 RVG, § 71 GKG); bitte das Datum erfragen."
+)
+ANNAHME_PARTEIEN = (
+    "Gerechnet mit einer Partei je Seite und je Instanz mit Verfahrens- und Terminsgebühr, Auslagenpauschale und "
+    "Umsatzsteuer; ohne Einigungsgebühr, Reisekosten, Zeugen- und Sachverständigenkosten. Mehrere Auftraggeber "
+    "erhöhen die Verfahrensgebühr (Nr. 1008 VV RVG)."
+)
 
 
 def _betrag(wert: Any) -> Any:
@@ -72,6 +82,7 @@ def execute(ctx: ToolContext, params: CalcProzesskostenrisikoParams) -> ToolResu
         ],
         "gesamt_bei_unterliegen_eur": money(risiko.gesamt),
         "hinweise": list(risiko.hinweise),
+        "annahmen": ([ANNAHME_DATUM.format(datum=f"{datum:%d.%m.%Y}")] if params.datum is None else []) + [ANNAHME_PARTEIEN],
     }
     sources: list[dict[str, Any]] = [{"rechner": "Prozesskostenrisiko", "grundlage": "§ 91 ZPO, § 12a ArbGG, RVG, GKG"}]
     if akte is not None:

@@ -239,3 +239,12 @@ def test_verzugszinsen_ohne_art_nennt_die_annahme(call, anwalt):
     assert "§ 288 Abs. 2" in " ".join(ohne.data["annahmen"])
     mit = call(anwalt, "calc_verzugszinsen", {**args, "art": "verbraucher"})
     assert mit.ok and "annahmen" not in mit.data
+
+
+def test_prozesskostenrisiko_nennt_seine_annahmen(call, anwalt):
+    ohne = call(anwalt, "calc_prozesskostenrisiko", {"streitwert": 10000})
+    assert ohne.ok, ohne.error
+    annahmen = " ".join(ohne.data["annahmen"])
+    assert "Kein Datum angegeben" in annahmen and "einer Partei je Seite" in annahmen
+    mit = call(anwalt, "calc_prozesskostenrisiko", {"streitwert": 10000, "datum": "2025-07-01"})
+    assert not any("Kein Datum" in a for a in mit.data["annahmen"])
