@@ -94,18 +94,26 @@ def frist_ort_bestimmen(*, akte: Akte | None, bundesland: str | None, ort: str |
     """The place for a calculation: an explicit ``bundesland``/``ort``, else the Akte's court, else the
     Kanzlei's seat. An explicit place that contradicts the Akte's court, an Ort without Land and no
     known place at all raise KalenderRegelFehler (German). For a ``vorlage`` kept at another court
-    than the Akte's (an appeal court, rechner.fristen.FristPreset.gericht) any explicit place is taken:
-    it is that court's."""
+    than the Akte's (an appeal court, the Mahngericht, an authority: rechner.fristen.FristPreset.gericht)
+    an explicit place is taken as that court's, unless it is the Akte's own court: then it counts as
+    the Akte's court, for which the calculator warns and takes the date that holds everywhere."""
     ort = (ort or "").strip() or None
     if ort and not bundesland:
         raise KalenderRegelFehler(ERR_ORT_OHNE_LAND)
     if not bundesland:
         return frist_ort_oder_fehler(akte=akte)
     preset = PRESETS.get(vorlage or "")
+    akte_land = akte.gericht_bundesland if akte is not None else ""
+    akte_ort = (akte.gericht_ort if akte is not None else "") or ""
+    ort_passt = not ort or not akte_ort or ort.casefold() == akte_ort.casefold()
     if preset is not None and preset.gericht != "akte":
+        if akte_land and bundesland == akte_land and ort_passt:
+            # The Akte's own court given for a period kept at another court or authority: most likely
+            # copied from the Akte, not that other court's seat; the calculator warns and takes the
+            # date that holds in every Land.
+            return frist_ort_oder_fehler(akte=akte)
         return FristOrt(bundesland, ort, QUELLE_RECHTSMITTELGERICHT)
     if akte is not None and akte.gericht_bundesland:
-        ort_passt = not ort or not akte.gericht_ort or ort.casefold() == akte.gericht_ort.casefold()
         if bundesland != akte.gericht_bundesland or not ort_passt:
             raise KalenderRegelFehler(
                 ERR_ANDERES_GERICHT.format(

@@ -351,13 +351,14 @@ class FristForm(forms.Form):
         "Beschwerde, FamFG-Beschwerde: Erlass): rechnet die Grenze mit.",
     )
     bundesland = _auswahl(
-        label="Bundesland des Gerichts (Feiertage am Gerichtsort)",
+        label="Bundesland der Stelle, bei der die Frist zu wahren ist (Feiertage dort)",
         choices=[("", "– Kanzleisitz verwenden –"), *BUNDESLAENDER.items()],
         required=False,
-        help_text="Ohne Angabe gilt der in der Verwaltung hinterlegte Kanzleisitz.",
+        help_text="Bei Rechtsmitteln das Rechtsmittelgericht, beim Mahnbescheid das Mahngericht, beim Widerspruch "
+        "und Bußgeldbescheid die Behörde. Ohne Angabe gilt der in der Verwaltung hinterlegte Kanzleisitz.",
     )
     ort = forms.CharField(
-        label="Ort des Gerichts",
+        label="Ort dieser Stelle",
         max_length=100,
         required=False,
         help_text="z. B. München; entscheidet über Feiertage, die nur in Teilen eines Landes gelten.",

@@ -42,8 +42,11 @@ Fristbeginn = Literal["ereignis", "tagesbeginn"]
 OrtArt = Literal["angabe", "akte", "kanzlei"]
 # The court at which a period is kept, whose holidays count (§ 222 Abs. 2 ZPO, § 193 BGB): the court
 # of the Akte (the one whose decision is attacked, or the court of first instance), the court of the
-# appeal (Berufungsgericht, OVG: its seat is not in the Akte), or the Bundesgerichtshof in Karlsruhe.
-Gericht = Literal["akte", "rechtsmittelgericht", "bgh", "behoerde"]
+# appeal (Berufungsgericht, OVG: its seat is not in the Akte), the Bundesgerichtshof in Karlsruhe, the
+# authority that issued the act (Widerspruch, Bußgeldbescheid), the Mahngericht (a central court,
+# often in another Land than the Akte's court), or the court that decides on the missed step
+# (Wiedereinsetzung: the appeal court for a missed appeal period).
+Gericht = Literal["akte", "rechtsmittelgericht", "bgh", "behoerde", "mahngericht", "nachholung"]
 
 BUNDESLAENDER: dict[str, str] = {
     "BW": "Baden-Württemberg",
@@ -106,6 +109,16 @@ GRUND_RECHTSMITTELGERICHT = (
     "Maßgeblich sind die Feiertage am Sitz des Rechtsmittelgerichts, bei dem die Frist zu wahren ist "
     "(§ 222 Abs. 2 ZPO, § 193 BGB), nicht die des Gerichts der Akte ({ort}); gib Bundesland und Ort des "
     "Rechtsmittelgerichts an."
+)
+GRUND_MAHNGERICHT = (
+    "Maßgeblich sind die Feiertage am Sitz des Mahngerichts, das den Bescheid erlassen hat (§ 222 Abs. 2 ZPO, "
+    "§ 193 BGB; zentrale Mahngerichte liegen oft in einem anderen Land), nicht die des Gerichts der Akte oder "
+    "des Kanzleisitzes ({ort}); gib Bundesland und Ort des Mahngerichts an."
+)
+GRUND_NACHHOLUNG = (
+    "Maßgeblich sind die Feiertage am Sitz des Gerichts, das über die nachgeholte Prozesshandlung entscheidet "
+    "(§ 237 ZPO; bei einer versäumten Rechtsmittel- oder Begründungsfrist das Rechtsmittelgericht), nicht ohne "
+    "Weiteres die des Gerichts der Akte oder des Kanzleisitzes ({ort}); gib Bundesland und Ort dieses Gerichts an."
 )
 BGH_LAND, BGH_ORT, BGH_QUELLE = "BW", "Karlsruhe", "Sitz des Bundesgerichtshofs"
 GRUND_BUNDESGERICHT_OFFEN = (
@@ -331,6 +344,7 @@ PRESETS: dict[str, FristPreset] = {
             "§ 700 Abs. 1 i. V. m. § 339 Abs. 1 ZPO",
             "Zustellung des Vollstreckungsbescheids",
             "Der Vollstreckungsbescheid steht einem Versäumnisurteil gleich; die Einspruchsfrist ist daher eine Notfrist.",
+            gericht="mahngericht",
         ),
         FristPreset(
             "widerspruch_mahnbescheid",
@@ -342,6 +356,7 @@ PRESETS: dict[str, FristPreset] = {
             "Zustellung des Mahnbescheids",
             "Keine Notfrist: Widerspruch ist bis zur Verfügung des Vollstreckungsbescheids möglich (§ 694 Abs. 1 ZPO). "
             "Im arbeitsgerichtlichen Mahnverfahren beträgt die Frist eine Woche (§ 46a Abs. 3 ArbGG).",
+            gericht="mahngericht",
         ),
         FristPreset(
             "widerspruch_mahnbescheid_arbgg",
@@ -352,6 +367,7 @@ PRESETS: dict[str, FristPreset] = {
             "§ 46a Abs. 3 ArbGG, § 692 Abs. 1 Nr. 3 ZPO",
             "Zustellung des Mahnbescheids",
             "Keine Notfrist: Widerspruch ist bis zur Verfügung des Vollstreckungsbescheids möglich (§ 694 Abs. 1 ZPO).",
+            gericht="mahngericht",
         ),
         FristPreset(
             "verteidigungsanzeige",
@@ -391,6 +407,7 @@ PRESETS: dict[str, FristPreset] = {
             "§ 234 Abs. 1 Satz 1 ZPO",
             "Behebung des Hindernisses",
             "Für die Begründungsfristen (Berufung, Revision u. a.) beträgt die Frist einen Monat (§ 234 Abs. 1 Satz 2 ZPO).",
+            gericht="nachholung",
         ),
         FristPreset(
             "kuendigungsschutzklage",
@@ -637,7 +654,9 @@ PRESETS: dict[str, FristPreset] = {
             False,
             "§ 67 Abs. 1 OWiG",
             "Zustellung des Bußgeldbescheids",
-            "Fristberechnung nach § 46 OWiG i. V. m. § 43 StPO.",
+            "Fristberechnung nach § 46 OWiG i. V. m. § 43 StPO. Einzulegen bei der Verwaltungsbehörde, die den "
+            "Bescheid erlassen hat (§ 67 Abs. 1 Satz 1 OWiG).",
+            gericht="behoerde",
         ),
         FristPreset(
             "verjaehrung_regel",
@@ -1118,6 +1137,15 @@ def ort_unsicher_grund(ort_art: OrtArt | None, bundesland: str | None, ort: str 
     return GRUND_KANZLEISITZ.format(ort=ortstext(_bundesland(bundesland), _ort(ort)))
 
 
+# Why the Akte's court or the Kanzlei's seat is not the place of a period kept elsewhere.
+_GRUND_ANDERE_STELLE = {
+    "rechtsmittelgericht": GRUND_RECHTSMITTELGERICHT,
+    "behoerde": GRUND_BEHOERDE,
+    "mahngericht": GRUND_MAHNGERICHT,
+    "nachholung": GRUND_NACHHOLUNG,
+}
+
+
 def berechne_preset(
     preset_key: str,
     ereignis_datum: date | None,
@@ -1172,10 +1200,8 @@ def berechne_preset(
             # § 120 FGO): without the court's place, the earliest end that holds at any of them
             ort_unsicher = GRUND_BUNDESGERICHT_OFFEN
         bundesland, ort, ortsquelle = BGH_LAND, BGH_ORT, BGH_QUELLE
-    elif preset.gericht == "rechtsmittelgericht" and ort_art in ("akte", "kanzlei"):
-        ort_unsicher = GRUND_RECHTSMITTELGERICHT.format(ort=ortstext(_bundesland(bundesland), _ort(ort)))
-    elif preset.gericht == "behoerde" and ort_art in ("akte", "kanzlei"):
-        ort_unsicher = GRUND_BEHOERDE.format(ort=ortstext(_bundesland(bundesland), _ort(ort)))
+    elif preset.gericht in _GRUND_ANDERE_STELLE and ort_art in ("akte", "kanzlei"):
+        ort_unsicher = _GRUND_ANDERE_STELLE[preset.gericht].format(ort=ortstext(_bundesland(bundesland), _ort(ort)))
     else:
         ort_unsicher = ort_unsicher_grund(ort_art, bundesland, ort)
     return _preset_rechner(preset, ereignis_datum, verkuendung, vorfrist_tage, vorfrist_arbeitstage)(

@@ -25,6 +25,13 @@ ERR_WIDERSPRUCH = (
     "oder prüfe die Angaben mit berechne_frist."
 )
 ERR_VERGANGEN = "Das Datum {datum} liegt in der Vergangenheit. Prüfe das Datum (auch das Jahr)."
+# A Fristablauf given without the Fristenrechner is checked only against weekends, holidays kept in
+# every Land and the past; a date that is too late cannot be seen from the date alone.
+HINWEIS_UNBERECHNET = (
+    "Fristablauf ohne Fristenrechner angegeben: geprüft sind nur Wochenende, bundesweite Feiertage und "
+    "Vergangenheit, nicht Fristbeginn, Dauer und Feiertage am Ort der Stelle, bei der die Frist zu wahren ist. "
+    "Rechne mit 'berechnung' nach oder nenne, woraus sich das Datum ergibt."
+)
 ERR_VERANTWORTLICH = "Die verantwortliche Person {id} ist unbekannt oder hat keinen Zugriff auf die Akte."
 
 
@@ -110,6 +117,8 @@ def execute(ctx: ToolContext, params: CreateDraftFristParams) -> ToolResult:
     }
     if berechnet:
         preview["berechnung"] = berechnet
+    elif params.typ == "FRIST":
+        preview["hinweis"] = HINWEIS_UNBERECHNET
     return propose(ctx, typ=HelenaDraft.Typ.FRIST, akte=akte, payload=payload, preview=preview)
 
 
@@ -124,7 +133,8 @@ TOOL = Tool(
         "existing ones read_fristen.\n"
         "Returns {draft_id, typ, titel, status, akte, vorschau}.\n"
         "Errors: unknown Akte or no access (same message); a FRIST without fristablauf; a Fristablauf on a weekend "
-        "or holiday at the court's place (§ 193 BGB) or in the past; a Vorfrist after the Fristablauf; no known "
+        "or a holiday kept in every Land (§ 193 BGB) or in the past (a fristablauf given without 'berechnung' is "
+        "checked for nothing more: prefer 'berechnung'); a Vorfrist after the Fristablauf; no known "
         "court place for 'berechnung' (ask for the court); an unknown responsible person.\n"
         'Example: {"akte": "12/25", "typ": "FRIST", "titel": "Berufungsfrist", "datum": "2025-03-14", '
         '"berechnung": {"vorlage": "berufung"}}'

@@ -186,3 +186,75 @@ def test_the_model_learns_every_preset_that_takes_a_verkuendung():
     with_limit = [key for key, preset in PRESETS.items() if preset.grenze_monate]
     assert {"berufung", "revision", "beschwerde_famfg", "beschwerdebegruendung_famfg"} <= set(with_limit)
     assert all(key in description for key in with_limit) and "beschwerdebegruendung_famfg" in description
+
+
+# -- Periods kept at another court or authority than the Akte's (review of 2026-12-03) --------------
+
+
+def test_einspruch_vollstreckungsbescheid_nicht_mit_den_feiertagen_des_aktengerichts(call, anwalt):
+    """The Einspruch goes to the Mahngericht (§ 700 Abs. 1, 3 ZPO), often in another Land: AG Potsdam
+    in the Akte, Zustellung Fr 17.10.2025, two weeks → Fr 31.10.2025 (Reformationstag in Brandenburg,
+    a working day at AG Wedding, Berlin). Before, the tool said Mo 03.11.2025 without a warning."""
+    akte = _akte(anwalt, gericht_name="Amtsgericht Potsdam", gericht_ort="Potsdam", gericht_bundesland="BB")
+    args = {"ereignis_datum": "2025-10-17", "vorlage": "einspruch_vollstreckungsbescheid"}
+    result = call(anwalt, "berechne_frist", args, akte=akte)
+    assert result.ok, result.error
+    assert result.data["fristablauf"] == "2025-10-31"
+    assert any("Mahngericht" in w for w in result.data["warnungen"])
+    # the Akte's own court given again counts as the Akte's court, not as the Mahngericht's seat
+    wieder = call(anwalt, "berechne_frist", {**args, "bundesland": "BB", "ort": "Potsdam"}, akte=akte)
+    assert wieder.data["fristablauf"] == "2025-10-31" and wieder.data["warnungen"]
+    # the Mahngericht's seat given: its holidays count
+    wedding = call(anwalt, "berechne_frist", {**args, "bundesland": "BE", "ort": "Berlin"}, akte=akte)
+    assert wedding.ok, wedding.error
+    assert wedding.data["fristablauf"] == "2025-10-31" and not wedding.data["warnungen"]
+
+
+def test_einspruch_bussgeldbescheid_bei_der_behoerde(call, anwalt):
+    """§ 67 Abs. 1 OWiG: filed with the authority. Akte court Augsburg, Zustellung Fr 25.07.2025 →
+    Fr 08.08.2025 is the Augsburger Friedensfest, a holiday of the city only; the authority's seat is
+    not known, so the earliest end (08.08.) with a warning, not Mo 11.08.2025."""
+    akte = _akte(anwalt, gericht_name="Amtsgericht Augsburg", gericht_ort="Augsburg", gericht_bundesland="BY")
+    result = call(anwalt, "berechne_frist", {"ereignis_datum": "2025-07-25", "vorlage": "einspruch_bussgeldbescheid"}, akte=akte)
+    assert result.ok, result.error
+    assert result.data["fristablauf"] == "2025-08-08"
+    assert result.data["warnungen"]
+
+
+def test_wiedereinsetzung_beim_rechtsmittelgericht(call, anwalt):
+    """§§ 236, 237 ZPO: filed with the court that decides on the missed step. Akte court LG Augsburg,
+    Hindernis behoben Fr 25.07.2025: without a place 08.08.2025 with a warning (was 11.08. silently);
+    the OLG München given is taken (was refused as contradicting the Akte's court)."""
+    akte = _akte(anwalt, gericht_name="Landgericht Augsburg", gericht_ort="Augsburg", gericht_bundesland="BY")
+    args = {"ereignis_datum": "2025-07-25", "vorlage": "wiedereinsetzung"}
+    ohne = call(anwalt, "berechne_frist", args, akte=akte)
+    assert ohne.ok, ohne.error
+    assert ohne.data["fristablauf"] == "2025-08-08" and ohne.data["warnungen"]
+    olg = call(anwalt, "berechne_frist", {**args, "bundesland": "BY", "ort": "München"}, akte=akte)
+    assert olg.ok, olg.error
+    assert olg.data["fristablauf"] == "2025-08-08"
+
+
+def test_berufung_mit_dem_gericht_der_akte_als_ort_bleibt_unsicher(call, anwalt):
+    """The Berufung goes to the OLG: the LG Augsburg given as the place (copied from the Akte) must
+    not give the Friedensfest's Monday 11.08.2025 without a word."""
+    akte = _akte(anwalt, gericht_name="Landgericht Augsburg", gericht_ort="Augsburg", gericht_bundesland="BY")
+    args = {"ereignis_datum": "2025-07-08", "vorlage": "berufung", "bundesland": "BY", "ort": "Augsburg"}
+    result = call(anwalt, "berechne_frist", args, akte=akte)
+    assert result.ok, result.error
+    assert result.data["fristablauf"] == "2025-08-08"
+    assert any("Rechtsmittelgericht" in w for w in result.data["warnungen"])
+
+
+def test_frei_angegebener_fristablauf_traegt_einen_hinweis(call, anwalt):
+    akte = _akte(anwalt, gericht_ort="Berlin", gericht_bundesland="BE")
+    from tests.support.dates import next_workday
+
+    tag = next_workday(40)
+    result = call(
+        anwalt,
+        "create_draft_frist",
+        {"akte": akte.aktenzeichen, "typ": "FRIST", "titel": "Frist", "datum": tag.isoformat(), "fristablauf": tag.isoformat()},
+    )
+    assert result.ok, result.error
+    assert "ohne Fristenrechner" in result.data["vorschau"]["hinweis"]
