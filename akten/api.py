@@ -148,10 +148,7 @@ class DokumentDownloadApi(APIView):
         if dokument is None:
             raise Http404
         return FileResponse(
-            dokument.datei.open("rb"),
-            as_attachment=True,
-            filename=(dokument.datei.name or "dokument").rsplit("/", 1)[-1],
-            content_type=dokument.mime_type,
+            dokument.datei.open("rb"), as_attachment=True, filename=dokument.download_name, content_type=dokument.mime_type
         )
 
 

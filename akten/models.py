@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import datetime
+import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from decimal import Decimal
+from pathlib import PurePosixPath
 from typing import Any
 
 from django.apps import apps
@@ -647,6 +649,15 @@ class Dokument(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} (Akte {self.akte.aktenzeichen})"
+
+    @property
+    def download_name(self) -> str:
+        """The file name a download carries: the document's name with the stored file's extension,
+        never the name the file was uploaded under (it may say what the name does not)."""
+        stored = (self.datei.name or "").rsplit("/", 1)[-1]
+        suffix = PurePosixPath(stored).suffix.lower()
+        name = re.sub(r"[\\/\x00-\x1f]+", " ", self.name).strip() or "Dokument"
+        return name if name.lower().endswith(suffix) else f"{name}{suffix}"
 
 
 class KalenderEintragQuerySet(AkteBoundQuerySet):

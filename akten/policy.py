@@ -13,7 +13,9 @@ The policy, in words (the README's "Zugriffsregel" repeats it):
 - A MANDANT sees of her own Akten only the client-facing facts: Aktenzeichen, Kurzrubrum, wegen,
   Sachgebiet, Status, Gegenstandswert, the court (name, Ort, Land, its Aktenzeichen), the lawyer
   (name and e-mail) and the parties (name and role, no addresses); the documents released to her
-  (`Dokument.mandant_sichtbar`: the current file only, no earlier versions) and her Termine.
+  (`Dokument.mandant_sichtbar`: the current file only, no earlier versions, under its name, never
+  the uploaded file's name) and her Termine (date, time, title; not their description or who
+  handles them).
   Never: internal notes (the Akte's `notizen`, `Notiz` rows), the Sachstand (`zusammenfassung`),
   Schlagworte, Dezernate, Fristen, Wiedervorlagen, Zeiten, Helena's drafts and their rejection
   reasons, alerts, the Aktenverlauf, Helena runs unless the role × tool matrix grants tools to
@@ -72,6 +74,9 @@ MANDANT_DOKUMENT_FIELDS = frozenset(
 MANDANT_DOKUMENT_TOOL_FIELDS = frozenset(
     {"id", "titel", "akte", "datum", "typ", "groesse_bytes", "text", "gekuerzt", "text_laenge", "hinweis"}
 )
+# Fields of a Termin (KalenderEintrag) a MANDANT may receive, in the API's and the tools' names: what
+# her page shows (date, time, title), never the internal description or who in the firm handles it.
+MANDANT_TERMIN_FIELDS = frozenset({"id", "akte", "aktenzeichen", "typ", "typ_label", "titel", "datum", "uhrzeit"})
 # A MANDANT's message to the responsible lawyer (drafts.services.mandant_message_send).
 MANDANT_MESSAGE_MAX_CHARS = 5000
 
@@ -97,8 +102,8 @@ def sees_internal(user: Any) -> bool:
 
 
 def allowed_fields(user: Any, kind: str) -> frozenset[str] | None:
-    """The fields of `kind` ("akte", "beteiligter", "user", "dokument", "dokument_tool") that `user`
-    may receive; None means all of them."""
+    """The fields of `kind` ("akte", "beteiligter", "user", "dokument", "dokument_tool", "termin") that
+    `user` may receive; None means all of them."""
     if not is_mandant(user):
         return None
     return {
@@ -107,6 +112,7 @@ def allowed_fields(user: Any, kind: str) -> frozenset[str] | None:
         "user": MANDANT_USER_FIELDS,
         "dokument": MANDANT_DOKUMENT_FIELDS,
         "dokument_tool": MANDANT_DOKUMENT_TOOL_FIELDS,
+        "termin": MANDANT_TERMIN_FIELDS,
     }[kind]
 
 

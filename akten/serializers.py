@@ -124,7 +124,8 @@ class DokumentUploadSerializer(serializers.Serializer):
     mandant_sichtbar = serializers.BooleanField(default=False)
 
 
-class KalenderEintragSerializer(serializers.ModelSerializer):
+class KalenderEintragSerializer(PolicyFieldsMixin, serializers.ModelSerializer):
+    policy_kind = "termin"
     aktenzeichen = serializers.CharField(source="akte.aktenzeichen")
     typ_label = serializers.CharField(source="get_typ_display")
     verantwortlich = UserRefSerializer(allow_null=True)

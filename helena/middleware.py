@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
+from django.utils.cache import patch_cache_control
 
 from .request_input import InputError, check_api_params, check_body, check_query
 from .views import bad_request, is_api
@@ -26,3 +27,20 @@ class RequestInputMiddleware:
         except InputError as exc:
             return bad_request(request, exc.message, field=exc.field)
         return self.get_response(request)
+
+
+class PrivateCacheMiddleware:
+    """What a signed-in user receives (pages, API, downloads) is for them at this moment: no browser
+    or proxy may keep it (`Cache-Control: private, no-store`), so that nothing of an Akte outlives
+    the access to it in a cache. A view that sets its own Cache-Control keeps it; static files are
+    served before this middleware (WhiteNoise)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        user = getattr(request, "user", None)
+        if user is not None and user.is_authenticated and not response.has_header("Cache-Control"):
+            patch_cache_control(response, private=True, no_store=True)
+        return response

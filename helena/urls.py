@@ -34,7 +34,12 @@ urlpatterns = [
     path("api/", include([*akten_api, *drafts_api, *recherche_api, *schriftgut_api, *runs_api])),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # people: an anonymous visitor is sent to the login (and back), not shown a bare 403
-    path("api/docs/", login_required(SpectacularSwaggerSplitView.as_view(url_name="api-schema")), name="api-docs"),
+    path(
+        "api/docs/",
+        # a page, not an API: OPTIONS would render DRF's metadata through a template it does not have (500)
+        login_required(SpectacularSwaggerSplitView.as_view(url_name="api-schema", http_method_names=["get", "head"])),
+        name="api-docs",
+    ),
     path("", start, name="start"),
     path("akten/<int:pk>/", akte_detail, name="akte-detail"),
     *akten_pages,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import Http404, HttpResponse
+from django.utils.http import content_disposition_header
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import parsers, serializers, status
 from rest_framework.exceptions import PermissionDenied, ValidationError
@@ -208,7 +209,7 @@ class VersionDownloadApi(APIView):
         with version.datei.open("rb") as handle:
             response = HttpResponse(handle.read(), content_type=version.mime_type)
         name = (version.datei.name or "dokument").rsplit("/", 1)[-1]
-        response["Content-Disposition"] = f'attachment; filename="{name}"'
+        response["Content-Disposition"] = content_disposition_header(as_attachment=True, filename=name)
         return response
 
 

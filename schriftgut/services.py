@@ -32,6 +32,7 @@ from akten.models import (
     User,
     VorlagenStand,
 )
+from akten.signals import dokument_saved
 
 from .briefkopf import briefkopf_anwenden
 from .builtin import MITGELIEFERT, NACH_SCHLUESSEL, mitgeliefert_inhalt
@@ -292,9 +293,13 @@ def dokument_version_anlegen(
     try:
         dokument.text, dokument.text_status, dokument.text_fehler = extract_text(inhalt, mime), Dokument.TextStatus.OK, ""
     except ExtractionError as fehler:
-        dokument.text_status, dokument.text_fehler = Dokument.TextStatus.FEHLER, str(fehler)[:300]
+        # The earlier version's text must go with it: it is no longer the document (and a Mandant
+        # gets no earlier versions).
+        dokument.text, dokument.text_status, dokument.text_fehler = "", Dokument.TextStatus.FEHLER, str(fehler)[:300]
     dokument.full_clean()
     dokument.save()
+    # The search index follows the new version (its chunks held the old text, for every searcher).
+    transaction.on_commit(lambda: dokument_saved.send(sender=Dokument, dokument=dokument))
     akten_services.activity_record(
         akte=dokument.akte,
         typ=AktenActivity.Typ.DOKUMENT_NEUE_VERSION,

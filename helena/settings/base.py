@@ -60,6 +60,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "helena.middleware.PrivateCacheMiddleware",
     "helena.access_log.AccessLogUserMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "helena.middleware.RequestInputMiddleware",

@@ -15,10 +15,10 @@ from django.urls import reverse
 from agent.models import TierConfig
 from agent.tools.base import ToolContext
 from agent.tools.executor import toolbox_for
-from akten.models import Beteiligter, Dokument, Role
+from akten.models import Beteiligter, Dokument, KalenderEintrag, Role
 from drafts.models import HelenaDraft
 from tests.agent.chat.conftest import is_terminal, receive_until, ws_connect
-from tests.confidentiality.world import RELEASED_DOCUMENT, build_world
+from tests.confidentiality.world import RELEASED_DOCUMENT, TERMIN_TITLE, build_world
 from tests.factories import BeteiligterFactory, HelenaDraftFactory, UserFactory
 from tests.support.dates import next_workday
 
@@ -114,3 +114,100 @@ def test_task_results_are_for_admin_only(client):
     assert page.count("dokument_index_task") == 0
     client.force_login(UserFactory(role=Role.ADMIN, is_staff=True, is_superuser=True))
     assert "dokument_index_task" in client.get(reverse("admin:django_tasks_database_dbtaskresult_changelist")).content.decode()
+
+
+@pytest.mark.django_db
+def test_a_mandant_gets_of_her_termine_only_date_time_and_title(settings):
+    """The API and read_fristen gave her a Termin's internal description and the staff member who
+    handles it (name and e-mail); her page shows date, time and title only."""
+    settings.HELENA_TOOLS_THREAD_SENSITIVE = True
+    world = build_world()
+    handler = UserFactory(role=Role.SACHBEARBEITER, last_name="Bearbeiterin", email="bearbeiterin@kanzlei.example")
+    termin = KalenderEintrag.objects.get(akte=world.akte, titel=TERMIN_TITLE)
+    KalenderEintrag.objects.filter(pk=termin.pk).update(verantwortlich=handler)
+    client = Client()
+    client.force_login(world.mandantin)
+    listing = client.get(reverse("api-kalender-list"), {"akte": world.akte.pk})
+    detail = client.get(reverse("api-kalender-detail", args=[termin.pk]))
+    assert listing.status_code == 200 and detail.status_code == 200
+    row = next(r for r in listing.json()["results"] if r["id"] == termin.pk)
+    for data in (row, detail.json()):
+        assert data["titel"] == TERMIN_TITLE and data["datum"]
+        assert not {"beschreibung", "verantwortlich", "erledigt_at", "created_at"} & set(data)
+    box = toolbox_for(ToolContext(user=world.mandantin, akte=world.akte, run=None))
+    tool = async_to_sync(box.execute)("read_fristen", {"akte": world.akte.aktenzeichen, "zeitraum": "alle"}, call_id="c1")
+    assert tool.ok, tool.error
+    eintrag = next(e for e in tool.data["eintraege"] if e["titel"] == TERMIN_TITLE)
+    assert not {"beschreibung", "verantwortlich"} & set(eintrag)
+    text = json.dumps([listing.json(), detail.json(), tool.data], ensure_ascii=False)
+    assert "Bearbeiterin" not in text and "bearbeiterin@kanzlei.example" not in text
+    assert world.leaked(text) == []
+    # staff still get every field
+    client.force_login(world.lawyer)
+    staff = client.get(reverse("api-kalender-detail", args=[termin.pk])).json()
+    assert staff["verantwortlich"]["name"] and "beschreibung" in staff
+
+
+def _released_markdown(world, text: str, filename: str = "schreiben.md") -> Dokument:
+    from akten import services as akten_services
+
+    return akten_services.dokument_create(
+        akte=world.akte, by=world.lawyer, name="Schreiben an Sie", filename=filename, content=text.encode(), mandant_sichtbar=True
+    )
+
+
+@pytest.mark.django_db
+def test_a_new_version_replaces_the_old_text_in_search_and_on_failure(django_capture_on_commit_callbacks):
+    """A new version left the search index on version 1 (its text found by the Mandantin's document
+    search), and a new version whose text could not be read kept version 1's text on the Dokument."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    world = build_world()
+    client = Client()
+    with django_capture_on_commit_callbacks(execute=True):
+        alt = _released_markdown(world, "Entwurf: Vergleich bis ALTFASSUNGMARK 7000 Euro akzeptabel")
+        kaputt = _released_markdown(world, "Interner Vermerk VORFASSUNGMARK: nicht kreditwuerdig")
+    client.force_login(world.mandantin)
+    vorher = client.get(reverse("api-search-dokumente"), {"q": "ALTFASSUNGMARK"}).json()["results"]
+    assert alt.pk in [r["id"] for r in vorher]  # the test sees what it looks for
+    client.force_login(world.lawyer)
+    with django_capture_on_commit_callbacks(execute=True):
+        neu = SimpleUploadedFile("neu.md", b"Sehr geehrte Frau, anbei der Vergleich.", content_type="text/markdown")
+        assert client.post(f"/api/dokumente/{alt.pk}/versionen/", {"datei": neu}).status_code == 201
+        defekt = SimpleUploadedFile("neu.pdf", b"%PDF-1.4 kaputt", content_type="application/pdf")
+        assert client.post(f"/api/dokumente/{kaputt.pk}/versionen/", {"datei": defekt}).status_code == 201
+    client.force_login(world.mandantin)
+
+    def treffer(query: str) -> str:
+        return json.dumps(client.get(reverse("api-search-dokumente"), {"q": query}).json()["results"], ensure_ascii=False)
+
+    assert "ALTFASSUNGMARK" not in treffer("ALTFASSUNGMARK") and f'"id": {alt.pk},' not in treffer("ALTFASSUNGMARK")
+    assert "anbei der Vergleich" in client.get(reverse("api-dokument-detail", args=[alt.pk])).json()["text"]
+    assert "VORFASSUNGMARK" not in client.get(reverse("api-dokument-detail", args=[kaputt.pk])).content.decode()
+    assert "VORFASSUNGMARK" not in treffer("VORFASSUNGMARK")
+
+
+@pytest.mark.django_db
+def test_a_download_carries_the_documents_name_not_the_uploaded_file_name():
+    world = build_world()
+    dokument = _released_markdown(world, "Sehr geehrte Frau", filename="Vergleich_max5000_nicht_an_Mandantin.md")
+    client = Client()
+    client.force_login(world.mandantin)
+    answer = client.get(reverse("api-dokument-download", args=[dokument.pk]))
+    assert answer.status_code == 200
+    assert "nicht_an_Mandantin" not in answer["Content-Disposition"]
+    assert "Schreiben an Sie.md" in answer["Content-Disposition"]
+
+
+@pytest.mark.django_db
+def test_nothing_a_signed_in_user_receives_may_be_cached():
+    """No browser or proxy keeps a page, an API answer or a file after access to the Akte ended."""
+    world = build_world()
+    dokument = Dokument.objects.get(name=RELEASED_DOCUMENT)
+    client = Client()
+    client.force_login(world.mandantin)
+    for url in ("/", reverse("api-akte-detail", args=[world.akte.pk]), reverse("api-dokument-download", args=[dokument.pk])):
+        answer = client.get(url)
+        assert answer.status_code == 200, url
+        assert {"private", "no-store"} <= {part.strip() for part in answer["Cache-Control"].split(",")}, url
+    assert client.get(reverse("api-akte-detail", args=[world.foreign_akte.pk]))["Cache-Control"]

@@ -90,10 +90,12 @@ def build_world() -> World:
     )
     KalenderEintragFactory(akte=akte, typ=KalenderEintrag.Typ.FRIST, titel=mark("frist"), beschreibung=mark("frist-text"))
     KalenderEintragFactory(akte=akte, typ=KalenderEintrag.Typ.WIEDERVORLAGE, titel=mark("wiedervorlage"), fristablauf=None)
+    # her Termin: the title and date are hers, the internal description is not
     KalenderEintragFactory(
         akte=akte,
         typ=KalenderEintrag.Typ.TERMIN,
         titel=TERMIN_TITLE,
+        beschreibung=mark("termin-text"),
         datum=timezone.localdate() + datetime.timedelta(days=10),
         fristablauf=None,
     )

@@ -8,6 +8,7 @@ from django.db.models import Q
 from django.db.models.functions import Coalesce
 
 from akten import selectors
+from akten.policy import filter_fields
 
 from ..base import Tool, ToolContext, ToolResult
 from ..common import AkteRef, Limit, Params, akte_optional, akte_ref, iso, ok, person, source, today
@@ -42,22 +43,26 @@ def execute(ctx: ToolContext, params: ReadFristenParams) -> ToolResult:
         "zeitraum": params.zeitraum,
         "anzahl": total,
         "eintraege": [
-            {
-                "id": e.pk,
-                "typ": e.get_typ_display(),
-                "titel": e.titel,
-                "akte": akte_ref(e.akte),
-                "datum": iso(e.datum),
-                "uhrzeit": iso(e.uhrzeit),
-                "fristablauf": iso(e.fristablauf),
-                "vorfrist": iso(e.vorfrist),
-                "notfrist": e.notfrist,
-                "erledigt": e.erledigt,
-                "ueberfaellig": not e.erledigt and e.stichtag < heute,
-                "tage_bis_stichtag": (e.stichtag - heute).days,
-                "verantwortlich": person(e.verantwortlich),
-                "beschreibung": e.beschreibung[:300],
-            }
+            filter_fields(  # a MANDANT (her Termine only): the field rule of akten.policy
+                ctx.user,
+                "termin",
+                {
+                    "id": e.pk,
+                    "typ": e.get_typ_display(),
+                    "titel": e.titel,
+                    "akte": akte_ref(e.akte),
+                    "datum": iso(e.datum),
+                    "uhrzeit": iso(e.uhrzeit),
+                    "fristablauf": iso(e.fristablauf),
+                    "vorfrist": iso(e.vorfrist),
+                    "notfrist": e.notfrist,
+                    "erledigt": e.erledigt,
+                    "ueberfaellig": not e.erledigt and e.stichtag < heute,
+                    "tage_bis_stichtag": (e.stichtag - heute).days,
+                    "verantwortlich": person(e.verantwortlich),
+                    "beschreibung": e.beschreibung[:300],
+                },
+            )
             for e in rows
         ],
     }
