@@ -16,8 +16,10 @@ $(BIN)/python:
 # llama.cpp for the demo model, built once per machine into a wheel cache of our own: portable
 # AVX2 code (GGML_NATIVE=OFF). A -march=native build picks up AMX on CPUs that have it, and its
 # AMX kernels crash on the demo model (segfault at the first token, seen on such a machine).
+# LLAVA_BUILD=OFF leaves out the multimodal library (mtmd), which only image and audio chat
+# formats load: 29 % less compile time (CPU 693 → 491 s on 2 cores).
 LLAMA_CPP_VERSION := 0.3.36
-LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DLLAVA_BUILD=OFF
 LLAMA_WHEELS ?= $(HOME)/.cache/helena-wheels/llama-cpp-$(LLAMA_CPP_VERSION)-avx2
 
 $(VENV)/.installed-llm: requirements-llm.txt | $(BIN)/python
