@@ -4,6 +4,7 @@ from django.utils.translation import gettext_lazy as _
 
 from akten.admin_mixins import (
     GermanPermissionsMixin,
+    StaffUserChoicesAdminMixin,
     VisibleKontaktAdminMixin,
     VisibleToAdminMixin,
     VisibleUserAdminMixin,
@@ -42,7 +43,7 @@ class UserAdmin(GermanPermissionsMixin, VisibleUserAdminMixin, BaseUserAdmin):
 
 
 @admin.register(Vertretung)
-class VertretungAdmin(admin.ModelAdmin):
+class VertretungAdmin(StaffUserChoicesAdminMixin, admin.ModelAdmin):
     list_display = ["vertreter", "vertretener", "beginn", "ende", "grund"]
     list_filter = ["beginn", "ende"]
     search_fields = ["vertreter__email", "vertretener__email", "vertreter__last_name", "vertretener__last_name"]
@@ -50,7 +51,7 @@ class VertretungAdmin(admin.ModelAdmin):
 
 
 @admin.register(Dezernat)
-class DezernatAdmin(admin.ModelAdmin):
+class DezernatAdmin(StaffUserChoicesAdminMixin, admin.ModelAdmin):
     list_display = ["name"]
     search_fields = ["name"]
     filter_horizontal = ["members"]

@@ -1,6 +1,7 @@
 """Admin access follows the same rule as every other channel: client data only through
 `Akte.objects.visible_to(request.user)`. A view permission opens the admin page, never more rows."""
 
+import copy
 from typing import Any
 
 from django.apps import apps
@@ -8,7 +9,8 @@ from django.contrib import admin
 from django.contrib.admin.utils import get_fields_from_path
 from django.contrib.auth.models import Permission
 from django.db.models import Q
-from django.forms import ModelMultipleChoiceField
+from django.forms import ModelChoiceField, ModelMultipleChoiceField
+from django.forms.models import model_to_dict
 from django.http import HttpRequest
 
 
@@ -18,9 +20,35 @@ def sees_all(request: HttpRequest) -> bool:
     return bool(user.is_superuser or getattr(user, "is_admin_role", False))
 
 
-class VisibleToAdminMixin:
+class StaffUserChoicesAdminMixin:
+    """User choices in admin forms (verantwortlich, Autor/in, Mitglieder, Vertreter/in …) offer no
+    MANDANT accounts: her name and e-mail are client data, shown only as a party of a visible Akte,
+    and no such field is hers to fill. The value already stored in the edited row stays selectable,
+    so the form still saves."""
+
+    def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any) -> Any:
+        from akten.models import Role, User
+
+        form = super().get_form(request, obj, change=change, **kwargs)  # type: ignore[misc]
+        user_fields = [
+            name
+            for name, field in form.base_fields.items()
+            if isinstance(field, ModelChoiceField) and field.queryset is not None and field.queryset.model is User
+        ]
+        stored = model_to_dict(obj, fields=user_fields) if obj is not None else {}
+        for name in user_fields:
+            kept = stored.get(name)  # a user id, or the users of a many-to-many field
+            kept_ids = [user.pk for user in kept] if isinstance(kept, list) else [kept]
+            # a copy: fields declared on a form class are shared by every form built from it
+            field = form.base_fields[name] = copy.deepcopy(form.base_fields[name])
+            field.queryset = field.queryset.filter(~Q(role=Role.MANDANT) | Q(pk__in=kept_ids))
+        return form
+
+
+class VisibleToAdminMixin(StaffUserChoicesAdminMixin):
     """Admin lists and detail pages reach data only through the model's `visible_to(user)`,
-    except for superusers; Akte choices in forms are limited to the visible Akten."""
+    except for superusers; Akte choices in forms are limited to the visible Akten, user choices to
+    staff accounts."""
 
     def get_queryset(self, request: HttpRequest) -> Any:
         qs = super().get_queryset(request)  # type: ignore[misc]
@@ -72,6 +100,17 @@ class VisibleUserAdminMixin:
         if sees_all(request):
             return qs
         return qs.filter(~Q(role=Role.MANDANT) | Q(kontakt_id__in=visible_kontakt_ids(request.user)))
+
+    def get_search_results(self, request: HttpRequest, queryset: Any, search_term: str) -> Any:
+        """The user autocomplete fills staff fields (Anwalt, Sachbearbeitung, Vertretung): no MANDANT
+        accounts, also not those of visible Akten (see StaffUserChoicesAdminMixin)."""
+        from akten.models import Role
+
+        qs, may_have_duplicates = super().get_search_results(request, queryset, search_term)  # type: ignore[misc]
+        match = request.resolver_match
+        if match is not None and match.view_name == f"{self.admin_site.name}:autocomplete":  # type: ignore[attr-defined]
+            qs = qs.exclude(role=Role.MANDANT)
+        return qs, may_have_duplicates
 
     def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
         from akten.models import Kontakt
