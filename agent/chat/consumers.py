@@ -225,7 +225,9 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             logger.info("run_create refused: %s", type(exc).__name__)
             await self.send_error(german_error(exc, ERR_START_FAILED), code="refused")
             return
-        title = await database_sync_to_async(lambda: run.conversation.title if run.conversation_id else "")()
+        title = await database_sync_to_async(
+            lambda: selectors.conversation_title(user=self.user, pk=run.conversation_id) if run.conversation_id else ""
+        )()
         await self.send_json(
             {
                 "type": "run.accepted",

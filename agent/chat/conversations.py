@@ -20,13 +20,13 @@ HELENA_MENTION_RE = re.compile(r"^\s*@helena\b[:,]?\s*(?P<auftrag>.+)", re.IGNOR
 
 
 def conversation_search(*, user: User, query: str = "") -> QuerySet[Conversation]:
-    """The user's conversations, newest first; with `query`, those whose title or any message they
-    may still see (question or answer, `messages_of`) contains it."""
+    """The user's conversations, newest first; with `query`, those whose title as shown
+    (`shown_title`) or any message they may still see (question or answer, `messages_of`) contains it."""
     conversations = conversation_list(user=user)
     query = " ".join(query.split())
     if query:
         matching = messages_of(user).filter(text__icontains=query).values("conversation_id")
-        conversations = conversations.filter(Q(title__icontains=query) | Q(pk__in=matching))
+        conversations = conversations.filter(Q(shown_title__icontains=query) | Q(pk__in=matching))
     return conversations
 
 

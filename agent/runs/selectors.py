@@ -7,8 +7,9 @@ A user's own history follows the access rule of today (`runs_of`, `conversations
 conversation on an Akte the user can no longer see (an ended Vertretung, a changed Dezernat, a
 mandate the Mandant no longer has) is gone for them with its task, steps, answer and
 notifications, as if it did not exist; so is a run that read such an Akte (in the general chat, or
-with a search across Akten), with its turns in the conversation; so is everything of a deactivated
-account, also on a socket it opened before. The rows stay (admin view, retention).
+with a search across Akten), with its turns in the conversation and the conversation's title when
+that is its question (`with_shown_title`); so is everything of a deactivated account, also on a
+socket it opened before. The rows stay (admin view, retention).
 """
 
 from __future__ import annotations
@@ -16,16 +17,18 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Case, CharField, Count, Exists, F, OuterRef, Q, QuerySet, Subquery, Value, When
 from django.db.models.functions import Coalesce
 
 from agent.models import AgentRun, AgentStep, Conversation, Message, ToolCallAudit
 from akten.models import Akte, User, access_scope_reused
 from akten.policy import sees_internal
 from helena.errors import NotFound
+from helena.text import shorten
 
 ERR_RUN_NOT_FOUND = "Auftrag nicht gefunden."
 ERR_CONVERSATION_NOT_FOUND = "Gespräch nicht gefunden."
+TITLE_HIDDEN = "Gespräch (verborgen)"
 
 
 def on_visible_akte(user: Any) -> Q:
@@ -120,16 +123,42 @@ def step_as_event(step: AgentStep) -> dict[str, Any]:
     return event
 
 
+def question_title(text: str) -> str:
+    """The title of a conversation that a question starts (agent/runs/services.py): the question
+    on one line, cut after a whole word."""
+    return shorten(text, 60)
+
+
+def with_shown_title(conversations: QuerySet[Conversation], *, user: User) -> QuerySet[Conversation]:
+    """`conversations` of `user` with `shown_title`, what every page, search and frame shows: the
+    title, or TITLE_HIDDEN where the title is the question of a run gone for `user` (`runs_of`),
+    which goes with its run. A title they gave it themselves stays. Reads those runs once."""
+    hidden_runs = AgentRun.objects.filter(user=user, conversation__in=conversations.values("pk")).exclude(
+        pk__in=runs_of(user).values("pk")
+    )
+    rows = hidden_runs.values_list("conversation_id", "conversation__title", "task")
+    titled_by_hidden = {pk for pk, title, task in rows if title == question_title(task)}
+    shown = Case(When(pk__in=titled_by_hidden, then=Value(TITLE_HIDDEN)), default=F("title"), output_field=CharField())
+    return conversations.annotate(shown_title=shown)
+
+
 def conversation_list(*, user: User) -> QuerySet[Conversation]:
-    return conversations_of(user).select_related("akte").order_by("-updated_at", "-pk")
+    conversations = with_shown_title(conversations_of(user), user=user)
+    return conversations.select_related("akte").order_by("-updated_at", "-pk")
 
 
 def conversation_get(*, user: User, pk: int) -> Conversation:
-    """The user's own conversation that they may still see, else NotFound."""
+    """The user's own conversation that they may still see (with `shown_title`), else NotFound."""
     try:
-        return conversations_of(user).select_related("akte").get(pk=pk)
+        return with_shown_title(conversations_of(user).filter(pk=pk), user=user).select_related("akte").get()
     except Conversation.DoesNotExist:
         raise NotFound(ERR_CONVERSATION_NOT_FOUND) from None
+
+
+def conversation_title(*, user: User, pk: int) -> str:
+    """The title of the user's conversation `pk` as they see it (`with_shown_title`), else NotFound."""
+    shown: str = conversation_get(user=user, pk=pk).shown_title  # type: ignore[attr-defined]  # the annotation
+    return shown
 
 
 def conversation_messages(*, user: User, conversation: Conversation) -> list[Message]:

@@ -25,10 +25,9 @@ from agent.runs.execution import conversation_reply_save, local_cancels
 from agent.runs.ratelimit import ratelimit_hit
 from agent.runs.reads import SUMMARY_CONTINUED, reads_carry_over
 from agent.runs.routes import task_classify
-from agent.runs.selectors import conversation_get, run_get
+from agent.runs.selectors import conversation_get, question_title, run_get
 from akten.models import Akte, User
 from akten.selectors import akte_get
-from helena.text import shorten
 
 ERR_TEXT_EMPTY = "Bitte gib einen Auftrag ein."
 ERR_HELENA_UNAVAILABLE = "Helena steht dir nicht zur Verfügung. Schreib deiner Anwältin oder deinem Anwalt eine Nachricht."
@@ -114,7 +113,7 @@ def _run_row_create(
     """The rows of a new run (inside run_create's transaction): conversation, run, the user's message,
     and for a refused run its answer and terminal event."""
     if conversation is None:
-        conversation = Conversation.objects.create(user=user, akte=akte, title=shorten(text, 60))
+        conversation = Conversation.objects.create(user=user, akte=akte, title=question_title(text))
     max_steps, timeout = _limits_for(classification.mode, config)
     run = AgentRun(
         user=user,

@@ -88,7 +88,7 @@ async def test_a_general_run_that_read_the_akte_is_gone_with_the_vertretung(scri
     assert after["run_api"] == 404
     for page in ("conversation", "runs"):
         assert world.leaked(after[page]) == [], page
-    assert "Deine Übersicht" not in after["conversation"], "the run's turn is gone (its question stays the title)"
+    assert "Deine Übersicht" not in after["conversation"], "the run's turn is gone, and its question with it (also as the title)"
     assert f'"run": {run_id},' not in after["conversation"], "nor does the page follow it as a run without answer"
     # a search for a word of the answer no longer finds the conversation (the page echoes the query)
     assert reverse("helena-conversation", args=[conversation_id]) not in after["search"] and "0 Treffer" in after["search"]
