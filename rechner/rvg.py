@@ -733,10 +733,12 @@ def _angaben(request: PositionRequest, requests: Sequence[PositionRequest], *, w
 
 
 def _hinweise_ergaenzen(hinweise: list[str], version: RvgVersion, angaben: _Angaben, *, personen: int, gerichtlich: bool) -> None:
-    """Add the notes for one position: the Inkasso fee up to 50 EUR (§ 13 Abs. 2 RVG), once, a value
-    above the maximum (§ 22 Abs. 2 RVG; with ``personen`` clients for different Gegenstände the
-    assumption that no client's share exceeds 30 million EUR), and an Einigungsgebühr of 1.5 in a
-    court case (where Nr. 1003 or 1004 applies unless the settled claims were not pending)."""
+    """Add the notes for one position: the Inkasso fee up to 50 EUR (§ 13 Abs. 2 RVG), once, and the
+    0.5 of simple Inkasso cases; a value above the maximum (§ 22 Abs. 2 RVG; with ``personen`` clients
+    for different Gegenstände the assumption that no client's share exceeds 30 million EUR); and for
+    every Einigungsgebühr of 1.5 what it assumes: next to a court case (``gerichtlich``: a court
+    fee is among the positions) that the settled claims were not pending (else Nr. 1003 or 1004),
+    without one that no court case is pending."""
     if angaben.nummer.vv == "1000":
         # 1.5 holds only for a Gegenstand that is not pending in court; the calculator cannot know.
         neben_gericht = gerichtlich or angaben.angelegenheit is not Angelegenheit.AUSSERGERICHTLICH

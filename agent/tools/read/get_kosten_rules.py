@@ -67,7 +67,7 @@ class RvgPosition(Params):
         bool,
         Field(
             description="Nr. 2300 only: Inkasso of an undisputed claim (at most 0.9 unless besonders umfangreich "
-            "oder schwierig; 1.0 fee 31.50 EUR up to 50 EUR, § 13 Abs. 2 RVG)."
+            "oder schwierig, never above 1.3; 0.5 in simple cases; 1.0 fee 31.50 EUR up to 50 EUR, § 13 Abs. 2 RVG)."
         ),
     ] = False
 
