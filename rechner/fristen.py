@@ -367,6 +367,7 @@ PRESETS: dict[str, FristPreset] = {
             "§ 46a Abs. 3 ArbGG, § 692 Abs. 1 Nr. 3 ZPO",
             "Zustellung des Mahnbescheids",
             "Keine Notfrist: Widerspruch ist bis zur Verfügung des Vollstreckungsbescheids möglich (§ 694 Abs. 1 ZPO).",
+            # § 46a Abs. 2 ArbGG: the Land may give the Mahnverfahren of several districts to one Arbeitsgericht
             gericht="mahngericht",
         ),
         FristPreset(
