@@ -110,6 +110,23 @@ KV: dict[str, KvNummer] = {
 }
 
 
+# Numbers of one proceeding that replace each other: the reduced fee (or the one for a judgment)
+# takes the place of the general one, it is never charged next to it (e.g. Nr. 1211: "Die Gebühr
+# 1210 ermäßigt sich auf 1,0"; Nr. 1412: "Die Gebühr 1410 erhöht sich auf 3,0").
+EINANDER_AUSSCHLIESSEND: tuple[frozenset[str], ...] = (
+    frozenset({"1210", "1211"}),
+    frozenset({"1220", "1222"}),
+    frozenset({"1410", "1411", "1412"}),
+    frozenset({"8210", "8211"}),
+    frozenset({"8220", "8221", "8222"}),
+)
+FEHLER_AUSSCHLIESSEND = (
+    "Die Nrn. {nummern} KV GKG werden nicht nebeneinander erhoben: die ermäßigte (bzw. erhöhte) Gebühr tritt an die "
+    "Stelle der Gebühr für das Verfahren im Allgemeinen. Gib nur die Nummer an, die im Verfahren anfällt."
+)
+FEHLER_DOPPELT = "Nr. {kv} KV GKG ist mehrfach angegeben; je Verfahren fällt sie einmal an."
+
+
 @dataclass(frozen=True)
 class KvPosition:
     kv: str
@@ -184,3 +201,19 @@ def kv_gebuehr(kv: str, streitwert: Decimal, *, on: date) -> KvPosition:
     return KvPosition(
         kv=kv, label=nummer.label, rate=nummer.rate, value=wert, amount=betrag, version=version.key, hinweis=hinweis
     )
+
+
+def kv_gebuehren(kvs: list[str], streitwert: Decimal, *, on: date) -> list[KvPosition]:
+    """The fees of the numbers ``kvs`` of one proceeding (``kv_gebuehr`` each).
+
+    Raises GkgError for a number given twice and for numbers that replace each other
+    (``EINANDER_AUSSCHLIESSEND``, e.g. 1210 and 1211): summing them would overstate the costs.
+    """
+    for kv in kvs:
+        if kvs.count(kv) > 1:
+            raise GkgError(FEHLER_DOPPELT.format(kv=kv))
+    for gruppe in EINANDER_AUSSCHLIESSEND:
+        genannt = [kv for kv in kvs if kv in gruppe]
+        if len(genannt) > 1:
+            raise GkgError(FEHLER_AUSSCHLIESSEND.format(nummern=" und ".join(sorted(genannt))))
+    return [kv_gebuehr(kv, streitwert, on=on) for kv in kvs]

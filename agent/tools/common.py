@@ -31,6 +31,12 @@ ERR_AKTE_MISSING = (
 # Long texts (documents, norms, Urteile) are cut at this many characters; the marker says how to
 # read on with `offset`.
 TEXT_LIMIT = 6000
+# A fee calculation without a date (get_kosten_rules, calc_prozesskostenrisiko) says which version
+# it used: an instruction or a claim before 01.06.2025 follows the old tables.
+ANNAHME_KOSTEN_DATUM = (
+    "Kein Datum angegeben: gerechnet nach der Fassung am {datum}{fassung}. Für einen Auftrag (§ 60 RVG) oder eine "
+    "Klage bzw. Einreichung (§ 71 GKG) vor dem 01.06.2025 gilt die alte Fassung; bitte das Datum erfragen."
+)
 CUT_MARKER = "\n[… gekürzt: {rest} weitere Zeichen. Rufe das Werkzeug mit offset={next} auf, um weiterzulesen.]"
 
 AKTE_FIELD_DESCRIPTION = (

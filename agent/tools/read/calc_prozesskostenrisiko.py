@@ -13,14 +13,22 @@ from rechner.risiko import prozesskostenrisiko
 from rechner.zahlen import parse_zahl
 
 from ..base import Tool, ToolContext, ToolResult
-from ..common import AKTE_FIELD_DESCRIPTION, Params, ToolError, akte_optional, akte_ref, akte_source, iso, money, ok, today
+from ..common import (
+    AKTE_FIELD_DESCRIPTION,
+    ANNAHME_KOSTEN_DATUM,
+    Params,
+    ToolError,
+    akte_optional,
+    akte_ref,
+    akte_source,
+    iso,
+    money,
+    ok,
+    today,
+)
 
 ERR_WERT = "Kein Streitwert angegeben. Gib 'streitwert' an oder eine Akte, deren Gegenstandswert gelten soll."
-# What the estimate assumes (said in the result): a left-out date, and one party on each side.
-ANNAHME_DATUM = (
-    "Kein Datum angegeben: gerechnet nach der Fassung am {datum}. Für einen Auftrag oder eine Klage vor dem "
-    "01.06.2025 gelten die alten Tabellen (§ 60 RVG, § 71 GKG); bitte das Datum erfragen."
-)
+# What the estimate assumes besides a left-out date (said in the result): one party on each side.
 ANNAHME_PARTEIEN = (
     "Gerechnet mit einer Partei je Seite und je Instanz mit Verfahrens- und Terminsgebühr, Auslagenpauschale und "
     "Umsatzsteuer; ohne Einigungsgebühr, Reisekosten, Zeugen- und Sachverständigenkosten. Mehrere Auftraggeber "
@@ -82,7 +90,8 @@ def execute(ctx: ToolContext, params: CalcProzesskostenrisikoParams) -> ToolResu
         ],
         "gesamt_bei_unterliegen_eur": money(risiko.gesamt),
         "hinweise": list(risiko.hinweise),
-        "annahmen": ([ANNAHME_DATUM.format(datum=f"{datum:%d.%m.%Y}")] if params.datum is None else []) + [ANNAHME_PARTEIEN],
+        "annahmen": ([ANNAHME_KOSTEN_DATUM.format(datum=f"{datum:%d.%m.%Y}", fassung="")] if params.datum is None else [])
+        + [ANNAHME_PARTEIEN],
     }
     sources: list[dict[str, Any]] = [{"rechner": "Prozesskostenrisiko", "grundlage": "§ 91 ZPO, § 12a ArbGG, RVG, GKG"}]
     if akte is not None:

@@ -13,15 +13,23 @@ from rechner.tabellen import format_satz
 from rechner.zahlen import parse_zahl
 
 from ..base import Tool, ToolContext, ToolResult
-from ..common import AKTE_FIELD_DESCRIPTION, Params, ToolError, akte_optional, akte_ref, akte_source, iso, money, ok, today
+from ..common import (
+    AKTE_FIELD_DESCRIPTION,
+    ANNAHME_KOSTEN_DATUM,
+    Params,
+    ToolError,
+    akte_optional,
+    akte_ref,
+    akte_source,
+    iso,
+    money,
+    ok,
+    today,
+)
 
 ERR_WERT = "Kein Gegenstandswert angegeben. Gib 'gegenstandswert' an oder eine Akte, deren Gegenstandswert gelten soll."
 ERR_WERT_AKTE = "Die Akte {aktenzeichen} hat keinen Gegenstandswert. Gib 'gegenstandswert' an."
 # What the calculation assumed for an input the call left out: said in the result, never silent.
-ANNAHME_DATUM = (
-    "Kein Datum angegeben: gerechnet nach der Fassung am {datum} ({fassung}). Für einen Auftrag (RVG, § 60 RVG) "
-    "oder eine Einreichung (GKG, § 71 GKG) vor dem 01.06.2025 gilt die alte Fassung; bitte das Datum erfragen."
-)
 ANNAHME_AUFTRAGGEBER = (
     "Gerechnet mit einem Auftraggeber. Bei mehreren Auftraggebern im selben Gegenstand erhöht sich die Geschäfts- "
     "bzw. Verfahrensgebühr um 0,3 je weitere Person (Nr. 1008 VV RVG); bitte die Zahl erfragen."
@@ -317,7 +325,7 @@ def execute(ctx: ToolContext, params: GetKostenRulesParams) -> ToolResult:
             data["rvg"] = _rvg_data(calc)
             sources.append({"rechner": "RVG", "fassung": calc.version_label})
         if params.gkg_nummern:
-            positionen = [gkg.kv_gebuehr(kv, wert, on=datum) for kv in params.gkg_nummern]
+            positionen = gkg.kv_gebuehren(list(params.gkg_nummern), wert, on=datum)
             version = gkg.version_for(datum)
             data["gkg"] = {
                 "fassung": version.label,
@@ -346,7 +354,7 @@ def _annahmen(params: GetKostenRulesParams, datum: datetime.date, data: dict[str
     annahmen = []
     if params.datum is None:
         fassung = (data.get("rvg") or data.get("gkg") or {}).get("fassung", "")
-        annahmen.append(ANNAHME_DATUM.format(datum=f"{datum:%d.%m.%Y}", fassung=fassung))
+        annahmen.append(ANNAHME_KOSTEN_DATUM.format(datum=f"{datum:%d.%m.%Y}", fassung=f" ({fassung})" if fassung else ""))
     if "auftraggeber" not in params.model_fields_set and any(
         rvg.VV[p.vv].erhoehungsfaehig for p in params.rvg_positionen if p.vv in rvg.VV
     ):

@@ -248,3 +248,20 @@ def test_prozesskostenrisiko_nennt_seine_annahmen(call, anwalt):
     assert "Kein Datum angegeben" in annahmen and "einer Partei je Seite" in annahmen
     mit = call(anwalt, "calc_prozesskostenrisiko", {"streitwert": 10000, "datum": "2025-07-01"})
     assert not any("Kein Datum" in a for a in mit.data["annahmen"])
+
+
+@pytest.mark.parametrize(
+    "nummern",
+    [["1210", "1211"], ["1220", "1222"], ["1410", "1412"], ["1411", "1412"], ["8220", "8222"], ["1210", "1210"]],
+)
+def test_einander_ersetzende_gkg_nummern_werden_nicht_summiert(call, anwalt, nummern):
+    """Nr. 1211 replaces Nr. 1210 (reduced to 1.0): summed, 4.0 instead of 1.0 court fees were shown."""
+    result = call(anwalt, "get_kosten_rules", {"datum": "2025-07-01", "gegenstandswert": 5000, "gkg_nummern": nummern})
+    assert not result.ok
+    assert "nicht nebeneinander" in result.error or "mehrfach" in result.error
+
+
+def test_verschiedene_instanzen_werden_summiert(call, anwalt):
+    data = kosten(call, anwalt, gegenstandswert=5000, gkg_nummern=["1210", "1222"])
+    assert [p["nr"] for p in data["gkg"]["positionen"]] == ["1210", "1222"]
+    assert data["gkg"]["gesamt_eur"] == "852.50"  # 3.0 × 170.50 + 2.0 × 170.50
