@@ -15,6 +15,8 @@ from rechner.rvg import VV, AuslagenRequest, Calculation, PositionRequest, calcu
 from rechner.zahlen import ZahlFehler, parse_zahl
 
 FEHLER_PFLICHT = "Bitte fülle dieses Feld aus."
+# the choice of the Einigung field for Nr. 1000 Nr. 2 VV RVG
+ZAHLUNGSVEREINBARUNG = "1000-zahlungsvereinbarung"
 FEHLER_ZAHL = "Bitte gib eine Zahl ein, z. B. 5.000,00 oder 5000."
 FEHLER_NACHKOMMA = "Bitte gib höchstens {stellen} Nachkommastellen an."
 FEHLER_MINDESTENS = "Der Wert muss mindestens {grenze} betragen."
@@ -193,6 +195,7 @@ class RvgForm(_FormMitStandardHaken):
         choices=[
             ("", "keine Einigung"),
             ("1000", f"{_vv_label('1000')} (1,5)"),
+            (ZAHLUNGSVEREINBARUNG, "Nr. 1000 Nr. 2 – Einigungsgebühr für eine Zahlungsvereinbarung (0,7 aus 50 % des Anspruchs)"),
             ("1003", f"{_vv_label('1003')} (1,0)"),
             ("1004", f"{_vv_label('1004')} (1,3)"),
         ],
@@ -278,7 +281,9 @@ class RvgForm(_FormMitStandardHaken):
         if daten["mahnverfahren"]:
             positionen.append(PositionRequest(daten["mahnverfahren"]))
         positionen.extend(PositionRequest(vv) for vv in ("3100", "3104", "3200", "3202") if daten[f"vv_{vv}"])
-        if daten["einigung"]:
+        if daten["einigung"] == ZAHLUNGSVEREINBARUNG:
+            positionen.append(PositionRequest("1000", zahlungsvereinbarung=True))
+        elif daten["einigung"]:
             positionen.append(PositionRequest(daten["einigung"]))
         return positionen
 

@@ -19,9 +19,9 @@ Versions
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from enum import StrEnum
 from typing import NamedTuple
 
@@ -118,6 +118,20 @@ HINWEIS_EINIGUNG_ANHAENGIG = (
     "Einigungsgebühr 1,5 (Nr. 1000 VV RVG) neben einem gerichtlichen Verfahren: Ist über den Gegenstand ein "
     "gerichtliches Verfahren anhängig (auch ein Mahnverfahren), beträgt sie 1,0 (Nr. 1003), im Berufungs- oder "
     "Revisionsverfahren 1,3 (Nr. 1004). Die 1,5 gilt nur für nicht anhängige Gegenstände (etwa einen Mehrvergleich)."
+)
+ZAHLUNGSVEREINBARUNG_SATZ = Decimal("0.7")  # Nr. 1000 Nr. 2 VV RVG
+ZAHLUNGSVEREINBARUNG_ANTEIL = Decimal("0.5")  # § 31b RVG: 50 % of the claim
+ZAHLUNGSVEREINBARUNG_LABEL = "Einigungsgebühr (Zahlungsvereinbarung)"
+FEHLER_ZAHLUNGSVEREINBARUNG_NUR_1000 = (
+    "Eine Zahlungsvereinbarung (Nr. 1000 Nr. 2 VV RVG) gibt es nur bei der Einigungsgebühr Nr. 1000, nicht bei Nr. {vv}."
+)
+FEHLER_ZAHLUNGSVEREINBARUNG_SATZ = (
+    "Die Einigungsgebühr für eine Zahlungsvereinbarung beträgt fest 0,7 (Nr. 1000 Nr. 2 VV RVG), angegeben: {satz}."
+)
+HINWEIS_ZAHLUNGSVEREINBARUNG = (
+    "Einigungsgebühr für eine Zahlungsvereinbarung (Nr. 1000 Nr. 2 VV RVG): 0,7 aus 50 % des Anspruchs (§ 31b RVG), "
+    "hier {wert} von {anspruch}. Sie setzt voraus, dass die Erfüllung geregelt und vorläufig auf die gerichtliche "
+    "Geltendmachung bzw. auf Vollstreckungsmaßnahmen verzichtet wird; Nrn. 1003 und 1004 ermäßigen sie nicht."
 )
 HINWEIS_EINIGUNG_NICHT_ANHAENGIG = (
     "Einigungsgebühr 1,5 (Nr. 1000 VV RVG) gerechnet, also für einen Gegenstand, über den kein gerichtliches "
@@ -483,6 +497,7 @@ class PositionRequest:
 
     ``rate`` defaults to the usual rate (Nr. 2300: 1.3); ``value`` defaults to the calculation's
     Gegenstandswert; ``angelegenheit`` is only needed to override where an Einigungsgebühr belongs.
+    ``zahlungsvereinbarung`` (Nr. 1000 only): 0.7 from half the claim.
     """
 
     vv: str
@@ -491,6 +506,9 @@ class PositionRequest:
     umfangreich_oder_schwierig: bool = False
     angelegenheit: Angelegenheit | None = None
     inkasso_unbestritten: bool = False  # Nr. 2300 only: Anm. Abs. 2 zu Nr. 2300, § 13 Abs. 2 RVG
+    # Nr. 1000 only: an Einigung that settles how a claim is paid (Nr. 1000 Nr. 2 VV RVG): 0.7 from
+    # 50 % of the claim (§ 31b RVG); ``value`` is then the claim, default the Gegenstandswert.
+    zahlungsvereinbarung: bool = False
 
 
 @dataclass(frozen=True)
@@ -687,6 +705,26 @@ def _einigung_pruefen(vv: str, angelegenheit: Angelegenheit) -> None:
         raise RvgError(FEHLER_EINIGUNG_ERSTE_INSTANZ)
 
 
+def _zahlungsvereinbarung(request: PositionRequest, requests: Sequence[PositionRequest], *, wert: Decimal) -> _Angaben:
+    """Nr. 1000 Nr. 2 VV RVG: a fixed 0.7 (Nrn. 1003/1004 reduce only Nr. 1) from 50 % of the claim
+    (§ 31b RVG; the claim is ``request.value``, default ``wert``)."""
+    if request.vv != "1000":
+        raise RvgError(FEHLER_ZAHLUNGSVEREINBARUNG_NUR_1000.format(vv=request.vv))
+    if request.rate is not None and _satz(request.rate) != ZAHLUNGSVEREINBARUNG_SATZ:
+        raise RvgError(FEHLER_ZAHLUNGSVEREINBARUNG_SATZ.format(satz=format_zahl(_satz(request.rate))))
+    anspruch = wert if request.value is None else _wert(request.value)
+    nummer = replace(
+        VV["1000"],
+        label=ZAHLUNGSVEREINBARUNG_LABEL,
+        satz_von=ZAHLUNGSVEREINBARUNG_SATZ,
+        satz_bis=ZAHLUNGSVEREINBARUNG_SATZ,
+        regelsatz=ZAHLUNGSVEREINBARUNG_SATZ,
+    )
+    positionswert = (anspruch * ZAHLUNGSVEREINBARUNG_ANTEIL).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+    angelegenheit = _angelegenheit(request, VV["1000"], requests)
+    return _Angaben(nummer, ZAHLUNGSVEREINBARUNG_SATZ, positionswert, angelegenheit, False, anspruch)
+
+
 def _abwesenheitsgeld(version: RvgVersion, stunden: Decimal) -> Decimal:
     bis_4, bis_8, ueber_8 = version.abwesenheitsgeld
     if stunden <= 4:
@@ -704,6 +742,8 @@ class _Angaben(NamedTuple):
     wert: Decimal
     angelegenheit: Angelegenheit
     inkasso: bool
+    # a Zahlungsvereinbarung's claim (its fee's value is half of it, § 31b RVG); else None
+    anspruch: Decimal | None = None
 
 
 def _ust_satz(ust_rate: object) -> Decimal:
@@ -717,6 +757,8 @@ def _ust_satz(ust_rate: object) -> Decimal:
 def _angaben(request: PositionRequest, requests: Sequence[PositionRequest], *, wert: Decimal, auftragsdatum: date) -> _Angaben:
     """Check one fee position: rate frame, value (default ``wert``), the Einigung's instance and the
     Inkasso rules' start date. Raises RvgError for invalid input."""
+    if request.zahlungsvereinbarung:
+        return _zahlungsvereinbarung(request, requests, wert=wert)
     satz = validate_rate(
         request.vv,
         request.rate,
@@ -739,7 +781,11 @@ def _hinweise_ergaenzen(hinweise: list[str], version: RvgVersion, angaben: _Anga
     every Einigungsgebühr of 1.5 what it assumes: next to a court case (``gerichtlich``: a court
     fee is among the positions) that the settled claims were not pending (else Nr. 1003 or 1004),
     without one that no court case is pending."""
-    if angaben.nummer.vv == "1000":
+    if angaben.anspruch is not None:
+        hinweise.append(
+            HINWEIS_ZAHLUNGSVEREINBARUNG.format(wert=format_euro(angaben.wert), anspruch=format_euro(angaben.anspruch))
+        )
+    elif angaben.nummer.vv == "1000":
         # 1.5 holds only for a Gegenstand that is not pending in court; the calculator cannot know.
         neben_gericht = gerichtlich or angaben.angelegenheit is not Angelegenheit.AUSSERGERICHTLICH
         hinweis = HINWEIS_EINIGUNG_ANHAENGIG if neben_gericht else HINWEIS_EINIGUNG_NICHT_ANHAENGIG

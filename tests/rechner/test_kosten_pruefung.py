@@ -124,3 +124,25 @@ def test_scheidung_ohne_einkommen_wird_erfragt_null_gilt() -> None:
     with pytest.raises(gkg.GkgError, match="Nettoeinkommen beider Ehegatten fehlt"):
         famgkg.familienkosten("scheidung", on=NEU)
     assert famgkg.familienkosten("scheidung", on=NEU, netto_monat=0).verfahrenswert == Decimal(3000)
+
+
+# -- Nr. 1000 Nr. 2: Zahlungsvereinbarung ----------------------------------------------------------
+
+
+def test_zahlungsvereinbarung_07_aus_der_haelfte_des_anspruchs() -> None:
+    """Nr. 1000 Nr. 2 VV RVG: 0,7; § 31b RVG: 50 % des Anspruchs. Before, only the 1.5 of Nr. 1 existed."""
+    berechnung = rechne("2300", PositionRequest("1000", zahlungsvereinbarung=True))
+    einigung = next(p for p in berechnung.positions if p.vv == "1000")
+    assert (einigung.rate, einigung.value, einigung.amount) == (Decimal("0.7"), Decimal("5000.00"), Decimal("248.15"))
+    assert "Zahlungsvereinbarung" in einigung.label
+    assert any("§ 31b RVG" in hinweis for hinweis in berechnung.hinweise)
+    assert not any("1,5" in hinweis for hinweis in berechnung.hinweise)  # no note on the 1.5 of Nr. 1
+
+
+def test_zahlungsvereinbarung_mit_eigenem_anspruch_und_nur_bei_nr_1000() -> None:
+    berechnung = rechne("2300", PositionRequest("1000", zahlungsvereinbarung=True, value=Decimal(3000)))
+    assert next(p for p in berechnung.positions if p.vv == "1000").value == Decimal("1500.00")
+    with pytest.raises(RvgError, match="nur bei der Einigungsgebühr Nr. 1000"):
+        rechne("3100", PositionRequest("1003", zahlungsvereinbarung=True))
+    with pytest.raises(RvgError, match="fest 0,7"):
+        rechne("2300", PositionRequest("1000", zahlungsvereinbarung=True, rate=Decimal("1.5")))

@@ -262,3 +262,9 @@ def test_verjaehrung_am_wochenende_als_entwurf(client) -> None:
     payload = HelenaDraft.objects.get(akte=akte).payload
     assert datetime.date.fromisoformat(payload["fristablauf"]) == datetime.date(2033, 12, 30)
     assert "§ 193 BGB" in payload["beschreibung"] and "02.01.2034" in payload["beschreibung"]
+
+
+def test_rvg_seite_zahlungsvereinbarung(angemeldet) -> None:
+    params = {"gegenstandswert": "10.000", "auftragsdatum": "2025-07-01", "vv_2300": "on", "gesendet": "1"}
+    html = unescape(angemeldet.get("/rechner/rvg/", {**params, "einigung": "1000-zahlungsvereinbarung"}).content.decode())
+    assert "Einigungsgebühr (Zahlungsvereinbarung)" in html and "248,15 €" in html and "§ 31b RVG" in html

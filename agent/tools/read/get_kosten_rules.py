@@ -78,6 +78,13 @@ class RvgPosition(Params):
             "oder schwierig, never above 1.3; 0.5 in simple cases; 1.0 fee 31.50 EUR up to 50 EUR, § 13 Abs. 2 RVG)."
         ),
     ] = False
+    zahlungsvereinbarung: Annotated[
+        bool,
+        Field(
+            description="Nr. 1000 only: the Einigung is a Zahlungsvereinbarung (instalments or deferred payment while "
+            "the creditor holds off suing or enforcing): 0.7 from 50 % of the claim (Nr. 1000 Nr. 2 VV, § 31b RVG)."
+        ),
+    ] = False
 
 
 class RahmenPosition(Params):
@@ -310,6 +317,7 @@ def execute(ctx: ToolContext, params: GetKostenRulesParams) -> ToolResult:
                         rate=p.satz,
                         umfangreich_oder_schwierig=p.umfangreich_oder_schwierig,
                         inkasso_unbestritten=p.inkasso_unbestritten,
+                        zahlungsvereinbarung=p.zahlungsvereinbarung,
                     )
                     for p in params.rvg_positionen
                 ],

@@ -265,3 +265,12 @@ def test_verschiedene_instanzen_werden_summiert(call, anwalt):
     data = kosten(call, anwalt, gegenstandswert=5000, gkg_nummern=["1210", "1222"])
     assert [p["nr"] for p in data["gkg"]["positionen"]] == ["1210", "1222"]
     assert data["gkg"]["gesamt_eur"] == "852.50"  # 3.0 × 170.50 + 2.0 × 170.50
+
+
+def test_zahlungsvereinbarung_ueber_das_werkzeug(call, anwalt):
+    data = kosten(
+        call, anwalt, gegenstandswert=10000, rvg_positionen=[{"vv": "2300"}, {"vv": "1000", "zahlungsvereinbarung": True}]
+    )
+    einigung = next(p for p in data["rvg"]["positionen"] if p["nr"] == "1000")
+    assert einigung["betrag_eur"] == "248.15"
+    assert any("§ 31b RVG" in hinweis for hinweis in data["rvg"]["hinweise"])
