@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from django.conf import settings
 from django.db import connection
 from django.db.models import Count
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
@@ -95,8 +95,8 @@ def _allowed(request: HttpRequest) -> bool:
 @require_GET
 def metrics(request: HttpRequest) -> HttpResponse:
     if not _allowed(request):
-        # Like every other forbidden thing: it does not exist.
-        return HttpResponse(status=404)
+        # Like every other forbidden thing: it does not exist, with the same page as a missing one.
+        raise Http404
     registry = CollectorRegistry(auto_describe=False)
     registry.register(HelenaCollector())
     return HttpResponse(generate_latest(registry), content_type=CONTENT_TYPE_LATEST)

@@ -1,6 +1,8 @@
 """/metrics: Prometheus text for an ADMIN session or the scraper's token; runs by status, queue
 depth and tool-call latency; no client data in it."""
 
+import re
+
 import pytest
 from django.utils import timezone
 from prometheus_client.parser import text_string_to_metric_families
@@ -63,3 +65,12 @@ def test_scraper_token_works_and_everyone_else_gets_404(client, settings, world)
 def test_without_a_token_setting_no_bearer_header_opens_it(client, settings):
     settings.HELENA_METRICS_TOKEN = ""
     assert client.get("/metrics", HTTP_AUTHORIZATION="Bearer ").status_code == 404
+
+
+def test_forbidden_metrics_look_like_a_missing_page(client, world):
+    """Before, a non-admin got an empty 404 body: unlike every missing page, so /metrics showed it exists."""
+    client.force_login(world)
+    forbidden, missing = client.get("/metrics"), client.get("/gibt-es-nicht")
+    assert forbidden.status_code == missing.status_code == 404
+    masked = [re.sub(r'name="csrfmiddlewaretoken" value="[^"]+"', "", r.content.decode()) for r in (forbidden, missing)]
+    assert masked[0] == masked[1] and "<html" in masked[0]
