@@ -119,6 +119,30 @@ HINWEIS_EINIGUNG_ANHAENGIG = (
     "gerichtliches Verfahren anhängig (auch ein Mahnverfahren), beträgt sie 1,0 (Nr. 1003), im Berufungs- oder "
     "Revisionsverfahren 1,3 (Nr. 1004). Die 1,5 gilt nur für nicht anhängige Gegenstände (etwa einen Mehrvergleich)."
 )
+# Fees of one kind that arise at different rates for parts of the Gegenstand in one Angelegenheit
+# (e.g. a Mehrvergleich: Nr. 3100 on the pending claim, Nr. 3101 on the rest): together at most the
+# fee at the highest rate on the sum of the parts (§ 15 Abs. 3 RVG).
+TEILWERT_GRUPPEN: tuple[frozenset[str], ...] = (
+    frozenset({"3100", "3101"}),
+    frozenset({"3200", "3201"}),
+    frozenset({"1000", "1003", "1004"}),
+)
+FEHLER_TEILWERTE = (
+    "Die Nrn. {nummern} VV RVG entstehen in derselben Angelegenheit nur für verschiedene Teile des Gegenstands "
+    "(z. B. anhängiger und nicht anhängiger Teil eines Vergleichs). Gib für jede den Wert ihres Teils an; zusammen "
+    "begrenzt § 15 Abs. 3 RVG sie auf die Gebühr nach dem höchsten Satz aus der Summe der Werte."
+)
+FEHLER_TEILWERTE_DOPPELT = (
+    "Nr. {vv} VV RVG entsteht in derselben Angelegenheit nur einmal (§ 15 Abs. 2 RVG); die Werte mehrerer "
+    "Gegenstände werden zusammengerechnet (§ 22 Abs. 1 RVG). Gib den Gesamtwert an oder für jede Position den Wert "
+    "ihres Teils."
+)
+KUERZUNG_15_3 = "§ 15 Abs. 3"
+KUERZUNG_15_3_LABEL = "Kürzung nach § 15 Abs. 3 RVG: Nrn. {nummern} zusammen höchstens {satz} aus {wert} = {hoechstens}"
+HINWEIS_15_3 = (
+    "§ 15 Abs. 3 RVG: Die Nrn. {nummern} für Teile des Gegenstands sind zusammen auf {hoechstens} begrenzt "
+    "(Satz {satz} aus {wert}); gesondert gerechnet wären es {summe}."
+)
 ZAHLUNGSVEREINBARUNG_SATZ = Decimal("0.7")  # Nr. 1000 Nr. 2 VV RVG
 ZAHLUNGSVEREINBARUNG_ANTEIL = Decimal("0.5")  # § 31b RVG: 50 % of the claim
 ZAHLUNGSVEREINBARUNG_LABEL = "Einigungsgebühr (Zahlungsvereinbarung)"
@@ -930,14 +954,17 @@ def calculate(
     gebuehren: list[_Gebuehr] = []
     hinweise: list[str] = []
     gerichtlich = any(VV[r.vv].angelegenheit in _GERICHTLICH for r in positions if r.vv in VV)
-    for request in positions:
-        angaben = _angaben(request, positions, wert=wert, auftragsdatum=auftragsdatum)
+    alle_angaben = [_angaben(request, positions, wert=wert, auftragsdatum=auftragsdatum) for request in positions]
+    teile = _teilwerte_pruefen(positions, alle_angaben)
+    for angaben in alle_angaben:
         _hinweise_ergaenzen(hinweise, version, angaben, personen=auftraggeber_verschiedene_gegenstaende, gerichtlich=gerichtlich)
         position_zeilen, gebuehr_ = _gebuehrenposition(
             version, angaben, zuschlag=zuschlag, auftraggeber=auftraggeber, pkh=pkh, grenze=grenze
         )
         zeilen.extend(position_zeilen)
         gebuehren.append(gebuehr_)
+    for gruppe in teile:
+        _teilwerte_kappen(version, [gebuehren[i] for i in gruppe], zeilen, gebuehren, hinweise, pkh=pkh, grenze=grenze)
 
     anrechnungen = _anrechnungen(version, gebuehren, anrechnung, pkh=pkh, grenze=grenze) if anrechnung is not False else []
     geschaeftsgebuehren = [g for g in gebuehren if g.vv == "2300"]
@@ -958,6 +985,54 @@ def calculate(
         ust_satz=ust_satz,
         hinweise=hinweise,
     )
+
+
+def _teilwerte_pruefen(requests: Sequence[PositionRequest], angaben: list[_Angaben]) -> list[list[int]]:
+    """The positions (indices) that are fees of one kind for parts of the Gegenstand in one
+    Angelegenheit (``TEILWERT_GRUPPEN``), for ``_teilwerte_kappen``. Raises RvgError when two of them
+    have no value of their own: they cannot both arise on the whole Gegenstand."""
+    gruppen: dict[tuple[frozenset[str], Angelegenheit], list[int]] = {}
+    for index, item in enumerate(angaben):
+        for gruppe in TEILWERT_GRUPPEN:
+            if item.nummer.vv in gruppe:
+                gruppen.setdefault((gruppe, item.angelegenheit), []).append(index)
+    teile = [indices for indices in gruppen.values() if len(indices) > 1]
+    for indices in teile:
+        ohne_wert = [angaben[i].nummer.vv for i in indices if requests[i].value is None]
+        if len(ohne_wert) > 1:
+            doppelt = next((vv for vv in ohne_wert if ohne_wert.count(vv) > 1), None)
+            if doppelt is not None:
+                raise RvgError(FEHLER_TEILWERTE_DOPPELT.format(vv=doppelt))
+            raise RvgError(FEHLER_TEILWERTE.format(nummern=" und ".join(dict.fromkeys(ohne_wert))))
+    return teile
+
+
+def _teilwerte_kappen(
+    version: RvgVersion,
+    teile: list[_Gebuehr],
+    zeilen: list[Position],
+    gebuehren: list[_Gebuehr],
+    hinweise: list[str],
+    *,
+    pkh: bool,
+    grenze: Decimal,
+) -> None:
+    """§ 15 Abs. 3 RVG: fees of one kind for parts of the Gegenstand together at most the fee at the
+    highest rate on the sum of the parts; the excess is a negative line (also for Nr. 7002). The
+    Nr. 1008 increases stay as computed per fee."""
+    satz = max(teil.rate for teil in teile)
+    wert = sum((teil.value for teil in teile), Decimal("0"))
+    summe = sum((teil.amount for teil in teile), Decimal("0"))
+    ausserhalb = teile[0].angelegenheit is Angelegenheit.AUSSERGERICHTLICH
+    hoechstens = version.gebuehr(wert, satz, pkh=pkh and not ausserhalb, hoechstwert=grenze)
+    if summe <= hoechstens:
+        return
+    nummern = " und ".join(teil.vv for teil in teile)
+    angaben = {"nummern": nummern, "satz": format_zahl(satz), "wert": format_euro(wert), "hoechstens": format_euro(hoechstens)}
+    angelegenheit = teile[0].angelegenheit
+    zeilen.append(Position(KUERZUNG_15_3, KUERZUNG_15_3_LABEL.format(**angaben), hoechstens - summe, angelegenheit=angelegenheit))
+    gebuehren.append(_Gebuehr(KUERZUNG_15_3, satz, wert, hoechstens - summe, angelegenheit))
+    hinweise.append(HINWEIS_15_3.format(**angaben, summe=format_euro(summe)))
 
 
 def _anrechnungen(

@@ -146,3 +146,44 @@ def test_zahlungsvereinbarung_mit_eigenem_anspruch_und_nur_bei_nr_1000() -> None
         rechne("3100", PositionRequest("1003", zahlungsvereinbarung=True))
     with pytest.raises(RvgError, match="fest 0,7"):
         rechne("2300", PositionRequest("1000", zahlungsvereinbarung=True, rate=Decimal("1.5")))
+
+
+# -- § 15 Abs. 3 RVG: fees for parts of the Gegenstand at different rates --------------------------
+
+
+def test_mehrvergleich_wird_nach_paragraf_15_abs_3_gekappt() -> None:
+    """10.000 € anhängig, 5.000 € mitverglichen: 3100 (1,3) + 3101 (0,8) höchstens 1,3 aus 15.000 €,
+    1003 (1,0) + 1000 (1,5) höchstens 1,5 aus 15.000 €. Before, the parts were simply added."""
+    berechnung = rechne(
+        PositionRequest("3100", value=Decimal(10_000)),
+        PositionRequest("3101", value=Decimal(5_000)),
+        PositionRequest("3104", value=Decimal(15_000)),
+        PositionRequest("1003", value=Decimal(10_000)),
+        PositionRequest("1000", value=Decimal(5_000)),
+    )
+    kuerzungen = [p for p in berechnung.positions if p.vv == "§ 15 Abs. 3"]
+    assert [p.amount for p in kuerzungen] == [Decimal("-140.60"), Decimal("-40.75")]
+    verfahren = sum(p.amount for p in berechnung.positions if p.vv in ("3100", "3101")) + kuerzungen[0].amount
+    einigung = sum(p.amount for p in berechnung.positions if p.vv in ("1003", "1000")) + kuerzungen[1].amount
+    assert verfahren == rvg.gebuehr(Decimal(15_000), Decimal("1.3"), on=NEU) == Decimal("990.60")
+    assert einigung == rvg.gebuehr(Decimal(15_000), Decimal("1.5"), on=NEU) == Decimal("1143.00")
+    assert sum(1 for h in berechnung.hinweise if "§ 15 Abs. 3 RVG" in h) == 2
+
+
+def test_teilgebuehren_unter_der_grenze_bleiben_ungekuerzt() -> None:
+    berechnung = rechne(PositionRequest("3100", value=Decimal(1_000)), PositionRequest("3101", value=Decimal(100_000)))
+    assert not [p for p in berechnung.positions if p.vv == "§ 15 Abs. 3"]
+
+
+@pytest.mark.parametrize(
+    ("positionen", "meldung"),
+    [
+        (("3100", "3101"), "verschiedene Teile des Gegenstands"),
+        (("3100", "1003", "1000"), "verschiedene Teile des Gegenstands"),
+        (("3100", "3100"), "nur einmal"),
+    ],
+)
+def test_teilgebuehren_ohne_eigenen_wert_werden_erfragt(positionen: tuple[str, ...], meldung: str) -> None:
+    """Both on the whole Gegenstand cannot arise: 1.3 + 0.8 on the same value was computed before."""
+    with pytest.raises(RvgError, match=meldung):
+        rechne(*positionen)

@@ -67,6 +67,16 @@ class RvgPosition(Params):
         _zahl("satz"),
         Field(gt=0, le=10, description="Fee rate; omit for the usual rate (e.g. 1.3 for Nr. 2300)."),
     ] = None
+    wert: Annotated[
+        Decimal | None,
+        _zahl("wert"),
+        Field(
+            gt=0,
+            description="Value of the part of the Gegenstand this fee is for, e.g. a Mehrvergleich: 3100 on the pending "
+            "claim and 3101 on the rest, 1003 and 1000 likewise (together capped by § 15 Abs. 3 RVG); omit for the "
+            "gegenstandswert. For a Zahlungsvereinbarung: the claim.",
+        ),
+    ] = None
     umfangreich_oder_schwierig: Annotated[
         bool,
         Field(description="Nr. 2300 above 1.3 only (above 0.9 for undisputed Inkasso): the work was extensive or difficult."),
@@ -315,6 +325,7 @@ def execute(ctx: ToolContext, params: GetKostenRulesParams) -> ToolResult:
                     rvg.PositionRequest(
                         vv=p.vv,
                         rate=p.satz,
+                        value=p.wert,
                         umfangreich_oder_schwierig=p.umfangreich_oder_schwierig,
                         inkasso_unbestritten=p.inkasso_unbestritten,
                         zahlungsvereinbarung=p.zahlungsvereinbarung,

@@ -274,3 +274,17 @@ def test_zahlungsvereinbarung_ueber_das_werkzeug(call, anwalt):
     einigung = next(p for p in data["rvg"]["positionen"] if p["nr"] == "1000")
     assert einigung["betrag_eur"] == "248.15"
     assert any("§ 31b RVG" in hinweis for hinweis in data["rvg"]["hinweise"])
+
+
+def test_mehrvergleich_mit_teilwerten_ueber_das_werkzeug(call, anwalt):
+    data = kosten(
+        call,
+        anwalt,
+        gegenstandswert=15000,
+        rvg_positionen=[{"vv": "3100", "wert": "10.000"}, {"vv": "3101", "wert": 5000}, {"vv": "3104"}],
+        umsatzsteuer=False,
+    )
+    assert [p["nr"] for p in data["rvg"]["positionen"]] == ["3100", "3101", "3104", "§ 15 Abs. 3"]
+    assert data["rvg"]["positionen"][-1]["betrag_eur"] == "-140.60"
+    ohne_werte = call(anwalt, "get_kosten_rules", {"gegenstandswert": 15000, "rvg_positionen": [{"vv": "3100"}, {"vv": "3101"}]})
+    assert not ohne_werte.ok and "Wert ihres Teils" in ohne_werte.error
