@@ -1018,8 +1018,8 @@ def _teilwerte_kappen(
     grenze: Decimal,
 ) -> None:
     """§ 15 Abs. 3 RVG: fees of one kind for parts of the Gegenstand together at most the fee at the
-    highest rate on the sum of the parts; the excess is a negative line (also for Nr. 7002). The
-    Nr. 1008 increases stay as computed per fee."""
+    highest rate on the sum of the parts; the excess is a negative line (also for Nr. 7002). With
+    several clients the fees and rates compared include their Nr. 1008 increase."""
     satz = max(teil.rate for teil in teile)
     wert = sum((teil.value for teil in teile), Decimal("0"))
     summe = sum((teil.amount for teil in teile), Decimal("0"))
