@@ -24,16 +24,29 @@ import functools
 import json
 import logging
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db import connection
+
+if TYPE_CHECKING:
+    from .models import Urteil
 
 logger = logging.getLogger(__name__)
 
 # Other names lawyers use for statutes of the corpus (the corpus' own aliases come from the files).
-EXTRA_ALIASES = {"EGBGB": "BGBEG", "EGZPO": "ZPOEG", "EGGVG": "GVGEG", "WoEigG": "WEG", "TTDSG": "TDDDG"}
+EXTRA_ALIASES = {
+    "EGBGB": "BGBEG",
+    "EGZPO": "ZPOEG",
+    "EGGVG": "GVGEG",
+    "WoEigG": "WEG",
+    "TTDSG": "TDDDG",
+    "EFZG": "EntgFG",
+    "UVG": "UhVorschG",
+    "HeizKV": "HeizkostenV",
+}
 # Names under which statutes are cited besides their official title (the title of the KSchG is
 # "Kündigungsschutzgesetz"; the RVG is cited as "Rechtsanwaltsvergütungsgesetz", not by its title).
 EVERYDAY_NAMES_PATH = Path(__file__).parent / "data" / "gesetzesnamen.txt"
@@ -60,15 +73,23 @@ ROMAN = r"(?:(?=[IVX])X?(?:IX|IV|V?I{0,3}))(?![\wäöüß])"
 # A law abbreviation as written: a capital, then letters (at least two capitals in all, e.g. "BGB",
 # "StGB", "TzBfG", "DS-GVO"), or "SGB" with its book.
 LAW_TOKEN = r"(?:SGB\s+(?:[IVX]{1,4}|\d{1,2})(?![\wäöüß])|[A-ZÄÖÜ][A-Za-zÄÖÜäöüß]*(?:-[A-Za-zÄÖÜäöüß]+)?)"  # noqa: S105
-# "Abs. 1 und 2", "Abs. 1, 3": further Absätze, unless the number opens a new section ("§§ 280 Abs. 1,
-# 241 Abs. 2 BGB" – a number followed by its own subdivision).
-ABSATZ_LIST = rf"{ABSATZ_KW}\s*{ABSATZ_NUM}(?:\s*(?:,|und|u\.|bis|–|-)\s*{ABSATZ_NUM}(?!\s*(?:{ABSATZ_KW}|{SATZ_KW}|{NR_KW})))*"
+# A Nummer may carry a letter with a parenthesis, as the statute prints it: "Nr. 3 a)", "Nr. 3a)".
+NR_NUM = rf"\d{{1,4}}(?:\s?[a-z]\)|{LETTER}(?![\wäöüß]))"
+SATZ_NUM = r"\d{1,3}(?![\wäöüß.])"  # never an ordinal "2. Alt."
+# Lists of Absätze, Sätze and Nummern: "Abs. 1 und 2", "S. 1, 2", "Nr. 1 bis 3", unless the number
+# opens a new section ("§§ 280 Abs. 1, 241 Abs. 2 BGB", "§§ 987 Abs. 1, 990 ff. BGB" – a number
+# followed by its own subdivision). Where a list and a chain share numbers ("§§ 823 Abs. 1, 826 BGB"),
+# `_list_runs_into_section` decides.
+LIST_SEP = r"(?:,|und|u\.|bis|–|-)"
+OPENS_SECTION = rf"(?!\s*(?:{ABSATZ_KW}|{SATZ_KW}|{NR_KW}|ff\.|f\.))"
+ABSATZ_LIST = rf"{ABSATZ_KW}\s*{ABSATZ_NUM}(?:\s*{LIST_SEP}\s*{ABSATZ_NUM}{OPENS_SECTION})*"
+SATZ_LIST = rf"{SATZ_KW}\s*{SATZ_NUM}(?:\s*{LIST_SEP}\s*{SATZ_NUM}{OPENS_SECTION})*"
+NR_LIST = rf"{NR_KW}\s*{NR_NUM}(?:\s*{LIST_SEP}\s*{NR_NUM}{OPENS_SECTION})*"
 # A roman Absatz may carry its Satz as a bare number: "§ 823 I 1 BGB" is § 823 Abs. 1 S. 1 BGB.
 ROMAN_SATZ = rf"{ROMAN}(?:\s+\d{{1,2}}(?![\wäöüß.,]))?"
-SUB = (
-    rf"(?:{ABSATZ_LIST}|{SATZ_KW}\s*\d{{1,3}}|{NR_KW}\s*\d{{1,4}}{LETTER}|{HS_KW}\s*\d|{ALT_KW}\s*\d"
-    rf"|{LIT_KW}\s*[a-z]{{1,2}}\)?|ff\.|f\.|{ROMAN_SATZ})"
-)
+# Halbsatz and Alternative also as ordinals: "§ 812 Abs. 1 S. 1, 2. Alt. BGB".
+HS_ALT = rf"(?:{HS_KW}|{ALT_KW})\s*\d|\d\.\s*(?:{HS_KW}|{ALT_KW})"
+SUB = rf"(?:{ABSATZ_LIST}|{SATZ_LIST}|{NR_LIST}|{HS_ALT}|{LIT_KW}\s*[a-z]{{1,2}}\)?|ff\.|f\.|{ROMAN_SATZ})"
 LINK = r"(?:,|;|und|u\.|sowie|oder|bzw\.|bis|–|-)"
 # Between a citation chain and the statute it names: "§ 433 des BGB", "§ 20 im Grundgesetz".
 LAW_ARTICLE = r"(?:des|der|dem|im)\s+"
@@ -78,6 +99,9 @@ INFLECTION_ENDING = r"(?:es|en|er|em|e|s)"
 IVM = r"(?:i\.\s?V\.\s?m\.|iVm|i\.V\.m\.|in Verbindung mit)"
 # What follows a citation of an earlier version: "§ 434 BGB a. F.", "aF", "in der alten Fassung".
 ALTE_FASSUNG_RE = re.compile(r"\s*,?\s*(?:a\.\s?F\.|aF(?![\wäöüß])|(?:in\s+der\s+)?alte[nr]?\s+Fassung)")
+
+# Entries of a fee table: "3100", "3100, 3104", "3100 und Nr. 3104".
+ENTRIES = r"\d{4}(?:\s*(?:,|und|u\.|sowie|oder|bzw\.)\s*(?:Nr\.\s*)?\d{4})*(?![\wäöüß])"
 
 # "Anlage 2 zu § 13 RVG", "Anl. 1 (zu § 3 Abs. 2) GKG": an annex, with the section it belongs to.
 ANLAGE_KW = r"(?<![\wäöüß])(?:Anlage|Anl\.)"
@@ -89,8 +113,11 @@ LAW_ARTICLE_RE = re.compile(LAW_ARTICLE)
 LAW_TOKEN_RE = re.compile(LAW_TOKEN)
 ABSATZ_RE = re.compile(rf"{ABSATZ_KW}\s*(?P<a>{ABSATZ_NUM})(?P<more>(?:\s*(?:,|und|u\.|bis|–|-)\s*{ABSATZ_NUM})*)")
 ROMAN_RE = re.compile(rf"(?<![\wäöüß.]){ROMAN}")
+# "VIII ZR 123/20", "2 AZR 12/23", "1 BvR 123/22", an Amtsgericht's "432 C 1234/19", the social courts'
+# "B 4 AS 12/23 R", "L 7 AS 123/24 B ER"; a letter or two after the year may also be the next word.
 AKTENZEICHEN_RE = re.compile(
-    r"(?<![\w/])(?P<az>(?:[IVX]{1,5}|\d{1,2})\s?[A-Z][A-Za-z]{0,4}(?:\s?\([A-Za-z]+\))?\s\d{1,5}/\d{2}(?:\s?[A-Z]{1,2})?)(?![\w/])"
+    r"(?<![\w/])(?P<az>(?P<core>(?:[BLS]\s)?(?:[IVX]{1,5}|\d{1,3})\s?[A-Z][A-Za-z]{0,4}(?:\s?\([A-Za-z]+\))?\s\d{1,5}/\d{2})"
+    r"(?:\s?[A-Z]{1,2}(?:\s[A-Z]{1,2})?)?)(?![\w/])"
 )
 
 
@@ -110,14 +137,14 @@ class Ziel:
 
     @property
     def text(self) -> str:
-        parts = [f"Nr. {self.eintrag}" if self.eintrag else f"{self.art} {self.nummer}"]
+        if self.eintrag:  # the detail of a fee number is its table: "Nr. 3100 VV RVG", "Nr. 1210 KV GKG"
+            return f"Nr. {self.eintrag} {self.detail} {self.gesetz}"
+        parts = [f"{self.art} {self.nummer}"]
         if self.absatz:
             parts.append(f"Abs. {self.absatz}")
         if self.detail:
             parts.append(self.detail)
-        parts.append(f"VV {self.gesetz}" if self.eintrag and self.gesetz == "RVG" else self.gesetz)
-        if self.eintrag and self.gesetz != "RVG":
-            parts[-1] = f"KV {self.gesetz}"
+        parts.append(self.gesetz)
         return " ".join(parts)
 
 
@@ -307,9 +334,42 @@ class _Item:
     art: str
 
 
-def _parse_items(text: str, pos: int, art: str) -> tuple[list[_Item], int]:
-    """Items of a chain starting at `pos` (just after a § / Art. keyword): "280 I, III, § 281",
-    "187, 188", "4 bis 6", "305 ff.". Returns the items and the end of the chain."""
+# No section of the corpus has more Absätze (54: § 52 EStG) or Nummern (72: § 3 EStG) than this: a larger
+# number after a list of them is the chain's next section ("§§ 823 Abs. 1, 826 BGB").
+MAX_SUBDIVISION = 99
+LIST_HEAD_RE = re.compile(rf"(?:{ABSATZ_KW}|{SATZ_KW}|{NR_KW})\s*(?P<n>{NR_NUM})")
+LIST_MORE_RE = re.compile(rf"\s*(?P<sep>{LIST_SEP})\s*(?P<n>{NR_NUM})")
+CHAIN_GOES_ON = rf"\s*(?:{LINK})\s*(?:{PARA_KW}\s*)?(?={NUM})"
+
+
+def _subdivision_key(number: str) -> tuple[int, str]:
+    """The order of Absätze, Sätze and Nummern: "2", "2a", "3 a)" → (2, ""), (2, "a"), (3, "a")."""
+    match = re.match(r"(\d+)\s?([a-z]?)", number)
+    return (int(match[1]), match[2]) if match else (0, "")
+
+
+def _list_runs_into_section(subs: str, *, only_section_of_plural: bool) -> int | None:
+    """Where a list of Absätze, Sätze or Nummern in an item's subdivisions runs into the chain's next
+    section: the offset of the separator before that section, or None. A further Absatz, Satz or
+    Nummer follows the one before it ("Abs. 1, 3"); a number that goes back or is larger than any
+    subdivision is a section ("§§ 280 Abs. 1, 3, 283 BGB", "§§ 823 Abs. 1, 826 BGB"). A chain
+    written with "§§" names at least two sections: when its only section ends in a list, the list's
+    last number is the second section ("§§ 1 Abs. 1, 2 KSchG": § 1 Abs. 1 and § 2)."""
+    last = None
+    for head in LIST_HEAD_RE.finditer(subs):
+        previous, pos = _subdivision_key(head["n"]), head.end()
+        while more := LIST_MORE_RE.match(subs, pos):
+            number = _subdivision_key(more["n"])
+            if number <= previous or number[0] > MAX_SUBDIVISION:
+                return more.start()
+            last = more.start() if more["sep"] not in ("bis", "–", "-") and not subs[more.end() :].strip() else None
+            previous, pos = number, more.end()
+    return last if only_section_of_plural else None
+
+
+def _parse_items(text: str, pos: int, art: str, *, plural: bool = False) -> tuple[list[_Item], int]:
+    """Items of a chain starting at `pos` (just after a § / Art. keyword; `plural` for "§§", "Artt."):
+    "280 I, III, § 281", "187, 188", "4 bis 6", "305 ff.". Returns the items and the end of the chain."""
     items: list[_Item] = []
     current_art = art
     item_start: int | None = None
@@ -319,8 +379,12 @@ def _parse_items(text: str, pos: int, art: str) -> tuple[list[_Item], int]:
         if not item:
             break
         subs = item["subs"] or ""
-        detail = _detail(subs)
         end = item.end()
+        alone = plural and not items and not re.match(CHAIN_GOES_ON, text[end:])
+        cut = _list_runs_into_section(subs, only_section_of_plural=alone)
+        if cut is not None:
+            subs, end = subs[:cut], item.start("subs") + cut
+        detail = _detail(subs)
         # "Art. 246a § 1 EGBGB": a section inside an article belongs to the article's citation.
         inner = re.match(rf"\s*§\s*(?P<num>{NUM})", text[end:]) if current_art == "Art." else None
         if inner:
@@ -358,13 +422,11 @@ def _absaetze(subs: str) -> list[str]:
     return found
 
 
-OTHER_SUBS = rf"{SATZ_KW}\s*\d+|{NR_KW}\s*\d+{LETTER}|{HS_KW}\s*\d|{ALT_KW}\s*\d|{LIT_KW}\s*[a-z]{{1,2}}\)?"
+OTHER_SUBS = rf"{SATZ_LIST}|{NR_LIST}|{HS_ALT}|{LIT_KW}\s*[a-z]{{1,2}}\)?"
 
 
 def _detail(subs: str) -> str:
-    parts = re.findall(
-        rf"{SATZ_KW}\s*\d+|{NR_KW}\s*\d+{LETTER}|{HS_KW}\s*\d|{ALT_KW}\s*\d|{LIT_KW}\s*[a-z]{{1,2}}|ff\.|f\.", subs
-    )
+    parts = re.findall(rf"{SATZ_LIST}|{NR_LIST}|{HS_ALT}|{LIT_KW}\s*[a-z]{{1,2}}|ff\.|f\.", subs)
     return " ".join(re.sub(r"\s+", " ", p) for p in parts)
 
 
@@ -377,8 +439,8 @@ def extract(text: str, names: LawNames, *, bare_numbers: bool = False) -> list[Z
     pos = 0
     pattern = re.compile(
         rf"(?P<anl>{ANLAGE_KW}\s*(?P<anum>\d{{1,2}}[a-z]?)(?:{ANLAGE_ZU})?\s+(?:(?:zu[mr]?|des|der)\s+)?(?P<alaw>{LAW_TOKEN}))"
-        rf"|(?P<verz>(?:Nr\.|Nummer)?\s*(?P<vnum>\d{{4}})\s+(?P<vv>VV|KV)[\s-]+(?P<vlaw>{LAW_TOKEN}))"
-        rf"|(?P<verz2>(?P<vv2>VV|KV)[\s-]+(?:(?P<vlaw2>{LAW_TOKEN})\s+(?:Nr\.\s*)?(?P<vnum2>\d{{4}})|(?:Nr\.\s*)?(?P<vnum3>\d{{4}})\s+(?P<vlaw3>{LAW_TOKEN})))"
+        rf"|(?P<verz>(?:{NR_KW})?\s*(?P<vnum>{ENTRIES})\s+(?P<vv>VV|KV)[\s-]+(?P<vlaw>{LAW_TOKEN}))"
+        rf"|(?P<verz2>(?P<vv2>VV|KV)[\s-]+(?:(?P<vlaw2>{LAW_TOKEN})\s+(?:{NR_KW}\s*)?(?P<vnum2>{ENTRIES})|(?:{NR_KW}\s*)?(?P<vnum3>{ENTRIES})\s+(?P<vlaw3>{LAW_TOKEN})))"
         rf"|(?P<para>{PARA_KW})"
         rf"|(?P<prelaw>(?<![\wäöüß§.])(?P<plaw>{LAW_TOKEN})\s+(?={PARA_KW}))"
         + (rf"|(?P<bare>(?<![\wäöüß§.,/-])(?={SECTION_NUM}\s+{LAW_TOKEN}))" if bare_numbers else "")
@@ -396,13 +458,19 @@ def extract(text: str, names: LawNames, *, bare_numbers: bool = False) -> list[Z
             continue
         if match["verz"] or match["verz2"]:
             law = match["vlaw"] or match["vlaw2"] or match["vlaw3"]
-            number = match["vnum"] or match["vnum2"] or match["vnum3"]
+            group = next(g for g in ("vnum", "vnum2", "vnum3") if match[g])
             kind = match["vv"] or match["vv2"]
             canonical = names.lookup(law) or law
-            start = match.start() + (len(match.group(0)) - len(match.group(0).lstrip()))
-            targets.append(
-                Ziel("Anlage", VERZEICHNIS_ANLAGE[kind], canonical, eintrag=number, detail=kind, start=start, end=match.end())
-            )
+            # "Nr. 3100, 3104 VV RVG": each entry is its own link; the first span takes "Nr.", the last the law.
+            entries = list(re.finditer(r"\d{4}", match[group]))
+            for index, entry in enumerate(entries):
+                start = match.start(group) + entry.start()
+                if index == 0:
+                    start = match.start() + (len(match.group(0)) - len(match.group(0).lstrip()))
+                end = match.end() if index == len(entries) - 1 else match.start(group) + entry.end()
+                targets.append(
+                    Ziel("Anlage", VERZEICHNIS_ANLAGE[kind], canonical, eintrag=entry[0], detail=kind, start=start, end=end)
+                )
             pos = match.end()
             continue
         prelaw = None
@@ -419,12 +487,16 @@ def extract(text: str, names: LawNames, *, bare_numbers: bool = False) -> list[Z
         else:
             art_kw, chain_start, items_from = "§", match.start(), match.start()
         art = "Art." if art_kw.startswith("Art") else "§"
-        items, end = _parse_items(text, items_from, art)
+        items, end = _parse_items(text, items_from, art, plural=art_kw in ("§§", "Artt."))
         if not items:
             pos = max(match.end(), pos + 1)
             continue
         items[0].start = chain_start
         law = (names.lookup(prelaw) or re.sub(r"\s+", " ", prelaw), end) if prelaw else names.law_at(text, _skip_space(text, end))
+        # "§ 434 a. F. BGB": the old version named before the law.
+        fassung_first = ALTE_FASSUNG_RE.match(text, end) if law is None and not prelaw else None
+        if fassung_first is not None:
+            law = names.law_at(text, _skip_space(text, fassung_first.end()))
         if law is None:
             # "§ 626 Abs. 2 i. V. m. § 174 BGB": the chain takes the law of the chain that follows.
             ivm = re.match(rf"\s*(?:{IVM}|{LINK})\s*(?={PARA_KW})", text[end:])
@@ -438,7 +510,7 @@ def extract(text: str, names: LawNames, *, bare_numbers: bool = False) -> list[Z
         if prelaw is None:
             items[-1].end = law_end
         fassung = ALTE_FASSUNG_RE.match(text, max(law_end, end))
-        old_version = fassung is not None
+        old_version = fassung is not None or fassung_first is not None
         if fassung is not None:
             items[-1].end = law_end = fassung.end()
         for item in [*pending, *items]:
@@ -637,29 +709,37 @@ def _normalise_az(value: str) -> str:
 
 
 def check_aktenzeichen(text: str) -> list[dict[str, Any]]:
-    """Decisions cited by Aktenzeichen ("VIII ZR 123/20"), looked up in the decisions table."""
-    from django.db.models import Value
+    """Decisions cited by Aktenzeichen ("VIII ZR 123/20"), looked up in the decisions table: the
+    Aktenzeichen as cited, else without the letters after the year (the next word: "2 O 45/25 AG"),
+    each also where the collection's Aktenzeichen carries a prefix ("DEMO 12 C 345/24")."""
+    from django.db.models import Q, Value
     from django.db.models.functions import Replace, Upper
     from django.urls import reverse
 
     from .models import Urteil
 
-    found = [(m.start("az"), m.end("az"), m["az"]) for m in AKTENZEICHEN_RE.finditer(text)]
+    found = list(AKTENZEICHEN_RE.finditer(text))
     if not found:
         return []
-    wanted = {_normalise_az(az) for _, _, az in found}
-    known: dict[str, Urteil] = {}
-    compact = Upper(Replace("aktenzeichen", Value(" "), Value("")))
-    for urteil in Urteil.objects.annotate(az=compact).filter(az__in=wanted).order_by("-datum", "pk"):
-        known.setdefault(_normalise_az(urteil.aktenzeichen), urteil)
+    wanted = {_normalise_az(m[group]) for m in found for group in ("az", "core")}
+    condition = Q(pk__in=[])
+    for key in wanted:
+        condition |= Q(az__endswith=key)
+    compact = Upper(Replace(Replace("aktenzeichen", Value(" "), Value("")), Value("\u00a0"), Value("")))
+    candidates = list(Urteil.objects.annotate(az=compact).filter(condition).order_by("-datum", "pk"))
     results = []
-    for start, end, az in found:
-        match = known.get(_normalise_az(az))
+    for found_az in found:
+        az, match = found_az["az"], None
+        for cited in dict.fromkeys((found_az["az"], found_az["core"])):
+            match = _stored_decision(candidates, cited)
+            if match is not None:
+                az = cited
+                break
         results.append(
             {
                 "zitiert": az,
-                "start": start,
-                "end": end,
+                "start": found_az.start("az"),
+                "end": found_az.start("az") + len(az),
                 "ok": match is not None,
                 "urteil_id": match.pk if match else None,
                 "url": reverse("urteil-detail", args=[match.pk]) if match else "",
@@ -667,6 +747,15 @@ def check_aktenzeichen(text: str) -> list[dict[str, Any]]:
             }
         )
     return results
+
+
+def _stored_decision(candidates: Sequence[Urteil], cited: str) -> Urteil | None:
+    """The decision with the cited Aktenzeichen; failing that, one whose Aktenzeichen ends in it, whole
+    words ("DEMO 12 C 345/24" cited as "12 C 345/24", "B 4 AS 12/23 R" as "4 AS 12/23 R")."""
+    key = _normalise_az(cited)
+    ends_in_it = re.compile(r"(?:^|\s)" + r"\s*".join(map(re.escape, key)) + r"$", re.IGNORECASE)
+    exact = [u for u in candidates if _normalise_az(u.aktenzeichen) == key]
+    return next(iter(exact or [u for u in candidates if ends_in_it.search(u.aktenzeichen.strip())]), None)
 
 
 # -- rendering in answers ------------------------------------------------------------------------
