@@ -15,7 +15,8 @@ from django.db import models
 from django.db.models import Exists, OuterRef, Q
 from django.utils.translation import gettext_lazy as _
 
-from akten.models import Akte, AkteBoundQuerySet, access_scope_reused
+from akten.models import Akte, AkteBoundQuerySet, access_scope, access_scope_reused
+from akten.policy import is_mandant
 
 
 def from_run_reading_hidden_akten(user: Any) -> Q:
@@ -42,6 +43,10 @@ class DraftQuerySet(AkteBoundQuerySet):
         if user is None or not user.is_authenticated:
             return self.none()
         with access_scope_reused():
+            # The account as it is now (a deactivated one on an open socket sees nothing, also
+            # not its general notes); a MANDANT sees no draft, also none of her own.
+            if access_scope(user).nothing or is_mandant(user):
+                return self.none()
             on_akten = super().visible_to(user)
             shown = self.filter(Q(pk__in=on_akten.values("pk")) | Q(akte__isnull=True, requested_by=user))
             return shown.exclude(from_run_reading_hidden_akten(user), requested_by=user)
@@ -196,6 +201,8 @@ class AlertQuerySet(models.QuerySet["HelenaAlert"]):
         if user is None or not user.is_authenticated:
             return self.none()
         with access_scope_reused():
+            if access_scope(user).nothing:  # deactivated now, also for its general alerts
+                return self.none()
             on_akten = Q(akte__in=Akte.objects.visible_to(user).values("pk"))
             mine = self.filter(recipient=user).filter(Q(akte__isnull=True) | on_akten)
             return mine.exclude(from_run_reading_hidden_akten(user))

@@ -83,6 +83,24 @@ class KostennotePayload(_Payload):
         return self
 
 
+class FristBerechnet(_Payload):
+    """What the Fristenrechner computed for a FRIST draft. The proposing tool stores it; an edit
+    keeps the stored one (drafts.services.draft_edit), so the person who approves may move the
+    Fristablauf earlier, never later, and may not drop the Notfrist."""
+
+    fristablauf: datetime.date
+    notfrist: bool = False
+    rechtsgrundlage: Annotated[str, StringConstraints(max_length=300)] = ""
+
+
+ERR_FRIST_NACH_BERECHNUNG = (
+    "Der Fristablauf {angegeben} liegt nach dem berechneten Fristablauf {berechnet}{grundlage}. Ein späteres Datum "
+    "kann die Frist kosten; ist das Ausgangsdatum falsch, lehne den Entwurf ab und lass die Frist neu berechnen."
+)
+ERR_BERECHNETE_FRIST_TYP = "Eine berechnete Frist bleibt eine Frist (kein Termin, keine Wiedervorlage)."
+ERR_BERECHNETE_NOTFRIST = "Die berechnete Frist ist eine Notfrist; die Kennzeichnung bleibt."
+
+
 class KalenderPayload(_Payload):
     typ: Literal["FRIST", "TERMIN", "WIEDERVORLAGE"]
     titel: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
@@ -93,6 +111,7 @@ class KalenderPayload(_Payload):
     notfrist: bool = False
     beschreibung: str = ""
     verantwortlich_id: int | None = None
+    berechnung: FristBerechnet | None = None
 
     @model_validator(mode="after")
     def _check_dates(self) -> KalenderPayload:
@@ -104,7 +123,23 @@ class KalenderPayload(_Payload):
             raise ValueError("Der Fristablauf liegt vor dem Datum des Ereignisses.")
         if self.vorfrist and self.fristablauf and self.vorfrist > self.fristablauf:
             raise ValueError("Die Vorfrist liegt nach dem Fristablauf.")
+        if self.berechnung is not None:
+            self._check_berechnung(self.berechnung)
         return self
+
+    def _check_berechnung(self, berechnung: FristBerechnet) -> None:
+        if self.typ != "FRIST":
+            raise ValueError(ERR_BERECHNETE_FRIST_TYP)
+        if self.fristablauf is not None and self.fristablauf > berechnung.fristablauf:
+            raise ValueError(
+                ERR_FRIST_NACH_BERECHNUNG.format(
+                    angegeben=f"{self.fristablauf:%d.%m.%Y}",
+                    berechnet=f"{berechnung.fristablauf:%d.%m.%Y}",
+                    grundlage=f" ({berechnung.rechtsgrundlage})" if berechnung.rechtsgrundlage else "",
+                )
+            )
+        if berechnung.notfrist and not self.notfrist:
+            raise ValueError(ERR_BERECHNETE_NOTFRIST)
 
 
 class NotizPayload(_Payload):
@@ -121,6 +156,9 @@ class ZeiterfassungPayload(_Payload):
 
 
 AKTE_STATUS = Literal["OFFEN", "RUHEND", "ARCHIVIERT", "GESCHLOSSEN"]
+# The one Akte field a change may empty (null); the others are required or empty as "" / [].
+AKTE_NULLABLE = frozenset({"gegenstandswert"})
+ERR_AKTE_NULL = "Diese Felder dürfen nicht null sein: {fields}. Lass ein Feld weg, wenn es sich nicht ändert."
 
 
 class AkteChanges(_Payload):
@@ -141,6 +179,11 @@ class AkteChanges(_Payload):
             raise ValueError(f"Unbekanntes Sachgebiet {self.sachgebiet!r}.")
         if not self.model_fields_set:
             raise ValueError("Der Entwurf ändert kein Feld der Akte.")
+        # On every path (tool, edit, accept): a null here would fail only in the Akte's own
+        # validation at approval time.
+        nulls = sorted(f for f in self.model_fields_set if getattr(self, f) is None and f not in AKTE_NULLABLE)
+        if nulls:
+            raise ValueError(ERR_AKTE_NULL.format(fields=", ".join(nulls)))
         return self
 
 
@@ -171,6 +214,8 @@ def payload_to_json(model: _Payload) -> dict[str, Any]:
         for key in ("vorlage", "fehlende_felder"):
             if not data.get(key):
                 data.pop(key, None)
+    if isinstance(model, KalenderPayload) and model.berechnung is None:
+        data.pop("berechnung")  # only a computed Frist carries it (never an empty field to edit)
     return data
 
 

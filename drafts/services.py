@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime
 from decimal import Decimal
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
@@ -23,6 +24,7 @@ from pydantic import ValidationError
 from akten import services as akten_services
 from akten.fristen_rules import KalenderRegelFehler, kalender_eintrag_pruefen
 from akten.models import Akte, AktenActivity, User
+from akten.policy import sees_internal
 from helena.errors import NotFound, ServiceError
 from helena.text import shorten
 from schriftgut import services as schriftgut_services
@@ -48,17 +50,20 @@ if TYPE_CHECKING:
 
 ERR_NOT_FOUND = "Entwurf nicht gefunden."
 ERR_NOT_PENDING = "Der Entwurf ist bereits {status} und kann nicht mehr {action} werden."
+ERR_NOT_PROPOSER = "Entwürfe können nur Mitarbeitende der Kanzlei anlegen."
 ERR_NOT_APPROVER = "Du darfst Entwürfe nicht übernehmen. Bitte wende dich an eine Anwältin oder einen Anwalt."
 ERR_NOT_EDITOR = "Du darfst Entwürfe nicht bearbeiten. Bitte wende dich an eine Anwältin oder einen Anwalt."
 ERR_NOT_REJECTER = "Du darfst Entwürfe nicht ablehnen. Bitte wende dich an eine Anwältin oder einen Anwalt."
 ERR_UNDO_NOT_ACCEPTED = "Nur übernommene Entwürfe können rückgängig gemacht werden."
 ERR_UNDO_EXPIRED = "Die Übernahme liegt mehr als {seconds} Sekunden zurück und kann nicht mehr rückgängig gemacht werden."
+ERR_UNDO_NOT_APPROVER = "Du darfst Übernahmen nicht rückgängig machen. Bitte wende dich an eine Anwältin oder einen Anwalt."
 ERR_UNDO_NOT_REVIEWER = "Nur wer den Entwurf übernommen hat, kann die Übernahme rückgängig machen."
 ERR_UNDO_AKTE_CHANGED = "Die Akte wurde seit der Übernahme erneut geändert; bitte ändere sie direkt."
 ERR_REJECT_NEEDS_REASON = "Bitte gib einen Grund oder mindestens eine Kategorie für die Ablehnung an."
 ERR_INVALID = "Der Entwurf ist ungültig: {details}"
 ERR_VERANTWORTLICH = "Die verantwortliche Person ist unbekannt oder hat keinen Zugriff auf die Akte."
 ERR_AKTE_REQUIRED = "Dieser Entwurf braucht eine Akte."
+ERR_ZEIT_ZUKUNFT = "Das Datum {datum} liegt in der Zukunft; Zeit kann nur für heute oder vergangene Tage erfasst werden."
 ERR_RENDER = "Das Dokument konnte nicht erzeugt werden; der Entwurf bleibt erhalten. {details}"
 
 
@@ -104,12 +109,38 @@ def _kalender_pruefen(akte: Akte | None, payload: Any) -> User | None:
         kalender_eintrag_pruefen(typ=payload.typ, fristablauf=payload.fristablauf, vorfrist=payload.vorfrist)
     except KalenderRegelFehler as exc:
         raise DraftInvalid(ERR_INVALID.format(details=exc.message)) from exc
-    if payload.verantwortlich_id is None:
+    return verantwortlich_pruefen(akte=akte, user_id=payload.verantwortlich_id)
+
+
+def verantwortlich_pruefen(*, akte: Akte | None, user_id: int | None) -> User | None:
+    """The person responsible for a calendar entry of `akte`: an active member of the Kanzlei who
+    may see the Akte, never a client login (a MANDANT sees her Akte, but no Frist or Wiedervorlage is
+    hers to keep, and her name is client data). None for no `user_id`; DraftInvalid otherwise."""
+    if user_id is None:
         return None
-    verantwortlich = User.objects.filter(pk=payload.verantwortlich_id, is_active=True).first()
-    if verantwortlich is None or akte is None or not Akte.objects.visible_to(verantwortlich).filter(pk=akte.pk).exists():
+    verantwortlich = User.objects.filter(pk=user_id, is_active=True).first()
+    if (
+        verantwortlich is None
+        or akte is None
+        or not sees_internal(verantwortlich)
+        or not Akte.objects.visible_to(verantwortlich).filter(pk=akte.pk).exists()
+    ):
         raise DraftInvalid(ERR_VERANTWORTLICH)
     return verantwortlich
+
+
+def _zeit_pruefen(payload: Any) -> None:
+    """Time is recorded for today or days past, on every path (create, edit, accept)."""
+    if isinstance(payload, ZeiterfassungPayload) and payload.datum > timezone.localdate():
+        raise DraftInvalid(ERR_ZEIT_ZUKUNFT.format(datum=f"{payload.datum:%d.%m.%Y}"))
+
+
+def _regeln_pruefen(akte: Akte | None, payload: Any) -> User | None:
+    """The rules beyond the payload's own shape that every path applies (create, edit, accept):
+    calendar rules and responsible person, time not in the future. Returns the responsible person
+    of a calendar entry (None: the approver)."""
+    _zeit_pruefen(payload)
+    return _kalender_pruefen(akte, payload)
 
 
 def _akte_field_label(name: str) -> str:
@@ -145,11 +176,15 @@ def draft_create(
     tool_call_id: str = "",
     untrusted_input: bool = False,
 ) -> HelenaDraft:
-    """Create a PENDING draft. Precondition: the caller checked that `requested_by` may see `akte`."""
+    """Create a PENDING draft. Precondition: the caller checked that `requested_by` may see `akte`.
+    Raises DraftPermissionDenied for a requester outside the Kanzlei (a MANDANT proposes nothing,
+    whatever the tool matrix allows her) and DraftInvalid for an invalid payload."""
+    if not sees_internal(requested_by):
+        raise DraftPermissionDenied(ERR_NOT_PROPOSER)
     if akte is None and typ != HelenaDraft.Typ.NOTIZ:
         raise DraftInvalid(ERR_AKTE_REQUIRED)
     model = _validated(typ, payload)
-    _kalender_pruefen(akte, model)
+    _regeln_pruefen(akte, model)
     draft = HelenaDraft(
         typ=typ,
         akte=akte,
@@ -196,6 +231,7 @@ def _akte_of(draft: HelenaDraft) -> Akte:
 def _create_record(draft: HelenaDraft, by: User) -> tuple[models.Model, dict[str, Any]]:
     """Create the record the draft describes. Returns the record and the data needed to undo it."""
     model = _validated(draft.typ, draft.payload)
+    verantwortlich = _regeln_pruefen(draft.akte, model)
     origin = {"draft": draft.pk, "origin_run": draft.origin_run_id}
     if isinstance(model, NotizPayload):
         record: models.Model = akten_services.notiz_create(
@@ -245,7 +281,6 @@ def _create_record(draft: HelenaDraft, by: User) -> tuple[models.Model, dict[str
         )
         return record, {"rechnungsnummer": nummer}
     if isinstance(model, KalenderPayload):
-        verantwortlich = _kalender_pruefen(akte, model)
         record = akten_services.kalender_eintrag_create(
             akte=akte,
             by=by,
@@ -320,15 +355,27 @@ def draft_accept(*, draft_id: int, by: User) -> HelenaDraft:
     return draft
 
 
+def _keep_berechnung(draft: HelenaDraft, payload: dict[str, Any]) -> dict[str, Any]:
+    """The Fristenrechner's result stays as the draft was proposed with it: an edit neither drops
+    nor changes it (else moving the Fristablauf later would only need the key left out)."""
+    payload = {key: value for key, value in payload.items() if key != "berechnung"}
+    stored = draft.payload.get("berechnung") if isinstance(draft.payload, dict) else None
+    return {**payload, "berechnung": stored} if stored is not None else payload
+
+
 @transaction.atomic
 def draft_edit(*, draft_id: int, by: User, payload: dict[str, Any]) -> HelenaDraft:
-    """Replace the payload of a PENDING draft, keeping the previous version as a revision."""
+    """Replace the payload of a PENDING draft, keeping the previous version as a revision; the
+    rules of `draft_create` apply, and a computed Frist keeps its computation (`_keep_berechnung`).
+    Locks the draft row; raises DraftNotFound, DraftPermissionDenied, DraftConflict, DraftInvalid."""
     draft = _lock_draft(draft_id=draft_id, user=by)
     if not user_may_approve(by):
         raise DraftPermissionDenied(ERR_NOT_EDITOR)
     _require_pending(draft, "bearbeitet")
+    if draft.typ == HelenaDraft.Typ.FRIST and isinstance(payload, dict):
+        payload = _keep_berechnung(draft, payload)
     model = _validated(draft.typ, payload)
-    _kalender_pruefen(draft.akte, model)
+    _regeln_pruefen(draft.akte, model)
     number = draft.revisions.count() + 1
     DraftRevision.objects.create(draft=draft, number=number, titel=draft.titel, payload=draft.payload, edited_by=by)
     draft.payload = payload_to_json(model)
@@ -398,8 +445,12 @@ def _restore_akte(draft: HelenaDraft, akte: Akte, by: User) -> None:
 @transaction.atomic
 def draft_undo(*, draft_id: int, by: User) -> HelenaDraft:
     """Undo an approval within HELENA_DRAFT_UNDO_SECONDS: delete exactly the record this draft
-    created (looked up from the draft itself) and return the draft to PENDING."""
+    created (looked up from the draft itself) and return the draft to PENDING. Only the reviewer
+    (or ADMIN), and only while their role may approve. Locks the draft row; raises DraftNotFound,
+    DraftPermissionDenied and DraftConflict (not accepted, window over, Akte changed since)."""
     draft = _lock_draft(draft_id=draft_id, user=by)
+    if not user_may_approve(by):  # taking back an approval is an approval's act (a role changed since)
+        raise DraftPermissionDenied(ERR_UNDO_NOT_APPROVER)
     if draft.status != HelenaDraft.Status.ACCEPTED:
         raise DraftConflict(ERR_UNDO_NOT_ACCEPTED)
     if draft.reviewer_id != by.pk and not by.is_admin_role:
@@ -419,9 +470,11 @@ def draft_undo(*, draft_id: int, by: User) -> HelenaDraft:
         if hasattr(record, "versionen"):
             stored_files += [version.datei for version in record.versionen.all()]
         record.delete()
+        # The files go only once the deletion is committed: a rolled-back undo keeps the Dokument
+        # and must keep what it points to.
         for stored_file in stored_files:
             if stored_file:
-                stored_file.storage.delete(stored_file.name)
+                transaction.on_commit(partial(stored_file.storage.delete, stored_file.name))
     draft.status = HelenaDraft.Status.PENDING
     draft.reviewer = None
     draft.reviewed_at = None

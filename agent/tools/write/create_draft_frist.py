@@ -10,6 +10,7 @@ from pydantic import Field
 from akten.fristen_rules import KalenderRegelFehler, kalender_eintrag_pruefen
 from akten.models import Akte, User
 from drafts.models import HelenaDraft
+from drafts.services import DraftInvalid, verantwortlich_pruefen
 from rechner.fristen import kalenderdatum
 from rechner.tabellen import format_datum
 
@@ -59,12 +60,11 @@ class CreateDraftFristParams(Params):
 
 
 def _verantwortlich(akte: Akte, user_id: int | None) -> User | None:
-    if user_id is None:
-        return None
-    user = User.objects.filter(pk=user_id, is_active=True).first()
-    if user is None or not Akte.objects.visible_to(user).filter(pk=akte.pk).exists():
-        raise ToolError(ERR_VERANTWORTLICH.format(id=user_id))
-    return user
+    """The responsible person by the drafts' one rule (staff who may see the Akte)."""
+    try:
+        return verantwortlich_pruefen(akte=akte, user_id=user_id)
+    except DraftInvalid:
+        raise ToolError(ERR_VERANTWORTLICH.format(id=user_id)) from None
 
 
 def execute(ctx: ToolContext, params: CreateDraftFristParams) -> ToolResult:
@@ -72,6 +72,8 @@ def execute(ctx: ToolContext, params: CreateDraftFristParams) -> ToolResult:
     fristablauf, vorfrist, notfrist = params.fristablauf, params.vorfrist, params.notfrist
     datum = params.datum
     berechnet: dict[str, Any] | None = None
+    # kept with the draft (drafts.schemas.FristBerechnet): an edit may move the Fristablauf earlier, never later
+    berechnung_payload: dict[str, Any] | None = None
     if params.berechnung is not None:
         if params.typ != "FRIST":
             raise ToolError(ERR_BERECHNUNG_TYP)
@@ -83,6 +85,11 @@ def execute(ctx: ToolContext, params: CreateDraftFristParams) -> ToolResult:
         fristablauf, vorfrist = ergebnis.fristablauf, vorfrist or ergebnis.vorfrist
         notfrist = notfrist or ergebnis.notfrist
         datum = kalenderdatum(ergebnis, today())
+        berechnung_payload = {
+            "fristablauf": iso(ergebnis.fristablauf),
+            "notfrist": ergebnis.notfrist,
+            "rechtsgrundlage": ergebnis.rechtsgrundlage[:300],
+        }
         berechnet = {
             "rechtsgrundlage": ergebnis.rechtsgrundlage,
             "feiertage_nach": ergebnis.ortsangabe,
@@ -100,7 +107,7 @@ def execute(ctx: ToolContext, params: CreateDraftFristParams) -> ToolResult:
     except KalenderRegelFehler as exc:
         raise ToolError(exc.message) from None
     verantwortlich = _verantwortlich(akte, params.verantwortlich_id)
-    payload = {
+    payload: dict[str, Any] = {
         "typ": params.typ,
         "titel": params.titel,
         "datum": iso(datum),
@@ -111,8 +118,10 @@ def execute(ctx: ToolContext, params: CreateDraftFristParams) -> ToolResult:
         "beschreibung": params.beschreibung,
         "verantwortlich_id": verantwortlich.pk if verantwortlich else None,
     }
+    if berechnung_payload is not None:
+        payload["berechnung"] = berechnung_payload
     preview: dict[str, Any] = {
-        **{k: v for k, v in payload.items() if k != "verantwortlich_id"},
+        **{k: v for k, v in payload.items() if k not in ("verantwortlich_id", "berechnung")},
         "verantwortlich": person(verantwortlich or ctx.user),
     }
     if berechnet:

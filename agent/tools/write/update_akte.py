@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field
 
 from akten.models import Akte, Sachgebiet
 from drafts.models import HelenaDraft
@@ -14,26 +14,16 @@ from ..base import Tool, ToolContext, ToolResult
 from ..common import AkteRef, Params, akte_resolve
 from ..drafting import propose
 
-NULLABLE = {"gegenstandswert"}
-ERR_NULL = "Diese Felder dürfen nicht null sein: {fields}. Lass ein Feld weg, wenn es sich nicht ändert."
-
 
 def _document_choices(schema: dict[str, Any]) -> None:
     schema["properties"]["sachgebiet"]["description"] = "One of: " + ", ".join(Sachgebiet.values)
 
 
 class ProposedChanges(AkteChanges):
-    """The fields an Akte update may change (drafts.schemas.AkteChanges), at least one; null only
-    where the Akte allows an empty value (gegenstandswert)."""
+    """The fields an Akte update may change (drafts.schemas.AkteChanges, which also refuses null
+    where the Akte allows no empty value), with the Sachgebiete named in the schema."""
 
     model_config = ConfigDict(json_schema_extra=_document_choices)
-
-    @model_validator(mode="after")
-    def _no_nulls(self) -> ProposedChanges:
-        nulls = sorted(f for f in self.model_fields_set if getattr(self, f) is None and f not in NULLABLE)
-        if nulls:
-            raise ValueError(ERR_NULL.format(fields=", ".join(nulls)))
-        return self
 
 
 class UpdateAkteParams(Params):
