@@ -155,6 +155,12 @@ def frist_entwurf(request: HttpRequest) -> HttpResponse:
                     "vorfrist": ergebnis.vorfrist.isoformat() if ergebnis.vorfrist else None,
                     "notfrist": ergebnis.notfrist,
                     "beschreibung": ergebnis.erlaeuterung[:2000],
+                    # kept with the draft: an edit may move the Fristablauf earlier, never later
+                    "berechnung": {
+                        "fristablauf": ergebnis.fristablauf.isoformat(),
+                        "notfrist": ergebnis.notfrist,
+                        "rechtsgrundlage": ergebnis.rechtsgrundlage[:300],
+                    },
                 },
             )
         except (fristen.FristError, KalenderRegelFehler, DraftError) as fehler:

@@ -155,6 +155,12 @@ def test_frist_als_entwurf_in_die_akte(client) -> None:
     assert (draft.payload["fristablauf"], draft.payload["notfrist"]) == ("2027-05-28", True)
     assert "Köln (Nordrhein-Westfalen)" in draft.payload["beschreibung"]
     assert not KalenderEintrag.objects.exists()  # only a draft, the calendar needs the Endkontrolle
+    # the computation stays with the draft: an edit may not move the Fristablauf later (drafts.schemas)
+    assert draft.payload["berechnung"]["fristablauf"] == "2027-05-28" and draft.payload["berechnung"]["notfrist"] is True
+    from drafts.services import DraftInvalid, draft_edit
+
+    with pytest.raises(DraftInvalid, match="nach dem berechneten Fristablauf"):
+        draft_edit(draft_id=draft.pk, by=akte.anwalt, payload={**draft.payload, "fristablauf": "2027-05-31"})
 
     berlin = AkteFactory(anwalt=akte.anwalt, gericht_ort="Berlin", gericht_bundesland="BE")
     client.post("/rechner/fristen/entwurf/", _entwurf_daten(berlin))
