@@ -384,14 +384,16 @@ def _parse_items(text: str, pos: int, art: str, *, plural: bool = False) -> tupl
         cut = _list_runs_into_section(subs, only_section_of_plural=alone)
         if cut is not None:
             subs, end = subs[:cut], item.start("subs") + cut
-        detail = _detail(subs)
-        # "Art. 246a § 1 EGBGB": a section inside an article belongs to the article's citation.
-        inner = re.match(rf"\s*§\s*(?P<num>{NUM})", text[end:]) if current_art == "Art." else None
+        nummer = re.sub(r"\s+", "", item["num"])
+        # "Art. 246a § 1 Abs. 2 EGBGB": a section inside an article is the norm "Art. 246a § 1"
+        # (recherche.gesetze_parser), with its own subdivisions.
+        para = re.match(r"\s*§\s*", text[end:]) if current_art == "Art." else None
+        inner = ITEM_RE.match(text, end + para.end()) if para else None
         if inner:
-            detail = f"{detail} § {inner['num']}".strip()
-            end += inner.end()
+            nummer = nummer + " § " + re.sub(r"\s+", "", inner["num"])
+            subs, end = inner["subs"] or "", inner.end()
         start = item.start() if item_start is None else item_start
-        items.append(_Item(re.sub(r"\s+", "", item["num"]), _absaetze(subs), detail, start, end, current_art))
+        items.append(_Item(nummer, _absaetze(subs), _detail(subs), start, end, current_art))
         pos, item_start = end, None
         link = re.match(rf"\s*(?:{LINK})\s*(?:(?P<para>{PARA_KW})\s*)?(?={NUM})", text[pos:])
         if not link:
@@ -629,6 +631,18 @@ def anlage_entry(text: str, eintrag: str) -> bool:
     return re.search(rf"(?:^|[\[;]\s*){re.escape(eintrag)}\s*\|", text, flags=re.M) is not None
 
 
+def _article_fallback(target: Ziel, norms: dict[tuple[str, str, str], list[Any]]) -> list[Any]:
+    """For "Art. 246a § 1 EGBGB" in a corpus ingested before an article's sections were norms of
+    their own (recherche.gesetze_parser): the article, if none of its sections is a norm yet."""
+    if " § " not in target.nummer:
+        return []
+    article = target.nummer.split(" § ")[0]
+    prefix = f"{article} § "
+    if any(key[0] == target.gesetz and key[2].startswith(prefix) for key in norms):
+        return []
+    return norms.get((target.gesetz, target.art, article), [])
+
+
 def resolve(targets: list[Ziel]) -> list[Aufloesung]:
     """Look each target up: the section (first by position, not repealed), the Absatz anchor and the
     statute's Stand, or the reason it is not in the corpus. Two queries for any number of targets."""
@@ -644,6 +658,10 @@ def resolve(targets: list[Ziel]) -> list[Aufloesung]:
     for target in targets:
         if target.gesetz in gesetze:
             condition |= Q(gesetz__abkuerzung=target.gesetz, art=target.art, nummer=target.nummer)
+            if " § " in target.nummer:  # the article and its sections, for `_article_fallback`
+                article = target.nummer.split(" § ")[0]
+                condition |= Q(gesetz__abkuerzung=target.gesetz, art=target.art, nummer=article)
+                condition |= Q(gesetz__abkuerzung=target.gesetz, art=target.art, nummer__startswith=f"{article} § ")
     norms: dict[tuple[str, str, str], list[Norm]] = {}
     for norm in Norm.objects.filter(condition).select_related("gesetz").order_by("position"):
         norms.setdefault((norm.gesetz.abkuerzung, norm.art, norm.nummer), []).append(norm)
@@ -656,7 +674,7 @@ def resolve(targets: list[Ziel]) -> list[Aufloesung]:
             result.grund = GRUND_GESETZ.format(gesetz=target.gesetz)
             continue
         result.stand = gesetz.stand
-        candidates = norms.get((target.gesetz, target.art, target.nummer), [])
+        candidates = norms.get((target.gesetz, target.art, target.nummer), []) or _article_fallback(target, norms)
         zitat = f"{target.art} {target.nummer} {target.gesetz}"
         if not candidates:
             result.grund = GRUND_NORM.format(zitat=zitat)
@@ -686,7 +704,7 @@ def resolve(targets: list[Ziel]) -> list[Aufloesung]:
             else:
                 verzeichnis = "Vergütungsverzeichnis" if target.detail == "VV" else "Kostenverzeichnis"
                 result.grund = GRUND_EINTRAG.format(eintrag=target.eintrag, verzeichnis=verzeichnis, gesetz=target.gesetz)
-        elif target.absatz:
+        elif target.absatz and norm.nummer == target.nummer:  # not the Absatz of a section in its article's stead
             numbers = absatz_numbers(norm.text)
             if target.absatz in numbers:
                 result.anker = f"abs-{target.absatz}"

@@ -130,6 +130,10 @@ def parse_gesetz(text: str, *, fallback_slug: str = "") -> ParsedGesetz:
     current: ParsedNorm | None = None
     current_lines: list[str] = []
     seen_title = False
+    # The last article heading (level, number, heading): in the EGBGB an article holds sections
+    # ("Art 246a" with "§ 1", "§ 2", ...) cited as "Art. 246a § 1 EGBGB"; they become norms of that
+    # number, not "§ 1" of the statute (which would collide across articles).
+    article: tuple[int, str, str] | None = None
 
     def finish() -> None:
         nonlocal current, current_lines
@@ -159,10 +163,23 @@ def parse_gesetz(text: str, *, fallback_slug: str = "") -> ParsedGesetz:
             finish()
             structure = {lvl: txt for lvl, txt in structure.items() if lvl < level}
             structure[level] = heading_text
+            if article is not None and level <= article[0]:
+                article = None
             continue
-        finish()
         art, nummer, titel = parts
-        gliederung = " › ".join(structure[lvl] for lvl in sorted(structure))
+        outline = [structure[lvl] for lvl in sorted(structure)]
+        inside = article is not None and level > article[0]
+        if art == "Art." and inside and article is not None and nummer == article[1]:
+            continue  # the article's number repeated as a heading of its own ("Art 248" under "Art 248 …")
+        finish()
+        if art == "§" and inside and article is not None:
+            art, nummer = "Art.", f"{article[1]} § {nummer}"
+            outline.append(article[2])
+        elif art == "Art.":
+            article = (level, nummer, heading_text)
+        else:
+            article = None
+        gliederung = " › ".join(outline)
         current = ParsedNorm(
             art=art,
             nummer=nummer,

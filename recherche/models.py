@@ -73,7 +73,8 @@ class Norm(models.Model):
     def official_url(self) -> str:
         """Link to the official text at gesetze-im-internet.de."""
         slug = self.gesetz.slug
-        number = self.nummer.lower().replace(" ", "_")
+        # "246a § 1" (a section inside an EGBGB article) is "art_246a__1" there
+        number = self.nummer.lower().replace(" § ", "__").replace(" ", "_")
         if self.art == self.Art.ARTIKEL:
             return f"https://www.gesetze-im-internet.de/{slug}/art_{number}.html"
         if self.art == self.Art.ANLAGE:

@@ -334,3 +334,33 @@ def test_the_law_names_follow_every_change_of_the_statutes_names():
     assert law_names().law_at("nach dem Gesetz über die Prüfung von Namen", 5)[0] == "PrüfG"
     Gesetz.objects.create(abkuerzung="ZweitG", titel="Zweitgesetz", slug="zweitg")
     assert law_names().lookup("ZweitG") == "ZweitG"
+
+
+@pytest.mark.django_db
+def test_a_section_of_an_egbgb_article_resolves_to_itself_with_its_absatz():
+    """Before, "Art. 246a § 1 Abs. 2 EGBGB" was not recognised at all (no check), "Art. 229 § 6
+    EGBGB" linked to the empty article, and "§ 1 EGBGB" (no such norm: the EGBGB has articles) to
+    one of twenty sections numbered 1."""
+    from django.core.management import call_command
+
+    from recherche.citations import law_names
+    from recherche.models import Norm
+
+    call_command("ingest_gesetze", str(SHIPPED), "--only", "bgbeg", "--no-embed", verbosity=0)
+    names = law_names()
+    abs2, missing_absatz, missing, bare, article = resolve(
+        extract(
+            "Art. 246a § 1 Abs. 2 EGBGB, Art. 246a § 1 Abs. 9 EGBGB, Art. 246a § 9 EGBGB, § 1 EGBGB, Art. 229 EGBGB",
+            names,
+        )
+    )
+    assert abs2.ok and abs2.zitat == "Art. 246a § 1 BGBEG" and abs2.anker == "abs-2"
+    assert not missing_absatz.ok and "Absatz 9" in missing_absatz.grund
+    assert not missing.ok and not bare.ok
+    assert article.ok and article.zitat == "Art. 229 BGBEG"
+    (transition,) = resolve(extract("Art. 229 § 6 Abs. 1 EGBGB", names))
+    assert (
+        transition.ok
+        and transition.zitat == "Art. 229 § 6 BGBEG"
+        and "Verjährung" in Norm.objects.get(pk=transition.norm_id).titel
+    )

@@ -154,3 +154,21 @@ def test_every_chunk_of_the_shipped_statutes_has_its_vector_in_the_shipped_cache
                     missing.append(f"{item.art} {item.nummer} {parsed.abkuerzung} [{position}]")
     assert chunks > 24_000
     assert missing == []
+
+
+@pytest.mark.django_db
+def test_every_chunk_of_the_shipped_templates_and_decisions_has_its_vector_in_the_shipped_cache():
+    """A pruning export from a database without them would drop them (it happened once while the
+    statutes' vectors were renewed): a first start would then compute them on two cores."""
+    from django.core.management import call_command
+
+    from recherche import vector_cache
+    from recherche.models import Chunk
+
+    data = Path(__file__).resolve().parents[2] / "recherche" / "data"
+    call_command("ingest_muster", str(data / "muster"), "--no-embed", verbosity=0)
+    call_command("ingest_urteile", str(data / "urteile"), "--no-embed", verbosity=0)
+    cache = vector_cache.VectorCache.load(LocalE5Backend.name)
+    hashes = list(Chunk.objects.filter(kind__in=["MUSTER", "URTEIL"]).values_list("content_hash", flat=True))
+    assert len(hashes) > 50
+    assert [h for h in hashes if cache.get(h) is None] == []

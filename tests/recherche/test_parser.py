@@ -71,3 +71,34 @@ def test_the_shipped_corpus_is_the_2026_one_with_stand_for_every_statute():
     assert len(index) == 85
     rvg = parse_file(SHIPPED / "rvg.md")
     assert rvg.stand == "Zuletzt geändert durch Art. 14 G v. 8.12.2025 I Nr. 318"
+
+
+def test_sections_inside_an_egbgb_article_are_norms_of_that_article():
+    """The EGBGB's articles hold sections ("Art 246a" with "§ 1 Informationspflichten"). Before, each
+    became "§ 1 BGBEG": twenty norms of one citation, none citable as "Art. 246a § 1 EGBGB"."""
+    text = (
+        "---\njurabk: BGBEG\nslug: bgbeg\n---\n# EGBGB\n\n## Siebter Teil\n\n"
+        "##### Art 246a\n\n###### § 1 Informationspflichten\n\n(1) Der Unternehmer ist verpflichtet.\n\n"
+        "###### § 2 Erleichterte Informationspflichten\n\n(1) Bei Reparaturen.\n\n"
+        "##### Art 248 Zahlungsdienste\n\n###### Art 248\n\n###### § 1 Konkurrierende Informationspflichten\n\nText.\n\n"
+        "## Achter Teil\n\n##### Art 250\n\nEin Artikel mit eigenem Text.\n"
+    )
+    gesetz = parse_gesetz(text)
+    assert [(n.art, n.nummer, n.titel) for n in gesetz.normen] == [
+        ("Art.", "246a", ""),
+        ("Art.", "246a § 1", "Informationspflichten"),
+        ("Art.", "246a § 2", "Erleichterte Informationspflichten"),
+        ("Art.", "248", "Zahlungsdienste"),
+        ("Art.", "248 § 1", "Konkurrierende Informationspflichten"),
+        ("Art.", "250", ""),
+    ]
+    assert gesetz.normen[1].gliederung == "Siebter Teil › Art 246a"
+    assert gesetz.normen[0].aufgehoben and not gesetz.normen[1].aufgehoben and not gesetz.normen[5].aufgehoben
+
+
+def test_the_shipped_egbgb_has_no_two_norms_of_one_citation():
+    gesetz = parse_file(SHIPPED / "bgbeg.md")
+    citations = [(n.art, n.nummer) for n in gesetz.normen]
+    assert len(citations) == len(set(citations))
+    assert ("Art.", "246a § 1") in citations and ("Art.", "229 § 6") in citations
+    assert not [n for n in gesetz.normen if n.art == "§"]
