@@ -827,12 +827,15 @@ def _render_spans(text: str, report: Pruefbericht) -> str:
 def link_citations(html: str) -> str:
     """Sanitised HTML with every norm and decision citation checked: resolved ones link to the
     section (Absatz anchor; `data-norm-panel` is the side-panel fragment), the others are marked
-    "nicht im Bestand – bitte prüfen". Text inside links and code is left alone."""
+    "nicht im Bestand – bitte prüfen". Text inside links and code keeps its markup; a citation
+    there that does not resolve gets the mark after the link or code ("[§ 9999 BGB](…)" must not
+    look like a checked one)."""
     from html import unescape
 
     names = law_names()
     out: list[str] = []
     skip = 0
+    inside: list[str] = []  # the text of the link or code being passed over
     for part in TAG_RE.split(html):
         if part.startswith("<"):
             tag = re.match(r"</?\s*(\w+)", part)
@@ -840,14 +843,32 @@ def link_citations(html: str) -> str:
                 skip += -1 if part.startswith("</") else 1
                 skip = max(skip, 0)
             out.append(part)
+            if not skip and inside:
+                out.append(_mark_after(unescape("".join(inside)), names))
+                inside = []
             continue
-        if skip or not part.strip():
+        if skip:
+            inside.append(part)
+            out.append(part)
+            continue
+        if not part.strip():
             out.append(part)
             continue
         text = unescape(part)
         report = Pruefbericht(normen=resolve(extract(text, names)), urteile=check_aktenzeichen(text))
         out.append(_render_spans(text, report) if report.normen or report.urteile else part)
     return "".join(out)
+
+
+def _mark_after(text: str, names: LawNames) -> str:
+    """The mark for the citations of a link's or code's `text` that do not resolve ("" if none)."""
+    from django.utils.html import escape
+
+    report = Pruefbericht(normen=resolve(extract(text, names)), urteile=check_aktenzeichen(text))
+    reasons = [r.grund for r in report.normen if not r.ok] + [u["grund"] for u in report.urteile if not u["ok"]]
+    if not reasons:
+        return ""
+    return f' <small class="zitat-hinweis" title="{escape(" ".join(reasons))}">({NICHT_IM_BESTAND})</small>'
 
 
 def answer_citation_trace(text: str, *, entwuerfe: dict[int, str] | None = None) -> dict[str, Any]:

@@ -38,7 +38,10 @@ def test_citations_not_in_the_corpus_are_marked(mini_gesetze, cited, reason):
 def test_citations_in_links_and_code_are_left_alone_and_text_is_escaped(mini_gesetze):
     html = '<p><a href="https://x.example">§ 99 TestG</a> <code>§ 99 TestG</code> a &lt;b&gt; § 99 TestG</p>'
     out = link_citations(html)
-    assert out.startswith('<p><a href="https://x.example">§ 99 TestG</a> <code>§ 99 TestG</code> a &lt;b&gt; <span')
+    mark = '<small class="zitat-hinweis" title="§ 99 TestG gibt es im Bestand nicht.">(nicht im Bestand – bitte prüfen)</small>'
+    assert out.startswith(
+        f'<p><a href="https://x.example">§ 99 TestG</a> {mark} <code>§ 99 TestG</code> {mark} a &lt;b&gt; <span'
+    )
 
 
 def test_decisions_are_checked_against_the_decisions_table(mini_gesetze):
@@ -62,3 +65,11 @@ def test_a_statute_cited_by_its_title_is_linked_over_the_title(mini_gesetze):
     # The names are cached by the database's statutes: a changed title is recognised at once.
     Gesetz.objects.filter(abkuerzung="TestG").update(titel="Suchgesetz")
     assert ">§ 1 des Suchgesetzes</a>" in link_citations("<p>Nach § 1 des Suchgesetzes.</p>")
+
+
+def test_a_citation_in_a_link_or_code_that_does_not_resolve_is_marked_after_it(mini_gesetze):
+    """Before, "[§ 99 TestG](…)" in an answer looked like a checked citation: links and code were
+    left alone without a word, while the trace counted the citation as not in the corpus."""
+    out = link_citations('<p><a href="https://x.example">§ 99 TestG</a> und <code>§ 1 TestG</code></p>')
+    assert out.startswith('<p><a href="https://x.example">§ 99 TestG</a> <small class="zitat-hinweis" title="')
+    assert "(nicht im Bestand – bitte prüfen)</small> und <code>§ 1 TestG</code></p>" in out  # § 1 exists: no mark
