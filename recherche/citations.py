@@ -296,7 +296,8 @@ class LawNames:
         self.title_re = re.compile(rf"(?:{LAW_ARTICLE})?(?:{alternatives})(?![\wäöüß-])", re.IGNORECASE)
 
     def lookup(self, written: str) -> str | None:
-        return self.canonical.get(re.sub(r"\s+", " ", written).lower())
+        # "SGB-II" is written for "SGB II" as often as not
+        return self.canonical.get(re.sub(r"^(SGB)-(?=[IVX\d])", r"\1 ", re.sub(r"\s+", " ", written)).lower())
 
     def law_at(self, text: str, pos: int) -> tuple[str, int] | None:
         """The statute named right at `pos` (after a citation chain), as canonical abbreviation and
@@ -311,7 +312,7 @@ class LawNames:
             return self.lookup(known.group(0)) or known.group(0), known.end()
         after = LAW_TOKEN_RE.match(text, pos)
         if after and _looks_like_law(after.group(0)):
-            return re.sub(r"\s+", " ", after.group(0)), after.end()
+            return self.lookup(after.group(0)) or re.sub(r"\s+", " ", after.group(0)), after.end()
         return None
 
 

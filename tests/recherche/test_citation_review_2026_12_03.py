@@ -136,3 +136,10 @@ def test_decisions_are_found_by_the_aktenzeichen_as_courts_write_it():
     assert [text[u["start"] : u["end"]] for u in urteile] == [u["zitiert"] for u in urteile]
     # A longer Aktenzeichen that merely ends in the same digits is another decision.
     assert [u["ok"] for u in check_text("AG X, 2 C 345/24").urteile] == [False]
+
+
+def test_sgb_with_a_hyphen_is_the_book_of_the_corpus():
+    """ "§ 7 SGB-II" was flagged as a law not in the corpus."""
+    from tests.recherche.test_citations import NAMES
+
+    assert [(t.nummer, t.gesetz) for t in extract("§ 7 SGB-II, § 45 Abs. 1 SGB-X", NAMES)] == [("7", "SGB II"), ("45", "SGB X")]
