@@ -171,6 +171,9 @@ class OllamaClient:
                 await call_on_delta(on_delta, content)
             calls.extend(part.message.tool_calls or [])
             last = part
+        if last is None or not last.done:
+            # the server went away mid-answer (restart, out of memory): what came is not the answer
+            raise LLMUnavailable(f"Ollama ({self.model}) hat die Antwort vor ihrem Ende abgebrochen")
         return self._normalise("".join(text), calls, last)
 
     def _normalise(self, text: str, calls: list[Any], reply: Any) -> LLMResponse:

@@ -31,7 +31,7 @@ from django.db import close_old_connections, connection, transaction
 from django.utils import timezone
 
 from agent.engine.budget import estimate_tokens
-from agent.engine.events import terminal_event
+from agent.engine.events import TERMINAL_EVENT_TYPES, terminal_event
 from agent.engine.loop import Limits, RunOutcome, RunStatus, response_guard, run_agent
 from agent.engine.prompt import build_demo_prompt, build_system_prompt, with_intro
 from agent.engine.routing import (
@@ -40,10 +40,10 @@ from agent.engine.routing import (
 )
 from agent.engine.tools import CancelToken, ToolBox
 from agent.llm.base import LLMClient, Message
-from agent.models import AgentRun, Conversation, EngineConfig, TierConfig
+from agent.models import AgentRun, AgentStep, Conversation, EngineConfig, TierConfig
 from agent.models import Message as ChatMessage
 from agent.runs.events import Publish, Relay, RunEventSink, event_row_append
-from agent.runs.failures import ERR_START, outcome_error_public
+from agent.runs.failures import ERR_RUN_FAILED, ERR_START, outcome_error_public
 from agent.runs.persona import persona_context_load
 from agent.runs.reads import SUMMARY_HISTORY, SUMMARY_REJECTIONS, reads_carry_over
 from agent.runs.routes import DEMO_TOOLS, routes_build
@@ -242,6 +242,43 @@ def _run_finish(run_id: int, outcome: RunOutcome) -> AgentRun:
     return run
 
 
+def _run_end_after_error(run_id: int, outcome: RunOutcome | None) -> AgentRun:
+    """The end of a run whose loop raised while saving its outcome or writing its terminal event.
+    A run still RUNNING gets its outcome saved once more (a database that was briefly away), else it
+    becomes FAILED (with its reply in the conversation); a trace without a terminal event gets one,
+    numbered after the rows written. A run already saved keeps its status."""
+    if outcome is not None and AgentRun.objects.filter(pk=run_id, status=AgentRun.Status.RUNNING).exists():
+        try:
+            _run_finish(run_id, outcome)
+        except Exception:
+            logger.exception("Lauf %s: Ergebnis auch beim zweiten Versuch nicht gespeichert", run_id)
+    return _run_close(run_id)
+
+
+@transaction.atomic
+def _run_close(run_id: int) -> AgentRun:
+    run = AgentRun.objects.select_for_update().get(pk=run_id)
+    if run.status == AgentRun.Status.RUNNING:
+        run.status = AgentRun.Status.FAILED
+        run.finish_reason = "interner Fehler"
+        run.error = ERR_RUN_FAILED
+        run.finished_at = run.heartbeat_at = timezone.now()
+        run.save(update_fields=["status", "finish_reason", "error", "finished_at", "heartbeat_at"])
+        conversation_reply_save(run)
+    last = AgentStep.objects.filter(run_id=run_id).order_by("-seq").values_list("type", flat=True).first()
+    if last not in TERMINAL_EVENT_TYPES:
+        event_row_append(
+            run,
+            terminal_event(run.status),
+            status=run.status,
+            answer=run.answer,
+            error=run.error,
+            usage={},
+            finish_reason=run.finish_reason,
+        )
+    return run
+
+
 def conversation_reply_save(run: AgentRun) -> None:
     """The run's turn in its conversation: the answer, else what happened (cancelled, the error),
     so that every question is followed by its reply after a reload, cancelled runs included."""
@@ -357,20 +394,29 @@ async def run_execute(
         return await _in_run_thread(_run_get, run_id)
     _cancel_watch.watch(run_id, cancel)
     finished: list[AgentRun] = []
+    settled: list[RunOutcome] = []
 
     async def finish(outcome: RunOutcome) -> None:
         outcome.error = outcome_error_public(outcome)  # saved, then the terminal event carries it
         if prepared.first_contact and outcome.answer and outcome.status != RunStatus.CANCELLED:
             outcome.answer = with_intro(outcome.answer)
+        settled.append(outcome)
         finished.append(await _in_run_thread(_run_finish, run_id, outcome))
         if outcome.answer or outcome.draft_ids:
             # Every norm and decision citation of the final answer and of the run's document and
             # note drafts is checked against the corpus; the trace event (a step in the admin run
-            # view) counts those not in the corpus.
-            await sink.emit("answer.citations", **await _in_run_thread(_citation_trace, run_id, outcome.answer))
+            # view) counts those not in the corpus. A failing check costs this event, never the
+            # terminal event after it.
+            try:
+                citations = await _in_run_thread(_citation_trace, run_id, outcome.answer)
+            except Exception:
+                logger.exception("Lauf %s: Zitate nicht geprüft", run_id)
+            else:
+                await sink.emit("answer.citations", **citations)
 
     sink = RunEventSink(prepared.run, publish, relay=relay)
     withheld = frozenset(all_tools()) - set(prepared.tools.names())
+    ended = False
     try:
         await run_agent(
             transcript=prepared.transcript,
@@ -382,11 +428,18 @@ async def run_execute(
             guard=functools.partial(response_guard, withheld=withheld),
             on_finish=finish,
         )
+        ended = True
+    except Exception:
+        # Saving the outcome or writing the terminal event failed (the database, the trace writer):
+        # handled below, once what is queued is written.
+        logger.exception("Lauf %s: Ende nicht gespeichert", run_id)
     finally:
         try:
             await sink.flush()
         except Exception:
             logger.exception("Lauf %s: letztes Ereignis nicht gespeichert", run_id)
         _cancel_watch.unwatch(run_id)
+    if not ended:
+        return await _in_run_thread(_run_end_after_error, run_id, settled[0] if settled else None)
     # as saved before the terminal event: no further round trip between that event and the return
     return finished[0] if finished else await _in_run_thread(_run_get, run_id)

@@ -10,7 +10,14 @@ escalation's `cause`; its finish reason names the same category for the operator
 
 from __future__ import annotations
 
-from agent.engine.loop import FAILED_CONTEXT_OVERFLOW, FAILED_MODEL_ERROR, FAILED_NO_MODEL, RunOutcome, RunStatus
+from agent.engine.loop import (
+    FAILED_CONTEXT_OVERFLOW,
+    FAILED_EMPTY_ANSWER,
+    FAILED_MODEL_ERROR,
+    FAILED_NO_MODEL,
+    RunOutcome,
+    RunStatus,
+)
 
 ERR_RUN_FAILED = "Helena ist bei diesem Auftrag auf einen internen Fehler gestoßen. Bitte versuche es erneut."
 ERR_START = "Der Auftrag konnte nicht starten. Bitte versuche es erneut."
@@ -20,6 +27,9 @@ FAILURE_TEXTS = {
     FAILED_NO_MODEL: "Kein Sprachmodell erreichbar. Bitte versuche es später erneut.",
     FAILED_CONTEXT_OVERFLOW: (
         "Die Anfrage passt nicht in das Kontextfenster des Sprachmodells. Bitte beginne ein neues Gespräch oder kürze die Frage."
+    ),
+    FAILED_EMPTY_ANSWER: (
+        "Das Sprachmodell hat keine Antwort geliefert. Bitte versuche es erneut oder formuliere die Frage anders."
     ),
 }
 

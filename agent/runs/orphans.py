@@ -30,7 +30,7 @@ def fail_orphaned_runs() -> int:
     stale = int(getattr(settings, "HELENA_ORPHAN_STALE_SECONDS", ORPHAN_STALE_SECONDS))
     failed = runs_fail_orphaned(stale_after_seconds=stale)
     if failed:
-        logger.warning("%d verwaiste Läufe als fehlgeschlagen markiert", failed)
+        logger.warning("%d verwaiste Läufe beendet (fehlgeschlagen oder abgebrochen)", failed)
     return failed
 
 

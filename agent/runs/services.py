@@ -207,8 +207,9 @@ def run_continue_background(*, run_id: int, by: User) -> AgentRun:
 
 
 def runs_fail_orphaned(*, stale_after_seconds: int = 60) -> int:
-    """Mark RUNNING runs whose heartbeat is older than `stale_after_seconds` as FAILED (their
-    events and transcript stay). Returns how many. Safe to call from every worker at start-up."""
+    """Mark RUNNING runs whose heartbeat is older than `stale_after_seconds` as FAILED, or as
+    CANCELLED when their user had asked them to stop (their events and transcript stay). Returns
+    how many. Safe to call from every worker at start-up."""
     cutoff = timezone.now() - datetime.timedelta(seconds=stale_after_seconds)
     failed = 0
     candidates = AgentRun.objects.filter(status=AgentRun.Status.RUNNING, heartbeat_at__lt=cutoff) | AgentRun.objects.filter(
@@ -219,13 +220,19 @@ def runs_fail_orphaned(*, stale_after_seconds: int = 60) -> int:
             run = AgentRun.objects.select_for_update().get(pk=run_id)
             if run.status != AgentRun.Status.RUNNING or (run.heartbeat_at and run.heartbeat_at >= cutoff):
                 continue
-            run.status = AgentRun.Status.FAILED
-            run.finish_reason = "Prozess nicht mehr erreichbar"
-            run.error = ERR_ORPHANED
+            if run.cancel_requested:
+                # the user asked it to stop, and it has: cancelled, not failed
+                run.status = AgentRun.Status.CANCELLED
+                run.finish_reason = "vom Benutzer abgebrochen (Prozess nicht mehr erreichbar)"
+                run.error = ""
+            else:
+                run.status = AgentRun.Status.FAILED
+                run.finish_reason = "Prozess nicht mehr erreichbar"
+                run.error = ERR_ORPHANED
             run.finished_at = timezone.now()
             run.save(update_fields=["status", "finish_reason", "error", "finished_at"])
             if not run.answer:
                 conversation_reply_save(run)
-            event_row_append(run, terminal_event(run.status), status=run.status, answer=run.answer, error=ERR_ORPHANED, usage={})
+            event_row_append(run, terminal_event(run.status), status=run.status, answer=run.answer, error=run.error, usage={})
             failed += 1
     return failed

@@ -22,6 +22,7 @@ from types import FrameType
 from typing import Any
 
 from django.conf import settings
+from django.core.management.base import CommandError
 from django.db import DatabaseError, close_old_connections, connections
 from django_tasks_db.management.commands.db_worker import Command as DatabaseWorkerCommand
 from django_tasks_db.management.commands.db_worker import Worker
@@ -103,6 +104,8 @@ class Command(DatabaseWorkerCommand):
             for n in range(1, concurrency + 1)
         ]
 
+        crashed: list[str] = []
+
         def loop(worker: Worker) -> None:
             # A database that is briefly away (restart, failover) must not end the task loop: it
             # waits and tries again, with a fresh connection, until the process is told to stop.
@@ -116,6 +119,7 @@ class Command(DatabaseWorkerCommand):
                     time.sleep(DATABASE_RETRY_SECONDS)
                 except Exception:
                     logger.exception("worker loop %s ended by an error", worker.worker_id)
+                    crashed.append(worker.worker_id)
                     return
                 finally:
                     connections.close_all()
@@ -136,3 +140,6 @@ class Command(DatabaseWorkerCommand):
         while any(thread.is_alive() for thread in threads):
             for thread in threads:
                 thread.join(timeout=0.5)
+        if crashed:
+            # a supervisor restarts a worker that failed, not one that says it stopped cleanly
+            raise CommandError(f"{len(crashed)} von {concurrency} Aufgabenschleifen mit einem Fehler beendet.", returncode=1)

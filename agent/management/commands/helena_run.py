@@ -6,8 +6,10 @@
 A tasks file holds one JSON object per line: {"text": "...", "akte": "12/25", "mode": "inline",
 "user": "other@kanzlei.example"} (only "text" is required; the options are the defaults). Progress
 goes to stderr, one JSON result per task to stdout. The exit code is 1 when any task failed:
-status FAILED, TIMEOUT, CANCELLED or RATE_LIMITED, or a task that could not start (unknown user,
-Akte not found or not visible). DONE, CAP_REACHED and STALLED runs gave an answer and count as done.
+status FAILED, TIMEOUT, CANCELLED or RATE_LIMITED, a run that ended without an answer, or a task
+that could not start (unknown user, Akte not found or not visible). DONE, CAP_REACHED and STALLED
+runs with an answer count as done. The progress on stderr names steps and tools, never the task's
+text or a tool's arguments (client data in a cron log); the results on stdout carry them.
 """
 
 from __future__ import annotations
@@ -82,7 +84,7 @@ class Command(BaseCommand):
 
     def _run_one(self, index: int, total: int, task: dict[str, Any]) -> dict[str, Any]:
         prefix = f"[{index}/{total}]"
-        self.stderr.write(f"{prefix} {task['text'][:80]}")
+        self.stderr.write(f"{prefix} Auftrag gestartet")
         try:
             user = User.objects.get(email__iexact=task["user"], is_active=True)
             akte = None
@@ -102,17 +104,16 @@ class Command(BaseCommand):
             if event["type"] == "step.started":
                 self.stderr.write(f"{prefix}   {event['label']}")
             elif event["type"] == "tool.call":
-                self.stderr.write(f"{prefix}     → {event['tool']} {json.dumps(event.get('args'), ensure_ascii=False)[:100]}")
+                self.stderr.write(f"{prefix}     → {event['tool']}")
             elif event["type"] in PROGRESS_EVENTS:
-                details = {k: v for k, v in event.items() if k not in ("type", "run", "seq", "at")}
-                self.stderr.write(f"{prefix}   {event['type']}: {json.dumps(details, ensure_ascii=False)[:160]}")
+                self.stderr.write(f"{prefix}   {event['type']}")
 
         if run.is_active:
             run = async_to_sync(run_execute)(run.pk, publish=progress)
         self.stderr.write(f"{prefix}   {run.get_status_display()} ({run.steps_used} Schritte, {run.tool_calls} Werkzeugaufrufe)")
         return {
             "task": task["text"],
-            "ok": run.status in OK_STATUSES,
+            "ok": run.status in OK_STATUSES and bool(run.answer.strip()),
             "run": run.pk,
             "status": run.status,
             "finish_reason": run.finish_reason,

@@ -9,7 +9,7 @@ import datetime
 from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 from django.utils import timezone
 
@@ -29,8 +29,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, days: int | None, dry_run: bool, **options: Any) -> None:
         keep_days = settings.HELENA_TRACE_RETENTION_DAYS if days is None else days
         if keep_days < 1:
-            self.stderr.write("Die Aufbewahrung muss mindestens einen Tag betragen.")
-            return
+            raise CommandError("Die Aufbewahrung muss mindestens einen Tag betragen.", returncode=2)
         cutoff = timezone.now() - datetime.timedelta(days=keep_days)
         runs = AgentRun.objects.filter(finished_at__lt=cutoff).exclude(
             status__in=[AgentRun.Status.PENDING, AgentRun.Status.RUNNING]
