@@ -18,7 +18,7 @@ from django.db import OperationalError
 from django.utils import timezone
 
 from agent.engine.events import TERMINAL_EVENT_TYPES, ListSink
-from agent.engine.loop import Limits, RunStatus, run_agent
+from agent.engine.loop import MAX_TOOL_CALLS_PER_STEP, Limits, RunStatus, run_agent
 from agent.engine.tools import CancelToken, ToolResult
 from agent.llm.ollama import OllamaClient
 from agent.models import AgentRun, AgentStep, EngineConfig, Message, TierConfig
@@ -161,7 +161,8 @@ async def test_an_answer_whose_stream_broke_off_is_not_done(ollama_cut_mid_answe
 
 @pytest.mark.asyncio
 async def test_parallel_calls_of_one_response_cannot_pass_the_per_step_cap(scripted_llm):
-    per_step, many = 10, 15
+    per_step = MAX_TOOL_CALLS_PER_STEP
+    many = per_step + 5
     scripted_llm.script([{"tool_calls": [call("search", n=i) for i in range(many)]}, {"text": "Das sind alle Treffer."}])
     tools = MemoryToolBox({"search": echo})
 
