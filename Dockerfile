@@ -11,6 +11,12 @@ RUN useradd --system --create-home --home-dir /app helena \
     && mkdir -p /var/lib/helena && chown helena /var/lib/helena
 WORKDIR /app
 
+# The letterhead fonts for PDFs (schriftgut/pdf.py: Liberation, DejaVu for letters it lacks), as
+# `make fonts` installs them for the embedded default.
+RUN apt-get update -qq \
+    && apt-get install -y -qq --no-install-recommends fonts-liberation fonts-dejavu-core \
+    && rm -rf /var/lib/apt/lists/*
+
 COPY requirements.txt .
 RUN pip install --no-cache-dir -r requirements.txt
 

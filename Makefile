@@ -82,8 +82,8 @@ chromium:
 
 # The PDF of a Schriftsatz uses Liberation Sans/Serif (metric-compatible with Arial/Times, Debian).
 fonts:
-	@test -f /usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf || \
-		(apt-get update -qq && apt-get install -y -qq fonts-liberation)
+	@test -f /usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf -a -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf || \
+		(apt-get update -qq && apt-get install -y -qq fonts-liberation fonts-dejavu-core)
 
 # Production shape without containers (ops/prod.sh): nginx → 2 daphne, 2 db_worker, PostgreSQL +
 # pgvector, Redis. See README, "Betrieb".

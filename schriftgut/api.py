@@ -36,7 +36,9 @@ ENTWURF_NUMMER = "(wird bei der Übernahme vergeben)"
 def _datei(inhalt: bytes, *, name: str, ausgabe: str) -> HttpResponse:
     mime = services.PDF_MIME if ausgabe == "pdf" else services.DOCX_MIME
     response = HttpResponse(inhalt, content_type=mime)
-    response["Content-Disposition"] = f'attachment; filename="{services._dateiname(name, ausgabe)}"'
+    response["Content-Disposition"] = content_disposition_header(
+        as_attachment=True, filename=services.download_dateiname(name, ausgabe)
+    )
     return response
 
 
@@ -98,19 +100,22 @@ class DokumentDateiApi(APIView):
         dokument = selectors.dokument_get(user=request.user, pk=pk)
         with dokument.datei.open("rb") as handle:
             original = handle.read()
-        if dokument.mime_type == DOCX_TYPE:
-            inhalt = services.docx_als_pdf(original) if ausgabe == "pdf" else original
-        elif dokument.mime_type == services.PDF_MIME:
-            if ausgabe == "docx":
-                raise ValidationError({"detail": ERR_PDF_ALS_WORD})
-            inhalt = original
-        elif dokument.mime_type in MARKDOWN_TYPES or dokument.mime_type == "text/plain":
-            schriftstueck = services.schriftstueck_rendern(
-                akte=dokument.akte, titel=dokument.name, markdown=original.decode("utf-8", errors="replace")
-            )
-            inhalt = schriftstueck.pdf() if ausgabe == "pdf" else schriftstueck.docx
-        else:
-            raise ValidationError({"detail": ERR_NICHT_DRUCKBAR})
+        try:
+            if dokument.mime_type == DOCX_TYPE:
+                inhalt = services.docx_als_pdf(original, titel=dokument.name) if ausgabe == "pdf" else original
+            elif dokument.mime_type == services.PDF_MIME:
+                if ausgabe == "docx":
+                    raise ValidationError({"detail": ERR_PDF_ALS_WORD})
+                inhalt = original
+            elif dokument.mime_type in MARKDOWN_TYPES or dokument.mime_type == "text/plain":
+                schriftstueck = services.schriftstueck_rendern(
+                    akte=dokument.akte, titel=dokument.name, markdown=original.decode("utf-8", errors="replace")
+                )
+                inhalt = schriftstueck.pdf() if ausgabe == "pdf" else schriftstueck.docx
+            else:
+                raise ValidationError({"detail": ERR_NICHT_DRUCKBAR})
+        except VorlagenFehler as fehler:
+            raise ValidationError({"detail": fehler.message}) from fehler
         return _datei(inhalt, name=dokument.name, ausgabe=ausgabe)
 
 

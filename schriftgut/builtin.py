@@ -164,7 +164,7 @@ def _kostennote() -> Document:
     _p(doc, "{{p freitext }}")
     _p(
         doc,
-        "Bitte überweise den Betrag unter Angabe der Rechnungsnummer auf unser Konto bei {{ kanzlei_bank }}, "
+        "Bitte überweisen Sie den Betrag unter Angabe der Rechnungsnummer auf unser Konto bei {{ kanzlei_bank }}, "
         "IBAN {{ kanzlei_iban }}, BIC {{ kanzlei_bic }}.",
     )
     _p(doc, "USt-IdNr.: {{ kanzlei_ust_id }}")

@@ -8,7 +8,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from rechner.rvg import Calculation, Position
-from rechner.tabellen import format_euro, format_zahl
+from rechner.tabellen import format_euro, format_satz, format_zahl
 
 if TYPE_CHECKING:
     from drafts.schemas import KostennotePayload
@@ -71,7 +71,7 @@ def rechnung_kontext(payload: KostennotePayload, *, nummer: str) -> dict[str, An
         return {
             "vv": p.vv,
             "bezeichnung": p.bezeichnung,
-            "satz": format_zahl(p.satz) if p.satz is not None else "",
+            "satz": format_satz(p.satz) if p.satz is not None else "",
             "wert": format_euro(p.wert) if p.wert is not None else "",
             "betrag": format_euro(p.betrag),
         }

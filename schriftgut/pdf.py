@@ -13,18 +13,22 @@ from __future__ import annotations
 
 import io
 import logging
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 from docx.document import Document as DocxDocument
 from docx.enum.text import WD_ALIGN_PARAGRAPH
 from docx.oxml.ns import qn
+from fontTools.ttLib import TTFont
 from fpdf import FPDF
 from fpdf.enums import Align
 from fpdf.fonts import FontFace
 
 logging.getLogger("fontTools").setLevel(logging.WARNING)
+logger = logging.getLogger(__name__)
 
 FONT_DIRS = (Path("/usr/share/fonts/truetype/liberation"), Path("/usr/share/fonts/truetype/dejavu"))
 FONTS = {
@@ -42,9 +46,12 @@ FONTS = {
     ),
     "DejaVu Sans": ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSans-Oblique.ttf", "DejaVuSans-BoldOblique.ttf"),
 }
+ERSATZSCHRIFT = "DejaVu Sans"
 EMU_PER_MM = 36000
 SEITE = "\x00PAGE\x00"
 SEITEN = "\x00NUMPAGES\x00"
+# Line breaks, tabs and the page-field markers are never drawn as glyphs.
+_OHNE_GLYPHE = frozenset(ord(c) for c in "\x00\n\r\t")
 ALIGN = {
     WD_ALIGN_PARAGRAPH.CENTER: Align.C,
     WD_ALIGN_PARAGRAPH.RIGHT: Align.R,
@@ -192,7 +199,11 @@ class _Pdf(FPDF):
             for bild in absatz.bilder:
                 breite = 40.0
                 x = {Align.C: (self.w - breite) / 2, Align.R: self.w - self.r_margin - breite}.get(absatz.align, self.l_margin)
-                info = self.image(io.BytesIO(bild), x=x, h=14)
+                try:
+                    info = self.image(io.BytesIO(bild), x=x, h=14)
+                except Exception as exc:  # fpdf2 and Pillow raise many types; EMF/WMF logos are common in Word
+                    logger.warning("Bild im Briefkopf nicht darstellbar (%s), im PDF ausgelassen", type(exc).__name__)
+                    continue
                 self.set_y(self.get_y() + float(getattr(info, "rendered_height", 14)) + 1)
             text = "".join(
                 str(self.page_no()) if t.text == SEITE else "{nb}" if t.text == SEITEN else t.text for t in absatz.teile
@@ -239,16 +250,22 @@ def docx_zu_pdf(docx: DocxDocument) -> bytes:
         if section.page_width and section.page_height
         else "A4",
     )
+    bloecke = _block_elemente(docx.element.body, docx.part, default_size)
     fonts = _font_files()
     wunsch = normal.name if normal.name in fonts else "Liberation Sans"
     familie = wunsch if wunsch in fonts else next(iter(fonts), None)
     if familie:
-        regular, bold, italic, bold_italic = fonts[familie]
-        pdf.add_font("Text", "", str(regular))
-        pdf.add_font("Text", "B", str(bold))
-        pdf.add_font("Text", "I", str(italic))
-        pdf.add_font("Text", "BI", str(bold_italic))
+        _schrift_laden(pdf, "Text", fonts[familie])
         pdf.schrift, pdf.unicode = "Text", True
+        # Liberation lacks letters of names (Vietnamese „Nguyễn“) and signs like ✓ or 😀; without a
+        # fallback they silently vanish from the PDF while the DOCX shows them. Loaded only when
+        # needed: parsing the fallback font doubles the time of an ordinary PDF.
+        texte = _alle_texte([*pdf.kopf_erste, *pdf.kopf, *pdf.fuss_erste, *pdf.fuss, *bloecke])
+        zeichen = {ord(c) for text in texte for c in text}
+        fehlend = zeichen - _zeichensatz(fonts[familie][0]) - _OHNE_GLYPHE
+        if fehlend and familie != ERSATZSCHRIFT and ERSATZSCHRIFT in fonts:
+            _schrift_laden(pdf, "Ersatz", fonts[ERSATZSCHRIFT])
+            pdf.set_fallback_fonts(["Ersatz"])
     links = section.left_margin / EMU_PER_MM if section.left_margin else 25
     rechts = section.right_margin / EMU_PER_MM if section.right_margin else 20
     oben = section.top_margin / EMU_PER_MM if section.top_margin else 25
@@ -258,12 +275,31 @@ def docx_zu_pdf(docx: DocxDocument) -> bytes:
     pdf.set_title(docx.core_properties.title or "")
     pdf.set_creator("Helena")
     pdf.add_page()
-    for block in _block_elemente(docx.element.body, docx.part, default_size):
+    for block in bloecke:
         if isinstance(block, Tabelle):
             _tabelle(pdf, block, default_size)
         else:
             _absatz_schreiben(pdf, block)
     return bytes(pdf.output())
+
+
+def _alle_texte(bloecke: list[Absatz | Tabelle]) -> Iterator[str]:
+    for block in bloecke:
+        if isinstance(block, Tabelle):
+            yield from (zelle.text for zeile in block.zeilen for zelle in zeile)
+        else:
+            yield block.text
+
+
+@cache
+def _zeichensatz(datei: Path) -> frozenset[int]:
+    """The code points `datei` has glyphs for."""
+    return frozenset(TTFont(str(datei), lazy=True).getBestCmap())
+
+
+def _schrift_laden(pdf: FPDF, name: str, dateien: tuple[Path, ...]) -> None:
+    for stil, datei in zip(("", "B", "I", "BI"), dateien, strict=True):
+        pdf.add_font(name, stil, str(datei))
 
 
 def _style(teil: Teil, absatz: Absatz) -> str:

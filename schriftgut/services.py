@@ -13,12 +13,15 @@ from __future__ import annotations
 import datetime
 import hashlib
 import io
+import re
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.core.files.base import ContentFile
 from django.db import transaction
-from docx import Document
+from django.utils import timezone
+from fpdf.errors import FPDFException
 
 from akten import services as akten_services
 from akten.models import (
@@ -36,12 +39,17 @@ from akten.signals import dokument_saved
 
 from .briefkopf import briefkopf_anwenden
 from .builtin import MITGELIEFERT, NACH_SCHLUESSEL, mitgeliefert_inhalt
+from .metadaten import metadaten_setzen
 from .pdf import docx_zu_pdf
 from .platzhalter import kontext_fuer_akte
-from .vorlagen import VorlagenFehler, vorlage_rendern, xml_sauber
+from .vorlagen import VorlagenFehler, docx_oeffnen, docx_pruefen, vorlage_rendern, xml_sauber
 
 ERR_VORLAGE_UNBEKANNT = "Keine Vorlage „{ref}“ gefunden. Vorhanden: {namen}."
 ERR_STAND_FEHLT = "Die Vorlage dieses Entwurfs ist nicht mehr gespeichert."
+ERR_PDF_UNMOEGLICH = (
+    "Das PDF ließ sich nicht setzen (z. B. eine Tabelle mit zu vielen Spalten für die Seitenbreite); "
+    "lade das Dokument als Word-Datei herunter."
+)
 DOCX_MIME = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 PDF_MIME = "application/pdf"
 
@@ -117,7 +125,16 @@ class Schriftstueck:
     docx_objekt: Any
 
     def pdf(self) -> bytes:
-        return docx_zu_pdf(self.docx_objekt)
+        """Raises VorlagenFehler (German) when fpdf2 cannot lay the document out."""
+        return _pdf(self.docx_objekt)
+
+
+def _pdf(docx: Any) -> bytes:
+    try:
+        return docx_zu_pdf(docx)
+    except FPDFException as fehler:
+        # e.g. a table with so many columns that not one letter fits a cell
+        raise VorlagenFehler(ERR_PDF_UNMOEGLICH) from fehler
 
 
 def _docx_bytes(docx: Any) -> bytes:
@@ -148,14 +165,20 @@ def schriftstueck_rendern(
         akte=akte, profil=profil, betreff=titel, freitext=markdown, mandant_partei=mandant_partei, heute=heute
     )
     gerendert = vorlage_rendern(inhalt, kontext, extra=extra)
-    gerendert.docx.core_properties.title = xml_sauber(titel)[:255]
     briefkopf_anwenden(gerendert.docx, profil=profil, aktenzeichen=akte.aktenzeichen)
+    metadaten_setzen(
+        gerendert.docx, titel=xml_sauber(titel), autor=xml_sauber(profil.name) if profil else "", jetzt=timezone.now()
+    )
     return Schriftstueck(docx=_docx_bytes(gerendert.docx), fehlend=gerendert.fehlend, docx_objekt=gerendert.docx)
 
 
-def docx_als_pdf(docx: bytes) -> bytes:
-    """PDF of a stored DOCX (an approved document keeps the letterhead it was approved with)."""
-    return docx_zu_pdf(Document(io.BytesIO(docx)))
+def docx_als_pdf(docx: bytes, *, titel: str) -> bytes:
+    """PDF of a stored DOCX (an approved document keeps the letterhead it was approved with). The
+    PDF's title is `titel`, never what the file says of itself. Raises VorlagenFehler (German) for
+    a damaged, encrypted or oversized Word file."""
+    dokument = docx_oeffnen(docx)
+    dokument.core_properties.title = xml_sauber(titel)[:255]
+    return _pdf(dokument)
 
 
 @transaction.atomic
@@ -194,6 +217,15 @@ def _dateiname(name: str, endung: str) -> str:
     from django.utils.text import slugify
 
     return f"{slugify(name)[:80] or 'dokument'}.{endung}"
+
+
+def download_dateiname(name: str, endung: str) -> str:
+    """The name a download carries: the document's title as written („Kündigung Müller.pdf“, not
+    „kundigung-muller.pdf“), without path separators, control characters or quotes."""
+    lesbar = re.sub(r"\s*\./\.\s*", " – ", name)  # „Müller ./. Groß“: the slash cannot stay
+    lesbar = " ".join(re.sub(r'[\\/\x00-\x1f\x7f"]+', " ", lesbar).split())
+    lesbar = re.sub(r"\.(docx|pdf|txt|md|markdown)$", "", lesbar, flags=re.IGNORECASE)[:120].strip(" .")
+    return f"{lesbar or 'Dokument'}.{endung}"
 
 
 @transaction.atomic
@@ -248,6 +280,9 @@ def dokument_version_anlegen(
     earlier versions stay downloadable. Locks the Dokument row. Raises ValueError (German)."""
     from akten.extraction import ExtractionError, extract_text, guess_mime_type
 
+    if datei is not None and len(datei) > settings.HELENA_MAX_UPLOAD_BYTES:
+        # The same limit as the first upload (akten.services.dokument_create).
+        raise ValueError(akten_services.ERR_FILE_TOO_LARGE.format(limit=settings.HELENA_MAX_UPLOAD_BYTES // (1024 * 1024)))
     dokument = Dokument.objects.select_for_update().get(pk=dokument.pk)
     versionen = list(dokument.versionen.order_by("nummer"))
     if not versionen:
@@ -291,8 +326,10 @@ def dokument_version_anlegen(
     dokument.datei.save(name, ContentFile(inhalt), save=False)
     dokument.mime_type, dokument.groesse = mime, len(inhalt)
     try:
+        if mime == DOCX_MIME:
+            docx_pruefen(inhalt)  # before python-docx unpacks a ZIP bomb into memory
         dokument.text, dokument.text_status, dokument.text_fehler = extract_text(inhalt, mime), Dokument.TextStatus.OK, ""
-    except ExtractionError as fehler:
+    except (ExtractionError, VorlagenFehler) as fehler:
         # The earlier version's text must go with it: it is no longer the document (and a Mandant
         # gets no earlier versions).
         dokument.text, dokument.text_status, dokument.text_fehler = "", Dokument.TextStatus.FEHLER, str(fehler)[:300]

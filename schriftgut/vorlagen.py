@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import jinja2
+from docx import Document
 from docx.document import Document as DocxDocument
 from docx.text.paragraph import Paragraph
 from docxtpl import DocxTemplate, Listing
@@ -27,8 +28,19 @@ ERR_UNBEKANNT = "Die Vorlage verwendet unbekannte Platzhalter: {namen}. Erlaubt 
 ERR_FREITEXT = "Der Platzhalter freitext muss als eigener Absatz stehen: {{p freitext }}."
 ERR_ZU_GROSS = "Die Vorlage ist zu groß (höchstens {mb} MB)."
 ERR_RENDER = "Die Vorlage konnte nicht gefüllt werden: {detail}"
+ERR_VERSCHLUESSELT = (
+    "Die Word-Datei ist verschlüsselt (Kennwortschutz) oder im alten .doc-Format; bitte ohne Kennwort als .docx speichern."
+)
+ERR_ENTPACKT_ZU_GROSS = (
+    "Die Word-Datei würde entpackt mehr als {mb} MB belegen (beschädigt oder eine sogenannte ZIP-Bombe) und wird nicht geöffnet."
+)
 
 MAX_VORLAGE_BYTES = 10 * 1024 * 1024
+# A DOCX is a ZIP: a few MB may unpack to gigabytes. python-docx reads every part into memory, so
+# the declared sizes are checked first (zipfile stops reading a member at its declared size).
+MAX_ENTPACKT_BYTES = 150 * 1024 * 1024
+# An encrypted Word file (and a .doc) is an OLE compound file, not a ZIP.
+_OLE_KENNUNG = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 FEHLT = "[fehlt: {was}]"
 # Characters XML 1.0 (and so Word) cannot hold; user and model text is cleaned of them.
 _NICHT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
@@ -48,11 +60,33 @@ def _jinja_env() -> jinja2.Environment:
     return jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)  # noqa: S701 - autoescape is on
 
 
+def docx_pruefen(inhalt: bytes) -> None:
+    """Refuse what python-docx must not open: no ZIP (encrypted, .doc, anything else) or a ZIP that
+    unpacks to more than MAX_ENTPACKT_BYTES. Raises VorlagenFehler."""
+    if inhalt.startswith(_OLE_KENNUNG):
+        raise VorlagenFehler(ERR_VERSCHLUESSELT)
+    try:
+        with zipfile.ZipFile(io.BytesIO(inhalt)) as archiv:
+            entpackt = sum(info.file_size for info in archiv.infolist())
+    except (zipfile.BadZipFile, ValueError, OSError) as exc:
+        raise VorlagenFehler(ERR_KEIN_DOCX) from exc
+    if entpackt > MAX_ENTPACKT_BYTES:
+        raise VorlagenFehler(ERR_ENTPACKT_ZU_GROSS.format(mb=MAX_ENTPACKT_BYTES // (1024 * 1024)))
+
+
+def docx_oeffnen(inhalt: bytes) -> DocxDocument:
+    """A stored Word file as python-docx Document. Raises VorlagenFehler (German)."""
+    docx_pruefen(inhalt)
+    try:
+        return Document(io.BytesIO(inhalt))
+    except Exception as exc:  # python-docx raises several types for damaged or non-Word zips
+        raise VorlagenFehler(ERR_KEIN_DOCX) from exc
+
+
 def _template(inhalt: bytes) -> DocxTemplate:
     if len(inhalt) > MAX_VORLAGE_BYTES:
         raise VorlagenFehler(ERR_ZU_GROSS.format(mb=MAX_VORLAGE_BYTES // (1024 * 1024)))
-    if not zipfile.is_zipfile(io.BytesIO(inhalt)):
-        raise VorlagenFehler(ERR_KEIN_DOCX)
+    docx_pruefen(inhalt)
     try:
         tpl = DocxTemplate(io.BytesIO(inhalt))
         tpl.init_docx()
@@ -121,9 +155,39 @@ def _inline(paragraph: Paragraph, text: str) -> None:
             paragraph.add_run(teil)
 
 
+# More columns do not fit a page in the PDF; such a "table" stays text.
+MAX_TABELLENSPALTEN = 12
+_TABELLE_TRENNZEILE = re.compile(r"^\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?$")
+_ZELLGRENZE = re.compile(r"(?<!\\)\|")
+
+
+def _zellen(zeile: str) -> list[str]:
+    """The cells of a Markdown table row „| a | b |“ (an escaped „\\|“ stays in its cell)."""
+    innen = zeile.strip()
+    innen = innen[1:] if innen.startswith("|") else innen
+    innen = innen[:-1] if innen.endswith("|") and not innen.endswith("\\|") else innen
+    return [zelle.strip().replace("\\|", "|") for zelle in _ZELLGRENZE.split(innen)]
+
+
+def _tabelle(ziel: Any, kopf: list[str], zeilen: list[list[str]]) -> None:
+    """A Word table; a row with more cells than the head keeps the rest in its last cell."""
+    spalten = len(kopf)
+    tabelle = ziel.add_table(rows=1 + len(zeilen), cols=spalten)
+    if _has_style(ziel, "Table Grid"):
+        tabelle.style = ziel.styles["Table Grid"]
+    for index, zeile in enumerate((kopf, *zeilen)):
+        zellen = [*zeile[: spalten - 1], " | ".join(zeile[spalten - 1 :])]
+        for spalte, text in enumerate(zellen):
+            absatz = tabelle.cell(index, spalte).paragraphs[0]
+            _inline(absatz, text)
+            if index == 0:
+                for run in absatz.runs:
+                    run.bold = True
+
+
 def markdown_absaetze(ziel: Any, markdown: str) -> None:
-    """Write Markdown (headings, paragraphs, lists, **bold**, *italic*) as Word paragraphs into
-    `ziel` (a python-docx Document or docxtpl Subdoc)."""
+    """Write Markdown (headings, paragraphs, lists, tables, **bold**, *italic*) as Word paragraphs
+    and tables into `ziel` (a python-docx Document or docxtpl Subdoc)."""
     absatz: list[str] = []
 
     def flush() -> None:
@@ -131,10 +195,24 @@ def markdown_absaetze(ziel: Any, markdown: str) -> None:
             _inline(ziel.add_paragraph(), " ".join(absatz))
             absatz.clear()
 
-    for zeile in markdown.splitlines():
-        text = zeile.strip()
+    zeilen = markdown.splitlines()
+    nummer = 0
+    while nummer < len(zeilen):
+        text = zeilen[nummer].strip()
+        nummer += 1
         if not text:
             flush()
+            continue
+        trennzeile = zeilen[nummer].strip() if nummer < len(zeilen) else ""
+        kopf = _zellen(text) if "|" in text and "|" in trennzeile and _TABELLE_TRENNZEILE.match(trennzeile) else []
+        if 0 < len(kopf) <= MAX_TABELLENSPALTEN:
+            flush()
+            koerper = []
+            nummer += 1
+            while nummer < len(zeilen) and "|" in zeilen[nummer] and zeilen[nummer].strip():
+                koerper.append(_zellen(zeilen[nummer]))
+                nummer += 1
+            _tabelle(ziel, kopf, koerper)
             continue
         if text.startswith("#"):
             flush()
