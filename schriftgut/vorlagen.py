@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import io
 import re
-import zipfile
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +19,8 @@ from docx.document import Document as DocxDocument
 from docx.text.paragraph import Paragraph
 from docxtpl import DocxTemplate, Listing
 
+from akten import extraction
+
 from .platzhalter import MEHRZEILIG, OPTIONAL, PLATZHALTER, Kontext
 
 ERR_KEIN_DOCX = "Die Datei ist keine Word-Datei im DOCX-Format (bitte in Word als .docx speichern; .doc und PDF gehen nicht)."
@@ -28,19 +29,8 @@ ERR_UNBEKANNT = "Die Vorlage verwendet unbekannte Platzhalter: {namen}. Erlaubt 
 ERR_FREITEXT = "Der Platzhalter freitext muss als eigener Absatz stehen: {{p freitext }}."
 ERR_ZU_GROSS = "Die Vorlage ist zu groß (höchstens {mb} MB)."
 ERR_RENDER = "Die Vorlage konnte nicht gefüllt werden: {detail}"
-ERR_VERSCHLUESSELT = (
-    "Die Word-Datei ist verschlüsselt (Kennwortschutz) oder im alten .doc-Format; bitte ohne Kennwort als .docx speichern."
-)
-ERR_ENTPACKT_ZU_GROSS = (
-    "Die Word-Datei würde entpackt mehr als {mb} MB belegen (beschädigt oder eine sogenannte ZIP-Bombe) und wird nicht geöffnet."
-)
 
 MAX_VORLAGE_BYTES = 10 * 1024 * 1024
-# A DOCX is a ZIP: a few MB may unpack to gigabytes. python-docx reads every part into memory, so
-# the declared sizes are checked first (zipfile stops reading a member at its declared size).
-MAX_ENTPACKT_BYTES = 150 * 1024 * 1024
-# An encrypted Word file (and a .doc) is an OLE compound file, not a ZIP.
-_OLE_KENNUNG = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 FEHLT = "[fehlt: {was}]"
 # Characters XML 1.0 (and so Word) cannot hold; user and model text is cleaned of them.
 _NICHT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
@@ -61,17 +51,16 @@ def _jinja_env() -> jinja2.Environment:
 
 
 def docx_pruefen(inhalt: bytes) -> None:
-    """Refuse what python-docx must not open: no ZIP (encrypted, .doc, anything else) or a ZIP that
-    unpacks to more than MAX_ENTPACKT_BYTES. Raises VorlagenFehler."""
-    if inhalt.startswith(_OLE_KENNUNG):
-        raise VorlagenFehler(ERR_VERSCHLUESSELT)
-    try:
-        with zipfile.ZipFile(io.BytesIO(inhalt)) as archiv:
-            entpackt = sum(info.file_size for info in archiv.infolist())
-    except (zipfile.BadZipFile, ValueError, OSError) as exc:
-        raise VorlagenFehler(ERR_KEIN_DOCX) from exc
-    if entpackt > MAX_ENTPACKT_BYTES:
-        raise VorlagenFehler(ERR_ENTPACKT_ZU_GROSS.format(mb=MAX_ENTPACKT_BYTES // (1024 * 1024)))
+    """Refuse what python-docx must not open (akten.extraction.docx_problem): no ZIP (encrypted,
+    .doc, anything else) or a ZIP that unpacks to more than MAX_DOCX_UNPACKED_BYTES. Raises
+    VorlagenFehler."""
+    problem = extraction.docx_problem(inhalt)
+    if problem is extraction.DocxProblem.ENCRYPTED:
+        raise VorlagenFehler(extraction.ERR_DOCX_ENCRYPTED)
+    if problem is extraction.DocxProblem.TOO_LARGE_UNPACKED:
+        raise VorlagenFehler(extraction.ERR_DOCX_UNPACKED.format(mb=extraction.MAX_DOCX_UNPACKED_BYTES // (1024 * 1024)))
+    if problem is extraction.DocxProblem.NO_ZIP:
+        raise VorlagenFehler(ERR_KEIN_DOCX)
 
 
 def docx_oeffnen(inhalt: bytes) -> DocxDocument:

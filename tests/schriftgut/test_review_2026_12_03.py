@@ -14,11 +14,11 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from docx.shared import Cm
 from pypdf import PdfReader
 
+from akten import extraction
 from akten.models import Beteiligter, Dokument, DokumentVorlage, Role
 from akten.services import dokument_create
 from drafts.schemas import KostennotePayload
 from rechner import rvg
-from schriftgut import vorlagen
 from schriftgut.kostennote import ART_KOSTENNOTE, kostennote_payload
 from schriftgut.services import kostennote_rendern, schriftstueck_rendern, vorlage_waehlen
 from tests.factories import KontaktFactory, UserFactory
@@ -180,7 +180,7 @@ def test_pdf_of_a_damaged_or_encrypted_word_upload_is_a_german_error_not_a_500(c
 
 
 def test_zip_bomb_as_new_version_is_not_unpacked_and_the_reason_is_on_the_document(client, monkeypatch) -> None:
-    monkeypatch.setattr(vorlagen, "MAX_ENTPACKT_BYTES", 1024 * 1024, raising=False)
+    monkeypatch.setattr(extraction, "MAX_DOCX_UNPACKED_BYTES", 1024 * 1024)
     akte = akte_mit_parteien()
     dokument = dokument_create(akte=akte, by=akte.anwalt, name="Vertrag", filename="vertrag.txt", content=b"Erste Fassung")
     bombe = io.BytesIO()
@@ -294,3 +294,16 @@ _PNG = bytes.fromhex(
     "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63fccf"
     "c0f01f0004850180848a8c210000000049454e44ae426082"
 )
+
+
+def test_zip_bomb_at_the_first_upload_is_not_unpacked(client, monkeypatch) -> None:
+    """Only new versions were checked: the first upload's text extraction opened any .docx."""
+    monkeypatch.setattr(extraction, "MAX_DOCX_UNPACKED_BYTES", 1024 * 1024)
+    akte = akte_mit_parteien()
+    bombe = io.BytesIO()
+    with zipfile.ZipFile(bombe, "w", zipfile.ZIP_DEFLATED) as archiv:
+        archiv.writestr("[Content_Types].xml", "<Types/>")
+        archiv.writestr("word/document.xml", b"\x00" * (4 * 1024 * 1024))
+    dokument = dokument_create(akte=akte, by=akte.anwalt, name="Anlage", filename="anlage.docx", content=bombe.getvalue())
+    dokument.refresh_from_db()
+    assert dokument.text_status == Dokument.TextStatus.FEHLER and "ZIP-Bombe" in dokument.text_fehler
