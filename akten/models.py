@@ -655,9 +655,17 @@ class Dokument(models.Model):
         """The file name a download carries: the document's name with the stored file's extension,
         never the name the file was uploaded under (it may say what the name does not)."""
         stored = (self.datei.name or "").rsplit("/", 1)[-1]
-        suffix = PurePosixPath(stored).suffix.lower()
-        name = re.sub(r"[\\/\x00-\x1f]+", " ", self.name).strip() or "Dokument"
-        return name if name.lower().endswith(suffix) else f"{name}{suffix}"
+        return download_filename(self.name, PurePosixPath(stored).suffix.lower())
+
+
+def download_filename(name: str, suffix: str) -> str:
+    """The name a download carries: a document's title as written („Kündigung Müller – Groß.pdf“,
+    not „kundigung-muller.pdf“), without path separators, control characters or quotes, with
+    `suffix` (".pdf", or "" for none) instead of a file extension the title ends in."""
+    readable = re.sub(r"\s*\./\.\s*", " – ", name)  # „Müller ./. Groß“: the slash cannot stay
+    readable = " ".join(re.sub(r'[\\/\x00-\x1f\x7f"]+', " ", readable).split())
+    readable = re.sub(r"\.(docx|pdf|txt|md|markdown)$", "", readable, flags=re.IGNORECASE)[:120].strip(" .")
+    return f"{readable or 'Dokument'}{suffix}"
 
 
 class KalenderEintragQuerySet(AkteBoundQuerySet):

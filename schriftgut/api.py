@@ -15,7 +15,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from akten.extraction import DOCX_TYPE, MARKDOWN_TYPES
-from akten.models import STAFF_ROLES, Dokument, DokumentVersion
+from akten.models import STAFF_ROLES, Dokument, DokumentVersion, download_filename
 from drafts.models import HelenaDraft
 from drafts.schemas import validate_payload
 from drafts.serializers import DraftSerializer
@@ -37,7 +37,7 @@ def _datei(inhalt: bytes, *, name: str, ausgabe: str) -> HttpResponse:
     mime = services.PDF_MIME if ausgabe == "pdf" else services.DOCX_MIME
     response = HttpResponse(inhalt, content_type=mime)
     response["Content-Disposition"] = content_disposition_header(
-        as_attachment=True, filename=services.download_dateiname(name, ausgabe)
+        as_attachment=True, filename=download_filename(name, f".{ausgabe}")
     )
     return response
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import datetime
 import hashlib
 import io
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -217,15 +216,6 @@ def _dateiname(name: str, endung: str) -> str:
     from django.utils.text import slugify
 
     return f"{slugify(name)[:80] or 'dokument'}.{endung}"
-
-
-def download_dateiname(name: str, endung: str) -> str:
-    """The name a download carries: the document's title as written („Kündigung Müller.pdf“, not
-    „kundigung-muller.pdf“), without path separators, control characters or quotes."""
-    lesbar = re.sub(r"\s*\./\.\s*", " – ", name)  # „Müller ./. Groß“: the slash cannot stay
-    lesbar = " ".join(re.sub(r'[\\/\x00-\x1f\x7f"]+', " ", lesbar).split())
-    lesbar = re.sub(r"\.(docx|pdf|txt|md|markdown)$", "", lesbar, flags=re.IGNORECASE)[:120].strip(" .")
-    return f"{lesbar or 'Dokument'}.{endung}"
 
 
 @transaction.atomic
