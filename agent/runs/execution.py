@@ -153,15 +153,20 @@ def _run_claim(run_id: int) -> AgentRun | None:
     return run
 
 
+def _run_failed_save(run: AgentRun, *, reason: str, error: str) -> None:
+    """Save a locked run as FAILED with `reason` and the user's `error`, and its reply."""
+    run.status = AgentRun.Status.FAILED
+    run.finish_reason = reason
+    run.error = error
+    run.finished_at = run.heartbeat_at = timezone.now()
+    run.save(update_fields=["status", "finish_reason", "error", "finished_at", "heartbeat_at"])
+    conversation_reply_save(run)
+
+
 @transaction.atomic
 def _run_fail_start(run_id: int) -> None:
     run = AgentRun.objects.select_for_update().get(pk=run_id)
-    run.status = AgentRun.Status.FAILED
-    run.finish_reason = "Start fehlgeschlagen"
-    run.error = ERR_START
-    run.finished_at = timezone.now()
-    run.save(update_fields=["status", "finish_reason", "error", "finished_at"])
-    conversation_reply_save(run)
+    _run_failed_save(run, reason="Start fehlgeschlagen", error=ERR_START)
     event_row_append(run, terminal_event(run.status), status=run.status, answer="", error=run.error, usage={})
 
 
@@ -259,12 +264,7 @@ def _run_end_after_error(run_id: int, outcome: RunOutcome | None) -> AgentRun:
 def _run_close(run_id: int) -> AgentRun:
     run = AgentRun.objects.select_for_update().get(pk=run_id)
     if run.status == AgentRun.Status.RUNNING:
-        run.status = AgentRun.Status.FAILED
-        run.finish_reason = "interner Fehler"
-        run.error = ERR_RUN_FAILED
-        run.finished_at = run.heartbeat_at = timezone.now()
-        run.save(update_fields=["status", "finish_reason", "error", "finished_at", "heartbeat_at"])
-        conversation_reply_save(run)
+        _run_failed_save(run, reason="interner Fehler", error=ERR_RUN_FAILED)
     last = AgentStep.objects.filter(run_id=run_id).order_by("-seq").values_list("type", flat=True).first()
     if last not in TERMINAL_EVENT_TYPES:
         event_row_append(
