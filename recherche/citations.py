@@ -718,9 +718,11 @@ def resolve(targets: list[Ziel]) -> list[Aufloesung]:
 
 def check_text(text: str) -> Pruefbericht:
     """Every norm and decision citation of `text` (an answer, a draft), resolved."""
-    report = Pruefbericht(normen=resolve(extract(text, law_names())))
-    report.urteile = check_aktenzeichen(text)
-    return report
+    return _pruefbericht(text, law_names())
+
+
+def _pruefbericht(text: str, names: LawNames) -> Pruefbericht:
+    return Pruefbericht(normen=resolve(extract(text, names)), urteile=check_aktenzeichen(text))
 
 
 def _normalise_az(value: str) -> str:
@@ -856,7 +858,7 @@ def link_citations(html: str) -> str:
             out.append(part)
             continue
         text = unescape(part)
-        report = Pruefbericht(normen=resolve(extract(text, names)), urteile=check_aktenzeichen(text))
+        report = _pruefbericht(text, names)
         out.append(_render_spans(text, report) if report.normen or report.urteile else part)
     return "".join(out)
 
@@ -865,7 +867,7 @@ def _mark_after(text: str, names: LawNames) -> str:
     """The mark for the citations of a link's or code's `text` that do not resolve ("" if none)."""
     from django.utils.html import escape
 
-    report = Pruefbericht(normen=resolve(extract(text, names)), urteile=check_aktenzeichen(text))
+    report = _pruefbericht(text, names)
     reasons = [r.grund for r in report.normen if not r.ok] + [u["grund"] for u in report.urteile if not u["ok"]]
     if not reasons:
         return ""
