@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import FileResponse, Http404
+from django.http import Http404, HttpResponse
+from django.utils.http import content_disposition_header
 from drf_spectacular.utils import OpenApiParameter, extend_schema_view
 from rest_framework import generics, parsers, status
 from rest_framework.exceptions import PermissionDenied, ValidationError
@@ -139,17 +140,19 @@ class DokumentDetailApi(generics.RetrieveAPIView):
 class DokumentDownloadApi(APIView):
     @api_doc(
         summary="Dokument herunterladen",
-        description="Die gespeicherte Datei des Dokuments, so wie sie hochgeladen oder übernommen wurde.",
+        description="Die gespeicherte Datei des Dokuments, so wie sie hochgeladen oder übernommen wurde; als "
+        "Mandantin ohne Kommentare, Änderungsverfolgung und Angaben über ihre Entstehung.",
         parameters=[path_id("des Dokuments")],
         responses={(200, "application/octet-stream"): bytes},
     )
-    def get(self, request: Request, pk: int) -> FileResponse:
-        dokument = selectors.dokument_list(user=request_user(request)).filter(pk=pk).first()
+    def get(self, request: Request, pk: int) -> HttpResponse:
+        user = request_user(request)
+        dokument = selectors.dokument_list(user=user).filter(pk=pk).first()
         if dokument is None:
             raise Http404
-        return FileResponse(
-            dokument.datei.open("rb"), as_attachment=True, filename=dokument.download_name, content_type=dokument.mime_type
-        )
+        response = HttpResponse(selectors.dokument_inhalt(user=user, dokument=dokument), content_type=dokument.mime_type)
+        response["Content-Disposition"] = content_disposition_header(as_attachment=True, filename=dokument.download_name)
+        return response
 
 
 @api_doc(

@@ -11,7 +11,9 @@ from django.utils import timezone
 
 from helena.errors import NotFound
 
-from .models import Akte, Dokument, KalenderEintrag, Notiz, Role, User, Zeiterfassung
+from .metadaten import mandant_fassung
+from .models import Akte, Dokument, KalenderEintrag, KanzleiProfil, Notiz, Role, User, Zeiterfassung
+from .policy import sees_internal
 
 ERR_AKTE_NOT_FOUND = "Akte nicht gefunden."
 
@@ -51,6 +53,25 @@ def akte_get(*, user: User, pk: int | str, lock: bool = False) -> Akte:
 def dokument_list(*, user: User, akte_id: int | None = None) -> QuerySet[Dokument]:
     qs = Dokument.objects.visible_to(user).select_related("akte", "erstellt_von")
     return qs.filter(akte_id=akte_id) if akte_id else qs
+
+
+def dokument_inhalt(*, user: User, dokument: Dokument) -> bytes:
+    """The stored file of `dokument` (reached through `dokument_list`) as `user` may receive it:
+    staff get the file as uploaded, the Akte's record; a MANDANT the copy without comments,
+    tracked changes and metadata (`akten.metadaten.mandant_fassung`; it raises
+    NichtBereitstellbar when a released file cannot be cleaned)."""
+    with dokument.datei.open("rb") as handle:
+        inhalt = handle.read()
+    if sees_internal(user):
+        return inhalt
+    profil = KanzleiProfil.current()
+    return mandant_fassung(
+        inhalt,
+        mime_type=dokument.mime_type,
+        titel=dokument.name,
+        autor=profil.name if profil else "",
+        stand=dokument.created_at,
+    )
 
 
 def kalender_list(

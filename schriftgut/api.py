@@ -14,6 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from akten import selectors as akten_selectors
 from akten.extraction import DOCX_TYPE, MARKDOWN_TYPES
 from akten.models import STAFF_ROLES, Dokument, DokumentVersion, download_filename
 from drafts.models import HelenaDraft
@@ -98,8 +99,7 @@ class DokumentDateiApi(APIView):
     def get(self, request: Request, pk: int, ausgabe: str) -> HttpResponse:
         _format(ausgabe)
         dokument = selectors.dokument_get(user=request.user, pk=pk)
-        with dokument.datei.open("rb") as handle:
-            original = handle.read()
+        original = akten_selectors.dokument_inhalt(user=request.user, dokument=dokument)
         try:
             if dokument.mime_type == DOCX_TYPE:
                 inhalt = services.docx_als_pdf(original, titel=dokument.name) if ausgabe == "pdf" else original

@@ -23,6 +23,7 @@ from django.utils import timezone
 from fpdf.errors import FPDFException
 
 from akten import services as akten_services
+from akten.metadaten import metadaten_setzen
 from akten.models import (
     Akte,
     AktenActivity,
@@ -38,7 +39,6 @@ from akten.signals import dokument_saved
 
 from .briefkopf import briefkopf_anwenden
 from .builtin import MITGELIEFERT, NACH_SCHLUESSEL, mitgeliefert_inhalt
-from .metadaten import metadaten_setzen
 from .pdf import docx_zu_pdf
 from .platzhalter import kontext_fuer_akte
 from .vorlagen import VorlagenFehler, docx_oeffnen, docx_pruefen, vorlage_rendern, xml_sauber
@@ -165,9 +165,7 @@ def schriftstueck_rendern(
     )
     gerendert = vorlage_rendern(inhalt, kontext, extra=extra)
     briefkopf_anwenden(gerendert.docx, profil=profil, aktenzeichen=akte.aktenzeichen)
-    metadaten_setzen(
-        gerendert.docx, titel=xml_sauber(titel), autor=xml_sauber(profil.name) if profil else "", jetzt=timezone.now()
-    )
+    metadaten_setzen(gerendert.docx, titel=titel, autor=profil.name if profil else "", jetzt=timezone.now())
     return Schriftstueck(docx=_docx_bytes(gerendert.docx), fehlend=gerendert.fehlend, docx_objekt=gerendert.docx)
 
 

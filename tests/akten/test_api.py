@@ -55,7 +55,7 @@ def test_upload_pdf_extracts_text_and_records_activity(api_client):
     assert AktenActivity.objects.filter(akte=akte, typ=AktenActivity.Typ.DOKUMENT_HOCHGELADEN).exists()
     download = api_client.get(body["download_url"])
     assert download.status_code == 200
-    assert b"".join(download.streaming_content).startswith(b"%PDF")
+    assert download.content.startswith(b"%PDF")
 
 
 def test_upload_of_unreadable_file_is_kept_with_visible_reason(api_client):

@@ -101,7 +101,7 @@ def test_approved_draft_is_docx_in_the_akte_and_downloads_as_pdf(client):
     assert dokument.versionen.get().quelle_markdown == "Bitte zahlen Sie 1.200 €."
     client.force_login(akte.anwalt)
     stored = client.get(f"/api/dokumente/{dokument.pk}/download/")
-    text = docx_text(b"".join(stored.streaming_content))
+    text = docx_text(stored.content)
     assert "Hans Schmidt" in text and "Bitte zahlen Sie 1.200 €." in text and "Kanzlei Müller & Becker" in text
     pdf = client.get(f"/api/dokumente/{dokument.pk}/datei/pdf/")
     assert "Bitte zahlen Sie 1.200 €." in pdf_text(pdf.content)
@@ -138,7 +138,7 @@ def test_edit_of_an_approved_document_makes_a_new_version_and_keeps_the_old(clie
     versionen = antwort.json()
     assert [v["nummer"] for v in versionen] == [2, 1]
     assert versionen[0]["erstellt_von"] == str(akte.anwalt) and versionen[0]["created_at"]
-    assert "Zweite Fassung." in docx_text(b"".join(client.get(f"/api/dokumente/{dokument_id}/download/").streaming_content))
+    assert "Zweite Fassung." in docx_text(client.get(f"/api/dokumente/{dokument_id}/download/").content)
     alt = client.get(versionen[1]["download"])
     assert "Erste Fassung." in docx_text(alt.content)
     assert Dokument.objects.get(pk=dokument_id).text.count("Zweite Fassung.") == 1

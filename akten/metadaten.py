@@ -1,0 +1,236 @@
+"""What a Word or PDF file says about itself besides its text.
+
+Generated Word files (`metadaten_setzen`, called by schriftgut when it renders): a firm template is
+often an old letter saved as template: its core properties (author, last editor, comments, subject,
+keywords), its extended properties (company, manager, the Word template it was based on), custom
+properties, SharePoint metadata (customXml), Word comments and tracked changes still name the
+colleague who wrote it, or the client it was written for. None of that may reach a court, an
+opponent or another client: every generated document leaves with metadata of its own (the Kanzlei as
+author, the document's title, the time it was made) and nothing else.
+
+Released files (`mandant_fassung`): a MANDANT receives an uploaded Word or PDF file that a lawyer
+released to her without what it says about its making: in Word the same cleaning as above (the
+comments, tracked changes with their deleted text, author and company); in a PDF its document
+information and XMP metadata, embedded files, and notes (their text and author). Staff keep the file
+as it was uploaded: it is the Akte's record.
+"""
+
+from __future__ import annotations
+
+import datetime
+import io
+import logging
+import re
+
+from docx import Document
+from docx.document import Document as DocxDocument
+from docx.opc.constants import RELATIONSHIP_TYPE as RT
+from docx.oxml.ns import qn
+from docx.oxml.xmlchemy import BaseOxmlElement
+from lxml import etree
+from pypdf import PdfReader, PdfWriter
+from pypdf.errors import PyPdfError
+from pypdf.generic import NameObject
+
+from helena.errors import ServiceError
+
+from .extraction import DOCX_TYPE, docx_problem
+
+logger = logging.getLogger(__name__)
+
+# Characters XML 1.0 does not allow (a title pasted from elsewhere may hold them).
+_NICHT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+PDF_TYPE = "application/pdf"
+ERR_NICHT_BEREITSTELLBAR = "Diese Datei kann dir gerade nicht bereitgestellt werden. Bitte wende dich an deine Kanzlei."
+
+_CP = "http://schemas.openxmlformats.org/package/2006/metadata/core-properties"
+_DC = "http://purl.org/dc/elements/1.1/"
+_DCTERMS = "http://purl.org/dc/terms/"
+_XSI = "http://www.w3.org/2001/XMLSchema-instance"
+# Package parts that only describe the file, its history or its people; Word needs none of them.
+_BESCHREIBENDE_BEZIEHUNGEN = frozenset(
+    {
+        RT.EXTENDED_PROPERTIES,
+        RT.CUSTOM_PROPERTIES,
+        RT.CUSTOM_XML,
+        RT.COMMENTS,
+        RT.THUMBNAIL,
+        # The path of the .dotm on the author's machine ("C:\\Users\\kmueller\\…").
+        "http://schemas.openxmlformats.org/officeDocument/2006/relationships/attachedTemplate",
+        "http://schemas.microsoft.com/office/2011/relationships/commentsExtended",
+        "http://schemas.microsoft.com/office/2016/09/relationships/commentsIds",
+        "http://schemas.microsoft.com/office/2018/08/relationships/commentsExtensible",
+        "http://schemas.microsoft.com/office/2011/relationships/people",
+    }
+)
+# Comment anchors and revision marks whose content is history, not text.
+_ENTFERNEN = tuple(
+    qn(tag)
+    for tag in (
+        "w:commentRangeStart",
+        "w:commentRangeEnd",
+        "w:commentReference",
+        "w:del",
+        "w:moveFrom",
+        "w:rPrChange",
+        "w:pPrChange",
+        "w:sectPrChange",
+        "w:tblPrChange",
+        "w:trPrChange",
+        "w:tcPrChange",
+        "w:numberingChange",
+    )
+)
+# Revision marks whose content is the current text: keep the content, drop the mark (and its author).
+_AUFLOESEN = (qn("w:ins"), qn("w:moveTo"))
+# Settings that point at the author's machine (attached .dotm path) or hold hidden variables.
+_EINSTELLUNGEN = (qn("w:attachedTemplate"), qn("w:docVars"))
+
+
+def _bereinigen(element: BaseOxmlElement) -> None:
+    for alt in list(element.iter(*_ENTFERNEN)):
+        parent = alt.getparent()
+        if parent is None:
+            continue
+        parent.remove(alt)
+        # The run that held a comment reference is empty now (only its „CommentReference“ style).
+        if parent.tag == qn("w:r") and all(kind.tag == qn("w:rPr") for kind in parent):
+            grosseltern = parent.getparent()
+            if grosseltern is not None:
+                grosseltern.remove(parent)
+    for markierung in list(element.iter(*_AUFLOESEN)):
+        parent = markierung.getparent()
+        if parent is None:
+            continue
+        index = parent.index(markierung)
+        for kind in list(markierung):
+            parent.insert(index, kind)
+            index += 1
+        parent.remove(markierung)
+
+
+def metadaten_setzen(docx: DocxDocument, *, titel: str, autor: str, jetzt: datetime.datetime) -> None:
+    """Replace everything `docx` says about its origin with the Kanzlei (`autor`), `titel` and
+    `jetzt`; drop comments, tracked changes, custom and extended properties."""
+    package = docx.part.package
+    for quelle in (package, *package.iter_parts()):
+        for rid, rel in list(quelle.rels.items()):
+            if rel.reltype in _BESCHREIBENDE_BEZIEHUNGEN:
+                del quelle.rels[rid]
+                quelle.rels._target_parts_by_rId.pop(rid, None)
+    for part in package.iter_parts():
+        element = getattr(part, "element", None)
+        if element is not None and part.partname.startswith("/word/"):
+            _bereinigen(element)
+    for einstellung in list(docx.settings.element.iter(*_EINSTELLUNGEN)):
+        eltern = einstellung.getparent()
+        if eltern is not None:
+            eltern.remove(einstellung)
+    # Written with explicit namespaces: docxcompose (imported by docxtpl) rebinds python-docx's
+    # "cp" prefix to the custom-properties namespace, so its setters would write
+    # <cp:lastModifiedBy> and <cp:revision> where Word does not look for them.
+    core = docx.core_properties._element
+    for alt in list(core):
+        core.remove(alt)
+    zeitpunkt = jetzt.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    for tag, text in (
+        (f"{{{_DC}}}title", titel[:255]),
+        (f"{{{_DC}}}creator", autor[:255]),
+        (f"{{{_CP}}}lastModifiedBy", autor[:255]),
+        (f"{{{_CP}}}revision", "1"),
+        (f"{{{_DCTERMS}}}created", zeitpunkt),
+        (f"{{{_DCTERMS}}}modified", zeitpunkt),
+    ):
+        kind = etree.SubElement(core, tag)
+        kind.text = _NICHT_XML.sub("", text)
+        if tag.startswith(f"{{{_DCTERMS}}}"):
+            kind.set(f"{{{_XSI}}}type", "dcterms:W3CDTF")
+
+
+class NichtBereitstellbar(ServiceError):
+    """A released file that cannot be cleaned for a MANDANT (damaged, encrypted): she gets an
+    error in German instead of the uncleaned file."""
+
+    status_code = 409
+
+    def __init__(self) -> None:
+        super().__init__(ERR_NICHT_BEREITSTELLBAR)
+
+
+# Annotations that are notes about the document rather than part of it: sticky notes and their
+# pop-ups, attached files, voice notes.
+_PDF_NOTIZEN = frozenset({"/Text", "/Popup", "/FileAttachment", "/Sound"})
+
+
+def mandant_fassung(inhalt: bytes, *, mime_type: str, titel: str, autor: str, stand: datetime.datetime) -> bytes:
+    """`inhalt` as a MANDANT receives it (module docstring). Types that carry no such metadata
+    (text, Markdown) come back unchanged. Raises NichtBereitstellbar."""
+    if mime_type == DOCX_TYPE:
+        return _docx_fassung(inhalt, titel=titel, autor=autor, stand=stand)
+    if mime_type == PDF_TYPE:
+        return _pdf_fassung(inhalt, titel=titel)
+    return inhalt
+
+
+def _docx_fassung(inhalt: bytes, *, titel: str, autor: str, stand: datetime.datetime) -> bytes:
+    if docx_problem(inhalt) is not None:
+        raise NichtBereitstellbar
+    try:
+        docx = Document(io.BytesIO(inhalt))
+        metadaten_setzen(docx, titel=titel, autor=autor, jetzt=stand)
+        puffer = io.BytesIO()
+        docx.save(puffer)
+    except Exception as exc:  # python-docx raises several types for damaged files
+        logger.warning("released Word file not cleanable for a Mandant (%s)", type(exc).__name__)
+        raise NichtBereitstellbar from exc
+    return puffer.getvalue()
+
+
+def _pdf_fassung(inhalt: bytes, *, titel: str) -> bytes:
+    try:
+        reader = PdfReader(io.BytesIO(inhalt))
+        # PDFs that only restrict permissions open with the empty password; real ones do not.
+        if reader.is_encrypted and not reader.decrypt(""):
+            raise NichtBereitstellbar
+        writer = PdfWriter(clone_from=reader)
+        wurzel = writer.root_object
+        for schluessel in ("/Metadata", "/PieceInfo"):
+            wurzel.pop(NameObject(schluessel), None)
+        namen = wurzel.get("/Names")
+        if namen is not None:
+            namen.get_object().pop(NameObject("/EmbeddedFiles"), None)
+        for seite in writer.pages:
+            seite.pop(NameObject("/PieceInfo"), None)
+            _pdf_notizen_entfernen(seite)
+        writer.metadata = None
+        writer.add_metadata({"/Title": titel[:255]})
+        puffer = io.BytesIO()
+        writer.write(puffer)
+    except NichtBereitstellbar:
+        raise
+    except (PyPdfError, ValueError, KeyError, TypeError, AttributeError, OSError) as exc:
+        logger.warning("released PDF not cleanable for a Mandant (%s)", type(exc).__name__)
+        raise NichtBereitstellbar from exc
+    return puffer.getvalue()
+
+
+def _pdf_notizen_entfernen(seite: object) -> None:
+    annots = seite.get("/Annots")  # type: ignore[attr-defined]
+    if annots is None:
+        return
+    behalten = []
+    for verweis in annots.get_object():
+        annotation = verweis.get_object()
+        if annotation.get("/Subtype") in _PDF_NOTIZEN:
+            continue
+        # Markup annotations keep their look; their author, note text and reply thread go.
+        for schluessel in ("/T", "/Popup", "/IRT", "/RC"):
+            annotation.pop(NameObject(schluessel), None)
+        if annotation.get("/Subtype") != "/FreeText":  # a text box shows /Contents on the page
+            annotation.pop(NameObject("/Contents"), None)
+        behalten.append(verweis)
+    if behalten:
+        annots.get_object()[:] = behalten
+    else:
+        seite.pop(NameObject("/Annots"), None)  # type: ignore[attr-defined]
