@@ -18,6 +18,19 @@ Message = dict[str, Any]
 DeltaCallback = Callable[[str], Awaitable[None]]
 
 
+def without_nul(value: Any) -> Any:
+    """`value` with every NUL character removed from its strings (nested dicts and lists too).
+    PostgreSQL stores no NUL in text or jsonb: one in a model's reply would fail the row of every
+    event, the transcript and the answer that carry it."""
+    if isinstance(value, str):
+        return value.replace("\x00", "") if "\x00" in value else value
+    if isinstance(value, dict):
+        return {without_nul(key): without_nul(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [without_nul(item) for item in value]
+    return value
+
+
 @dataclass
 class ToolCall:
     id: str
@@ -26,6 +39,11 @@ class ToolCall:
     # so the response guard can repair it.
     arguments: dict[str, Any] | None
     raw_arguments: str = ""
+
+    def __post_init__(self) -> None:
+        self.id, self.name, self.raw_arguments = without_nul(self.id), without_nul(self.name), without_nul(self.raw_arguments)
+        if self.arguments is not None:
+            self.arguments = without_nul(self.arguments)
 
 
 @dataclass
@@ -41,6 +59,9 @@ class LLMResponse:
     usage: Usage = field(default_factory=Usage)
     finish_reason: str = ""
     model: str = ""
+
+    def __post_init__(self) -> None:
+        self.text = without_nul(self.text)
 
 
 class LLMError(Exception):
@@ -158,6 +179,9 @@ class DeltaCallbackFailed(Exception):  # noqa: N818 - a carrier, never seen outs
 
 
 async def call_on_delta(on_delta: DeltaCallback, fragment: str) -> None:
+    fragment = without_nul(fragment)
+    if not fragment:
+        return
     try:
         await on_delta(fragment)
     except Exception as exc:

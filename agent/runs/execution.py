@@ -226,9 +226,17 @@ def _run_prepare(run: AgentRun, cancel: CancelToken, client_factory: Callable[[T
     )
 
 
+class RunEndedElsewhere(Exception):
+    """The run is no longer RUNNING when its outcome is to be saved: the orphan sweep of another
+    process ended it (its heartbeat had stopped, e.g. while the database was away). Its first
+    terminal status stands: the browser, the conversation and the trace already have it."""
+
+
 def _run_finish(run_id: int, outcome: RunOutcome) -> AgentRun:
     with transaction.atomic():
         run = AgentRun.objects.select_for_update().get(pk=run_id)
+        if run.status != AgentRun.Status.RUNNING:
+            raise RunEndedElsewhere(run_id)
         run.status = AgentRun.Status(str(outcome.status))
         run.finish_reason = outcome.finish_reason[:200]
         run.error = outcome.error
@@ -429,6 +437,8 @@ async def run_execute(
             on_finish=finish,
         )
         ended = True
+    except RunEndedElsewhere:
+        logger.warning("Lauf %s: schon anderswo beendet (verwaist), Ergebnis verworfen", run_id)
     except Exception:
         # Saving the outcome or writing the terminal event failed (the database, the trace writer):
         # handled below, once what is queued is written.
