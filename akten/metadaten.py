@@ -38,8 +38,8 @@ from .extraction import DOCX_TYPE, docx_problem
 
 logger = logging.getLogger(__name__)
 
-# Characters XML 1.0 does not allow (a title pasted from elsewhere may hold them).
-_NICHT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+# Characters XML 1.0 (and so Word) cannot hold; user and model text is cleaned of them.
+NICHT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 PDF_TYPE = "application/pdf"
 ERR_NICHT_BEREITSTELLBAR = "Diese Datei kann dir gerade nicht bereitgestellt werden. Bitte wende dich an deine Kanzlei."
@@ -143,7 +143,7 @@ def metadaten_setzen(docx: DocxDocument, *, titel: str, autor: str, jetzt: datet
         (f"{{{_DCTERMS}}}modified", zeitpunkt),
     ):
         kind = etree.SubElement(core, tag)
-        kind.text = _NICHT_XML.sub("", text)
+        kind.text = NICHT_XML.sub("", text)
         if tag.startswith(f"{{{_DCTERMS}}}"):
             kind.set(f"{{{_XSI}}}type", "dcterms:W3CDTF")
 

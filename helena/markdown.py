@@ -1,8 +1,10 @@
-"""Markdown to HTML for anything shown in the browser: rendered, then sanitised with nh3 so that no
-raw HTML from a document, a template or a model ever reaches the page."""
+"""Markdown to HTML for anything shown in the browser, and the one parse of Markdown that the Word
+writer (schriftgut.vorlagen.markdown_absaetze) reads too: rendered, then sanitised with nh3 so
+that no raw HTML from a document, a template or a model ever reaches the page or the file."""
 
 import markdown
 import nh3
+from markdown.extensions.tables import TableExtension
 
 ALLOWED_TAGS = {
     "p",
@@ -30,11 +32,14 @@ ALLOWED_TAGS = {
     "hr",
     "a",
 }
-ALLOWED_ATTRIBUTES = {"a": {"href", "title"}}
+# a numbered list keeps its first number ("3. …"); table cells their alignment (amounts right)
+ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "ol": {"start"}, "th": {"align"}, "td": {"align"}}
 
 
 def render_markdown(text: str) -> str:
-    html = markdown.markdown(text or "", extensions=["tables", "sane_lists"], output_format="html")
+    html = markdown.markdown(
+        text or "", extensions=[TableExtension(use_align_attribute=True), "sane_lists", "fenced_code"], output_format="html"
+    )
     return nh3.clean(
         html,
         tags=ALLOWED_TAGS,

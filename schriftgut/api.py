@@ -99,7 +99,7 @@ class DokumentDateiApi(APIView):
     def get(self, request: Request, pk: int, ausgabe: str) -> HttpResponse:
         _format(ausgabe)
         dokument = selectors.dokument_get(user=request.user, pk=pk)
-        original = akten_selectors.dokument_inhalt(user=request.user, dokument=dokument)
+        original = akten_selectors.dokument_inhalt(user=request_user(request), dokument=dokument)
         try:
             if dokument.mime_type == DOCX_TYPE:
                 inhalt = services.docx_als_pdf(original, titel=dokument.name) if ausgabe == "pdf" else original

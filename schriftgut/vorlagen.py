@@ -14,12 +14,17 @@ from dataclasses import dataclass
 from typing import Any
 
 import jinja2
+import lxml.html
 from docx import Document
 from docx.document import Document as DocxDocument
+from docx.enum.text import WD_ALIGN_PARAGRAPH
+from docx.shared import Cm
 from docx.text.paragraph import Paragraph
 from docxtpl import DocxTemplate, Listing
 
 from akten import extraction
+from akten.metadaten import NICHT_XML
+from helena.markdown import render_markdown
 
 from .platzhalter import MEHRZEILIG, OPTIONAL, PLATZHALTER, Kontext
 
@@ -32,8 +37,6 @@ ERR_RENDER = "Die Vorlage konnte nicht gefüllt werden: {detail}"
 
 MAX_VORLAGE_BYTES = 10 * 1024 * 1024
 FEHLT = "[fehlt: {was}]"
-# Characters XML 1.0 (and so Word) cannot hold; user and model text is cleaned of them.
-_NICHT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 # Jinja names a template may use besides our placeholders: loop variables and filters' helpers.
 _JINJA_INTERN = frozenset({"loop", "range", "p", "position", "partei"})
 
@@ -129,96 +132,165 @@ class Gerendert:
     fehlend: list[str]
 
 
-_INLINE = re.compile(r"(\*\*[^*]+\*\*|\*[^*]+\*)")
-
-
-def _inline(paragraph: Paragraph, text: str) -> None:
-    for teil in _INLINE.split(text):
-        if not teil:
-            continue
-        if teil.startswith("**") and teil.endswith("**") and len(teil) > 4:
-            paragraph.add_run(teil[2:-2]).bold = True
-        elif teil.startswith("*") and teil.endswith("*") and len(teil) > 2:
-            paragraph.add_run(teil[1:-1]).italic = True
-        else:
-            paragraph.add_run(teil)
-
-
-# More columns do not fit a page in the PDF; such a "table" stays text.
+# Markdown in Word: parsed by the renderer of the screen (helena.markdown, Python-Markdown, then
+# sanitised), and its HTML written as paragraphs, runs and tables; the PDF is made from the Word
+# file. What the preview shows is what Word and the PDF show.
+_LEERRAUM = re.compile(r"\s+")
+_UEBERSCHRIFTEN = {f"h{n}": min(n, 3) for n in range(1, 7)}
+_BLOCKS_IM_PUNKT = ("ul", "ol", "p", "blockquote", "pre", "table")
+_EINZUG = Cm(0.63)
+_AUSRICHTUNG = {"right": WD_ALIGN_PARAGRAPH.RIGHT, "center": WD_ALIGN_PARAGRAPH.CENTER}
+MONOSPACE = "Courier New"
+# More columns do not fit a page in the PDF; such a "table" stays text, a row per line.
 MAX_TABELLENSPALTEN = 12
-_TABELLE_TRENNZEILE = re.compile(r"^\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?$")
-_ZELLGRENZE = re.compile(r"(?<!\\)\|")
-
-
-def _zellen(zeile: str) -> list[str]:
-    """The cells of a Markdown table row „| a | b |“ (an escaped „\\|“ stays in its cell)."""
-    innen = zeile.strip()
-    innen = innen[1:] if innen.startswith("|") else innen
-    innen = innen[:-1] if innen.endswith("|") and not innen.endswith("\\|") else innen
-    return [zelle.strip().replace("\\|", "|") for zelle in _ZELLGRENZE.split(innen)]
-
-
-def _tabelle(ziel: Any, kopf: list[str], zeilen: list[list[str]]) -> None:
-    """A Word table; a row with more cells than the head keeps the rest in its last cell."""
-    spalten = len(kopf)
-    tabelle = ziel.add_table(rows=1 + len(zeilen), cols=spalten)
-    if _has_style(ziel, "Table Grid"):
-        tabelle.style = ziel.styles["Table Grid"]
-    for index, zeile in enumerate((kopf, *zeilen)):
-        zellen = [*zeile[: spalten - 1], " | ".join(zeile[spalten - 1 :])]
-        for spalte, text in enumerate(zellen):
-            absatz = tabelle.cell(index, spalte).paragraphs[0]
-            _inline(absatz, text)
-            if index == 0:
-                for run in absatz.runs:
-                    run.bold = True
 
 
 def markdown_absaetze(ziel: Any, markdown: str) -> None:
-    """Write Markdown (headings, paragraphs, lists, tables, **bold**, *italic*) as Word paragraphs
-    and tables into `ziel` (a python-docx Document or docxtpl Subdoc)."""
-    absatz: list[str] = []
+    """Write Markdown (headings, paragraphs, nested lists, tables, quotes, code, links, **bold**,
+    *italic*) as Word paragraphs and tables into `ziel` (a python-docx Document or docxtpl Subdoc)."""
+    html = render_markdown(markdown)
+    if html.strip():
+        _bloecke(ziel, lxml.html.fragment_fromstring(html, create_parent="div"), ebene=0, zitat=False)
 
-    def flush() -> None:
-        if absatz:
-            _inline(ziel.add_paragraph(), " ".join(absatz))
-            absatz.clear()
 
-    zeilen = markdown.splitlines()
-    nummer = 0
-    while nummer < len(zeilen):
-        text = zeilen[nummer].strip()
+def _bloecke(ziel: Any, element: Any, *, ebene: int, zitat: bool) -> None:
+    """The blocks inside `element`; loose text between them becomes a paragraph of its own."""
+    for text, kind in ((element.text, None), *((kind.tail, kind) for kind in element)):
+        if kind is not None:
+            _block(ziel, kind, ebene=ebene, zitat=zitat)
+        if text and text.strip():
+            _run(_absatz(ziel, ebene=ebene), text, kursiv=zitat)
+
+
+def _block(ziel: Any, element: Any, *, ebene: int, zitat: bool) -> None:
+    tag = element.tag
+    if tag in _UEBERSCHRIFTEN:
+        absatz = ziel.add_paragraph()
+        if _has_style(ziel, stil := f"Heading {_UEBERSCHRIFTEN[tag]}"):
+            absatz.style = ziel.styles[stil]
+        _runs(absatz, element, fett=True)
+        _ende(absatz)
+    elif tag in ("ul", "ol"):
+        _liste(ziel, element, ebene=ebene, zitat=zitat)
+    elif tag == "table":
+        _tabelle(ziel, element)
+    elif tag == "blockquote":
+        _bloecke(ziel, element, ebene=ebene + 1, zitat=True)
+    elif tag == "pre":
+        absatz = _absatz(ziel, ebene=ebene)
+        for nummer, zeile in enumerate(element.text_content().rstrip("\n").split("\n")):
+            if nummer:
+                absatz.runs[-1].add_break()
+            absatz.add_run(zeile).font.name = MONOSPACE
+    elif tag == "hr":
+        ziel.add_paragraph()
+    else:  # p, and inline content standing alone
+        absatz = _absatz(ziel, ebene=ebene)
+        _runs(absatz, element, kursiv=zitat, selbst=tag != "p")
+        _ende(absatz)
+
+
+def _absatz(ziel: Any, *, ebene: int) -> Paragraph:
+    absatz = ziel.add_paragraph()
+    if ebene:
+        absatz.paragraph_format.left_indent = _EINZUG * ebene
+    return absatz
+
+
+def _liste(ziel: Any, liste: Any, *, ebene: int, zitat: bool) -> None:
+    """Each item a paragraph with its mark („•“, or its number from the list's start) hanging
+    before the text; nested lists one step further in."""
+    try:
+        nummer = int(liste.get("start") or 1)
+    except ValueError:
+        nummer = 1
+    for punkt in liste.iterchildren("li"):
+        absatz = _absatz(ziel, ebene=ebene + 1)
+        absatz.paragraph_format.first_line_indent = -_EINZUG
+        absatz.add_run(f"{nummer}. " if liste.tag == "ol" else "• ")
         nummer += 1
-        if not text:
-            flush()
-            continue
-        trennzeile = zeilen[nummer].strip() if nummer < len(zeilen) else ""
-        kopf = _zellen(text) if "|" in text and "|" in trennzeile and _TABELLE_TRENNZEILE.match(trennzeile) else []
-        if 0 < len(kopf) <= MAX_TABELLENSPALTEN:
-            flush()
-            koerper = []
-            nummer += 1
-            while nummer < len(zeilen) and "|" in zeilen[nummer] and zeilen[nummer].strip():
-                koerper.append(_zellen(zeilen[nummer]))
-                nummer += 1
-            _tabelle(ziel, kopf, koerper)
-            continue
-        if text.startswith("#"):
-            flush()
-            ebene = min(len(text) - len(text.lstrip("#")), 3)
-            paragraph = ziel.add_paragraph()
-            run = paragraph.add_run(text.lstrip("#").strip())
-            run.bold = True
-            paragraph.style = ziel.styles[f"Heading {ebene}"] if _has_style(ziel, f"Heading {ebene}") else paragraph.style
-            continue
-        liste = re.match(r"^([-*]|\d+[.)])\s+(.*)$", text)
-        if liste:
-            flush()
-            marke = "•" if liste.group(1) in "-*" else liste.group(1)
-            _inline(ziel.add_paragraph(), f"{marke} {liste.group(2)}")
-            continue
-        absatz.append(text)
-    flush()
+        _runs(absatz, punkt, kursiv=zitat, ohne=_BLOCKS_IM_PUNKT)
+        leer = len(absatz.runs) == 1
+        for kind in punkt:
+            if kind.tag == "p" and leer:  # a loose list: the item's first paragraph is its text
+                _runs(absatz, kind, kursiv=zitat)
+                leer = False
+            elif kind.tag in _BLOCKS_IM_PUNKT:
+                _ende(absatz)
+                _block(ziel, kind, ebene=ebene + 1, zitat=zitat)
+        _ende(absatz)
+
+
+def _tabelle(ziel: Any, element: Any) -> None:
+    zeilen = [list(zeile.iterchildren("th", "td")) for zeile in element.iter("tr")]
+    spalten = max((len(zeile) for zeile in zeilen), default=0)
+    if not spalten:
+        return
+    if spalten > MAX_TABELLENSPALTEN:
+        for zeile in zeilen:
+            _run(ziel.add_paragraph(), " | ".join(" ".join(zelle.text_content().split()) for zelle in zeile))
+        return
+    tabelle = ziel.add_table(rows=len(zeilen), cols=spalten)
+    if _has_style(ziel, "Table Grid"):
+        tabelle.style = ziel.styles["Table Grid"]
+    for index, zeile in enumerate(zeilen):
+        for spalte, zelle in enumerate(zeile):
+            absatz = tabelle.cell(index, spalte).paragraphs[0]
+            _runs(absatz, zelle, fett=zelle.tag == "th")
+            _ende(absatz)
+            if zelle.get("align") in _AUSRICHTUNG:
+                absatz.alignment = _AUSRICHTUNG[zelle.get("align")]
+
+
+def _runs(
+    absatz: Paragraph,
+    element: Any,
+    *,
+    fett: bool = False,
+    kursiv: bool = False,
+    code: bool = False,
+    ohne: tuple[str, ...] = (),
+    selbst: bool = False,
+) -> None:
+    """The inline content of `element` as runs of `absatz`, formatted by the tags around it;
+    children tagged as in `ohne` are left out (their tails are not). With `selbst`, `element`'s
+    own tag counts (a <strong> standing alone), else only its children's."""
+    tag = element.tag if selbst else ""
+    fett, kursiv, code = fett or tag in ("strong", "b"), kursiv or tag in ("em", "i"), code or tag == "code"
+    if tag == "br":
+        (absatz.runs[-1] if absatz.runs else absatz.add_run()).add_break()
+        return
+    _run(absatz, element.text, fett=fett, kursiv=kursiv, code=code)
+    for kind in element:
+        if kind.tag not in ohne:
+            _runs(absatz, kind, fett=fett, kursiv=kursiv, code=code, selbst=True)
+        _run(absatz, kind.tail, fett=fett, kursiv=kursiv, code=code)
+    adresse = (element.get("href") or "").removeprefix("mailto:") if tag == "a" else ""
+    if adresse and adresse != " ".join(element.text_content().split()):
+        # on paper a link is its address: „Urteil (https://…)“, unless its text is the address
+        _run(absatz, f" ({adresse})", fett=fett, kursiv=kursiv)
+
+
+def _ende(absatz: Paragraph) -> None:
+    """No space at the end of a paragraph (before a nested list, a closing tag)."""
+    runs = absatz.runs
+    if runs and runs[-1].text.endswith(" "):
+        runs[-1].text = runs[-1].text.rstrip(" ")
+
+
+def _run(absatz: Paragraph, text: str | None, *, fett: bool = False, kursiv: bool = False, code: bool = False) -> None:
+    if not text:
+        return
+    text = _LEERRAUM.sub(" ", text)
+    bisher = absatz.runs
+    if not bisher or bisher[-1].text.endswith((" ", "\n")) or not "".join(run.text for run in bisher).strip():
+        text = text.lstrip()
+    if not text:
+        return
+    run = absatz.add_run(text)
+    run.bold, run.italic = fett or None, kursiv or None
+    if code:
+        run.font.name = MONOSPACE
 
 
 def _has_style(ziel: Any, name: str) -> bool:
@@ -231,7 +303,7 @@ def _has_style(ziel: Any, name: str) -> bool:
 
 def xml_sauber(wert: Any) -> Any:
     if isinstance(wert, str):
-        return _NICHT_XML.sub("", wert)
+        return NICHT_XML.sub("", wert)
     if isinstance(wert, list):
         return [xml_sauber(w) for w in wert]
     if isinstance(wert, dict):

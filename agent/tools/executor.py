@@ -42,6 +42,7 @@ from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
 from agent.engine.tools import ToolResult
+from agent.llm.base import without_nul
 from agent.models import ToolCallAudit
 from agent.tools.base import Tool, ToolContext, default_label
 from agent.tools.common import ToolError
@@ -81,17 +82,6 @@ def canonical_json(value: Any) -> str:
 
 def _jsonable(value: Any) -> Any:
     return json.loads(canonical_json(value))
-
-
-def _without_nul(value: Any) -> Any:
-    """NUL characters cannot be stored by PostgreSQL (text or JSON); a model may still send them."""
-    if isinstance(value, str):
-        return value.replace("\x00", "")
-    if isinstance(value, list):
-        return [_without_nul(v) for v in value]
-    if isinstance(value, dict):
-        return {_without_nul(k): _without_nul(v) for k, v in value.items()}
-    return value
 
 
 def _clip_strings(value: Any) -> Any:
@@ -280,7 +270,7 @@ class RunToolBox:
         """Admit the call (cancel, matrix, arguments), answer it from the run's cache or the tool,
         fill `meta`, write the audit row."""
         started = time.monotonic()
-        arguments = _without_nul(arguments)
+        arguments = without_nul(arguments)
         call = _Call(name=name, call_id=call_id, audit_args=arguments if isinstance(arguments, dict) else {"_raw": arguments})
         admitted = self._admit(name, arguments)
         if isinstance(admitted, ToolResult):

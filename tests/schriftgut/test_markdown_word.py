@@ -1,0 +1,89 @@
+"""Markdown in Word: the same parse as the screen (helena.markdown), so what the preview shows is
+what the Word file and its PDF show - nested and numbered lists, quotes, code, links, escapes,
+aligned table columns."""
+
+from __future__ import annotations
+
+import io
+
+import docx
+import pytest
+from docx.enum.text import WD_ALIGN_PARAGRAPH
+
+from helena.markdown import render_markdown
+from schriftgut.services import schriftstueck_rendern
+from schriftgut.vorlagen import markdown_absaetze
+
+from .helpers import akte_mit_parteien, kanzlei, pdf_text
+
+
+def _word(markdown: str) -> docx.document.Document:
+    document = docx.Document()
+    markdown_absaetze(document, markdown)
+    return document
+
+
+def _absaetze(document: docx.document.Document) -> list[str]:
+    return [p.text for p in document.paragraphs]
+
+
+def test_numbered_list_keeps_its_first_number_and_nested_items_are_indented():
+    document = _word("3. Der Beklagte zahlt.\n4. Er trägt die Kosten:\n    - Gericht\n    - Anwalt\n\nEnde.")
+
+    assert _absaetze(document) == ["3. Der Beklagte zahlt.", "4. Er trägt die Kosten:", "• Gericht", "• Anwalt", "Ende."]
+    einzug = [p.paragraph_format.left_indent for p in document.paragraphs]
+    assert einzug[2] > einzug[1] > (einzug[4] or 0)
+    assert '<ol start="3">' in render_markdown("3. a\n4. b")  # the preview counts the same way
+
+
+def test_links_quotes_code_and_escapes_read_on_paper_as_on_screen():
+    document = _word(
+        "Siehe [BGH, Urteil](https://juris.example/bgh) und <https://dejure.org>.\n\n"
+        "> Der Mieter **muss** zahlen.\n\n"
+        "```\nZeile 1\n  Zeile 2\n```\n\n"
+        "Sternchen \\*bleiben\\* und `§ 573 BGB` ist Code."
+    )
+
+    texte = _absaetze(document)
+    assert texte[0] == "Siehe BGH, Urteil (https://juris.example/bgh) und https://dejure.org."
+    zitat = document.paragraphs[1]
+    assert zitat.text == "Der Mieter muss zahlen." and zitat.paragraph_format.left_indent
+    assert all(run.italic for run in zitat.runs) and [r.text for r in zitat.runs if r.bold] == ["muss"]
+    code = document.paragraphs[2]
+    assert code.text == "Zeile 1\n  Zeile 2" and code.runs[0].font.name == "Courier New"
+    assert texte[3] == "Sternchen *bleiben* und § 573 BGB ist Code."
+    assert [r.font.name for r in document.paragraphs[3].runs if r.text == "§ 573 BGB"] == ["Courier New"]
+
+
+def test_a_loose_list_and_a_heading_and_a_right_aligned_amount_column():
+    document = _word(
+        "## Forderung\n\n- erster Posten\n\n- zweiter Posten\n\n| Posten | Betrag |\n|---|---:|\n| Miete | 1.200,00 € |"
+    )
+
+    assert _absaetze(document) == ["Forderung", "• erster Posten", "• zweiter Posten"]
+    assert document.paragraphs[0].style.name == "Heading 2" and document.paragraphs[0].runs[0].bold
+    tabelle = document.tables[0]
+    assert [c.text for c in tabelle.rows[1].cells] == ["Miete", "1.200,00 €"]
+    assert tabelle.cell(1, 1).paragraphs[0].alignment == WD_ALIGN_PARAGRAPH.RIGHT
+    assert tabelle.cell(1, 0).paragraphs[0].alignment is None
+
+
+def test_html_in_markdown_never_reaches_the_file_as_markup():
+    document = _word('Text <script>alert(1)</script> und <b onclick="x">fett</b>.\n\n<div>Block</div>')
+
+    alles = "\n".join(_absaetze(document))
+    assert "<" not in alles and "alert" not in alles and "onclick" not in alles
+    assert "fett" in alles and "Block" in alles
+
+
+@pytest.mark.django_db
+def test_a_rendered_letter_shows_the_nested_list_in_word_and_pdf():
+    kanzlei()
+    akte = akte_mit_parteien()
+    markdown = "Wir beantragen:\n\n1. Der Beklagte wird verurteilt,\n    - 1.200 € zu zahlen,\n2. die Kosten zu tragen."
+    schriftstueck = schriftstueck_rendern(akte=akte, titel="Klage", markdown=markdown)
+
+    texte = [p.text for p in docx.Document(io.BytesIO(schriftstueck.docx)).paragraphs]
+    assert "1. Der Beklagte wird verurteilt," in texte and "• 1.200 € zu zahlen," in texte
+    assert "2. die Kosten zu tragen." in texte
+    assert "2. die Kosten zu tragen." in pdf_text(schriftstueck.pdf())
