@@ -59,6 +59,13 @@ ERR_UNDO_EXPIRED = "Die Übernahme liegt mehr als {seconds} Sekunden zurück und
 ERR_UNDO_NOT_APPROVER = "Du darfst Übernahmen nicht rückgängig machen. Bitte wende dich an eine Anwältin oder einen Anwalt."
 ERR_UNDO_NOT_REVIEWER = "Nur wer den Entwurf übernommen hat, kann die Übernahme rückgängig machen."
 ERR_UNDO_AKTE_CHANGED = "Die Akte wurde seit der Übernahme erneut geändert; bitte ändere sie direkt."
+ERR_UNDO_RECORD_CHANGED = (
+    "„{titel}“ wurde seit der Übernahme geändert (z. B. erledigt, bearbeitet oder eine neue Fassung); "
+    "Rückgängig würde diese Änderung löschen. Bitte bearbeite oder lösche den Eintrag direkt."
+)
+# Fields a record's own processing fills after its creation (text recognition of a Dokument): not
+# a change by anyone.
+_UNDO_IGNORED_FIELDS = frozenset({"text", "text_status", "text_fehler"})
 ERR_REJECT_NEEDS_REASON = "Bitte gib einen Grund oder mindestens eine Kategorie für die Ablehnung an."
 ERR_INVALID = "Der Entwurf ist ungültig: {details}"
 ERR_VERANTWORTLICH = "Die verantwortliche Person ist unbekannt oder hat keinen Zugriff auf die Akte."
@@ -330,6 +337,8 @@ def draft_accept(*, draft_id: int, by: User) -> HelenaDraft:
         raise DraftPermissionDenied(ERR_NOT_APPROVER)
     _require_pending(draft, "übernommen")
     record, undo_data = _create_record(draft, by)
+    if draft.typ != HelenaDraft.Typ.AKTE_UPDATE:
+        undo_data = {**undo_data, "record": _record_state(record)}
     draft.status = HelenaDraft.Status.ACCEPTED
     draft.reviewer = by
     draft.reviewed_at = timezone.now()
@@ -442,6 +451,19 @@ def _restore_akte(draft: HelenaDraft, akte: Akte, by: User) -> None:
     akten_services.akte_update(akte=locked, by=by, changes=before, activity_data={"undo_draft": draft.pk})
 
 
+def _record_state(record: Any) -> dict[str, Any]:
+    """What a record created by an approval holds (its own fields as text, and its versions): an
+    undo deletes it only while this is unchanged."""
+    state = {
+        field.attname: field.value_to_string(record)
+        for field in record._meta.concrete_fields
+        if not field.primary_key and not getattr(field, "auto_now", False) and field.name not in _UNDO_IGNORED_FIELDS
+    }
+    if hasattr(record, "versionen"):
+        state["versionen"] = str(record.versionen.count())
+    return state
+
+
 @transaction.atomic
 def draft_undo(*, draft_id: int, by: User) -> HelenaDraft:
     """Undo an approval within HELENA_DRAFT_UNDO_SECONDS: delete exactly the record this draft
@@ -466,6 +488,8 @@ def draft_undo(*, draft_id: int, by: User) -> HelenaDraft:
         if record_model is None:
             raise DraftConflict(ERR_UNDO_NOT_ACCEPTED)
         record = record_model._default_manager.select_for_update().get(pk=draft.result_object_id)
+        if "record" in draft.undo_data and _record_state(record) != draft.undo_data["record"]:
+            raise DraftConflict(ERR_UNDO_RECORD_CHANGED.format(titel=draft.titel))
         stored_files = [getattr(record, "datei", None)]
         if hasattr(record, "versionen"):
             stored_files += [version.datei for version in record.versionen.all()]

@@ -364,3 +364,37 @@ def test_the_verlauf_names_the_approver_once_and_helena_once(client):
         assert entry.count("Anna Berger") <= 1 and entry.count("Helena") <= 1, entry
     accepted = next(e for e in entries if "übernommen" in e)
     assert "Entwurf „Rückruf“ übernommen (Endkontrolle)" in accepted and "(Anna Berger)" in accepted
+
+
+def test_undo_refuses_to_delete_a_frist_that_was_marked_erledigt_since():
+    """Undo deleted the record whatever had happened to it within the undo window: a Frist marked
+    erledigt by a colleague (with who and when) vanished with the undo."""
+    from akten.services import kalender_eintrag_erledigen
+
+    draft = make_draft(
+        "FRIST", {"typ": "FRIST", "titel": "Berufungsfrist", "datum": "2026-11-23", "fristablauf": FRISTABLAUF.isoformat()}
+    )
+    accepted = services.draft_accept(draft_id=draft.pk, by=draft.akte.anwalt)
+    kalender_eintrag_erledigen(eintrag_id=accepted.result_object_id, by=draft.akte.anwalt)
+
+    with pytest.raises(services.DraftConflict) as excinfo:
+        services.draft_undo(draft_id=draft.pk, by=draft.akte.anwalt)
+
+    assert "„Berufungsfrist“ wurde seit der Übernahme geändert" in excinfo.value.message
+    assert KalenderEintrag.objects.get(pk=accepted.result_object_id).erledigt
+    draft.refresh_from_db()
+    assert draft.status == HelenaDraft.Status.ACCEPTED
+
+
+def test_undo_refuses_to_delete_a_document_that_got_a_new_version_since():
+    from schriftgut.services import dokument_version_anlegen
+
+    draft = make_draft("DOKUMENT", {"titel": "Brief", "inhalt_markdown": "Erste Fassung."})
+    accepted = services.draft_accept(draft_id=draft.pk, by=draft.akte.anwalt)
+    dokument = Dokument.objects.get(pk=accepted.result_object_id)
+    dokument_version_anlegen(dokument=dokument, by=draft.akte.anwalt, markdown="Zweite Fassung.")
+
+    with pytest.raises(services.DraftConflict):
+        services.draft_undo(draft_id=draft.pk, by=draft.akte.anwalt)
+
+    assert Dokument.objects.get(pk=dokument.pk).versionen.count() == 2
