@@ -716,9 +716,14 @@ def resolve(targets: list[Ziel]) -> list[Aufloesung]:
     return results
 
 
+# Markdown emphasis: "**§ 573** BGB" is one citation, split by the marks (single underscores stay:
+# they occur inside words).
+_MARKDOWN_HERVORHEBUNG = re.compile(r"\*{1,3}|_{2,3}")
+
+
 def check_text(text: str) -> Pruefbericht:
-    """Every norm and decision citation of `text` (an answer, a draft), resolved."""
-    return _pruefbericht(text, law_names())
+    """Every norm and decision citation of `text` (an answer, a draft; Markdown), resolved."""
+    return _pruefbericht(_MARKDOWN_HERVORHEBUNG.sub("", text), law_names())
 
 
 def _pruefbericht(text: str, names: LawNames) -> Pruefbericht:
@@ -839,7 +844,7 @@ def link_citations(html: str) -> str:
     out: list[str] = []
     skip = 0
     inside: list[str] = []  # the text of the link or code being passed over
-    for part in TAG_RE.split(html):
+    for part in TAG_RE.split(_citations_across_emphasis(html, names)):
         if part.startswith("<"):
             tag = re.match(r"</?\s*(\w+)", part)
             if tag and tag[1].lower() in ("a", "code", "pre"):
@@ -860,6 +865,29 @@ def link_citations(html: str) -> str:
         text = unescape(part)
         report = _pruefbericht(text, names)
         out.append(_render_spans(text, report) if report.normen or report.urteile else part)
+    return "".join(out)
+
+
+# The end of bold or italic text, and the text node it closes.
+_HERVORHEBUNG_ENDE = re.compile(r"([^<>]*)</(strong|em|b|i)>(\s+)")
+_ZITAT_ANFANG = re.compile(r"(?:§§?|Art\.|Artikel)\s*\d")
+
+
+def _citations_across_emphasis(html: str, names: LawNames) -> str:
+    """Close bold or italic after the statute when it ends between a section and its statute
+    ("<strong>§ 573</strong> BGB" → "<strong>§ 573 BGB</strong>"): one citation for the check,
+    which reads text nodes one by one."""
+    out: list[str] = []
+    pos = 0
+    for ende in _HERVORHEBUNG_ENDE.finditer(html):
+        if ende.start() < pos or not _ZITAT_ANFANG.search(ende.group(1)):
+            continue
+        gesetz = names.law_at(html, ende.end())
+        if gesetz is None:
+            continue
+        out += [html[pos : ende.start(2) - 2], ende.group(3), html[ende.end() : gesetz[1]], f"</{ende.group(2)}>"]
+        pos = gesetz[1]
+    out.append(html[pos:])
     return "".join(out)
 
 

@@ -143,3 +143,26 @@ def test_sgb_with_a_hyphen_is_the_book_of_the_corpus():
     from tests.recherche.test_citations import NAMES
 
     assert [(t.nummer, t.gesetz) for t in extract("§ 7 SGB-II, § 45 Abs. 1 SGB-X", NAMES)] == [("7", "SGB II"), ("45", "SGB X")]
+
+
+@pytest.mark.django_db
+def test_a_citation_split_by_bold_or_italic_is_checked_and_linked(shipped_gesetze):
+    """ "**§ 573** BGB" was two text nodes for the link check and "§ 573** BGB" for the trace: an
+    invented "**§ 9999** BGB" was neither marked nor counted."""
+    markdown = "Kündigung nach **§ 573** BGB, aber **§ 9999** BGB gibt es nicht; *Art. 3* GG gilt."
+
+    report = check_text(markdown).as_dict()
+    assert [(n["zitat"] if n["ok"] else n["grund"]) for n in report["normen"]] == [
+        "§ 573 BGB",
+        "§ 9999 BGB gibt es im Bestand nicht.",
+        "Art. 3 GG",
+    ]
+
+    html = link_citations(
+        "<p>Kündigung nach <strong>§ 573</strong> BGB, aber <strong>§ 9999</strong> BGB gibt es nicht; "
+        "<em>Art. 3</em> GG gilt, <strong>wichtig</strong> bleibt.</p>"
+    )
+    norm_573 = Norm.objects.get(gesetz__abkuerzung="BGB", art="§", nummer="573")
+    assert f'<strong><a href="/recherche/normen/{norm_573.pk}/" class="zitat"' in html and "§ 573 BGB</a></strong>" in html
+    assert '<span class="zitat-fehlt"' in html and "§ 9999 BGB</span>" in html
+    assert "Art. 3 GG</a></em> gilt" in html and "<strong>wichtig</strong> bleibt" in html
