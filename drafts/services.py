@@ -98,6 +98,15 @@ def user_may_approve(user: User) -> bool:
     return user.is_active and (user.is_superuser or user.role in settings.HELENA_APPROVER_ROLES)
 
 
+def user_may_review(user: User, draft: HelenaDraft) -> bool:
+    """May `user` accept, edit, reject or undo `draft`? The approver roles; and for a general note
+    (no Akte) its requester too: it becomes their own note, in no Akte, so nobody else sees it - a
+    Sekretariat's note would otherwise wait for ever."""
+    if user_may_approve(user):
+        return True
+    return draft.akte_id is None and draft.requested_by_id == user.pk and sees_internal(user)
+
+
 def _validated(typ: str, payload: dict[str, Any]) -> Any:
     try:
         return validate_payload(typ, payload)
@@ -333,7 +342,7 @@ def draft_accept(*, draft_id: int, by: User) -> HelenaDraft:
     DraftInvalid (payload no longer valid).
     """
     draft = _lock_draft(draft_id=draft_id, user=by)
-    if not user_may_approve(by):
+    if not user_may_review(by, draft):
         raise DraftPermissionDenied(ERR_NOT_APPROVER)
     _require_pending(draft, "übernommen")
     record, undo_data = _create_record(draft, by)
@@ -378,7 +387,7 @@ def draft_edit(*, draft_id: int, by: User, payload: dict[str, Any]) -> HelenaDra
     rules of `draft_create` apply, and a computed Frist keeps its computation (`_keep_berechnung`).
     Locks the draft row; raises DraftNotFound, DraftPermissionDenied, DraftConflict, DraftInvalid."""
     draft = _lock_draft(draft_id=draft_id, user=by)
-    if not user_may_approve(by):
+    if not user_may_review(by, draft):
         raise DraftPermissionDenied(ERR_NOT_EDITOR)
     _require_pending(draft, "bearbeitet")
     if draft.typ == HelenaDraft.Typ.FRIST and isinstance(payload, dict):
@@ -413,7 +422,7 @@ def draft_reject(*, draft_id: int, by: User, reason: str = "", categories: list[
     if not reason.strip() and not categories:
         raise DraftInvalid(ERR_REJECT_NEEDS_REASON)
     draft = _lock_draft(draft_id=draft_id, user=by)
-    if not user_may_approve(by):
+    if not user_may_review(by, draft):
         raise DraftPermissionDenied(ERR_NOT_REJECTER)
     _require_pending(draft, "abgelehnt")
     draft.status = HelenaDraft.Status.REJECTED
@@ -471,7 +480,7 @@ def draft_undo(*, draft_id: int, by: User) -> HelenaDraft:
     (or ADMIN), and only while their role may approve. Locks the draft row; raises DraftNotFound,
     DraftPermissionDenied and DraftConflict (not accepted, window over, Akte changed since)."""
     draft = _lock_draft(draft_id=draft_id, user=by)
-    if not user_may_approve(by):  # taking back an approval is an approval's act (a role changed since)
+    if not user_may_review(by, draft):  # taking back an approval is an approval's act (a role changed since)
         raise DraftPermissionDenied(ERR_UNDO_NOT_APPROVER)
     if draft.status != HelenaDraft.Status.ACCEPTED:
         raise DraftConflict(ERR_UNDO_NOT_ACCEPTED)

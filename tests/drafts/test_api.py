@@ -1,5 +1,6 @@
 import pytest
 
+from agent.chat.cards import draft_card
 from akten.models import Notiz, Role
 from drafts import services
 from tests.factories import AkteFactory, HelenaAlertFactory, UserFactory
@@ -107,3 +108,26 @@ def test_alerts_are_per_recipient_and_follow_akte_visibility(api_client):
     alert.akte.save()
     api_client.force_login(recipient)
     assert api_client.get(f"/api/alerts/{alert.pk}/").status_code == 404
+
+
+def test_a_sekretariats_general_note_can_be_resolved_by_her_and_by_nobody_outside(api_client):
+    """A general note draft (no Akte) is visible to its requester only; a Sekretariat could neither
+    accept nor reject it, so it waited for ever. It becomes her own note: she resolves it; an Akte's
+    drafts still need an approver role."""
+    sekretariat = UserFactory(role=Role.SEKRETARIAT)
+    notiz = services.draft_create(typ="NOTIZ", akte=None, requested_by=sekretariat, payload={"text": "Toner bestellen"})
+    verworfen = services.draft_create(typ="NOTIZ", akte=None, requested_by=sekretariat, payload={"text": "alt"})
+    akte = AkteFactory()
+    akte.dezernate.create(name="D").members.add(sekretariat)
+    auf_akte = services.draft_create(typ="NOTIZ", akte=akte, requested_by=sekretariat, payload={"text": "Rückruf"})
+    api_client.force_login(sekretariat)
+
+    assert draft_card(notiz, viewer=sekretariat)["can_review"] is True
+    assert api_client.post(f"/api/drafts/{notiz.pk}/accept/").status_code == 200
+    assert Notiz.objects.get(akte=None).text == "Toner bestellen"
+    assert api_client.post(f"/api/drafts/{notiz.pk}/undo/").status_code == 200
+    assert api_client.post(f"/api/drafts/{verworfen.pk}/reject/", {"reason": "erledigt"}, format="json").status_code == 200
+    assert api_client.post(f"/api/drafts/{auf_akte.pk}/accept/").status_code == 403
+    assert draft_card(auf_akte, viewer=sekretariat)["can_review"] is False
+    api_client.force_login(UserFactory(role=Role.ANWALT))
+    assert api_client.post(f"/api/drafts/{notiz.pk}/accept/").status_code == 404
