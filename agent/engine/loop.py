@@ -66,15 +66,16 @@ FAILED_MODEL_ERROR = "Modellfehler"
 FAILED_NO_MODEL = "kein Modell erreichbar"
 FAILED_CONTEXT_OVERFLOW = "Kontextfenster überschritten"
 FAILED_EMPTY_ANSWER = "leere Antwort des Modells"
+FAILED_RAW_CALL = "Werkzeugaufruf als Text statt einer Antwort"
 TIMEOUT_ANSWER = "Das Zeitlimit von {seconds} s ist erreicht. Bisheriger Stand:\n{partial}"
 TIMEOUT_CUT = "\n\n_(Zeitlimit von {seconds} s erreicht – die Antwort ist hier abgebrochen.)_"
 TIMEOUT_NOTHING = "Das Zeitlimit von {seconds} s ist erreicht, bevor Helena eine Antwort hatte."
 CANCEL_CUT = "\n\n_(abgebrochen)_"
 LENGTH_CUT = "\n\n_(Die Antwort ist an der Längengrenze des Sprachmodells abgeschnitten.)_"
 DEMO_STANDS_IN = "{what} nicht erreichbar – das eingebaute Demo-Modell antwortet."
-RAW_CALL_ANSWER = (
-    "Ich habe keine verwertbare Antwort: Das Modell hat statt einer Antwort einen Werkzeugaufruf als Text "
-    "geschrieben, den ich nicht ausführen konnte. Formuliere die Frage bitte genauer (z. B. mit dem Aktenzeichen)."
+ERR_RAW_CALL = (
+    "Das Sprachmodell hat statt einer Antwort einen Werkzeugaufruf als Text geschrieben, der sich nicht "
+    "ausführen ließ. Formuliere die Frage bitte genauer (z. B. mit dem Aktenzeichen)."
 )
 # A reply that is a tool call written as text: `functions.read_akte: {...}`, `read_akte({...})`,
 # a bare call object or tags. Whatever the guard could not turn into a real call is no answer.
@@ -685,6 +686,8 @@ class Engine:
                 self.transcript.append(assistant_message(response.text, []))
                 self.outcome.answer = await self._answer_text(step, response.text)
                 if not self.outcome.answer:
+                    if RAW_CALL_TEXT.match(response.text):
+                        raise _Finish(RunStatus.FAILED, FAILED_RAW_CALL, ERR_RAW_CALL)
                     raise _Finish(RunStatus.FAILED, FAILED_EMPTY_ANSWER, ERR_EMPTY_ANSWER)
                 self.outcome.status = RunStatus.DONE
                 self.outcome.finish_reason = "Antwort gegeben"
@@ -697,13 +700,13 @@ class Engine:
                     return
 
     async def _answer_text(self, step: int, text: str) -> str:
-        """The final answer; a tool call written as text (that the guard could not recover) is
-        never shown as an answer but replaced by an honest sentence."""
+        """The final answer; a tool call written as text (that the guard could not recover) is no
+        answer ("": the run ends without one and says why)."""
         text = text.strip()
         if RAW_CALL_TEXT.match(text):
             self.outcome.repairs += 1
-            await self.sink.emit(EventType.GUARD_REPAIR, step=step, what="Werkzeugaufruf als Text statt einer Antwort ersetzt")
-            return RAW_CALL_ANSWER
+            await self.sink.emit(EventType.GUARD_REPAIR, step=step, what="Werkzeugaufruf als Text statt einer Antwort verworfen")
+            return ""
         return text
 
     async def _inspect(self, step: int, response: LLMResponse) -> GuardVerdict:
@@ -857,7 +860,7 @@ class Engine:
 
     def _mark_if_cut(self, response: LLMResponse) -> None:
         """An answer the model's output limit cut off says so (the transcript keeps the model's text)."""
-        if response.finish_reason == "length" and self.outcome.answer != RAW_CALL_ANSWER:
+        if response.finish_reason == "length" and self.outcome.answer:
             self.outcome.answer += LENGTH_CUT
             self.outcome.finish_reason += " (Antwort an der Längengrenze abgeschnitten)"
 

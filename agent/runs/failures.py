@@ -11,10 +11,12 @@ escalation's `cause`; its finish reason names the same category for the operator
 from __future__ import annotations
 
 from agent.engine.loop import (
+    ERR_RAW_CALL,
     FAILED_CONTEXT_OVERFLOW,
     FAILED_EMPTY_ANSWER,
     FAILED_MODEL_ERROR,
     FAILED_NO_MODEL,
+    FAILED_RAW_CALL,
     RunOutcome,
     RunStatus,
 )
@@ -31,6 +33,7 @@ FAILURE_TEXTS = {
     FAILED_EMPTY_ANSWER: (
         "Das Sprachmodell hat keine Antwort geliefert. Bitte versuche es erneut oder formuliere die Frage anders."
     ),
+    FAILED_RAW_CALL: ERR_RAW_CALL,
 }
 
 

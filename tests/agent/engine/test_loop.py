@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from agent.engine.loop import CAP_MESSAGE, RAW_CALL_ANSWER, UNTRUSTED_OPEN, RunStatus
+from agent.engine.loop import CAP_MESSAGE, ERR_RAW_CALL, UNTRUSTED_OPEN, RunStatus
 from agent.engine.tools import CancelToken, ToolResult
 
 from .support import MemoryToolBox, call, echo, ollama, openai, pairs_intact, run, tools_sent
@@ -310,9 +310,10 @@ async def test_a_tool_call_written_as_text_is_never_the_final_answer(scripted_ll
     scripted_llm.script([{"text": text}])
     outcome, sink = await run(ollama(scripted_llm), MemoryToolBox({"read_akte": echo}))
 
-    assert outcome.status == RunStatus.DONE
-    assert outcome.answer == RAW_CALL_ANSWER
-    assert "functions." not in sink.events[-1]["answer"]
+    # no answer was given: the run says so (it used to end DONE with a fixed sentence as "answer")
+    assert outcome.status == RunStatus.FAILED and outcome.answer == ""
+    assert outcome.error == ERR_RAW_CALL and outcome.finish_reason == "Werkzeugaufruf als Text statt einer Antwort"
+    assert sink.events[-1]["type"] == "run.failed" and sink.events[-1]["answer"] == ""
     assert any("Werkzeugaufruf als Text" in e["what"] for e in sink.of_type("guard.repair"))
 
 

@@ -227,7 +227,9 @@ async def test_cloud_responses_skip_the_local_guard(scripted_llm):
     scripted_llm.script([{"text": '{"name": "search", "arguments": {"q": "x"}}'}])
     router = TierRouter([Route(client=openai(scripted_llm), tier=3, local=False)])
     outcome, _ = await run(router, MemoryToolBox({"search": echo}))
-    assert outcome.status == RunStatus.DONE and outcome.tool_calls == 0
+    # not turned into a call (no guard for the cloud); and a call as text is no answer either
+    assert outcome.tool_calls == 0
+    assert outcome.status == RunStatus.FAILED and outcome.answer == ""
 
 
 class _Broken:
