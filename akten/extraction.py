@@ -61,6 +61,12 @@ def guess_mime_type(filename: str, declared: str | None) -> str:
         ".txt": "text/plain",
         ".md": "text/markdown",
         ".markdown": "text/markdown",
+        ".jpg": "image/jpeg",
+        ".jpeg": "image/jpeg",
+        ".png": "image/png",
+        ".webp": "image/webp",
+        ".tif": "image/tiff",
+        ".tiff": "image/tiff",
     }
     for suffix, mime in by_suffix.items():
         if name.endswith(suffix):

@@ -8,10 +8,11 @@ colleague who wrote it, or the client it was written for. None of that may reach
 opponent or another client: every generated document leaves with metadata of its own (the Kanzlei as
 author, the document's title, the time it was made) and nothing else.
 
-Released files (`mandant_fassung`): a MANDANT receives an uploaded Word or PDF file that a lawyer
-released to her without what it says about its making: in Word the same cleaning as above (the
-comments, tracked changes with their deleted text, author and company); in a PDF its document
-information and XMP metadata, embedded files, and notes (their text and author). Staff keep the file
+Released files (`mandant_fassung`): a MANDANT receives an uploaded Word or PDF file or image that a
+lawyer released to her without what it says about its making: in Word the same cleaning as above
+(the comments, tracked changes with their deleted text, author and company); in a PDF its document
+information and XMP metadata, embedded files, and notes (their text and author); in a photo or scan
+its EXIF (camera, owner, GPS position), XMP and comments. Staff keep the file
 as it was uploaded: it is the Akte's record.
 """
 
@@ -21,6 +22,7 @@ import datetime
 import io
 import logging
 import re
+from typing import Any
 
 from docx import Document
 from docx.document import Document as DocxDocument
@@ -28,6 +30,7 @@ from docx.opc.constants import RELATIONSHIP_TYPE as RT
 from docx.oxml.ns import qn
 from docx.oxml.xmlchemy import BaseOxmlElement
 from lxml import etree
+from PIL import Image, ImageOps, ImageSequence, UnidentifiedImageError
 from pypdf import PdfReader, PdfWriter
 from pypdf.errors import PyPdfError
 from pypdf.generic import NameObject
@@ -163,6 +166,18 @@ class NichtBereitstellbar(ServiceError):
 _PDF_NOTIZEN = frozenset({"/Text", "/Popup", "/FileAttachment", "/Sound"})
 
 
+# Photos and scans: EXIF (camera, owner, GPS position, time), XMP and comments go; the colour
+# profile and resolution stay, the orientation is applied to the pixels.
+# recognised by their first bytes: an upload's declared type may be anything
+_BILDSIGNATUREN = (
+    (b"\xff\xd8\xff", "JPEG"),
+    (b"\x89PNG\r\n\x1a\n", "PNG"),
+    (b"II*\x00", "TIFF"),
+    (b"MM\x00*", "TIFF"),
+)
+_BILD_BEHALTEN = ("icc_profile", "dpi")
+
+
 def mandant_fassung(inhalt: bytes, *, mime_type: str, titel: str, autor: str, stand: datetime.datetime) -> bytes:
     """`inhalt` as a MANDANT receives it (module docstring). Types that carry no such metadata
     (text, Markdown) come back unchanged. Raises NichtBereitstellbar."""
@@ -170,7 +185,34 @@ def mandant_fassung(inhalt: bytes, *, mime_type: str, titel: str, autor: str, st
         return _docx_fassung(inhalt, titel=titel, autor=autor, stand=stand)
     if mime_type == PDF_TYPE:
         return _pdf_fassung(inhalt, titel=titel)
+    bildformat = next((format for signatur, format in _BILDSIGNATUREN if inhalt.startswith(signatur)), None)
+    if bildformat is None and inhalt[:4] == b"RIFF" and inhalt[8:12] == b"WEBP":
+        bildformat = "WEBP"
+    if bildformat is not None:
+        return _bild_fassung(inhalt, bildformat)
     return inhalt
+
+
+def _bild_fassung(inhalt: bytes, format: str) -> bytes:
+    """Every frame (a scanned fax as multi-page TIFF keeps every page) redrawn without metadata."""
+    try:
+        with Image.open(io.BytesIO(inhalt)) as bild:
+            behalten: dict[str, Any] = {key: bild.info[key] for key in _BILD_BEHALTEN if key in bild.info}
+            seiten = []
+            for seite in ImageSequence.Iterator(bild):
+                sauber = ImageOps.exif_transpose(seite.copy())
+                sauber.info.clear()
+                seiten.append(sauber)
+        if format in ("JPEG", "WEBP"):
+            behalten["quality"] = 95
+        if len(seiten) > 1:
+            behalten.update(save_all=True, append_images=seiten[1:])
+        puffer = io.BytesIO()
+        seiten[0].save(puffer, format=format, **behalten)
+    except (OSError, ValueError, UnidentifiedImageError, Image.DecompressionBombError) as exc:
+        logger.warning("released image not cleanable for a Mandant (%s)", type(exc).__name__)
+        raise NichtBereitstellbar from exc
+    return puffer.getvalue()
 
 
 def _docx_fassung(inhalt: bytes, *, titel: str, autor: str, stand: datetime.datetime) -> bytes:

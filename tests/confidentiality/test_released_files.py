@@ -159,3 +159,48 @@ def test_a_released_file_that_cannot_be_cleaned_is_refused_not_sent_as_is():
     assert antwort.status_code == 409
     assert antwort.json() == {"detail": ERR_NICHT_BEREITSTELLBAR}
     assert _download(world.lawyer, dokument).content == kaputt
+
+
+def test_a_released_photo_reaches_the_mandantin_without_exif_and_gps():
+    from PIL import Image
+
+    world = build_world()
+    exif = Image.Exif()
+    exif[0x013B] = "Dr. Katrin Privat"  # Artist
+    exif[0x010E] = "Mandantin lügt"  # ImageDescription
+    exif[0x0112] = 6  # Orientation: rotate 90° to display
+    exif.get_ifd(0x8825)[2] = (52.0, 31.0, 12.0)  # GPS latitude
+    puffer = io.BytesIO()
+    Image.new("RGB", (40, 20), (200, 10, 10)).save(puffer, format="JPEG", exif=exif)
+    original = puffer.getvalue()
+    assert b"Dr. Katrin Privat" in original
+    dokument = _released(world, "schaden.jpg", original)
+
+    antwort = _download(world.mandantin, dokument)
+
+    assert antwort.status_code == 200
+    assert b"Katrin" not in antwort.content and "lügt".encode() not in antwort.content
+    bild = Image.open(io.BytesIO(antwort.content))
+    assert not bild.getexif() and bild.format == "JPEG"
+    assert bild.size == (20, 40)  # the orientation is applied to the pixels, not lost
+    assert _download(world.lawyer, dokument).content == original
+
+
+def test_a_released_multi_page_scan_keeps_every_page_without_its_metadata():
+    from PIL import Image
+
+    world = build_world()
+    seiten = [Image.new("L", (30, 40), farbe) for farbe in (0, 128, 255)]
+    puffer = io.BytesIO()
+    seiten[0].save(puffer, format="TIFF", save_all=True, append_images=seiten[1:], tiffinfo={270: "Mandantin luegt"})
+    original = puffer.getvalue()
+    assert b"Mandantin luegt" in original
+    dokument = _released(world, "fax.tif", original)
+
+    antwort = _download(world.mandantin, dokument)
+
+    assert antwort.status_code == 200 and b"Mandantin luegt" not in antwort.content
+    scan = Image.open(io.BytesIO(antwort.content))
+    assert scan.n_frames == 3
+    scan.seek(2)
+    assert scan.getpixel((0, 0)) == 255
