@@ -166,9 +166,9 @@ class NichtBereitstellbar(ServiceError):
 _PDF_NOTIZEN = frozenset({"/Text", "/Popup", "/FileAttachment", "/Sound"})
 
 
-# Photos and scans: EXIF (camera, owner, GPS position, time), XMP and comments go; the colour
-# profile and resolution stay, the orientation is applied to the pixels.
-# recognised by their first bytes: an upload's declared type may be anything
+# Photos and scans, recognised by their first bytes (an upload's declared type may be anything):
+# EXIF (camera, owner, GPS position, time), XMP and comments go; the colour profile and resolution
+# stay (_BILD_BEHALTEN), the orientation is applied to the pixels.
 _BILDSIGNATUREN = (
     (b"\xff\xd8\xff", "JPEG"),
     (b"\x89PNG\r\n\x1a\n", "PNG"),

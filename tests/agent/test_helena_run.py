@@ -10,15 +10,10 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from agent.models import AgentRun, TierConfig
+from agent.models import AgentRun
 from tests.factories import AkteFactory, UserFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def tier1(scripted_llm):
-    return TierConfig.objects.create(tier=1, name="Klein", model="scripted-model", base_url=scripted_llm.url, enabled=True)
 
 
 def results(out: StringIO) -> list[dict]:

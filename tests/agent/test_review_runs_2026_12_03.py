@@ -21,20 +21,13 @@ from agent.engine.events import TERMINAL_EVENT_TYPES, ListSink
 from agent.engine.loop import MAX_TOOL_CALLS_PER_STEP, Limits, RunStatus, run_agent
 from agent.engine.tools import CancelToken, ToolResult
 from agent.llm.ollama import OllamaClient
-from agent.models import AgentRun, AgentStep, EngineConfig, Message, TierConfig
+from agent.models import AgentRun, AgentStep, EngineConfig, Message
 from agent.runs import execution, services
 from tests.agent.engine.support import MemoryToolBox, call, echo, ollama, run, start_transcript, tools_sent
 from tests.factories import AkteFactory, UserFactory
 
 THOUGHT = "Ich schaue mir zuerst die Akte an, einen Moment bitte, das kann dauern."
 DB = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def tier1(db, scripted_llm):
-    return TierConfig.objects.create(
-        tier=1, name="Klein", provider="OLLAMA", model="scripted-model", base_url=scripted_llm.url, enabled=True
-    )
 
 
 def assert_trace_complete(run: AgentRun) -> list[AgentStep]:

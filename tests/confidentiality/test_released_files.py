@@ -52,28 +52,25 @@ def _word_mit_vorgeschichte() -> bytes:
     return ziel.getvalue()
 
 
+def _annotation(subtype: str, rect: tuple[int, ...], text: str, autor: str) -> DictionaryObject:
+    """A PDF annotation with its note text and author, as PDF readers write them."""
+    return DictionaryObject(
+        {
+            NameObject("/Type"): NameObject("/Annot"),
+            NameObject("/Subtype"): NameObject(subtype),
+            NameObject("/Rect"): ArrayObject([FloatObject(value) for value in rect]),
+            NameObject("/Contents"): TextStringObject(text),
+            NameObject("/T"): TextStringObject(autor),
+        }
+    )
+
+
 def _pdf_mit_vorgeschichte() -> bytes:
     writer = PdfWriter()
     writer.add_blank_page(width=595, height=842)
     writer.add_metadata({"/Author": "Dr. Katrin Privat", "/Subject": "Vergleich bis 9000", "/Title": "Mandantin lügt"})
-    notiz = DictionaryObject(
-        {
-            NameObject("/Type"): NameObject("/Annot"),
-            NameObject("/Subtype"): NameObject("/Text"),
-            NameObject("/Rect"): ArrayObject([FloatObject(10), FloatObject(10), FloatObject(30), FloatObject(30)]),
-            NameObject("/Contents"): TextStringObject("Mandantin lügt"),
-            NameObject("/T"): TextStringObject("Dr. Katrin Privat"),
-        }
-    )
-    markierung = DictionaryObject(
-        {
-            NameObject("/Type"): NameObject("/Annot"),
-            NameObject("/Subtype"): NameObject("/Highlight"),
-            NameObject("/Rect"): ArrayObject([FloatObject(50), FloatObject(50), FloatObject(90), FloatObject(60)]),
-            NameObject("/Contents"): TextStringObject("Vergleich bis 9000"),
-            NameObject("/T"): TextStringObject("Sekretariat Schulz"),
-        }
-    )
+    notiz = _annotation("/Text", (10, 10, 30, 30), "Mandantin lügt", "Dr. Katrin Privat")
+    markierung = _annotation("/Highlight", (50, 50, 90, 60), "Vergleich bis 9000", "Sekretariat Schulz")
     writer.pages[0][NameObject("/Annots")] = ArrayObject([writer._add_object(notiz), writer._add_object(markierung)])
     writer.add_attachment("intern.txt", b"Privat GmbH zahlt")
     buffer = io.BytesIO()

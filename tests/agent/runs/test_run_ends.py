@@ -9,16 +9,9 @@ from asgiref.sync import async_to_sync
 from django.db import connection
 
 from agent.engine.events import TERMINAL_EVENT_TYPES
-from agent.models import AgentRun, AgentStep, Message, TierConfig
+from agent.models import AgentRun, AgentStep, Message
 from agent.runs import execution, services
 from tests.factories import UserFactory
-
-
-@pytest.fixture
-def tier1(db, scripted_llm):
-    return TierConfig.objects.create(
-        tier=1, name="Klein", provider="OLLAMA", model="scripted-model", base_url=scripted_llm.url, enabled=True
-    )
 
 
 def _terminal(run: AgentRun) -> list[str]:

@@ -26,13 +26,6 @@ from tests.factories import AkteFactory, BeteiligterFactory, DokumentFactory, Ko
 DB = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture
-def tier1(db, scripted_llm):
-    return TierConfig.objects.create(
-        tier=1, name="Klein", provider="OLLAMA", model="scripted-model", base_url=scripted_llm.url, enabled=True
-    )
-
-
 def execute(run: AgentRun, **kwargs) -> AgentRun:
     return async_to_sync(execution.run_execute)(run.pk, **kwargs)
 
