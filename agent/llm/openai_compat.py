@@ -193,6 +193,10 @@ class OpenAICompatClient:
                     finish_reason = choice.finish_reason or finish_reason
         finally:
             await stream.close()
+        if not finish_reason:
+            # Every compatible server ends an answer with a finish_reason; a stream that closed
+            # without one was cut (server restart, proxy timeout): what came is not the answer.
+            raise LLMUnavailable(f"{self.base_url} ({self.model}) hat die Antwort vor ihrem Ende abgebrochen")
         tool_calls = []
         for position, index in enumerate(sorted(calls), start=1):
             call = calls[index]
@@ -204,7 +208,7 @@ class OpenAICompatClient:
             text="".join(text),
             tool_calls=tool_calls,
             usage=usage,
-            finish_reason=finish_reason or ("tool_calls" if tool_calls else "stop"),
+            finish_reason=finish_reason,
             model=model,
         )
 

@@ -21,6 +21,7 @@ from agent.engine.events import TERMINAL_EVENT_TYPES, ListSink
 from agent.engine.loop import MAX_TOOL_CALLS_PER_STEP, Limits, RunStatus, run_agent
 from agent.engine.tools import CancelToken, ToolResult
 from agent.llm.ollama import OllamaClient
+from agent.llm.openai_compat import OpenAICompatClient
 from agent.models import AgentRun, AgentStep, EngineConfig, Message
 from agent.runs import execution, services
 from tests.agent.engine.support import MemoryToolBox, call, echo, ollama, run, start_transcript, tools_sent
@@ -147,6 +148,49 @@ async def test_an_answer_whose_stream_broke_off_is_not_done(ollama_cut_mid_answe
 
     assert outcome.status == RunStatus.FAILED
     assert outcome.answer == ""
+
+
+@pytest.fixture
+def openai_cut_mid_answer():
+    """An OpenAI-compatible server that streams the start of an answer and closes the stream cleanly,
+    without a chunk that says how it finished (a worker restarted behind a proxy)."""
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802 - the http.server interface
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            for fragment in ("Die Berufungsfrist ", "beträgt einen "):
+                chunk = {
+                    "id": "c",
+                    "object": "chat.completion.chunk",
+                    "created": 0,
+                    "model": "m",
+                    "choices": [{"index": 0, "delta": {"content": fragment}, "finish_reason": None}],
+                }
+                self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+            self.wfile.flush()
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.mark.asyncio
+async def test_an_openai_stream_that_ends_without_finishing_is_not_an_answer(openai_cut_mid_answer):
+    client = OpenAICompatClient(model="m", base_url=openai_cut_mid_answer, context_window=8192, timeout=5.0)
+
+    outcome, _sink = await run(client, MemoryToolBox({"search": echo}))
+
+    assert outcome.status == RunStatus.FAILED
+    assert outcome.answer == "" and "abgebrochen" in outcome.error
 
 
 # -- the engine: tool-call caps --------------------------------------------------------------------
