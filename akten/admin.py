@@ -1,5 +1,9 @@
+from typing import Any
+
+from django import forms
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
+from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
 from akten.admin_mixins import (
@@ -10,6 +14,7 @@ from akten.admin_mixins import (
     VisibleUserAdminMixin,
 )
 
+from .metadaten import freigabe_pruefen
 from .models import (
     Akte,
     AktenActivity,
@@ -107,12 +112,36 @@ class BeteiligterAdmin(AkteBoundAdmin):
     search_fields = ["akte__aktenzeichen", "kontakt__nachname", "kontakt__firma"]
 
 
+class DokumentAdminForm(forms.ModelForm):
+    class Meta:
+        model = Dokument
+        fields = ["akte", "name", "status", "erstellt_von", "erstellt_von_helena", "mandant_sichtbar"]
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        # Releasing here obeys the same rule as the upload (akten.services.dokument_create).
+        if cleaned.get("mandant_sichtbar") and not self.initial.get("mandant_sichtbar"):
+            with self.instance.datei.open("rb") as handle:
+                inhalt = handle.read()
+            try:
+                freigabe_pruefen(inhalt, mime_type=self.instance.mime_type)
+            except ValueError as fehler:
+                self.add_error("mandant_sichtbar", str(fehler))
+        return cleaned
+
+
 @admin.register(Dokument)
 class DokumentAdmin(AkteBoundAdmin):
+    form = DokumentAdminForm
     list_display = ["name", "akte", "status", "text_status", "mime_type", "erstellt_von_helena", "mandant_sichtbar", "created_at"]
     list_filter = ["status", "text_status", "erstellt_von_helena", "mandant_sichtbar", "mime_type"]
     search_fields = ["name", "akte__aktenzeichen"]
-    readonly_fields = ["text", "text_status", "text_fehler", "groesse", "mime_type"]
+    # The file is changed only through the upload and version services (type, text, search index,
+    # release check); here it is shown, not replaced.
+    readonly_fields = ["datei", "text", "text_status", "text_fehler", "groesse", "mime_type"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
 
 
 @admin.register(KalenderEintrag)

@@ -5,6 +5,10 @@ from __future__ import annotations
 import io
 import zipfile
 from enum import Enum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pypdf import PdfReader
 
 MARKDOWN_TYPES = {"text/markdown", "text/x-markdown"}
 DOCX_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
@@ -49,6 +53,15 @@ def docx_problem(data: bytes) -> DocxProblem | None:
     return DocxProblem.TOO_LARGE_UNPACKED if unpacked > MAX_DOCX_UNPACKED_BYTES else None
 
 
+def pdf_open(data: bytes) -> PdfReader | None:
+    """A reader for the PDF `data`, or None when it is encrypted with a password. PDFs that only
+    restrict permissions open with the empty password. Raises pypdf's errors for damaged files."""
+    from pypdf import PdfReader
+
+    reader = PdfReader(io.BytesIO(data))
+    return None if reader.is_encrypted and not reader.decrypt("") else reader
+
+
 class ExtractionError(Exception):
     """Extraction failed; the message is German and shown on the Dokument."""
 
@@ -78,11 +91,8 @@ def extract_text(data: bytes, mime_type: str) -> str:
     """Return the plain text of a document; raises ExtractionError with a German reason."""
     try:
         if mime_type == "application/pdf":
-            from pypdf import PdfReader
-
-            reader = PdfReader(io.BytesIO(data))
-            # PDFs that only restrict permissions open with the empty password; real ones do not.
-            if reader.is_encrypted and not reader.decrypt(""):
+            reader = pdf_open(data)
+            if reader is None:
                 raise ExtractionError(ERR_ENCRYPTED)
             text = "\n\n".join((page.extract_text() or "") for page in reader.pages)
         elif mime_type == DOCX_TYPE:

@@ -14,6 +14,13 @@ lawyer released to her without what it says about its making: in Word the same c
 information and XMP metadata, embedded files, and notes (their text and author); in a photo or scan
 its EXIF (camera, owner, GPS position), XMP and comments. Staff keep the file
 as it was uploaded: it is the Akte's record.
+
+What a file is, is decided by its first bytes, never by its name or declared type (a Word file
+uploaded as "brief.txt" is still cleaned as Word). Only these kinds and plain text reach her; any
+other file (Excel, PowerPoint, OpenDocument, old binary Office, RTF, e-mails, archives, HTML) can
+carry comments, revisions and authors this module does not remove, so it is refused: at release
+(`freigabe_pruefen`, called by every service and form that releases a file) and, for files
+released before, at download.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ import datetime
 import io
 import logging
 import re
+import zipfile
 from typing import Any
 
 from docx import Document
@@ -31,13 +39,13 @@ from docx.oxml.ns import qn
 from docx.oxml.xmlchemy import BaseOxmlElement
 from lxml import etree
 from PIL import Image, ImageOps, ImageSequence, UnidentifiedImageError
-from pypdf import PdfReader, PdfWriter
+from pypdf import PdfWriter
 from pypdf.errors import PyPdfError
 from pypdf.generic import NameObject
 
 from helena.errors import ServiceError
 
-from .extraction import DOCX_TYPE, docx_problem
+from .extraction import MARKDOWN_TYPES, OLE_SIGNATURE, docx_problem, pdf_open
 
 logger = logging.getLogger(__name__)
 
@@ -46,6 +54,15 @@ NICHT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 PDF_TYPE = "application/pdf"
 ERR_NICHT_BEREITSTELLBAR = "Diese Datei kann dir gerade nicht bereitgestellt werden. Bitte wende dich an deine Kanzlei."
+ERR_NICHT_FREIGEBBAR = (
+    "Diese Datei kann der Mandantschaft nicht ohne ihre Metadaten (Kommentare, Änderungen, Autoren) "
+    "bereitgestellt werden: {grund}. Freigeben lassen sich PDF, Word (.docx), Fotos und Scans (JPEG, PNG, "
+    "TIFF, WebP) und reiner Text – bitte lade die Datei zum Beispiel als PDF hoch."
+)
+GRUND_FORMAT = "dieses Dateiformat wird nicht bereinigt"
+GRUND_DEFEKT = "die Datei ist beschädigt oder verschlüsselt"
+# Declared types whose files are what they show: no comments, no authors, no history.
+_TEXT_TYPES = frozenset({"text/plain", "text/csv", *MARKDOWN_TYPES})
 
 _CP = "http://schemas.openxmlformats.org/package/2006/metadata/core-properties"
 _DC = "http://purl.org/dc/elements/1.1/"
@@ -179,18 +196,54 @@ _BILD_BEHALTEN = ("icc_profile", "dpi")
 
 
 def mandant_fassung(inhalt: bytes, *, mime_type: str, titel: str, autor: str, stand: datetime.datetime) -> bytes:
-    """`inhalt` as a MANDANT receives it (module docstring). Types that carry no such metadata
-    (text, Markdown) come back unchanged. Raises NichtBereitstellbar."""
-    if mime_type == DOCX_TYPE:
+    """`inhalt` as a MANDANT receives it (module docstring): cleaned by what its first bytes say it
+    is; plain text (by `mime_type`) unchanged. Raises NichtBereitstellbar for every other file and
+    for a file of a known kind that cannot be cleaned."""
+    art = _art(inhalt, mime_type)
+    if art == "docx":
         return _docx_fassung(inhalt, titel=titel, autor=autor, stand=stand)
-    if mime_type == PDF_TYPE:
+    if art == "pdf":
         return _pdf_fassung(inhalt, titel=titel)
+    if art == "text":
+        return inhalt
+    if art is not None:
+        return _bild_fassung(inhalt, art)
+    raise NichtBereitstellbar
+
+
+def freigabe_pruefen(inhalt: bytes, *, mime_type: str) -> None:
+    """Raise ValueError (German, for the person releasing) when `inhalt` could not be given to a
+    MANDANT: its kind is not cleaned, or cleaning it fails (damaged, encrypted)."""
+    if _art(inhalt, mime_type) is None:
+        raise ValueError(ERR_NICHT_FREIGEBBAR.format(grund=GRUND_FORMAT))
+    try:
+        mandant_fassung(inhalt, mime_type=mime_type, titel="", autor="", stand=datetime.datetime.now(datetime.UTC))
+    except NichtBereitstellbar as exc:
+        raise ValueError(ERR_NICHT_FREIGEBBAR.format(grund=GRUND_DEFEKT)) from exc
+
+
+def _art(inhalt: bytes, mime_type: str) -> str | None:
+    """ "docx", "pdf", an image format, "text", or None for a file a MANDANT may not receive."""
     bildformat = next((format for signatur, format in _BILDSIGNATUREN if inhalt.startswith(signatur)), None)
     if bildformat is None and inhalt[:4] == b"RIFF" and inhalt[8:12] == b"WEBP":
         bildformat = "WEBP"
     if bildformat is not None:
-        return _bild_fassung(inhalt, bildformat)
-    return inhalt
+        return bildformat
+    # PDF readers accept the header anywhere in the first KiB.
+    if b"%PDF-" in inhalt[:1024]:
+        return "pdf"
+    if inhalt.startswith(b"PK\x03\x04"):
+        return "docx" if _ist_word(inhalt) else None
+    if inhalt.startswith(OLE_SIGNATURE) or b"\x00" in inhalt:
+        return None
+    return "text" if mime_type.split(";")[0].strip().lower() in _TEXT_TYPES else None
+
+
+def _ist_word(inhalt: bytes) -> bool:
+    if docx_problem(inhalt) is not None:
+        return False
+    with zipfile.ZipFile(io.BytesIO(inhalt)) as archiv:
+        return "word/document.xml" in archiv.namelist()
 
 
 def _bild_fassung(inhalt: bytes, format: str) -> bytes:
@@ -216,8 +269,6 @@ def _bild_fassung(inhalt: bytes, format: str) -> bytes:
 
 
 def _docx_fassung(inhalt: bytes, *, titel: str, autor: str, stand: datetime.datetime) -> bytes:
-    if docx_problem(inhalt) is not None:
-        raise NichtBereitstellbar
     try:
         docx = Document(io.BytesIO(inhalt))
         metadaten_setzen(docx, titel=titel, autor=autor, jetzt=stand)
@@ -231,9 +282,8 @@ def _docx_fassung(inhalt: bytes, *, titel: str, autor: str, stand: datetime.date
 
 def _pdf_fassung(inhalt: bytes, *, titel: str) -> bytes:
     try:
-        reader = PdfReader(io.BytesIO(inhalt))
-        # PDFs that only restrict permissions open with the empty password; real ones do not.
-        if reader.is_encrypted and not reader.decrypt(""):
+        reader = pdf_open(inhalt)
+        if reader is None:
             raise NichtBereitstellbar
         writer = PdfWriter(clone_from=reader)
         wurzel = writer.root_object

@@ -14,8 +14,9 @@ The policy, in words (the README's "Zugriffsregel" repeats it):
   Sachgebiet, Status, Gegenstandswert, the court (name, Ort, Land, its Aktenzeichen), the lawyer
   (name and e-mail) and the parties (name and role, no addresses); the documents released to her
   (`Dokument.mandant_sichtbar`: the current file only, no earlier versions, under its name, never
-  the uploaded file's name, and without what a Word or PDF file says about its making: comments,
-  tracked changes, authors, notes; `akten.selectors.dokument_inhalt`) and her Termine (date, time,
+  the uploaded file's name, and without what a Word or PDF file or image says about its making:
+  comments, tracked changes, authors, notes, EXIF; `akten.selectors.dokument_inhalt`; a file of
+  another kind is neither released nor delivered to her, `akten.metadaten.freigabe_pruefen`) and her Termine (date, time,
   title; not their description or who handles them).
   Never: internal notes (the Akte's `notizen`, `Notiz` rows), the Sachstand (`zusammenfassung`),
   Schlagworte, Dezernate, Fristen, Wiedervorlagen, Zeiten, Helena's drafts and their rejection

@@ -13,6 +13,7 @@ from django.http import Http404
 from django.utils import timezone
 
 from .extraction import ExtractionError, extract_text, guess_mime_type
+from .metadaten import freigabe_pruefen
 from .models import (
     Akte,
     AktenActivity,
@@ -83,6 +84,8 @@ def dokument_create(
 ) -> Dokument:
     """Store `content` as a file of `akte` and extract its text.
 
+    A file released to the Mandantschaft must be one she can receive cleaned
+    (`akten.metadaten.freigabe_pruefen`, ValueError otherwise).
     Extraction failures do not fail the upload: they are recorded on the Dokument
     (text_status FEHLER with the German reason) so that nothing fails silently.
     """
@@ -93,6 +96,8 @@ def dokument_create(
     if len(content) > settings.HELENA_MAX_UPLOAD_BYTES:
         raise ValueError(ERR_FILE_TOO_LARGE.format(limit=settings.HELENA_MAX_UPLOAD_BYTES // (1024 * 1024)))
     mime = guess_mime_type(filename, mime_type)
+    if mandant_sichtbar:
+        freigabe_pruefen(content, mime_type=mime)
     dokument = Dokument(
         akte=akte,
         name=name,

@@ -23,7 +23,7 @@ from django.utils import timezone
 from fpdf.errors import FPDFException
 
 from akten import services as akten_services
-from akten.metadaten import metadaten_setzen
+from akten.metadaten import freigabe_pruefen, metadaten_setzen
 from akten.models import (
     Akte,
     AktenActivity,
@@ -289,6 +289,8 @@ def dokument_version_anlegen(
     letzte = versionen[-1]
     if datei:
         inhalt, mime, quelle, name = datei, guess_mime_type(dateiname, None), "", dateiname
+        if dokument.mandant_sichtbar:  # she receives the new version at once
+            freigabe_pruefen(inhalt, mime_type=mime)
     elif markdown.strip():
         if not letzte.quelle_markdown:
             raise ValueError(ERR_KEINE_QUELLE)

@@ -1,6 +1,8 @@
 """A released Word or PDF file reaches the Mandantin without what it says about its making: Word
 comments, tracked changes (with the deleted text), author, company; PDF metadata, sticky notes,
-embedded files. Staff download the file as it was uploaded (the Akte's record)."""
+embedded files. Staff download the file as it was uploaded (the Akte's record). A file is cleaned by
+what its bytes are, not by its name; a kind that is not cleaned (Excel, PowerPoint, OpenDocument …)
+cannot be released at all and never reaches her."""
 
 from __future__ import annotations
 
@@ -17,8 +19,10 @@ from pypdf import PdfReader, PdfWriter
 from pypdf.generic import ArrayObject, DictionaryObject, FloatObject, NameObject, TextStringObject
 
 from akten import services as akten_services
-from akten.metadaten import ERR_NICHT_BEREITSTELLBAR
+from akten.metadaten import ERR_NICHT_BEREITSTELLBAR, GRUND_FORMAT
+from akten.models import Dokument, Role
 from tests.confidentiality.world import build_world
+from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -150,7 +154,9 @@ def test_a_released_pdf_reaches_the_mandantin_without_metadata_notes_and_attachm
 def test_a_released_file_that_cannot_be_cleaned_is_refused_not_sent_as_is():
     world = build_world()
     kaputt = b"%PDF-1.7\n" + b"Mandantin luegt " * 50  # no readable PDF structure
-    dokument = _released(world, "brief.pdf", kaputt)
+    with pytest.raises(ValueError, match="beschädigt oder verschlüsselt"):  # refused at release
+        _released(world, "brief.pdf", kaputt)
+    dokument = _released_before_the_check(world, "brief.pdf", kaputt)
 
     antwort = _download(world.mandantin, dokument)
     assert antwort.status_code == 409
@@ -201,3 +207,107 @@ def test_a_released_multi_page_scan_keeps_every_page_without_its_metadata():
     assert scan.n_frames == 3
     scan.seek(2)
     assert scan.getpixel((0, 0)) == 255
+
+
+def _excel_mit_kommentar() -> bytes:
+    """An .xlsx as Excel writes it, with its author and a cell comment (the parts that matter)."""
+    puffer = io.BytesIO()
+    with zipfile.ZipFile(puffer, "w", zipfile.ZIP_DEFLATED) as archiv:
+        archiv.writestr("[Content_Types].xml", '<?xml version="1.0"?><Types/>')
+        archiv.writestr("xl/workbook.xml", '<?xml version="1.0"?><workbook/>')
+        archiv.writestr("xl/worksheets/sheet1.xml", '<?xml version="1.0"?><worksheet>12000</worksheet>')
+        archiv.writestr("xl/comments1.xml", "<comments><text>Mandantin lügt</text></comments>")
+        archiv.writestr("docProps/core.xml", "<coreProperties><creator>Dr. Katrin Privat</creator></coreProperties>")
+    return puffer.getvalue()
+
+
+def _released_before_the_check(world, filename: str, content: bytes) -> Dokument:
+    """A file released before releases were checked (or by a path that skipped the check)."""
+    dokument = akten_services.dokument_create(
+        akte=world.akte, by=world.lawyer, name="Schreiben an Sie", filename=filename, content=content
+    )
+    Dokument.objects.filter(pk=dokument.pk).update(mandant_sichtbar=True)
+    return dokument
+
+
+def test_a_word_file_uploaded_under_another_name_is_cleaned_by_what_it_is():
+    world = build_world()
+    original = _word_mit_vorgeschichte()
+    dokument = _released(world, "brief.txt", original)  # the name says text, the bytes say Word
+    assert dokument.mime_type == "text/plain"
+
+    antwort = _download(world.mandantin, dokument)
+
+    assert antwort.status_code == 200
+    alles = _alle_teile(antwort.content)
+    for geheim in GEHEIM:
+        assert geheim not in alles, geheim
+    assert "Sehr geehrte Frau Mandantin," in alles
+
+
+def test_an_excel_file_cannot_be_released_and_a_released_one_never_reaches_her():
+    world = build_world()
+    original = _excel_mit_kommentar()
+    client = Client()
+    client.force_login(world.lawyer)
+    upload = {"akte": world.akte.pk, "datei": _datei("forderung.xlsx", original)}
+
+    freigabe = client.post(reverse("api-dokument-list"), {**upload, "mandant_sichtbar": "true"})
+
+    assert freigabe.status_code == 400
+    meldung = str(freigabe.json()["datei"])
+    assert GRUND_FORMAT in meldung and "als PDF" in meldung
+    assert not Dokument.objects.filter(akte=world.akte, name="forderung.xlsx").exists()
+    # Kept for the Akte without release: staff may store any file.
+    intern = client.post(reverse("api-dokument-list"), {**upload, "datei": _datei("forderung.xlsx", original)})
+    assert intern.status_code == 201
+
+    frueher = _released_before_the_check(world, "forderung.xlsx", original)
+    antwort = _download(world.mandantin, frueher)
+    assert antwort.status_code == 409 and b"Katrin" not in antwort.content
+    assert _download(world.lawyer, frueher).content == original
+
+
+def test_a_new_version_of_a_released_document_must_be_releasable_too():
+    world = build_world()
+    dokument = _released(world, "brief.pdf", _pdf_mit_vorgeschichte())
+    client = Client()
+    client.force_login(world.lawyer)
+
+    antwort = client.post(
+        reverse("api-dokument-versionen", args=[dokument.pk]), {"datei": _datei("brief.xlsx", _excel_mit_kommentar())}
+    )
+
+    assert antwort.status_code == 400 and GRUND_FORMAT in antwort.json()["detail"]
+    assert _download(world.mandantin, dokument).status_code == 200  # she still has the PDF
+
+
+def test_releasing_in_the_admin_obeys_the_same_rule():
+    world = build_world()
+    admin = UserFactory(role=Role.ADMIN, is_staff=True, is_superuser=True)
+    excel = akten_services.dokument_create(
+        akte=world.akte, by=world.lawyer, name="Forderung", filename="forderung.xlsx", content=_excel_mit_kommentar()
+    )
+    client = Client()
+    client.force_login(admin)
+    url = reverse("admin:akten_dokument_change", args=[excel.pk])
+    formular = {
+        "akte": world.akte.pk,
+        "name": excel.name,
+        "status": excel.status,
+        "mandant_sichtbar": "on",
+        "erstellt_von": world.lawyer.pk,
+    }
+
+    antwort = client.post(url, formular)
+
+    assert antwort.status_code == 200 and GRUND_FORMAT in antwort.content.decode()
+    excel.refresh_from_db()
+    assert not excel.mandant_sichtbar
+    assert client.get(reverse("admin:akten_dokument_add")).status_code == 403
+
+
+def _datei(name: str, inhalt: bytes):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    return SimpleUploadedFile(name, inhalt, content_type="application/octet-stream")
