@@ -52,7 +52,6 @@ logger = logging.getLogger(__name__)
 # Characters XML 1.0 (and so Word) cannot hold; user and model text is cleaned of them.
 NICHT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
-PDF_TYPE = "application/pdf"
 ERR_NICHT_BEREITSTELLBAR = "Diese Datei kann dir gerade nicht bereitgestellt werden. Bitte wende dich an deine Kanzlei."
 ERR_NICHT_FREIGEBBAR = (
     "Diese Datei kann der Mandantschaft nicht ohne ihre Metadaten (Kommentare, Änderungen, Autoren) "
@@ -223,7 +222,12 @@ def freigabe_pruefen(inhalt: bytes, *, mime_type: str) -> None:
 
 
 def _art(inhalt: bytes, mime_type: str) -> str | None:
-    """ "docx", "pdf", an image format, "text", or None for a file a MANDANT may not receive."""
+    """What `inhalt` is for a MANDANT: "docx", "pdf", an image format, "text", or None when she
+    may not receive it."""
+    if inhalt.startswith(b"PK\x03\x04"):
+        return "docx" if _ist_word(inhalt) else None
+    if inhalt.startswith(OLE_SIGNATURE):
+        return None
     bildformat = next((format for signatur, format in _BILDSIGNATUREN if inhalt.startswith(signatur)), None)
     if bildformat is None and inhalt[:4] == b"RIFF" and inhalt[8:12] == b"WEBP":
         bildformat = "WEBP"
@@ -232,9 +236,7 @@ def _art(inhalt: bytes, mime_type: str) -> str | None:
     # PDF readers accept the header anywhere in the first KiB.
     if b"%PDF-" in inhalt[:1024]:
         return "pdf"
-    if inhalt.startswith(b"PK\x03\x04"):
-        return "docx" if _ist_word(inhalt) else None
-    if inhalt.startswith(OLE_SIGNATURE) or b"\x00" in inhalt:
+    if b"\x00" in inhalt:
         return None
     return "text" if mime_type.split(";")[0].strip().lower() in _TEXT_TYPES else None
 
