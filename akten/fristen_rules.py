@@ -22,6 +22,7 @@ QUELLE_GERICHT = "Gericht der Akte"
 QUELLE_KANZLEI = "Kanzleisitz"
 QUELLE_ANGABE = "Angabe"
 QUELLE_RECHTSMITTELGERICHT = "Angabe zum Rechtsmittelgericht"
+QUELLE_ABWEICHEND = "Angabe, nicht das Gericht der Akte in {gericht}"
 
 ERR_VERGANGEN = "Der Fristablauf {datum} liegt in der Vergangenheit. Prüfe das Datum (auch das Jahr)."
 HINWEIS_VERJAEHRUNG = (
@@ -84,16 +85,13 @@ def frist_ort_oder_fehler(*, akte: Akte | None) -> FristOrt:
 ERR_ORT_OHNE_LAND = (
     "Zum Ort des Gerichts fehlt das Bundesland. Gib beides an oder lass beides weg, damit das Gericht der Akte gilt."
 )
-ERR_ANDERES_GERICHT = (
-    "Das Gericht der Akte {aktenzeichen} liegt in {gericht}; angegeben ist {angabe}. Lass Bundesland und Ort weg, "
-    "damit die Feiertage am Gerichtsort gelten, oder korrigiere das Gericht in der Akte."
-)
 
 
 def frist_ort_bestimmen(*, akte: Akte | None, bundesland: str | None, ort: str | None, vorlage: str | None = None) -> FristOrt:
     """The place for a calculation: an explicit ``bundesland``/``ort``, else the Akte's court, else the
-    Kanzlei's seat. An explicit place that contradicts the Akte's court, an Ort without Land and no
-    known place at all raise KalenderRegelFehler (German). For a ``vorlage`` kept at another court
+    Kanzlei's seat. An explicit place other than the Akte's court is taken as uncertain ("abweichend":
+    the calculator warns and takes the date that holds everywhere); an Ort without Land and no known
+    place at all raise KalenderRegelFehler (German). For a ``vorlage`` kept at another court
     than the Akte's (an appeal court, the Mahngericht, an authority: rechner.fristen.FristPreset.gericht)
     an explicit place is taken as that court's, unless it is the Akte's own court: then it counts as
     the Akte's court, for which the calculator warns and takes the date that holds everywhere."""
@@ -115,13 +113,11 @@ def frist_ort_bestimmen(*, akte: Akte | None, bundesland: str | None, ort: str |
         return FristOrt(bundesland, ort, QUELLE_RECHTSMITTELGERICHT)
     if akte is not None and akte.gericht_bundesland:
         if bundesland != akte.gericht_bundesland or not ort_passt:
-            raise KalenderRegelFehler(
-                ERR_ANDERES_GERICHT.format(
-                    aktenzeichen=akte.aktenzeichen,
-                    gericht=ortstext(akte.gericht_bundesland, akte.gericht_ort or None),
-                    angabe=ortstext(bundesland, ort),
-                )
-            )
+            # Another court's period (Rechtsbeschwerde at the BGH, Beschwerdebegründung at the OVG, a
+            # period the appeal court set) or a mistake: either place may be the right one, so the
+            # calculator takes the end that holds in every Land and names both.
+            gericht = ortstext(akte.gericht_bundesland, akte.gericht_ort or None)
+            return FristOrt(bundesland, ort, QUELLE_ABWEICHEND.format(gericht=gericht), "abweichend")
         return FristOrt(akte.gericht_bundesland, ort or akte.gericht_ort or None, QUELLE_ANGABE)
     return FristOrt(bundesland, ort, QUELLE_ANGABE)
 

@@ -38,8 +38,10 @@ from rechner.tabellen import format_datum, wochentag
 
 Fristbeginn = Literal["ereignis", "tagesbeginn"]
 # Where a place comes from: given for this deadline ("angabe"), the court of the Akte ("akte"), the
-# Kanzlei's seat because the Akte names no court ("kanzlei"); None: given by the caller.
-OrtArt = Literal["angabe", "akte", "kanzlei"]
+# Kanzlei's seat because the Akte names no court ("kanzlei"), given but not the Akte's court for a
+# period of no preset or one kept at the Akte's court ("abweichend": another court's period, or a
+# mistake); None: given by the caller.
+OrtArt = Literal["angabe", "akte", "kanzlei", "abweichend"]
 # The court at which a period is kept, whose holidays count (§ 222 Abs. 2 ZPO, § 193 BGB): the court
 # of the Akte (the one whose decision is attacked, or the court of first instance), the court of the
 # appeal (Berufungsgericht, OVG: its seat is not in the Akte), the Bundesgerichtshof in Karlsruhe, the
@@ -104,6 +106,11 @@ WARNUNG_ORT_UNSICHER = (
 GRUND_KANZLEISITZ = (
     "Die Akte nennt kein Gericht; die Feiertage am Kanzleisitz ({ort}) gelten nur, wenn das Gericht dort liegt. "
     "Trage das Gericht in der Akte ein."
+)
+GRUND_ABWEICHEND = (
+    "Angegeben ist {ort}, das Gericht der Akte liegt anderswo. Läuft die Frist bei einem anderen Gericht (etwa dem "
+    "Rechtsmittelgericht, dem OVG oder dem BGH), zählen dessen Feiertage (§ 222 Abs. 2 ZPO, § 193 BGB), sonst die "
+    "des Gerichts der Akte; prüfe die Angabe oder das Gericht in der Akte."
 )
 GRUND_RECHTSMITTELGERICHT = (
     "Maßgeblich sind die Feiertage am Sitz des Rechtsmittelgerichts, bei dem die Frist zu wahren ist "
@@ -1132,10 +1139,10 @@ def berechne_frist(
 
 def ort_unsicher_grund(ort_art: OrtArt | None, bundesland: str | None, ort: str | None) -> str | None:
     """The reason to warn (``berechne_frist``'s ``ort_unsicher``) when the Kanzlei's seat stands in for
-    the unknown court of a period; None for a place given or taken from the Akte's court."""
-    if ort_art != "kanzlei":
-        return None
-    return GRUND_KANZLEISITZ.format(ort=ortstext(_bundesland(bundesland), _ort(ort)))
+    the unknown court of a period, or a place given is not the Akte's court; None for a place given
+    or taken from the Akte's court."""
+    grund = {"kanzlei": GRUND_KANZLEISITZ, "abweichend": GRUND_ABWEICHEND}.get(ort_art or "")
+    return grund.format(ort=ortstext(_bundesland(bundesland), _ort(ort))) if grund else None
 
 
 # Why the Akte's court or the Kanzlei's seat is not the place of a period kept elsewhere.

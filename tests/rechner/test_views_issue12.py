@@ -173,14 +173,17 @@ def test_frist_entwurf_widerspruch_zum_gericht_und_fremde_akte(client) -> None:
 
     akte = AkteFactory(gericht_ort="Berlin", gericht_bundesland="BE")
     client.force_login(akte.anwalt)
-    html = unescape(client.post("/rechner/fristen/entwurf/", _entwurf_daten(akte, bundesland="NW")).content.decode())
-    assert "liegt in Berlin (Berlin); angegeben ist Nordrhein-Westfalen" in html
+    # A place other than the Akte's court: the earlier end (27.05., Fronleichnam only in NW) and a warning
+    assert client.post("/rechner/fristen/entwurf/", _entwurf_daten(akte, bundesland="NW")).status_code == 302
+    payload = HelenaDraft.objects.get(akte=akte).payload
+    assert payload["fristablauf"] == "2027-05-27"
+    assert "Angegeben ist Nordrhein-Westfalen, das Gericht der Akte liegt anderswo" in payload["beschreibung"]
     fremd = AkteFactory(gericht_ort="Berlin", gericht_bundesland="BE")
     assert client.post("/rechner/fristen/entwurf/", _entwurf_daten(fremd)).status_code == 404
     ohne_ort = AkteFactory(anwalt=akte.anwalt)
     html = unescape(client.post("/rechner/fristen/entwurf/", _entwurf_daten(ohne_ort)).content.decode())
     assert "fehlt das Bundesland des Gerichts" in html
-    assert not HelenaDraft.objects.exists()
+    assert not HelenaDraft.objects.filter(akte__in=[fremd, ohne_ort]).exists()
 
 
 def test_mandant_kann_keine_frist_entwuerfe_anlegen(client) -> None:
