@@ -17,7 +17,8 @@ The policy, in words (the README's "Zugriffsregel" repeats it):
   the uploaded file's name, and without what a Word or PDF file or image says about its making:
   comments, tracked changes, authors, notes, EXIF; `akten.selectors.dokument_inhalt`; a file of
   another kind is neither released nor delivered to her, `akten.metadaten.freigabe_pruefen`) and her Termine (date, time,
-  title; not their description or who handles them).
+  title; not their description, who handles them, or whether the firm marked them erledigt: for her
+  "open" means not yet past). Searching her Akten matches a party only by the name she is shown.
   Never: internal notes (the Akte's `notizen`, `Notiz` rows), the Sachstand (`zusammenfassung`),
   Schlagworte, Dezernate, Fristen, Wiedervorlagen, Zeiten, Helena's drafts and their rejection
   reasons, alerts, the Aktenverlauf, Helena runs unless the role × tool matrix grants tools to

@@ -12,7 +12,7 @@ from django.utils import timezone
 from helena.errors import NotFound
 
 from .metadaten import mandant_fassung
-from .models import Akte, Dokument, KalenderEintrag, KanzleiProfil, Notiz, Role, User, Zeiterfassung
+from .models import Akte, Dokument, KalenderEintrag, KanzleiProfil, Kontakt, Notiz, Role, User, Zeiterfassung
 from .policy import sees_internal
 
 ERR_AKTE_NOT_FOUND = "Akte nicht gefunden."
@@ -21,15 +21,18 @@ ERR_AKTE_NOT_FOUND = "Akte nicht gefunden."
 def akte_list(*, user: User, q: str = "", status: str = "", sachgebiet: str = "") -> QuerySet[Akte]:
     qs = Akte.objects.visible_to(user).select_related("anwalt", "sachbearbeiter")
     if q:
+        partei = Q(beteiligte__kontakt__nachname__icontains=q) | Q(beteiligte__kontakt__firma__icontains=q)
+        if not sees_internal(user):
+            # Only the name she is shown of a party (Kontakt.display_name): a company's contact person
+            # or a person's employer must not be found letter by letter.
+            partei = Q(beteiligte__kontakt__typ=Kontakt.Typ.NATUERLICH, beteiligte__kontakt__nachname__icontains=q) | Q(
+                beteiligte__kontakt__typ=Kontakt.Typ.JURISTISCH, beteiligte__kontakt__firma__icontains=q
+            )
         qs = qs.filter(
             Q(aktenzeichen__icontains=q)
             | Q(kurzrubrum__icontains=q)
             | Q(wegen__icontains=q)
-            | Q(
-                pk__in=Akte.objects.filter(
-                    Q(beteiligte__kontakt__nachname__icontains=q) | Q(beteiligte__kontakt__firma__icontains=q)
-                ).values("pk")
-            )
+            | Q(pk__in=Akte.objects.filter(partei).values("pk"))
         )
     if status:
         qs = qs.filter(status=status)
@@ -77,12 +80,19 @@ def dokument_inhalt(*, user: User, dokument: Dokument) -> bytes:
 def kalender_list(
     *, user: User, akte_id: int | None = None, typ: str = "", offen: bool | None = None
 ) -> QuerySet[KalenderEintrag]:
+    """The calendar entries `user` may see; `offen`: not erledigt (True) or erledigt (False), for a
+    MANDANT not yet past or past."""
     qs = KalenderEintrag.objects.visible_to(user).select_related("akte", "verantwortlich")
     if akte_id:
         qs = qs.filter(akte_id=akte_id)
     if typ:
         qs = qs.filter(typ=typ)
-    if offen is not None:
+    if offen is not None and not sees_internal(user):
+        # Whether the firm marked her Termin erledigt is not hers to see (policy: date, time, title):
+        # for her, open means not yet past.
+        heute = timezone.localdate()
+        qs = qs.filter(datum__gte=heute) if offen else qs.filter(datum__lt=heute)
+    elif offen is not None:
         qs = qs.open() if offen else qs.filter(erledigt=True)
     return qs
 

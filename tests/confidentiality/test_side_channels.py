@@ -12,6 +12,7 @@ import pytest
 from asgiref.sync import async_to_sync, sync_to_async
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from agent.models import TierConfig
 from agent.tools.base import ToolContext
@@ -216,3 +217,64 @@ def test_nothing_a_signed_in_user_receives_may_be_cached():
         assert answer.status_code == 200, url
         assert {"private", "no-store"} <= {part.strip() for part in answer["Cache-Control"].split(",")}, url
     assert client.get(reverse("api-akte-detail", args=[world.foreign_akte.pk]))["Cache-Control"]
+
+
+@pytest.mark.django_db
+def test_the_akten_search_matches_only_the_party_names_she_is_shown():
+    """A company's contact person and a person's employer are not shown to her; the search found
+    her Akte by them, so she could read them letter by letter."""
+    from tests.factories import KontaktFactory
+
+    world = build_world()
+    firma = KontaktFactory(typ="JURISTISCH", firma="Baufirma Nord GmbH", nachname="Verdecktmann")
+    person = KontaktFactory(nachname="Sichtbarfrau", firma="Geheimarbeitgeber AG")
+    for kontakt in (firma, person):
+        BeteiligterFactory(akte=world.akte, kontakt=kontakt, rolle=Beteiligter.Rolle.GEGNER)
+    client = Client()
+
+    def gefunden(user, q: str) -> bool:
+        client.force_login(user)
+        ids = [a["id"] for a in client.get(reverse("api-akte-list"), {"q": q}).json()["results"]]
+        return world.akte.pk in ids
+
+    assert gefunden(world.mandantin, "Baufirma Nord") and gefunden(world.mandantin, "Sichtbarfrau")
+    assert not gefunden(world.mandantin, "Verdeckt") and not gefunden(world.mandantin, "Geheimarbeit")
+    assert gefunden(world.lawyer, "Verdeckt") and gefunden(world.lawyer, "Geheimarbeit")  # staff see both
+
+
+@pytest.mark.django_db
+def test_whether_the_firm_marked_her_termin_erledigt_does_not_reach_her(settings):
+    """The erledigt field was withheld, but the open/past filters, read_fristen's time frames and
+    read_akte's count of open entries told it."""
+    settings.HELENA_TOOLS_THREAD_SENSITIVE = True  # the tools see this test's transaction
+    world = build_world()
+    termin = KalenderEintrag.objects.get(akte=world.akte, titel=TERMIN_TITLE)  # in ten days
+    client = Client()
+    client.force_login(world.mandantin)
+    aufrufe = iter(range(100))
+
+    def werkzeug(name: str, arguments: dict):
+        box = toolbox_for(ToolContext(user=world.mandantin, akte=world.akte, run=None))
+        result = async_to_sync(box.execute)(name, arguments, call_id=f"c{next(aufrufe)}")
+        assert result.ok, result.error
+        return result.data
+
+    def sicht() -> list:
+        offen = client.get(reverse("api-kalender-list"), {"akte": world.akte.pk, "offen": "true"}).json()["results"]
+        erledigt = client.get(reverse("api-kalender-list"), {"akte": world.akte.pk, "offen": "false"}).json()["results"]
+        tool = {z: werkzeug("read_fristen", {"akte": world.akte.aktenzeichen, "zeitraum": z}) for z in ("aktiv", "vergangen")}
+        akte = werkzeug("read_akte", {"akte": world.akte.aktenzeichen})
+        return [
+            [r["id"] for r in offen],
+            [r["id"] for r in erledigt],
+            {z: [e["titel"] for e in t["eintraege"]] for z, t in tool.items()},
+            akte["offene_kalendereintraege"],
+            akte["naechster_eintrag"],
+        ]
+
+    vorher = sicht()
+    assert vorher[0] == [termin.pk] and vorher[3] == 1  # the test sees what it compares
+    termin.erledigt, termin.erledigt_at = True, timezone.now()
+    termin.save()
+
+    assert sicht() == vorher

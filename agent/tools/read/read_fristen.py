@@ -8,7 +8,7 @@ from django.db.models import Q
 from django.db.models.functions import Coalesce
 
 from akten import selectors
-from akten.policy import filter_fields
+from akten.policy import filter_fields, sees_internal
 
 from ..base import Tool, ToolContext, ToolResult
 from ..common import AkteRef, Limit, Params, akte_optional, akte_ref, iso, ok, person, source, today
@@ -33,7 +33,9 @@ def execute(ctx: ToolContext, params: ReadFristenParams) -> ToolResult:
     if params.zeitraum == "aktiv":
         eintraege = eintraege.order_by("stichtag", "pk")
     elif params.zeitraum == "vergangen":
-        eintraege = eintraege.filter(Q(erledigt=True) | Q(stichtag__lt=heute)).order_by("-stichtag", "-pk")
+        # a MANDANT does not learn which of her Termine the firm marked erledigt (selectors.kalender_list)
+        vergangen = Q(erledigt=True) | Q(stichtag__lt=heute) if sees_internal(ctx.user) else Q(stichtag__lt=heute)
+        eintraege = eintraege.filter(vergangen).order_by("-stichtag", "-pk")
     else:
         eintraege = eintraege.order_by("stichtag", "pk")
     total = eintraege.count()
