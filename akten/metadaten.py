@@ -11,9 +11,11 @@ author, the document's title, the time it was made) and nothing else.
 Released files (`mandant_fassung`): a MANDANT receives an uploaded Word or PDF file or image that a
 lawyer released to her without what it says about its making: in Word the same cleaning as above
 (the comments, tracked changes with their deleted text, author and company); in a PDF its document
-information and XMP metadata, embedded files, and notes (their text and author); in a photo or scan
-its EXIF (camera, owner, GPS position), XMP and comments. Staff keep the file
-as it was uploaded: it is the Akte's record.
+information and XMP metadata (also of its pages and images), embedded files, and notes (their text
+and author); in a photo or scan its EXIF (camera, owner, GPS position), XMP and comments — also in
+the photos inside a Word file or PDF (a JPEG keeps its picture data, without new compression). A
+Word file with embedded files (a workbook, another document) is not released: their own authors and
+comments would travel inside it. Staff keep the file as it was uploaded: it is the Akte's record.
 
 What a file is, is decided by its first bytes, never by its name or declared type (a Word file
 uploaded as "brief.txt" is still cleaned as Word). Only these kinds and plain text reach her; any
@@ -41,7 +43,7 @@ from lxml import etree
 from PIL import Image, ImageOps, ImageSequence, UnidentifiedImageError
 from pypdf import PdfWriter
 from pypdf.errors import PyPdfError
-from pypdf.generic import NameObject
+from pypdf.generic import DictionaryObject, NameObject, StreamObject
 
 from helena.errors import ServiceError
 
@@ -60,6 +62,7 @@ ERR_NICHT_FREIGEBBAR = (
 )
 GRUND_FORMAT = "dieses Dateiformat wird nicht bereinigt"
 GRUND_DEFEKT = "die Datei ist beschädigt oder verschlüsselt"
+GRUND_EINGEBETTET = "sie enthält eingebettete Dateien (etwa eine Excel-Tabelle), deren Metadaten nicht entfernt werden"
 # Declared types whose files are what they show: no comments, no authors, no history.
 _TEXT_TYPES = frozenset({"text/plain", "text/csv", *MARKDOWN_TYPES})
 
@@ -168,13 +171,15 @@ def metadaten_setzen(docx: DocxDocument, *, titel: str, autor: str, jetzt: datet
 
 
 class NichtBereitstellbar(ServiceError):
-    """A released file that cannot be cleaned for a MANDANT (damaged, encrypted): she gets an
-    error in German instead of the uncleaned file."""
+    """A released file that cannot be cleaned for a MANDANT (damaged, encrypted, with embedded
+    files): she gets an error in German instead of the uncleaned file; `grund` tells the person
+    releasing it why."""
 
     status_code = 409
 
-    def __init__(self) -> None:
+    def __init__(self, grund: str = GRUND_DEFEKT) -> None:
         super().__init__(ERR_NICHT_BEREITSTELLBAR)
+        self.grund = grund
 
 
 # Annotations that are notes about the document rather than part of it: sticky notes and their
@@ -218,7 +223,7 @@ def freigabe_pruefen(inhalt: bytes, *, mime_type: str) -> None:
     try:
         mandant_fassung(inhalt, mime_type=mime_type, titel="", autor="", stand=datetime.datetime.now(datetime.UTC))
     except NichtBereitstellbar as exc:
-        raise ValueError(ERR_NICHT_FREIGEBBAR.format(grund=GRUND_DEFEKT)) from exc
+        raise ValueError(ERR_NICHT_FREIGEBBAR.format(grund=exc.grund)) from exc
 
 
 def _art(inhalt: bytes, mime_type: str) -> str | None:
@@ -270,12 +275,78 @@ def _bild_fassung(inhalt: bytes, format: str) -> bytes:
     return puffer.getvalue()
 
 
+# JPEG segments that only describe the picture: APP1 (EXIF, XMP), APP3–APP13 (IPTC, maker data),
+# APP15 and comments. APP0 (JFIF), APP2 (colour profile) and APP14 (Adobe colour transform) are
+# needed to show it as it was.
+_JPEG_BESCHREIBEND = frozenset({0xE1, *range(0xE3, 0xEE), 0xEF, 0xFE})
+
+
+def jpeg_ohne_metadaten(daten: bytes) -> bytes:
+    """The JPEG `daten` without its describing segments and without what follows its end (phones
+    append data there), the picture data unchanged (no new compression). Raises ValueError for data
+    that is not a JPEG."""
+    if not daten.startswith(b"\xff\xd8"):
+        raise ValueError("no JPEG")
+    teile, position, laenge = [daten[:2]], 2, len(daten)
+    while position + 1 < laenge:
+        if daten[position] != 0xFF:
+            raise ValueError("JPEG marker expected")
+        marker = daten[position + 1]
+        if marker == 0xFF:  # fill byte before a marker
+            position += 1
+            continue
+        if marker == 0xD9:  # end of the picture
+            teile.append(b"\xff\xd9")
+            return b"".join(teile)
+        if 0xD0 <= marker <= 0xD7 or marker == 0x01:  # markers without a length
+            teile.append(daten[position : position + 2])
+            position += 2
+            continue
+        ende = position + 2 + int.from_bytes(daten[position + 2 : position + 4], "big")
+        if ende > laenge:
+            raise ValueError("truncated JPEG segment")
+        if marker not in _JPEG_BESCHREIBEND:
+            teile.append(daten[position:ende])
+        position = ende
+        if marker == 0xDA:  # a scan: compressed data up to the next marker (0xFF not followed by 0x00 or RSTn)
+            anfang = position
+            while True:
+                position = daten.find(b"\xff", position)
+                if position < 0 or position + 1 >= laenge:  # no end marker: keep what there is
+                    teile.append(daten[anfang:])
+                    return b"".join(teile)
+                folgt = daten[position + 1]
+                if folgt == 0x00 or 0xD0 <= folgt <= 0xD7:
+                    position += 2
+                    continue
+                teile.append(daten[anfang:position])
+                break
+    return b"".join(teile)
+
+
+def _eingebettetes_bild(daten: bytes) -> bytes:
+    """A picture inside a Word file without its metadata: JPEG without new compression, the other
+    image kinds redrawn; kinds Pillow does not know (EMF, WMF, SVG) hold no EXIF and stay."""
+    if daten.startswith(b"\xff\xd8"):
+        return jpeg_ohne_metadaten(daten)
+    art = _art(daten, "")
+    return _bild_fassung(daten, art) if art not in (None, "pdf", "docx", "text") else daten
+
+
 def _docx_fassung(inhalt: bytes, *, titel: str, autor: str, stand: datetime.datetime) -> bytes:
     try:
         docx = Document(io.BytesIO(inhalt))
         metadaten_setzen(docx, titel=titel, autor=autor, jetzt=stand)
+        for part in docx.part.package.iter_parts():
+            if part.partname.startswith("/word/embeddings/"):
+                # an embedded workbook, document or PDF: its own authors and comments stay in it
+                raise NichtBereitstellbar(GRUND_EINGEBETTET)
+            if part.partname.startswith("/word/media/"):
+                part._blob = _eingebettetes_bild(part.blob)
         puffer = io.BytesIO()
         docx.save(puffer)
+    except NichtBereitstellbar:
+        raise
     except Exception as exc:  # python-docx raises several types for damaged files
         logger.warning("released Word file not cleanable for a Mandant (%s)", type(exc).__name__)
         raise NichtBereitstellbar from exc
@@ -295,8 +366,17 @@ def _pdf_fassung(inhalt: bytes, *, titel: str) -> bytes:
         if namen is not None:
             namen.get_object().pop(NameObject("/EmbeddedFiles"), None)
         for seite in writer.pages:
-            seite.pop(NameObject("/PieceInfo"), None)
             _pdf_notizen_entfernen(seite)
+        for objekt in writer._objects:
+            if isinstance(objekt, DictionaryObject):
+                # XMP of pages and images, application data (/PieceInfo) of pages and forms
+                for schluessel in ("/Metadata", "/PieceInfo"):
+                    objekt.pop(NameObject(schluessel), None)
+            if isinstance(objekt, StreamObject) and objekt.get("/Subtype") == "/Image" and objekt.get("/Filter") == "/DCTDecode":
+                # a photo or scan stored as JPEG keeps its EXIF (camera, owner, GPS) in the stream
+                objekt._data = jpeg_ohne_metadaten(objekt._data)
+        # the XMP streams, notes and files no longer referenced would still be written
+        writer.compress_identical_objects(remove_duplicates=False, remove_unreferenced=True)
         writer.metadata = None
         writer.add_metadata({"/Title": titel[:255]})
         puffer = io.BytesIO()

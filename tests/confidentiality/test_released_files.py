@@ -16,7 +16,7 @@ from django.urls import reverse
 from docx.oxml.ns import qn
 from lxml import etree
 from pypdf import PdfReader, PdfWriter
-from pypdf.generic import ArrayObject, DictionaryObject, FloatObject, NameObject, TextStringObject
+from pypdf.generic import ArrayObject, DecodedStreamObject, DictionaryObject, FloatObject, NameObject, TextStringObject
 
 from akten import services as akten_services
 from akten.metadaten import ERR_NICHT_BEREITSTELLBAR, GRUND_FORMAT
@@ -311,3 +311,84 @@ def _datei(name: str, inhalt: bytes):
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     return SimpleUploadedFile(name, inhalt, content_type="application/octet-stream")
+
+
+def _foto_mit_exif() -> bytes:
+    from PIL import Image
+
+    exif = Image.Exif()
+    exif[0x013B] = "Dr. Katrin Privat"  # Artist
+    exif.get_ifd(0x8825)[2] = (52.0, 31.0, 12.0)  # GPS latitude
+    puffer = io.BytesIO()
+    Image.new("RGB", (40, 20), (200, 10, 10)).save(puffer, format="JPEG", exif=exif, comment=b"Mandantin luegt")
+    return puffer.getvalue()
+
+
+def test_a_photo_inside_a_released_word_file_loses_its_exif_and_embedded_files_block_the_release():
+    from docx.opc.constants import RELATIONSHIP_TYPE as RT
+    from docx.opc.packuri import PackURI
+    from docx.opc.part import Part
+
+    world = build_world()
+    foto = _foto_mit_exif()
+    document = docx.Document()
+    document.add_paragraph("Das Foto vom Schaden:")
+    document.add_picture(io.BytesIO(foto))
+    puffer = io.BytesIO()
+    document.save(puffer)
+    original = puffer.getvalue()
+    assert "Katrin" in _alle_teile(original)
+    dokument = _released(world, "schaden.docx", original)
+
+    antwort = _download(world.mandantin, dokument)
+
+    assert antwort.status_code == 200
+    assert "Katrin" not in _alle_teile(antwort.content) and "luegt" not in _alle_teile(antwort.content)
+    with zipfile.ZipFile(io.BytesIO(antwort.content)) as archiv:
+        bild = next(archiv.read(n) for n in archiv.namelist() if n.startswith("word/media/"))
+    from PIL import Image
+
+    assert Image.open(io.BytesIO(bild)).size == (40, 20)
+
+    # A Word file with an embedded workbook: its authors and comments would travel inside it.
+    document.part.relate_to(
+        Part(
+            PackURI("/word/embeddings/Tabelle1.xlsx"),
+            "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+            _excel_mit_kommentar(),
+            document.part.package,
+        ),
+        RT.PACKAGE,
+    )
+    puffer = io.BytesIO()
+    document.save(puffer)
+    with pytest.raises(ValueError, match="eingebettete Dateien"):
+        _released(world, "mit-tabelle.docx", puffer.getvalue())
+
+
+def test_a_photo_inside_a_released_pdf_loses_its_exif_and_the_page_its_xmp():
+    from fpdf import FPDF
+    from PIL import Image
+
+    world = build_world()
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.image(io.BytesIO(_foto_mit_exif()), x=10, y=10, w=40)
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(bytes(pdf.output()))))
+    xmp = writer._add_object(DecodedStreamObject())
+    xmp.set_data(b"<x:xmpmeta><dc:creator>Sekretariat Schulz</dc:creator></x:xmpmeta>")
+    writer.pages[0][NameObject("/Metadata")] = xmp.indirect_reference
+    puffer = io.BytesIO()
+    writer.write(puffer)
+    original = puffer.getvalue()
+    assert b"Katrin" in original and b"Sekretariat Schulz" in original
+    dokument = _released(world, "schaden.pdf", original)
+
+    antwort = _download(world.mandantin, dokument)
+
+    assert antwort.status_code == 200
+    assert b"Katrin" not in antwort.content and b"Sekretariat Schulz" not in antwort.content
+    seite = PdfReader(io.BytesIO(antwort.content)).pages[0]
+    bilder = list(seite.images)
+    assert len(bilder) == 1 and bilder[0].image.size == (40, 20)
+    assert isinstance(bilder[0].image, Image.Image)
