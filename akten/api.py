@@ -29,6 +29,7 @@ from .serializers import (
     ZeiterfassungSerializer,
 )
 
+ERR_TITEL_FUER_FREIGABE = "Gib dem Dokument einen Titel, bevor du es freigibst: den Dateinamen sieht die Mandantschaft nicht."
 ERR_UPLOAD_FORBIDDEN = "Du darfst keine Dokumente hochladen."
 
 
@@ -110,6 +111,9 @@ class DokumentListApi(WriteRateLimitMixin, generics.ListAPIView):
         if not (user.is_admin_role or user.role in STAFF_ROLES):
             raise PermissionDenied(ERR_UPLOAD_FORBIDDEN)
         upload = data["datei"]
+        if data["mandant_sichtbar"] and not (data.get("name") or "").strip():
+            # otherwise the uploaded file's name would become the title she sees (akten.policy)
+            raise ValidationError({"name": ERR_TITEL_FUER_FREIGABE})
         try:
             dokument = services.dokument_create(
                 akte=akte,

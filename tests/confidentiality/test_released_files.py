@@ -252,7 +252,10 @@ def test_an_excel_file_cannot_be_released_and_a_released_one_never_reaches_her()
     client.force_login(world.lawyer)
     upload = {"akte": world.akte.pk, "datei": _datei("forderung.xlsx", original)}
 
-    freigabe = client.post(reverse("api-dokument-list"), {**upload, "mandant_sichtbar": "true"})
+    ohne_titel = client.post(reverse("api-dokument-list"), {**upload, "mandant_sichtbar": "true"})
+    assert ohne_titel.status_code == 400 and "Titel" in str(ohne_titel.json()["name"])  # the file name never reaches her
+    upload["datei"] = _datei("forderung.xlsx", original)
+    freigabe = client.post(reverse("api-dokument-list"), {**upload, "name": "Forderung", "mandant_sichtbar": "true"})
 
     assert freigabe.status_code == 400
     meldung = str(freigabe.json()["datei"])
