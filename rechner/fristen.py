@@ -330,7 +330,7 @@ PRESETS: dict[str, FristPreset] = {
             True,
             "§ 339 Abs. 1 ZPO",
             "Zustellung des Versäumnisurteils",
-            "Vor dem Arbeitsgericht beträgt die Einspruchsfrist nur eine Woche (§ 59 Satz 1 ArbGG): Vorlage "
+            "Vor dem Arbeitsgericht beträgt die Einspruchsfrist nur eine Woche (§ 59 Abs. 1 Satz 1 ArbGG): Vorlage "
             "„einspruch_versaeumnisurteil_arbgg“.",
         ),
         FristPreset(
@@ -339,7 +339,7 @@ PRESETS: dict[str, FristPreset] = {
             1,
             Einheit.WOCHEN,
             True,
-            "§ 59 Satz 1 ArbGG",
+            "§ 59 Abs. 1 Satz 1 ArbGG",
             "Zustellung des Versäumnisurteils",
         ),
         FristPreset(
@@ -350,7 +350,21 @@ PRESETS: dict[str, FristPreset] = {
             True,
             "§ 700 Abs. 1 i. V. m. § 339 Abs. 1 ZPO",
             "Zustellung des Vollstreckungsbescheids",
-            "Der Vollstreckungsbescheid steht einem Versäumnisurteil gleich; die Einspruchsfrist ist daher eine Notfrist.",
+            "Der Vollstreckungsbescheid steht einem Versäumnisurteil gleich; die Einspruchsfrist ist daher eine Notfrist. "
+            "Im arbeitsgerichtlichen Mahnverfahren beträgt sie nur eine Woche (§ 46a Abs. 1 ArbGG, § 59 Abs. 1 Satz 1 "
+            "ArbGG): Vorlage „einspruch_vollstreckungsbescheid_arbgg“.",
+            gericht="mahngericht",
+        ),
+        FristPreset(
+            "einspruch_vollstreckungsbescheid_arbgg",
+            "Einspruch gegen Vollstreckungsbescheid (Arbeitsgericht)",
+            1,
+            Einheit.WOCHEN,
+            True,
+            "§ 46a Abs. 1 ArbGG, § 700 Abs. 1 ZPO, § 59 Abs. 1 Satz 1 ArbGG",
+            "Zustellung des Vollstreckungsbescheids",
+            "Der Vollstreckungsbescheid steht einem Versäumnisurteil gleich; vor dem Arbeitsgericht gilt dessen "
+            "Einspruchsfrist von einer Woche (Notfrist).",
             gericht="mahngericht",
         ),
         FristPreset(

@@ -134,6 +134,7 @@ def test_ohne_verkuendungsdatum_warnt_die_vorlage_vor_der_ungeprueften_grenze() 
     [
         ("einspruch_versaeumnisurteil_arbgg", date(2027, 6, 16), date(2027, 6, 23), True),  # § 59 ArbGG: 1 week
         ("widerspruch_mahnbescheid_arbgg", date(2027, 6, 16), date(2027, 6, 23), False),  # § 46a Abs. 3 ArbGG
+        ("einspruch_vollstreckungsbescheid_arbgg", date(2027, 6, 16), date(2027, 6, 23), True),  # § 59 ArbGG: 1 week
         ("beschwerde_famfg_zwei_wochen", date(2027, 6, 16), date(2027, 6, 30), False),  # § 63 Abs. 2 FamFG
     ],
 )
@@ -143,7 +144,8 @@ def test_kuerzere_fristen_haben_eigene_vorlagen(vorlage, ereignis, fristablauf, 
 
 
 def test_die_allgemeinen_vorlagen_nennen_die_kuerzeren_fristen() -> None:
-    assert "§ 59 Satz 1 ArbGG" in PRESETS["einspruch_versaeumnisurteil"].hinweis
+    assert "§ 59 Abs. 1 Satz 1 ArbGG" in PRESETS["einspruch_versaeumnisurteil"].hinweis
+    assert "eine Woche" in PRESETS["einspruch_vollstreckungsbescheid"].hinweis
     assert "§ 46a Abs. 3 ArbGG" in PRESETS["widerspruch_mahnbescheid"].hinweis
     assert "§ 63 Abs. 2 FamFG" in PRESETS["beschwerde_famfg"].hinweis
 
