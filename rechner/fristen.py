@@ -107,6 +107,10 @@ GRUND_KANZLEISITZ = (
     "Die Akte nennt kein Gericht; die Feiertage am Kanzleisitz ({ort}) gelten nur, wenn das Gericht dort liegt. "
     "Trage das Gericht in der Akte ein."
 )
+WARNUNG_ZUSTELLUNGSTAG = (
+    "Das Datum ist der letzte Tag, an dem der Schriftsatz dem Gegner zugestellt sein muss, nicht der Tag der "
+    "Einreichung: reiche so früh ein, dass das Gericht bis dahin zustellen kann."
+)
 GRUND_ABWEICHEND = (
     "Angegeben ist {ort}, das Gericht der Akte liegt anderswo. Läuft die Frist bei einem anderen Gericht (etwa dem "
     "Rechtsmittelgericht, dem OVG oder dem BGH), zählen dessen Feiertage (§ 222 Abs. 2 ZPO, § 193 BGB), sonst die "
@@ -201,6 +205,9 @@ class FristPreset:
     grenze_monate: int = 0
     grenze_art: Literal["beginn", "ende"] = "beginn"
     gericht: Gericht = "akte"
+    # What the result cannot know and the user must check before relying on the date (a period the
+    # court sets, an outer limit that may end earlier): added to every result's ``warnungen``.
+    warnung: str = ""
 
     @property
     def grenze_text(self) -> str:
@@ -419,6 +426,8 @@ PRESETS: dict[str, FristPreset] = {
             "richterliche Frist (§ 224 Abs. 2 ZPO)",
             "Zustellung der gerichtlichen Verfügung",
             "Maßgeblich ist die vom Gericht gesetzte Frist; auf Antrag verlängerbar.",
+            warnung="Die Vorlage nimmt zwei Wochen an; die Frist setzt das Gericht. Nennt die Verfügung eine kürzere "
+            "Frist oder ein Datum, gilt diese: rechne dann mit Dauer und Einheit aus der Verfügung.",
         ),
         FristPreset(
             "wiedereinsetzung",
@@ -430,6 +439,8 @@ PRESETS: dict[str, FristPreset] = {
             "Behebung des Hindernisses",
             "Für die Begründungsfristen (Berufung, Revision u. a.) beträgt die Frist einen Monat (§ 234 Abs. 1 Satz 2 ZPO).",
             gericht="nachholung",
+            warnung="Nach einem Jahr seit dem Ende der versäumten Frist kann die Wiedereinsetzung nicht mehr beantragt "
+            "werden (§ 234 Abs. 3 ZPO); endet dieses Jahr früher, gilt es.",
         ),
         FristPreset(
             "kuendigungsschutzklage",
@@ -719,6 +730,7 @@ PRESETS: dict[str, FristPreset] = {
             "Woche vor dem Termin zugestellt werden können; zwischen Zustellung und Termin muss eine volle Woche liegen. "
             "Fällt der letzte Tag auf ein Wochenende oder einen Feiertag, gilt der Werktag davor.",
             art="rueckwaerts",
+            warnung=WARNUNG_ZUSTELLUNGSTAG,
         ),
         FristPreset(
             "gegenerklaerung_vor_termin",
@@ -731,6 +743,7 @@ PRESETS: dict[str, FristPreset] = {
             "Rückwärtsfrist: zwischen Zustellung und Termin müssen drei volle Tage liegen; fällt der letzte Tag auf ein "
             "Wochenende oder einen Feiertag, gilt der Werktag davor.",
             art="rueckwaerts",
+            warnung=WARNUNG_ZUSTELLUNGSTAG,
         ),
     )
 }
@@ -1214,8 +1227,11 @@ def berechne_preset(
     if preset.gericht == "bgh":
         if ort_art == "angabe" and (_bundesland(bundesland), (_ort(ort) or "").casefold()) != (BGH_LAND, BGH_ORT.casefold()):
             rechne = _preset_rechner(preset, ereignis_datum, verkuendung, vorfrist_tage, vorfrist_arbeitstage)
-            return _bgh_oder_angegebenes_gericht(
-                rechne(BGH_LAND, BGH_ORT, BGH_QUELLE, None), rechne(bundesland, ort, ortsquelle, None)
+            return _mit_warnung(
+                preset,
+                _bgh_oder_angegebenes_gericht(
+                    rechne(BGH_LAND, BGH_ORT, BGH_QUELLE, None), rechne(bundesland, ort, ortsquelle, None)
+                ),
             )
         if ort_art != "angabe":
             # the same periods run at the other federal courts (§ 74 ArbGG, § 164 SGG, § 139 VwGO,
@@ -1226,9 +1242,19 @@ def berechne_preset(
         ort_unsicher = _GRUND_ANDERE_STELLE[preset.gericht].format(ort=ortstext(_bundesland(bundesland), _ort(ort)))
     else:
         ort_unsicher = ort_unsicher_grund(ort_art, bundesland, ort)
-    return _preset_rechner(preset, ereignis_datum, verkuendung, vorfrist_tage, vorfrist_arbeitstage)(
-        bundesland, ort, ortsquelle, ort_unsicher
+    return _mit_warnung(
+        preset,
+        _preset_rechner(preset, ereignis_datum, verkuendung, vorfrist_tage, vorfrist_arbeitstage)(
+            bundesland, ort, ortsquelle, ort_unsicher
+        ),
     )
+
+
+def _mit_warnung(preset: FristPreset, ergebnis: FristErgebnis) -> FristErgebnis:
+    if not preset.warnung:
+        return ergebnis
+    warnung = f"Achtung: {preset.warnung}"
+    return replace(ergebnis, warnungen=(*ergebnis.warnungen, warnung), erlaeuterung=f"{ergebnis.erlaeuterung}\n{warnung}")
 
 
 def _preset_rechner(

@@ -171,3 +171,18 @@ def test_frist_ohne_sicheren_ort_ueber_einen_bundesweiten_feiertag() -> None:
     assert ergebnis.fristablauf == date(2026, 12, 28)
     revision = berechne_preset("revision", date(2026, 11, 25), "BW", ort="Karlsruhe", ort_art="akte")
     assert revision.fristablauf == date(2026, 12, 28)
+
+
+@pytest.mark.parametrize(
+    ("vorlage", "warnung"),
+    [
+        ("stellungnahme", "die Frist setzt das Gericht"),  # a court-set period may be shorter than two weeks
+        ("wiedereinsetzung", "§ 234 Abs. 3 ZPO"),  # the one-year limit may end first
+        ("schriftsatz_vor_termin", "nicht der Tag der Einreichung"),  # § 132 ZPO: the latest day of service
+        ("gegenerklaerung_vor_termin", "nicht der Tag der Einreichung"),
+    ],
+)
+def test_vorlagen_die_ein_datum_nicht_sicher_kennen_warnen(vorlage, warnung) -> None:
+    ergebnis = berechne_preset(vorlage, date(2027, 6, 16), "NW", ort="Köln")
+    assert any(warnung in w for w in ergebnis.warnungen)
+    assert warnung in ergebnis.erlaeuterung
