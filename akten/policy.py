@@ -24,7 +24,8 @@ The policy, in words (the README's "Zugriffsregel" repeats it):
   reasons, alerts, the Aktenverlauf, Helena runs unless the role × tool matrix grants tools to
   MANDANT, and never anything of other clients. Nor anything of the firm's workload: a background
   run of hers that waits for a worker says "in der Warteschlange", never its place (which tells
-  how many runs of others wait ahead).
+  how many runs of others wait ahead), and a finished one never when it started (created → started
+  is the time it waited behind others; her duration counts from her request).
 - Nobody sees a row they may not reach: "missing" and "forbidden" both answer 404.
 """
 

@@ -191,7 +191,7 @@ def run_list(request: HttpRequest) -> HttpResponse:
         {
             "run": r,
             "drafts": drafts.get(r.pk, 0),
-            "duration": _duration(r),
+            "duration": _duration(r, ab_auftrag=not sees_internal(user)),
             "progress": _progress(r),
             "queue_position": positions.get(r.pk),
         }
@@ -206,12 +206,14 @@ def run_list(request: HttpRequest) -> HttpResponse:
     return render(request, "agent/runs.html", context)
 
 
-def _duration(run: AgentRun) -> str:
-    """From the start (or, for a run cancelled before it started, from its creation) to the end."""
+def _duration(run: AgentRun, *, ab_auftrag: bool = False) -> str:
+    """From the start (or, for a run cancelled before it started, from its creation) to the end;
+    `ab_auftrag` (a MANDANT): from the creation, so that the time it waited behind others does not show."""
     end = run.finished_at
     if end is None:
         return "läuft" if run.started_at else "–"
-    seconds = max(0, int((end - (run.started_at or run.created_at)).total_seconds()))
+    beginn = run.created_at if ab_auftrag else (run.started_at or run.created_at)
+    seconds = max(0, int((end - beginn).total_seconds()))
     return f"{seconds // 60} min {seconds % 60} s" if seconds >= 60 else f"{seconds} s"
 
 

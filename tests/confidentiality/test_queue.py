@@ -63,3 +63,28 @@ async def test_the_chat_tells_a_mandantin_no_place_in_the_queue(settings, script
     hers, control = accepted[world.mandantin.pk], accepted[world.lawyer.pk]
     assert (hers["type"], hers["status"], hers["queue_position"]) == ("run.accepted", "PENDING", None), json.dumps(hers)
     assert control["queue_position"] == 5  # three of the lawyer's, hers, then this one
+
+
+@pytest.mark.django_db
+def test_how_long_her_finished_run_waited_for_a_worker_does_not_show():
+    """created_at → started_at of her run is the time it waited behind the runs of others."""
+    import datetime
+
+    from django.utils import timezone
+
+    world = build_world()
+    jetzt = timezone.now()
+    hers = AgentRun.objects.create(user=world.mandantin, akte=world.akte, task="Stand?", mode=AgentRun.Mode.BACKGROUND)
+    AgentRun.objects.filter(pk=hers.pk).update(
+        status=AgentRun.Status.DONE,
+        created_at=jetzt - datetime.timedelta(minutes=30),  # 25 minutes in the queue, 5 running
+        started_at=jetzt - datetime.timedelta(minutes=5),
+        finished_at=jetzt,
+    )
+    page, listing, detail = _seen_on_pages(world.mandantin, hers)
+    assert detail["started_at"] is None and listing["results"][0]["started_at"] is None
+    assert "30 min 0 s" in page and "5 min 0 s" not in page  # the time she waited for her answer
+
+    theirs = AgentRun.objects.create(user=world.colleague, task="Prüfe die Akte.", mode=AgentRun.Mode.BACKGROUND)
+    AgentRun.objects.filter(pk=theirs.pk).update(started_at=jetzt)
+    assert _seen_on_pages(world.colleague, theirs)[2]["started_at"]
