@@ -283,10 +283,38 @@ _JPEG_BESCHREIBEND = frozenset({0xE1, *range(0xE3, 0xEE), 0xEF, 0xFE})
 
 def jpeg_ohne_metadaten(daten: bytes) -> bytes:
     """The JPEG `daten` without its describing segments and without what follows its end (phones
-    append data there), the picture data unchanged (no new compression). Raises ValueError for data
-    that is not a JPEG."""
+    append data there), the picture data unchanged (no new compression). Only its orientation stays
+    (a viewer that turns the photo by it still shows it upright). Raises ValueError for data that is
+    not a JPEG."""
     if not daten.startswith(b"\xff\xd8"):
         raise ValueError("no JPEG")
+    teile = _jpeg_segmente(daten)
+    orientierung = _jpeg_orientierung(daten)
+    if orientierung is not None:
+        exif = Image.Exif()
+        exif[_ORIENTIERUNG] = orientierung
+        nutzdaten = exif.tobytes()
+        # APP1 with the orientation alone, after the JFIF segment if there is one
+        teile.insert(
+            2 if teile[1:2] and teile[1].startswith(b"\xff\xe0") else 1,
+            b"\xff\xe1" + (len(nutzdaten) + 2).to_bytes(2, "big") + nutzdaten,
+        )
+    return b"".join(teile)
+
+
+_ORIENTIERUNG = 0x0112
+
+
+def _jpeg_orientierung(daten: bytes) -> int | None:
+    try:
+        with Image.open(io.BytesIO(daten)) as bild:
+            wert = bild.getexif().get(_ORIENTIERUNG)
+    except (OSError, ValueError, UnidentifiedImageError, SyntaxError):
+        return None
+    return wert if isinstance(wert, int) and 2 <= wert <= 8 else None
+
+
+def _jpeg_segmente(daten: bytes) -> list[bytes]:
     teile, position, laenge = [daten[:2]], 2, len(daten)
     while position + 1 < laenge:
         if daten[position] != 0xFF:
@@ -297,7 +325,7 @@ def jpeg_ohne_metadaten(daten: bytes) -> bytes:
             continue
         if marker == 0xD9:  # end of the picture
             teile.append(b"\xff\xd9")
-            return b"".join(teile)
+            return teile
         if 0xD0 <= marker <= 0xD7 or marker == 0x01:  # markers without a length
             teile.append(daten[position : position + 2])
             position += 2
@@ -314,14 +342,14 @@ def jpeg_ohne_metadaten(daten: bytes) -> bytes:
                 position = daten.find(b"\xff", position)
                 if position < 0 or position + 1 >= laenge:  # no end marker: keep what there is
                     teile.append(daten[anfang:])
-                    return b"".join(teile)
+                    return teile
                 folgt = daten[position + 1]
                 if folgt == 0x00 or 0xD0 <= folgt <= 0xD7:
                     position += 2
                     continue
                 teile.append(daten[anfang:position])
                 break
-    return b"".join(teile)
+    return teile
 
 
 def _eingebettetes_bild(daten: bytes) -> bytes:

@@ -395,3 +395,26 @@ def test_a_photo_inside_a_released_pdf_loses_its_exif_and_the_page_its_xmp():
     bilder = list(seite.images)
     assert len(bilder) == 1 and bilder[0].image.size == (40, 20)
     assert isinstance(bilder[0].image, Image.Image)
+
+
+@pytest.mark.parametrize("progressive", [False, True])
+def test_a_jpeg_loses_its_metadata_and_trailer_but_keeps_its_pixels_colours_and_orientation(progressive):
+    from PIL import Image
+
+    from akten.metadaten import jpeg_ohne_metadaten
+
+    exif = Image.Exif()
+    exif[0x013B] = "Dr. Katrin Privat"
+    exif[0x0112] = 6  # shown turned by 90°
+    exif.get_ifd(0x8825)[2] = (52.0, 31.0, 12.0)
+    bild = Image.effect_mandelbrot((64, 48), (-2, -1.5, 1, 1.5), 50).convert("RGB")
+    puffer = io.BytesIO()
+    bild.save(puffer, "JPEG", exif=exif, progressive=progressive, comment=b"Mandantin luegt", icc_profile=b"ICC" * 8)
+    original = puffer.getvalue() + b"Anhang vom Handy: Privat GmbH"
+
+    sauber = jpeg_ohne_metadaten(original)
+
+    assert b"Katrin" not in sauber and b"luegt" not in sauber and b"Privat GmbH" not in sauber
+    gelesen, vorher = Image.open(io.BytesIO(sauber)), Image.open(io.BytesIO(original))
+    assert dict(gelesen.getexif()) == {0x0112: 6} and gelesen.info["icc_profile"] == b"ICC" * 8
+    assert gelesen.tobytes() == vorher.tobytes()  # the same picture, not compressed again
