@@ -152,6 +152,12 @@ FEHLER_ZAHLUNGSVEREINBARUNG_NUR_1000 = (
 FEHLER_ZAHLUNGSVEREINBARUNG_SATZ = (
     "Die Einigungsgebühr für eine Zahlungsvereinbarung beträgt fest 0,7 (Nr. 1000 Nr. 2 VV RVG), angegeben: {satz}."
 )
+FEHLER_ZAHLUNGSVEREINBARUNG_DATUM = (
+    "Die Einigungsgebühr 0,7 aus 50 % für eine Zahlungsvereinbarung gilt für Aufträge ab dem 01.10.2021 (Gesetz zur "
+    "Verbesserung des Verbraucherschutzes im Inkassorecht); für den Auftrag vom {datum} gilt Nr. 1000 VV RVG a. F. "
+    "(1,5, anhängig 1,0 nach Nr. 1003) aus 20 % des Anspruchs (§ 31b RVG a. F.): gib die Einigungsgebühr ohne "
+    "Zahlungsvereinbarung mit diesem Wert an."
+)
 HINWEIS_ZAHLUNGSVEREINBARUNG = (
     "Einigungsgebühr für eine Zahlungsvereinbarung (Nr. 1000 Nr. 2 VV RVG): 0,7 aus 50 % des Anspruchs (§ 31b RVG), "
     "hier {wert} von {anspruch}. Sie setzt voraus, dass die Erfüllung geregelt und vorläufig auf die gerichtliche "
@@ -782,6 +788,8 @@ def _angaben(request: PositionRequest, requests: Sequence[PositionRequest], *, w
     """Check one fee position: rate frame, value (default ``wert``), the Einigung's instance and the
     Inkasso rules' start date. Raises RvgError for invalid input."""
     if request.zahlungsvereinbarung:
+        if auftragsdatum < INKASSO_AB:
+            raise RvgError(FEHLER_ZAHLUNGSVEREINBARUNG_DATUM.format(datum=f"{auftragsdatum:%d.%m.%Y}"))
         return _zahlungsvereinbarung(request, requests, wert=wert)
     satz = validate_rate(
         request.vv,

@@ -148,6 +148,17 @@ def test_zahlungsvereinbarung_mit_eigenem_anspruch_und_nur_bei_nr_1000() -> None
         rechne("2300", PositionRequest("1000", zahlungsvereinbarung=True, rate=Decimal("1.5")))
 
 
+def test_zahlungsvereinbarung_vor_dem_inkassogesetz_wird_nicht_mit_dem_neuen_recht_gerechnet() -> None:
+    """0,7 aus 50 % gilt für Aufträge ab 01.10.2021; davor 1,5 aus 20 % (§ 31b RVG a. F.): for an Auftrag
+    of 01.03.2021 it computed the new rule (too low a fee)."""
+    with pytest.raises(RvgError, match="ab dem 01.10.2021"):
+        rvg.calculate(
+            gegenstandswert=WERT,
+            auftragsdatum=date(2021, 3, 1),
+            positions=[PositionRequest("2300"), PositionRequest("1000", zahlungsvereinbarung=True)],
+        )
+
+
 # -- § 15 Abs. 3 RVG: fees for parts of the Gegenstand at different rates --------------------------
 
 
