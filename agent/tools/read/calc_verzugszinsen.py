@@ -26,8 +26,9 @@ def _betrag(wert: Any) -> Any:
 # rate is computed and the result says so.
 ANNAHME_ART = (
     "Nicht angegeben, ob ein Verbraucher beteiligt ist: gerechnet mit 5 Prozentpunkten über dem Basiszinssatz "
-    "(§ 288 Abs. 1 BGB). Ist an dem Rechtsgeschäft kein Verbraucher beteiligt, sind es 9 Prozentpunkte und die "
-    "Pauschale von 40 € (§ 288 Abs. 2 und 5 BGB); bitte erfragen."
+    "(§ 288 Abs. 1 BGB). Ist an dem Rechtsgeschäft kein Verbraucher beteiligt und ist die Forderung eine "
+    "Entgeltforderung (Gegenleistung für eine Ware oder Leistung, kein Schadensersatz), sind es 9 Prozentpunkte und "
+    "die Pauschale von 40 € (§ 288 Abs. 2 und 5 BGB); bitte erfragen."
 )
 
 
@@ -39,7 +40,11 @@ class CalcVerzugszinsenParams(Params):
     bis: Annotated[datetime.date, Field(description="Last day with interest (YYYY-MM-DD), e.g. the payment day.")]
     art: Annotated[
         Literal["verbraucher", "unternehmer"],
-        Field(description="'verbraucher': 5 points (§ 288 Abs. 1); 'unternehmer': no consumer involved, 9 points and 40 EUR."),
+        Field(
+            description="'verbraucher': 5 points (§ 288 Abs. 1), also for every claim that is not an Entgeltforderung "
+            "(e.g. Schadensersatz); 'unternehmer': no consumer involved AND an Entgeltforderung (price for goods or "
+            "services), 9 points and 40 EUR (§ 288 Abs. 2, 5)."
+        ),
     ] = "verbraucher"
 
 
