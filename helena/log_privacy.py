@@ -13,6 +13,7 @@ import logging
 import re
 import traceback
 from types import TracebackType
+from typing import Any
 
 # A path or URL followed by a query string: keep the path, drop everything after "?".
 _QUERY = re.compile(r"((?:https?://[^\s/\"'?]+)?/[^\s\"'?]*)\?[^\s\"']*")
@@ -30,16 +31,40 @@ def scrub_query_strings(text: str) -> str:
     return _QUERY.sub(r"\1?…", text)
 
 
+# Lines of a formatted traceback, also inside the boxes of an ExceptionGroup (prefixed "  | "): a
+# frame ("  File ..."), the decoration of a group, and an exception line ("pkg.Error: message").
+_GROUP_PREFIX = re.compile(r"^(?: *\| ?)*")
+_DECORATION = re.compile(r"^[\s|+\-]*(?:-+ \d+ -+|\.\.\. and \d+ more exceptions?)?[\s|+\-]*$")
+_EXCEPTION = re.compile(r"^([A-Za-z_][\w.]*)(?::|$)")
+
+
+def _indent(text: str) -> int:
+    return len(text) - len(text.lstrip(" "))
+
+
 def scrub_traceback_text(text: str) -> str:
-    """A traceback already formatted into a message (daphne logs `traceback.format_exc()`): every
-    exception line keeps its type, loses its message; the indented frame lines stay."""
+    """A traceback already formatted into a message (daphne logs `traceback.format_exc()`): frames
+    (file, line, function, source line) and exception types stay; every message goes, also its
+    further lines and those of the exceptions inside an ExceptionGroup."""
     if "Traceback" not in text:
         return text
-    lines = []
+    lines: list[str] = []
+    frame_indent: int | None = None
     for line in text.split("\n"):
-        if line and not line[0].isspace() and line not in TRACEBACK_HEADERS and ": " in line:
-            line = line.split(": ", 1)[0] + " (Meldung nicht protokolliert)"
-        lines.append(line)
+        prefix = _GROUP_PREFIX.match(line).group(0)  # type: ignore[union-attr]
+        inhalt = line[len(prefix) :]
+        if frame_indent is not None and inhalt.strip() and _indent(inhalt) > frame_indent:
+            lines.append(line)  # the source line (or its markers) of the frame above: code, not data
+            continue
+        frame_indent = None
+        if inhalt.lstrip().startswith('File "'):
+            frame_indent = _indent(inhalt)
+            lines.append(line)
+        elif "Traceback (most recent call last):" in inhalt or inhalt.strip() in TRACEBACK_HEADERS or _DECORATION.match(line):
+            lines.append(line)
+        elif _indent(inhalt) == 0 and (exception := _EXCEPTION.match(inhalt)) is not None:
+            lines.append(f"{prefix}{exception.group(1)} (Meldung nicht protokolliert)")
+        # anything else is a further line of a message: left out
     return "\n".join(lines)
 
 
@@ -71,6 +96,22 @@ def format_exception_without_messages(
     return "".join(lines).rstrip("\n")
 
 
+def _exception_name(value: Any) -> Any:
+    if isinstance(value, BaseException):
+        return f"{type(value).__module__}.{type(value).__qualname__} (Meldung nicht protokolliert)"
+    return value
+
+
+def _without_exception_messages(args: Any) -> Any:
+    """Arguments of a message with every exception replaced by its type (daphne logs
+    "Exception inside application: %s" with the exception, whose text may quote client data)."""
+    if isinstance(args, tuple):
+        return tuple(_exception_name(arg) for arg in args)
+    if isinstance(args, dict):
+        return {key: _exception_name(value) for key, value in args.items()}
+    return _exception_name(args)
+
+
 class PrivacyFilter(logging.Filter):
     """Rewrites every record so that it carries no client data (see the module docstring)."""
 
@@ -85,6 +126,7 @@ class PrivacyFilter(logging.Filter):
                 if hasattr(record, name):
                     setattr(record, name, None)
         else:
+            record.args = _without_exception_messages(record.args)
             try:
                 message = record.getMessage()
             except Exception:  # a broken format string must not break logging

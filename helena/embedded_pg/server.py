@@ -56,9 +56,28 @@ def ensure_server(data_dir: str | Path, *, stop_on_exit: bool = True) -> Embedde
             port=info.port or 5432,
             user=handle.postgres_user,
         )
+        _log_without_values(server)
         _servers[path] = server
         logger.info("embedded PostgreSQL ready in %s", path)
         return server
+
+
+# PostgreSQL logs a failing statement with its values inlined (Django's SQL) and the failing row or
+# key in its DETAIL line ("Key (aktenzeichen)=(492/26) already exists"): client data in the server's
+# log file. Neither is needed to operate it; the error itself stays in the log.
+LOG_SETTINGS = {"log_min_error_statement": "panic", "log_error_verbosity": "terse"}
+
+
+def _log_without_values(server: EmbeddedServer) -> None:
+    with psycopg.connect(server.conninfo("postgres"), autocommit=True) as conn:
+        changed = False
+        for name, value in LOG_SETTINGS.items():
+            current = conn.execute(sql.SQL("SHOW {}").format(sql.Identifier(name))).fetchone()
+            if current is None or current[0] != value:
+                conn.execute(sql.SQL("ALTER SYSTEM SET {} = {}").format(sql.Identifier(name), sql.Literal(value)))
+                changed = True
+        if changed:
+            conn.execute("SELECT pg_reload_conf()")
 
 
 def ensure_database(server: EmbeddedServer, name: str) -> None:

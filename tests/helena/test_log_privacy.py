@@ -14,6 +14,7 @@ import sys
 import time
 import traceback
 import urllib.request
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -162,6 +163,38 @@ def test_the_filter_scrubs_query_strings_sql_and_exception_messages():
     assert PARTY not in as_text.getMessage() and "ValueError (Meldung nicht protokolliert)" in as_text.getMessage()
 
 
+def test_the_filter_leaves_out_further_message_lines_group_members_and_exceptions_given_as_arguments():
+    """daphne logs `"Exception inside application: %s", exception` and `traceback.format_exc()`; the
+    text of the exception reached the log when it was an argument, when the message had more than one
+    line, and for the exceptions inside an ExceptionGroup."""
+
+    def fail(betrag: str = "9000 €") -> None:
+        raise ValueError(f"Mandant\n{PARTY} schuldet {betrag}")
+
+    try:
+        fail()
+    except ValueError as exc:
+        mehrzeilig, als_argument = traceback.format_exc(), exc
+    try:
+        raise ExceptionGroup("Gruppe", [KeyError(PARTY), ValueError(f"kein {PARTY}")])
+    except ExceptionGroup:
+        gruppe = traceback.format_exc()
+    for name, msg, args in (
+        ("daphne.http_protocol", mehrzeilig, ()),
+        ("daphne.http_protocol", gruppe, ()),
+        ("daphne.server", "Exception inside application: %s", (als_argument,)),
+    ):
+        rec = logging.LogRecord(name, logging.ERROR, __file__, 1, msg, args, None)
+        PrivacyFilter().filter(rec)
+        text = rec.getMessage()
+        assert PARTY not in text and "9000" not in text, text
+        assert "ValueError (Meldung nicht protokolliert)" in text
+    # the frames stay: where it failed, with the failing line of code
+    rec = logging.LogRecord("daphne.http_protocol", logging.ERROR, __file__, 1, mehrzeilig, (), None)
+    PrivacyFilter().filter(rec)
+    assert "in fail" in rec.getMessage() and "raise ValueError" in rec.getMessage()
+
+
 def _make_run_daphne_args(port: int) -> list[str]:
     """The daphne command of `make run` (the last line of the target), as it would run."""
     lines = (ROOT / "Makefile").read_text().split("\nrun:", 1)[1].split("\n\n", 1)[0].splitlines()
@@ -228,3 +261,34 @@ def test_daphne_as_make_run_starts_it_writes_an_access_log_without_query_strings
     assert "helena.access GET /api/akten/ 200" in text and f"user={anwalt.pk}" in text
     assert "helena.access GET /api/akten/ 400" in text
     assert_no_client_data(text)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_embedded_database_logs_a_failing_statement_without_its_values():
+    """PostgreSQL logged a failing statement with its values inlined and the failing key in its
+    DETAIL line ("Key (aktenzeichen)=(…) already exists") into var/pg/log."""
+    from pathlib import Path
+
+    from django.conf import settings
+    from django.db import IntegrityError, connection
+
+    if settings.DATABASES["default"]["ENGINE"] != "helena.embedded_pg":
+        pytest.skip("the embedded database only: an external server's log is its operator's (README, Betrieb)")
+    log = Path(settings.DATABASES["default"]["DATA_DIR"]) / "log"  # pg_ctl's log file
+    before = log.stat().st_size
+    marke = f"Vertraulich{uuid.uuid4().hex}"
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW log_min_error_statement")
+        assert cursor.fetchone()[0] == "panic"
+        cursor.execute("CREATE TEMP TABLE privat (name text PRIMARY KEY)")
+        cursor.execute("INSERT INTO privat VALUES (%s)", [marke])
+        with pytest.raises(IntegrityError):
+            cursor.execute("INSERT INTO privat VALUES (%s)", [marke])
+    deadline, written = time.monotonic() + 10, b""
+    while b"duplicate key value" not in written and time.monotonic() < deadline:  # the error itself is logged
+        time.sleep(0.1)
+        with log.open("rb") as handle:
+            handle.seek(before)
+            written = handle.read()
+    assert b"duplicate key value" in written  # the test reads what the server wrote
+    assert marke.encode() not in written
