@@ -12,7 +12,10 @@ from typing import Annotated, Any
 
 import httpx
 from django.conf import settings
+from django.db.models import CharField, F, Q, Value
 from pydantic import Field
+
+from akten.models import Akte, Beteiligter
 
 from ..base import Tool, ToolContext, ToolResult
 from ..common import Params, ToolError, ok
@@ -22,6 +25,10 @@ logger = logging.getLogger(__name__)
 SNIPPET_CHARS = 400
 ERR_UNAVAILABLE = "Die Websuche ist gerade nicht erreichbar. Versuche es später oder nutze search_gesetze/search_urteile."
 ERR_NOT_CONFIGURED = "Die Websuche ist in dieser Kanzlei nicht eingerichtet."
+ERR_MANDATSDATEN = (
+    "Die Suchanfrage enthält ein Aktenzeichen oder den Namen eines Beteiligten aus einer Akte; sie würde die Kanzlei "
+    "verlassen und wurde nicht gesendet. Formuliere sie ohne Namen und Aktenzeichen."
+)
 
 
 def web_search_url() -> str:
@@ -35,10 +42,33 @@ class SearchWebParams(Params):
     limit: Annotated[int, Field(ge=1, le=10, description="Maximum number of results.")] = 5
 
 
+def names_a_mandate(user: Any, text: str) -> bool:
+    """Whether `text` contains the Aktenzeichen of an Akte `user` may see or the name of one of its
+    parties (a person's surname, a company's name; three characters or more). With a cloud model the
+    arguments the model wrote in pseudonyms are restored to the real names before the tool runs, so
+    the description's request alone keeps nothing in the firm."""
+    suche = Value(text, output_field=CharField())
+    sichtbar = Akte.objects.visible_to(user)
+    if sichtbar.alias(suche=suche).filter(suche__icontains=F("aktenzeichen")).exists():
+        return True
+    name_lang = Q(kontakt__nachname__regex=r"^.{3,}$", suche__icontains=F("kontakt__nachname")) | Q(
+        kontakt__firma__regex=r"^.{3,}$", suche__icontains=F("kontakt__firma")
+    )
+    return (
+        Beteiligter.objects.filter(akte__in=sichtbar)
+        .exclude(rolle=Beteiligter.Rolle.GERICHT)
+        .alias(suche=suche)
+        .filter(name_lang)
+        .exists()
+    )
+
+
 def execute(ctx: ToolContext, params: SearchWebParams) -> ToolResult:
     url = web_search_url()
     if not url:
         raise ToolError(ERR_NOT_CONFIGURED)
+    if names_a_mandate(ctx.user, params.suche):
+        raise ToolError(ERR_MANDATSDATEN)
     timeout = float(getattr(settings, "HELENA_WEB_SEARCH_TIMEOUT", 10))
     try:
         response = httpx.get(url, params={"q": params.suche, "format": "json"}, timeout=timeout)

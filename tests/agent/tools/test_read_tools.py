@@ -355,6 +355,16 @@ def test_search_web_against_a_configured_searxng_endpoint(call, anwalt, settings
         assert result.untrusted and [r["url"] for r in result.data["ergebnisse"]] == ["https://example.org/ag"]
         assert len(result.data["ergebnisse"][0]["auszug"]) == 400
         assert "q=Amtsgericht" in server.requests[0].path and "format=json" in server.requests[0].path
+        # a name or Aktenzeichen from an Akte she may see never leaves the firm
+        from tests.factories import AkteFactory, BeteiligterFactory, KontaktFactory
+
+        akte = AkteFactory(anwalt=anwalt, aktenzeichen="731/26")
+        BeteiligterFactory(akte=akte, kontakt=KontaktFactory(nachname="Wunderlichstein"), rolle="GEGNER")
+        gesendet = len(server.requests)
+        for suche in ("Wunderlichstein Insolvenz", "Stand 731/26 Amtsgericht"):
+            abgelehnt = call(anwalt, "search_web", {"suche": suche})
+            assert not abgelehnt.ok and "nicht gesendet" in abgelehnt.error
+        assert len(server.requests) == gesendet
         server.routes["/search"] = lambda body: (502, {"error": "down"})
         assert call(anwalt, "search_web", {"suche": "Amtsgericht Bonn"}).error.startswith(
             "Die Websuche ist gerade nicht erreichbar."
