@@ -57,9 +57,19 @@ class Prozesskostenrisiko:
 
 
 def prozesskostenrisiko(
-    *, streitwert: Decimal, datum: date, instanzen: int = 1, gericht: str = "zivil", vorsteuerabzug: bool = False
+    *,
+    streitwert: Decimal,
+    datum: date,
+    instanzen: int = 1,
+    gericht: str = "zivil",
+    vorsteuerabzug: bool = False,
+    heute: date,
 ) -> Prozesskostenrisiko:
     """The cost risk of losing completely in ``instanzen`` (1 or 2) instances, as table rows.
+
+    ``datum`` is the Auftrag (and filing) of the first instance. A Berufung is commissioned and filed
+    later, not before ``heute``: its fees follow the law of that day (§ 60 Abs. 1 RVG, § 71 Abs. 1
+    Satz 2 GKG), so an estimate for an old mandate does not charge an appeal at the old tables.
 
     Raises RvgError or GkgError (German messages) for invalid values and dates.
     """
@@ -68,22 +78,29 @@ def prozesskostenrisiko(
     if gericht not in _INSTANZEN:
         raise rvg.RvgError(FEHLER_GERICHT.format(wert=gericht))
     zeilen: list[RisikoZeile] = []
+    berufung_ab = max(datum, heute)
     for index, (name, vv_nummern, kv) in enumerate(_INSTANZEN[gericht][:instanzen]):
+        stichtag = datum if index == 0 else berufung_ab
         berechnung = rvg.calculate(
             gegenstandswert=streitwert,
-            auftragsdatum=datum,
+            auftragsdatum=stichtag,
             positions=[PositionRequest(vv) for vv in vv_nummern],
             anrechnung=False,
         )
         anwalt = berechnung.net if vorsteuerabzug else berechnung.gross
         erstattung = not (gericht == "arbeit" and index == 0)
         gegner = berechnung.gross if erstattung else Decimal("0.00")
-        gebuehr = gkg.kv_gebuehr(kv, streitwert, on=datum).amount
+        gebuehr = gkg.kv_gebuehr(kv, streitwert, on=stichtag).amount
         zeilen.append(RisikoZeile(name, anwalt, gegner, gebuehr, anwalt + gegner + gebuehr, erstattung))
     hinweise = [
         "Annahme: vollständiges Unterliegen nach streitiger Verhandlung ohne Vergleich; Gegenanwalt mit denselben "
         "Gebühren; ohne Reisekosten, Sachverständige und Zeugen.",
     ]
+    if instanzen == 2 and berufung_ab != datum:
+        hinweise.append(
+            f"Berufung gerechnet nach dem Recht vom {berufung_ab:%d.%m.%Y}: sie wird frühestens heute beauftragt und "
+            "eingelegt (§ 60 Abs. 1 RVG, § 71 Abs. 1 Satz 2 GKG)."
+        )
     if vorsteuerabzug:
         hinweise.append(HINWEIS_VORSTEUER)
     if gericht == "arbeit":

@@ -202,6 +202,7 @@ def risikorechner(request: HttpRequest) -> HttpResponse:
                 instanzen=int(daten["instanzen"]),
                 gericht=daten["gericht"],
                 vorsteuerabzug=daten["vorsteuerabzug"],
+                heute=timezone.localdate(),
             )
         except (rvg.RvgError, gkg.GkgError) as fehler:
             form.add_error(None, str(fehler))

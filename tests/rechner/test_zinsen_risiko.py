@@ -79,7 +79,7 @@ def test_prozesskostenrisiko_zwei_instanzen() -> None:
     # 10.000 €, 2025: 1,0 RVG 652,00 €; GKG 283,00 €.
     # I: (2,5 × 652 + 20) × 1,19 = 1.963,50 € je Anwalt; 3,0 × 283 = 849,00 €.
     # II: (2,8 × 652 + 20) × 1,19 = 2.196,26 € je Anwalt; 4,0 × 283 = 1.132,00 €.
-    risiko = prozesskostenrisiko(streitwert=Decimal(10_000), datum=date(2025, 7, 1), instanzen=2)
+    risiko = prozesskostenrisiko(streitwert=Decimal(10_000), datum=date(2025, 7, 1), heute=date(2025, 7, 1), instanzen=2)
     assert [(z.eigener_anwalt, z.gegenanwalt, z.gericht, z.summe) for z in risiko.zeilen] == [
         (Decimal("1963.50"), Decimal("1963.50"), Decimal("849.00"), Decimal("4776.00")),
         (Decimal("2196.26"), Decimal("2196.26"), Decimal("1132.00"), Decimal("5524.52")),
@@ -91,7 +91,7 @@ def test_prozesskostenrisiko_vorsteuerabzug_nur_beim_eigenen_anwalt() -> None:
     """The client's Vorsteuerabzug takes the USt off its own lawyer only: the winner's USt is
     reimbursed unless the winner may deduct it (§ 104 Abs. 2 Satz 3 ZPO), which the client does not
     know. 10.000 €, 2025: own (2,5 × 652 + 20) = 1.650,00 €, opposing lawyer 1.963,50 € with USt."""
-    risiko = prozesskostenrisiko(streitwert=Decimal(10_000), datum=date(2025, 7, 1), vorsteuerabzug=True)
+    risiko = prozesskostenrisiko(streitwert=Decimal(10_000), datum=date(2025, 7, 1), heute=date(2025, 7, 1), vorsteuerabzug=True)
     zeile = risiko.zeilen[0]
     assert (zeile.eigener_anwalt, zeile.gegenanwalt, zeile.gericht) == (Decimal("1650.00"), Decimal("1963.50"), Decimal("849.00"))
     assert risiko.gesamt == Decimal("4462.50")
@@ -99,7 +99,9 @@ def test_prozesskostenrisiko_vorsteuerabzug_nur_beim_eigenen_anwalt() -> None:
 
 
 def test_prozesskostenrisiko_arbeitsgericht_ohne_kostenerstattung() -> None:
-    risiko = prozesskostenrisiko(streitwert=Decimal(10_000), datum=date(2025, 7, 1), gericht="arbeit", vorsteuerabzug=True)
+    risiko = prozesskostenrisiko(
+        streitwert=Decimal(10_000), datum=date(2025, 7, 1), heute=date(2025, 7, 1), gericht="arbeit", vorsteuerabzug=True
+    )
     zeile = risiko.zeilen[0]
     assert zeile.eigener_anwalt == Decimal("1650.00") and zeile.gegenanwalt == Decimal("0.00")
     assert zeile.gericht == Decimal("566.00")  # 2,0 × 283,00 € (Nr. 8210 KV GKG)
@@ -108,4 +110,13 @@ def test_prozesskostenrisiko_arbeitsgericht_ohne_kostenerstattung() -> None:
 
 def test_prozesskostenrisiko_fehler() -> None:
     with pytest.raises(RvgError, match="eine oder zwei Instanzen"):
-        prozesskostenrisiko(streitwert=Decimal(1000), datum=date(2025, 7, 1), instanzen=3)
+        prozesskostenrisiko(streitwert=Decimal(1000), datum=date(2025, 7, 1), heute=date(2025, 7, 1), instanzen=3)
+
+
+def test_die_berufung_eines_alten_mandats_kostet_nach_heutigem_recht() -> None:
+    """Auftrag 01.05.2025 (before the KostBRÄG 2025), estimated on 03.12.2026: the Berufung is filed
+    from today on, so it costs 4,0 × 170,50 = 682,00 € GKG (§ 71 Abs. 1 Satz 2 GKG), not the 644,00 €
+    of the old table; the first instance stays at the old table (3,0 × 161,00 = 483,00 €)."""
+    risiko = prozesskostenrisiko(streitwert=Decimal(5000), datum=date(2025, 5, 1), instanzen=2, heute=date(2026, 12, 3))
+    assert [z.gericht for z in risiko.zeilen] == [Decimal("483.00"), Decimal("682.00")]
+    assert any("Berufung gerechnet nach dem Recht vom 03.12.2026" in h for h in risiko.hinweise)

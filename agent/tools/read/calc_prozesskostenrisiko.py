@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field
 
+from akten.models import Sachgebiet
 from rechner import gkg, rvg
 from rechner.risiko import prozesskostenrisiko
 from rechner.zahlen import parse_zahl
@@ -36,6 +37,15 @@ ANNAHME_PARTEIEN = (
 )
 
 
+# Which procedural cost rule was taken when the call did not say (§ 91 ZPO or § 12a ArbGG).
+ANNAHME_GERICHT = {
+    "zivil": "Gerechnet als Zivilprozess (§ 91 ZPO: der Verlierer trägt auch den gegnerischen Anwalt). Vor dem "
+    "Arbeitsgericht trägt in erster Instanz jede Partei ihren Anwalt selbst (§ 12a ArbGG): dann gericht='arbeit'.",
+    "arbeit": "Gerechnet vor dem Arbeitsgericht, weil die Akte Arbeitsrecht ist (§ 12a ArbGG: in erster Instanz "
+    "keine Erstattung der Anwaltskosten).",
+}
+
+
 def _betrag(wert: Any) -> Any:
     if isinstance(wert, float):
         return Decimal(repr(wert))
@@ -51,8 +61,12 @@ class CalcProzesskostenrisikoParams(Params):
     akte: Annotated[str | None, Field(max_length=40, description=AKTE_FIELD_DESCRIPTION)] = None
     instanzen: Annotated[Literal[1, 2], Field(description="1 = first instance, 2 = first instance and Berufung.")] = 1
     gericht: Annotated[
-        Literal["zivil", "arbeit"], Field(description="'zivil' (§ 91 ZPO) or 'arbeit' (§ 12a ArbGG in the first instance).")
-    ] = "zivil"
+        Literal["zivil", "arbeit"] | None,
+        Field(
+            description="'zivil' (§ 91 ZPO) or 'arbeit' (§ 12a ArbGG in the first instance); omitted: from the Akte's "
+            "Sachgebiet (Arbeitsrecht: 'arbeit'), else 'zivil', and the result says so."
+        ),
+    ] = None
     vorsteuerabzug: Annotated[
         bool,
         Field(
@@ -69,9 +83,18 @@ def execute(ctx: ToolContext, params: CalcProzesskostenrisikoParams) -> ToolResu
     if not wert:
         raise ToolError(ERR_WERT)
     datum = params.datum or today()
+    gericht = params.gericht
+    if gericht is None:
+        akte_der_frage = akte or ctx.akte  # the Akte asked about, else the chat's
+        gericht = "arbeit" if akte_der_frage is not None and akte_der_frage.sachgebiet == Sachgebiet.ARBEITSRECHT else "zivil"
     try:
         risiko = prozesskostenrisiko(
-            streitwert=wert, datum=datum, instanzen=params.instanzen, gericht=params.gericht, vorsteuerabzug=params.vorsteuerabzug
+            streitwert=wert,
+            datum=datum,
+            instanzen=params.instanzen,
+            gericht=gericht,
+            vorsteuerabzug=params.vorsteuerabzug,
+            heute=today(),
         )
     except (rvg.RvgError, gkg.GkgError) as exc:
         raise ToolError(str(exc)) from None
@@ -91,6 +114,7 @@ def execute(ctx: ToolContext, params: CalcProzesskostenrisikoParams) -> ToolResu
         "gesamt_bei_unterliegen_eur": money(risiko.gesamt),
         "hinweise": list(risiko.hinweise),
         "annahmen": ([ANNAHME_KOSTEN_DATUM.format(datum=f"{datum:%d.%m.%Y}", fassung="")] if params.datum is None else [])
+        + ([ANNAHME_GERICHT[gericht]] if params.gericht is None else [])
         + [ANNAHME_PARTEIEN],
     }
     sources: list[dict[str, Any]] = [{"rechner": "Prozesskostenrisiko", "grundlage": "§ 91 ZPO, § 12a ArbGG, RVG, GKG"}]

@@ -288,3 +288,20 @@ def test_mehrvergleich_mit_teilwerten_ueber_das_werkzeug(call, anwalt):
     assert data["rvg"]["positionen"][-1]["betrag_eur"] == "-140.60"
     ohne_werte = call(anwalt, "get_kosten_rules", {"gegenstandswert": 15000, "rvg_positionen": [{"vv": "3100"}, {"vv": "3101"}]})
     assert not ohne_werte.ok and "Wert ihres Teils" in ohne_werte.error
+
+
+def test_prozesskostenrisiko_einer_arbeitsrechtsakte_rechnet_nach_paragraf_12a_arbgg(call, anwalt):
+    """Without `gericht` it computed a civil case (the loser pays the other lawyer) also for an
+    Arbeitsrecht Akte, where each party keeps its own lawyer in the first instance, and said nothing."""
+    from tests.factories import AkteFactory
+
+    akte = AkteFactory(anwalt=anwalt, gegenstandswert=10000, sachgebiet="ARBEITSRECHT")
+    arbeit = call(anwalt, "calc_prozesskostenrisiko", {"datum": "2025-07-01"}, akte=akte)
+    assert arbeit.ok, arbeit.error
+    assert arbeit.data["tabelle"][0]["gegenanwalt_eur"] == "0.00"
+    assert any("Arbeitsrecht" in a for a in arbeit.data["annahmen"])
+    zivil = call(anwalt, "calc_prozesskostenrisiko", {"streitwert": 10000, "datum": "2025-07-01"})
+    assert any("§ 12a ArbGG" in a and "gericht='arbeit'" in a for a in zivil.data["annahmen"])
+    gesagt = call(anwalt, "calc_prozesskostenrisiko", {"gericht": "zivil", "datum": "2025-07-01"}, akte=akte)
+    assert gesagt.data["tabelle"][0]["gegenanwalt_eur"] != "0.00"
+    assert not any("Gerechnet" in a and "Arbeitsgericht" in a for a in gesagt.data["annahmen"])
