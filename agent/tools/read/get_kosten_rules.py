@@ -289,8 +289,11 @@ def _familie(familie: Familiensache, datum: datetime.date) -> dict[str, Any]:
 def execute(ctx: ToolContext, params: GetKostenRulesParams) -> ToolResult:
     if params.familie is not None and not (params.rvg_positionen or params.gkg_nummern or params.rahmen_positionen):
         datum = params.datum or today()
+        nur_familie: dict[str, Any] = {"datum": iso(datum), "famgkg": _familie(params.familie, datum)}
+        if annahmen := _annahmen(params, datum, nur_familie):
+            nur_familie["annahmen"] = annahmen
         return ok(
-            {"datum": iso(datum), "famgkg": _familie(params.familie, datum)},
+            nur_familie,
             sources=[{"rechner": "FamGKG", "grundlage": "§§ 28, 43-51 FamGKG"}],
             count=1,
         )
@@ -299,9 +302,11 @@ def execute(ctx: ToolContext, params: GetKostenRulesParams) -> ToolResult:
     if params.rahmen_positionen and not params.rvg_positionen and not params.gkg_nummern:
         datum = params.datum or today()
         try:
-            nur_rahmen = {"datum": iso(datum), "rahmengebuehren": _rahmen(params, datum)}
+            nur_rahmen: dict[str, Any] = {"datum": iso(datum), "rahmengebuehren": _rahmen(params, datum)}
         except rvg.RvgError as exc:
             raise ToolError(str(exc)) from None
+        if annahmen := _annahmen(params, datum, nur_rahmen):
+            nur_rahmen["annahmen"] = annahmen
         return ok(
             nur_rahmen,
             sources=[{"rechner": "RVG Betragsrahmen", "fassung": rvg.RVG_2025.label}],
@@ -368,14 +373,15 @@ def execute(ctx: ToolContext, params: GetKostenRulesParams) -> ToolResult:
 
 
 def _annahmen(params: GetKostenRulesParams, datum: datetime.date, data: dict[str, Any]) -> list[str]:
-    """The inputs the call left out that change the result: the date (the fee version) and, for fees
-    that Nr. 1008 VV RVG raises, the number of clients."""
+    """The inputs the call left out that change the result: the date (the fee version; also of the
+    Rahmen amounts and of the FamGKG values) and, for fees that Nr. 1008 VV RVG raises, the number of
+    clients."""
     annahmen = []
     if params.datum is None:
         fassung = (data.get("rvg") or data.get("gkg") or {}).get("fassung", "")
         annahmen.append(ANNAHME_KOSTEN_DATUM.format(datum=f"{datum:%d.%m.%Y}", fassung=f" ({fassung})" if fassung else ""))
-    if "auftraggeber" not in params.model_fields_set and any(
-        rvg.VV[p.vv].erhoehungsfaehig for p in params.rvg_positionen if p.vv in rvg.VV
+    if "auftraggeber" not in params.model_fields_set and (
+        any(rvg.VV[p.vv].erhoehungsfaehig for p in params.rvg_positionen if p.vv in rvg.VV) or params.rahmen_positionen
     ):
         annahmen.append(ANNAHME_AUFTRAGGEBER)
     return annahmen

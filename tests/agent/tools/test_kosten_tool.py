@@ -305,3 +305,17 @@ def test_prozesskostenrisiko_einer_arbeitsrechtsakte_rechnet_nach_paragraf_12a_a
     gesagt = call(anwalt, "calc_prozesskostenrisiko", {"gericht": "zivil", "datum": "2025-07-01"}, akte=akte)
     assert gesagt.data["tabelle"][0]["gegenanwalt_eur"] != "0.00"
     assert not any("Gerechnet" in a and "Arbeitsgericht" in a for a in gesagt.data["annahmen"])
+
+
+def test_rahmen_und_familiensachen_nennen_ein_fehlendes_datum(call, anwalt):
+    """Without 'datum' the Rahmen amounts and FamGKG values of today were used silently (an older
+    mandate or proceeding has the old amounts: Kindschaft 4.000 € instead of 5.000 € before 1.6.2025)."""
+    rahmen = call(anwalt, "get_kosten_rules", {"rahmen_positionen": [{"vv": "4100"}]})
+    assert rahmen.ok, rahmen.error
+    assert any("Kein Datum angegeben" in a for a in rahmen.data["annahmen"])
+    assert any("Auftraggeber" in a or "1008" in a for a in rahmen.data["annahmen"])
+    familie = call(anwalt, "get_kosten_rules", {"familie": {"art": "kindschaft"}})
+    assert familie.ok, familie.error
+    assert any("Kein Datum angegeben" in a for a in familie.data["annahmen"])
+    mit_datum = call(anwalt, "get_kosten_rules", {"familie": {"art": "kindschaft"}, "datum": "2025-07-01"})
+    assert "annahmen" not in mit_datum.data
