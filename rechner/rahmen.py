@@ -229,6 +229,62 @@ def _zahl(wert: object) -> Decimal:
         raise RvgError(str(fehler)) from None
 
 
+# The Angelegenheiten of § 17 RVG the numbers belong to (Nr. 1a: Verwaltungs- and gerichtliches
+# Verfahren; Nr. 10a: vorbereitendes and gerichtliches Verfahren in Straf- and Bußgeldsachen; every
+# Rechtszug its own, § 15 Abs. 2). Numbers not listed (Grundgebühr 4100/5100, Beratungshilfe) belong
+# to the first Angelegenheit of the note.
+_ANGELEGENHEITEN: tuple[tuple[str, str, str], ...] = (
+    ("2302", "2302", "Verwaltungs- bzw. Widerspruchsverfahren"),
+    ("3102", "3106", "Sozialgericht"),
+    ("4104", "4105", "vorbereitendes Verfahren"),
+    ("4106", "4111", "Amtsgericht"),
+    ("4112", "4117", "Strafkammer"),
+    ("4118", "4123", "Oberlandesgericht, Schwurgericht"),
+    ("4124", "4129", "Berufung"),
+    ("4130", "4135", "Revision"),
+    ("5101", "5106", "Verfahren vor der Verwaltungsbehörde"),
+    ("5107", "5112", "Amtsgericht"),
+    ("5113", "5114", "Rechtsbeschwerde"),
+)
+HINWEIS_ANGELEGENHEITEN = (
+    "Die Gebühren gehören zu verschiedenen Angelegenheiten (§ 17 Nr. 1a bzw. Nr. 10a, § 15 Abs. 2 RVG): {namen}; "
+    "jede hat ihre eigene Auslagenpauschale (Nr. 7002 VV RVG). Die Grundgebühr entsteht nur einmal."
+)
+# Vorbem. 3 Abs. 4 Satz 1 und 2 VV RVG: the Geschäftsgebühr is credited by half, a Betragsrahmengebühr
+# by at most this amount, against the Verfahrensgebühr of the court proceedings that follow.
+ANRECHNUNG_HOECHSTENS = Decimal("225.00")
+HINWEIS_ANRECHNUNG_SOZIAL = (
+    "Die Geschäftsgebühr Nr. 2302 wird zur Hälfte, höchstens mit 225,00 €, auf die Verfahrensgebühr Nr. 3102 "
+    "angerechnet (Vorbem. 3 Abs. 4 VV RVG), wenn beide denselben Gegenstand betreffen."
+)
+
+
+def _angelegenheit(vv: str) -> str | None:
+    return next((name for von, bis, name in _ANGELEGENHEITEN if von <= vv <= bis), None)
+
+
+def _angelegenheiten(zeilen: list[Position]) -> list[tuple[str, list[Position]]]:
+    """The positions grouped by Angelegenheit, in the order of the note."""
+    gruppen: dict[str, list[Position]] = {}
+    ohne: list[Position] = []
+    for zeile in zeilen:
+        name = _angelegenheit(zeile.vv)
+        (gruppen.setdefault(name, []) if name else ohne).append(zeile)
+    if not gruppen:
+        return [("", ohne)]
+    erste = next(iter(gruppen))
+    gruppen[erste] = ohne + gruppen[erste]
+    return list(gruppen.items())
+
+
+def _anrechnung_sozial(zeilen: list[Position]) -> list[Position]:
+    geschaeft = [z for z in zeilen if z.vv == "2302"]
+    if not geschaeft or not any(z.vv == "3102" for z in zeilen):
+        return []
+    betrag = min(runde_cent(geschaeft[-1].amount / 2), ANRECHNUNG_HOECHSTENS)  # the last one (Satz 3)
+    return [Position("2302", "Anrechnung der Geschäftsgebühr (Vorbem. 3 Abs. 4 VV RVG)", -betrag)]
+
+
 def berechne(
     *,
     auftragsdatum: date,
@@ -238,7 +294,9 @@ def berechne(
     auslagen: AuslagenRequest | None = None,
     auftraggeber: int = 1,
 ) -> tuple[Calculation, tuple[str, ...]]:
-    """A fee note of Betragsrahmen- and Festgebühren in one Angelegenheit, with the § 14 reasoning per fee.
+    """A fee note of Betragsrahmen- and Festgebühren, with the § 14 reasoning per fee. Numbers of
+    different Angelegenheiten (§ 17 RVG: Widerspruchs- and Klageverfahren, Ermittlungs- and
+    gerichtliches Verfahren) get a Pauschale each, and a Nr. 2302 is credited on a Nr. 3102.
 
     ``auftraggeber`` > 1 (clients in the same Gegenstand) raises the Verfahrens- and Geschäftsgebühren
     (Nr. 1008 VV RVG). Nr. 2500 (paid by the client) gets no Nr. 7002 and no USt share of its own (Anm. zu Nr. 2500).
@@ -259,19 +317,29 @@ def berechne(
         zeilen.append(Position(gebuehr.vv, gebuehr.label + erhoeht, betrag))
         begruendungen.append(f"Nr. {gebuehr.vv}: {begruendung}")
     summe = sum((z.amount for z in zeilen), Decimal("0.00"))
-    pauschalfaehig = sum((z.amount for z in zeilen if z.vv != "2500"), Decimal("0.00"))
+    gruppen = _angelegenheiten(zeilen)
     auslagen_zeilen: list[Position] = []
-    if auslagenpauschale and pauschalfaehig > 0:
-        auslagen_zeilen.append(
-            Position(
-                "7002",
-                "Pauschale für Post- und Telekommunikationsentgelte",
-                min(runde_cent(pauschalfaehig * rvg.RVG_2025.pauschale_anteil), rvg.RVG_2025.pauschale_hoechstbetrag),
+    for name, gruppe in gruppen:
+        pauschalfaehig = sum((z.amount for z in gruppe if z.vv != "2500"), Decimal("0.00"))
+        if auslagenpauschale and pauschalfaehig > 0:
+            # one Pauschale in every Angelegenheit (Anm. Abs. 1 zu Nr. 7002 VV RVG)
+            label = "Pauschale für Post- und Telekommunikationsentgelte" + (f" ({name})" if len(gruppen) > 1 else "")
+            auslagen_zeilen.append(
+                Position(
+                    "7002",
+                    label,
+                    min(runde_cent(pauschalfaehig * rvg.RVG_2025.pauschale_anteil), rvg.RVG_2025.pauschale_hoechstbetrag),
+                )
             )
-        )
+    if len(gruppen) > 1:
+        begruendungen.insert(0, HINWEIS_ANGELEGENHEITEN.format(namen=", ".join(name for name, _ in gruppen)))
+    anrechnungen = _anrechnung_sozial(zeilen)
+    if anrechnungen:
+        begruendungen.append(HINWEIS_ANRECHNUNG_SOZIAL)
     auslagen_zeilen.extend(rvg.weitere_auslagen_positionen(auslagen or AuslagenRequest()))
     summe_auslagen = sum((z.amount for z in auslagen_zeilen), Decimal("0.00"))
-    netto = summe + summe_auslagen
+    anrechnung = sum((z.amount for z in anrechnungen), Decimal("0.00"))
+    netto = summe + anrechnung + summe_auslagen
     ust = runde_cent(netto * ust_satz)
     calculation = Calculation(
         version=rvg.RVG_2025.key,
@@ -279,10 +347,10 @@ def berechne(
         table="Betragsrahmen- und Festgebühren (Teile 2.5, 3, 4 und 5 VV RVG)",
         auftragsdatum=auftragsdatum,
         positions=tuple(zeilen),
-        anrechnungen=(),
+        anrechnungen=tuple(anrechnungen),
         auslagen=tuple(auslagen_zeilen),
         fees=summe,
-        anrechnung=Decimal("0.00"),
+        anrechnung=anrechnung,
         auslagenpauschale=sum((z.amount for z in auslagen_zeilen if z.vv == "7002"), Decimal("0.00")),
         auslagen_total=summe_auslagen,
         net=netto,

@@ -217,9 +217,10 @@ def test_rahmenseite_strafsache(angemeldet) -> None:
     params = [("nummern", vv) for vv in ("4100", "4104", "4106", "4108")] + [("auftragsdatum", "2025-07-01")]
     antwort = angemeldet.get("/rechner/rahmengebuehren/?" + "&".join(f"{k}={v}" for k, v in params))
     html = unescape(antwort.content.decode())
-    assert "1.173,34 €" in html and "Mittelgebühr nach § 14 Abs. 1 RVG" in html
+    # two Angelegenheiten (§ 17 Nr. 10a RVG): (966,00 + 2 × 20,00 €) × 1,19
+    assert "1.197,14 €" in html and "Mittelgebühr nach § 14 Abs. 1 RVG" in html
     pflicht = angemeldet.get("/rechner/rahmengebuehren/?" + "&".join(f"{k}={v}" for k, v in params) + "&pflichtverteidiger=on")
-    assert "942,48 €" in unescape(pflicht.content.decode())
+    assert "966,28 €" in unescape(pflicht.content.decode())
 
 
 def test_rueckwaertsfrist_als_entwurf(client) -> None:

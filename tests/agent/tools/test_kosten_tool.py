@@ -87,12 +87,14 @@ def test_inkasso_unbestritten(call, anwalt):
 def test_strafsache_mittelgebuehr_und_pflichtverteidiger(call, anwalt):
     nummern = ["4100", "4104", "4106", "4108"]
     wahl = kosten(call, anwalt, rahmen_positionen=[{"vv": vv} for vv in nummern])["rahmengebuehren"]
-    # Mittelgebühren 240 + 198 + 198 + 330 = 966,00 €; + 20,00 € Nr. 7002; + 19 % USt.
+    # Mittelgebühren 240 + 198 + 198 + 330 = 966,00 €; the Ermittlungs- and the gerichtliche Verfahren are two
+    # Angelegenheiten (§ 17 Nr. 10a RVG): + 2 × 20,00 € Nr. 7002; + 19 % USt. (One Pauschale gave 1.173,34 €.)
     assert [p["betrag_eur"] for p in wahl["positionen"]] == ["240.00", "198.00", "198.00", "330.00"]
-    assert wahl["gesamt_eur"] == "1173.34"
+    assert wahl["gesamt_eur"] == "1197.14"
+    assert [a["betrag_eur"] for a in wahl["auslagen"]] == ["20.00", "20.00"]
     assert any("§ 14 Abs. 1 RVG" in h for h in wahl["hinweise"])
     pflicht = kosten(call, anwalt, rahmen_positionen=[{"vv": vv, "pflichtverteidiger": True} for vv in nummern])
-    assert pflicht["rahmengebuehren"]["gesamt_eur"] == "942.48"  # (192 + 158 + 158 + 264 + 20) × 1,19
+    assert pflicht["rahmengebuehren"]["gesamt_eur"] == "966.28"  # (192 + 158 + 158 + 264 + 2 × 20) × 1,19
 
 
 def test_rahmen_ausserhalb_und_sozialrecht_schwelle(call, anwalt):
@@ -319,3 +321,16 @@ def test_rahmen_und_familiensachen_nennen_ein_fehlendes_datum(call, anwalt):
     assert any("Kein Datum angegeben" in a for a in familie.data["annahmen"])
     mit_datum = call(anwalt, "get_kosten_rules", {"familie": {"art": "kindschaft"}, "datum": "2025-07-01"})
     assert "annahmen" not in mit_datum.data
+
+
+def test_sozialrecht_widerspruch_und_klage_sind_zwei_angelegenheiten_mit_anrechnung(call, anwalt):
+    """2302 + 3102 + 3106 (391 Schwellengebühr + 392 + 365 = 1.148,00 €)
+    were billed as one Angelegenheit: one Pauschale and no Anrechnung (1.168,00 € net). By law:
+    two Pauschalen (§ 17 Nr. 1a RVG) and half of the 2302 credited (Vorbem. 3 Abs. 4 VV RVG, max 225 €)."""
+    data = kosten(call, anwalt, rahmen_positionen=[{"vv": vv} for vv in ("2302", "3102", "3106")], umsatzsteuer=False)[
+        "rahmengebuehren"
+    ]
+    assert [a["betrag_eur"] for a in data["anrechnungen"]] == ["-195.50"]
+    assert [a["betrag_eur"] for a in data["auslagen"]] == ["20.00", "20.00"]
+    assert data["netto_eur"] == "992.50"
+    assert any("§ 17 Nr. 1a" in h for h in data["hinweise"])
