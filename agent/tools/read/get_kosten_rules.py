@@ -30,6 +30,11 @@ from ..common import (
 ERR_WERT = "Kein Gegenstandswert angegeben. Gib 'gegenstandswert' an oder eine Akte, deren Gegenstandswert gelten soll."
 ERR_WERT_AKTE = "Die Akte {aktenzeichen} hat keinen Gegenstandswert. Gib 'gegenstandswert' an."
 # What the calculation assumed for an input the call left out: said in the result, never silent.
+ANNAHME_ANRECHTE = (
+    "Gerechnet ohne Versorgungsausgleich (0 Anrechte). Er wird im Scheidungsverbund in der Regel von Amts wegen "
+    "mitentschieden (§ 137 Abs. 2 FamFG) und erhöht den Wert je Anrecht um 10 % des Werts der Ehesache, mindestens "
+    "um 1.000 € (§ 50 Abs. 1 FamGKG); bitte die Zahl der Anrechte erfragen."
+)
 ANNAHME_AUFTRAGGEBER = (
     "Gerechnet mit einem Auftraggeber. Bei mehreren Auftraggebern im selben Gegenstand erhöht sich die Geschäfts- "
     "bzw. Verfahrensgebühr um 0,3 je weitere Person (Nr. 1008 VV RVG); bitte die Zahl erfragen."
@@ -380,6 +385,9 @@ def _annahmen(params: GetKostenRulesParams, datum: datetime.date, data: dict[str
     if params.datum is None:
         fassung = (data.get("rvg") or data.get("gkg") or {}).get("fassung", "")
         annahmen.append(ANNAHME_KOSTEN_DATUM.format(datum=f"{datum:%d.%m.%Y}", fassung=f" ({fassung})" if fassung else ""))
+    familie = params.familie
+    if familie is not None and familie.art == "scheidung" and "anrechte" not in familie.model_fields_set:
+        annahmen.append(ANNAHME_ANRECHTE)
     if "auftraggeber" not in params.model_fields_set and (
         any(rvg.VV[p.vv].erhoehungsfaehig for p in params.rvg_positionen if p.vv in rvg.VV) or params.rahmen_positionen
     ):

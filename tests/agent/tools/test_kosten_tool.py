@@ -334,3 +334,13 @@ def test_sozialrecht_widerspruch_und_klage_sind_zwei_angelegenheiten_mit_anrechn
     assert [a["betrag_eur"] for a in data["auslagen"]] == ["20.00", "20.00"]
     assert data["netto_eur"] == "992.50"
     assert any("§ 17 Nr. 1a" in h for h in data["hinweise"])
+
+
+def test_scheidung_ohne_anrechte_sagt_dass_der_versorgungsausgleich_fehlt(call, anwalt):
+    ohne = call(anwalt, "get_kosten_rules", {"familie": {"art": "scheidung", "netto_monat": 4000}, "datum": "2025-07-01"})
+    assert ohne.ok, ohne.error
+    assert any("Versorgungsausgleich" in a for a in ohne.data["annahmen"])
+    mit = call(
+        anwalt, "get_kosten_rules", {"familie": {"art": "scheidung", "netto_monat": 4000, "anrechte": 4}, "datum": "2025-07-01"}
+    )
+    assert "annahmen" not in mit.data
