@@ -176,12 +176,12 @@ def test_urteile_and_muster_search(db):
     assert muster.results[0]["platzhalter"]
 
 
-def _upload(api_client, akte, text, name="brief.txt", **extra):
+def _upload(api_client, akte, text, filename="brief.txt", **extra):
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     return api_client.post(
         "/api/dokumente/",
-        {"akte": akte.pk, "datei": SimpleUploadedFile(name, text.encode(), content_type="text/plain"), **extra},
+        {"akte": akte.pk, "datei": SimpleUploadedFile(filename, text.encode(), content_type="text/plain"), **extra},
         format="multipart",
     )
 
@@ -219,7 +219,12 @@ def test_mandant_finds_only_released_documents(api_client, django_capture_on_com
     with django_capture_on_commit_callbacks(execute=True):
         internal = _upload(api_client, akte, "Interner Vermerk zur Vergleichsbereitschaft", "vermerk.txt").json()["id"]
         released = _upload(
-            api_client, akte, "Sachstandsbericht zur Vergleichsbereitschaft", "bericht.txt", mandant_sichtbar=True
+            api_client,
+            akte,
+            "Sachstandsbericht zur Vergleichsbereitschaft",
+            "bericht.txt",
+            mandant_sichtbar=True,
+            name="Sachstandsbericht",  # a released document needs its own title (akten.api)
         ).json()["id"]
     found = {r["id"] for r in search_dokumente(user=mandant, query="Vergleichsbereitschaft").results}
     assert found == {released}
