@@ -113,31 +113,40 @@ async def test_the_time_limit_during_the_tools_does_not_call_the_thought_a_cut_a
     assert [m.get("content") for m in outcome.transcript].count(THOUGHT) == 1
 
 
-@pytest.fixture
-def ollama_cut_mid_answer():
-    """An Ollama-like server that streams the start of an answer and closes without `done`."""
+FRAGMENTS = ("Die Berufungsfrist ", "beträgt einen ")
+
+
+def _serve_cut_off(content_type: str, lines: list[str]):
+    """A model server that answers every POST with `lines` and closes without ending the answer."""
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_POST(self):  # noqa: N802 - the http.server interface
             self.rfile.read(int(self.headers.get("Content-Length") or 0))
             self.send_response(200)
-            self.send_header("Content-Type", "application/x-ndjson")
+            self.send_header("Content-Type", content_type)
             self.end_headers()
-            part = {"model": "m", "created_at": "2026-12-03T08:00:00Z", "message": {"role": "assistant"}, "done": False}
-            for fragment in ("Die Berufungsfrist ", "beträgt einen "):
-                part["message"]["content"] = fragment
-                self.wfile.write((json.dumps(part) + "\n").encode())
+            for line in lines:
+                self.wfile.write(line.encode())
             self.wfile.flush()
 
         def log_message(self, *args):
             pass
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture
+def ollama_cut_mid_answer():
+    """An Ollama-like server that streams the start of an answer and closes without `done`."""
+    part = {"model": "m", "created_at": "2026-12-03T08:00:00Z", "message": {"role": "assistant"}, "done": False}
+    lines = [json.dumps({**part, "message": {**part["message"], "content": f}}) + "\n" for f in FRAGMENTS]
+    yield from _serve_cut_off("application/x-ndjson", lines)
 
 
 @pytest.mark.asyncio
@@ -154,33 +163,11 @@ async def test_an_answer_whose_stream_broke_off_is_not_done(ollama_cut_mid_answe
 def openai_cut_mid_answer():
     """An OpenAI-compatible server that streams the start of an answer and closes the stream cleanly,
     without a chunk that says how it finished (a worker restarted behind a proxy)."""
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_POST(self):  # noqa: N802 - the http.server interface
-            self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.end_headers()
-            for fragment in ("Die Berufungsfrist ", "beträgt einen "):
-                chunk = {
-                    "id": "c",
-                    "object": "chat.completion.chunk",
-                    "created": 0,
-                    "model": "m",
-                    "choices": [{"index": 0, "delta": {"content": fragment}, "finish_reason": None}],
-                }
-                self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
-            self.wfile.flush()
-
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
-    server.server_close()
+    chunk = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m"}
+    choice = {"index": 0, "finish_reason": None}
+    lines = [f"data: {json.dumps({**chunk, 'choices': [{**choice, 'delta': {'content': f}}]})}\n\n" for f in FRAGMENTS]
+    for base in _serve_cut_off("text/event-stream", lines):
+        yield f"{base}/v1"
 
 
 @pytest.mark.asyncio
