@@ -212,14 +212,12 @@ def mandant_fassung(inhalt: bytes, *, mime_type: str, titel: str, autor: str, st
         return inhalt
     if art is not None:
         return _bild_fassung(inhalt, art)
-    raise NichtBereitstellbar
+    raise NichtBereitstellbar(GRUND_FORMAT)
 
 
 def freigabe_pruefen(inhalt: bytes, *, mime_type: str) -> None:
     """Raise ValueError (German, for the person releasing) when `inhalt` could not be given to a
-    MANDANT: its kind is not cleaned, or cleaning it fails (damaged, encrypted)."""
-    if _art(inhalt, mime_type) is None:
-        raise ValueError(ERR_NICHT_FREIGEBBAR.format(grund=GRUND_FORMAT))
+    MANDANT: its kind is not cleaned, or cleaning it fails (damaged, encrypted, embedded files)."""
     try:
         mandant_fassung(inhalt, mime_type=mime_type, titel="", autor="", stand=datetime.datetime.now(datetime.UTC))
     except NichtBereitstellbar as exc:
