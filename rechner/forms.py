@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 from decimal import Decimal
 from typing import Any
 
@@ -11,7 +12,7 @@ from django.utils import timezone
 from rechner import gkg
 from rechner.fristen import BUNDESLAENDER, PRESETS, Einheit, FristPreset
 from rechner.rahmen import RAHMEN
-from rechner.rvg import VV, AuslagenRequest, Calculation, PositionRequest, calculate
+from rechner.rvg import VV, Angelegenheit, AuslagenRequest, Calculation, PositionRequest, calculate
 from rechner.zahlen import ZahlFehler, parse_zahl
 
 FEHLER_PFLICHT = "Bitte fülle dieses Feld aus."
@@ -181,6 +182,12 @@ class RvgForm(_FormMitStandardHaken):
         required=False,
         help_text="Über 0,9 nur, wenn besonders umfangreich oder schwierig (Anm. Abs. 2 zu Nr. 2300 VV RVG).",
     )
+    auftragsdatum_2300 = _datum(
+        label="Auftrag für die außergerichtliche Vertretung erteilt am",
+        required=False,
+        help_text="Nur wenn an einem anderen Tag als das Auftragsdatum oben: Nr. 2300, ihre Pauschale und ihre "
+        "Anrechnung folgen dem Recht dieses Tages (§ 60 Abs. 1 RVG).",
+    )
     mahnverfahren = _auswahl(
         label="Mahnverfahren",
         choices=[("", "kein Mahnverfahren"), ("3305", _vv_label("3305")), ("3307", _vv_label("3307"))],
@@ -190,6 +197,12 @@ class RvgForm(_FormMitStandardHaken):
     vv_3104 = forms.BooleanField(label=_vv_label("3104"), required=False)
     vv_3200 = forms.BooleanField(label=_vv_label("3200"), required=False)
     vv_3202 = forms.BooleanField(label=_vv_label("3202"), required=False)
+    datum_berufung = _datum(
+        label="Berufung eingelegt am",
+        required=False,
+        help_text="Für die Berufung gilt das Recht am Tag ihrer Einlegung bzw. des Berufungsauftrags (§ 60 Abs. 1 "
+        "Satz 2 RVG); ohne Angabe das Auftragsdatum oben.",
+    )
     einigung = _auswahl(
         label="Einigungsgebühr",
         choices=[
@@ -252,7 +265,17 @@ class RvgForm(_FormMitStandardHaken):
             km=daten["km"],
             abwesenheit_stunden=[daten["abwesenheit_stunden"]] if daten["abwesenheit_stunden"] else [],
             weitere_auslagen=self.auslagen(),
+            auftragsdaten=self.auftragsdaten(),
         )
+
+    def auftragsdaten(self) -> dict[Angelegenheit, datetime.date]:
+        """The Angelegenheiten with a date of their own (§ 60 Abs. 1 RVG) of a valid form."""
+        daten = self.cleaned_data
+        eigene = {
+            Angelegenheit.AUSSERGERICHTLICH: daten.get("auftragsdatum_2300"),
+            Angelegenheit.BERUFUNG: daten.get("datum_berufung"),
+        }
+        return {angelegenheit: datum for angelegenheit, datum in eigene.items() if datum is not None}
 
     def auslagen(self) -> AuslagenRequest:
         """Nrn. 7000, 7004, 7006 of a valid form."""

@@ -18,7 +18,7 @@ Versions
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
@@ -179,6 +179,19 @@ HINWEIS_ANRECHNUNG_LETZTE = (
     "hier die letzte angegebene Nr. 2300."
 )
 HINWEIS_INKASSO_50 = "Inkasso, unbestrittene Forderung, Wert bis 50 €: die 1,0-Gebühr beträgt {betrag} (§ 13 Abs. 2 RVG)."
+# § 60 Abs. 1 RVG: each Angelegenheit follows the law on the day of its own unbedingter Auftrag; a
+# Rechtsmittel filed after a change follows the new law even where the lawyer was already instructed.
+HINWEIS_FASSUNG_ANGELEGENHEIT = "{angelegenheit}: Auftrag vom {datum}, daher berechnet nach dem {fassung} (§ 60 Abs. 1 RVG)."
+HINWEIS_FASSUNG_AUSSERGERICHTLICH = (
+    "Außergerichtliche Vertretung und gerichtliches Verfahren sind verschiedene Angelegenheiten: Wurde der Auftrag "
+    "für die außergerichtliche Vertretung vor dem {ab} erteilt, gilt für sie das bisherige Recht (§ 60 Abs. 1 "
+    "Satz 1 RVG): {fassung}. Dann bitte das Datum dieses Auftrags angeben."
+)
+HINWEIS_FASSUNG_RECHTSMITTEL = (
+    "{angelegenheit}: berechnet nach dem Auftragsdatum {datum}: {fassung}. Wurde das Rechtsmittel ab dem {ab} "
+    "eingelegt, gilt dafür das neue Recht (§ 60 Abs. 1 Satz 2 RVG): {neu}. Dann bitte das Datum der Einlegung "
+    "angeben."
+)
 INKASSO_AB = date(2021, 10, 1)
 
 FEHLER_ANRECHNUNG_ZIEL = (
@@ -599,6 +612,14 @@ class Calculation:
     ust: Decimal
     gross: Decimal
     hinweise: tuple[str, ...] = ()
+    # Angelegenheiten whose own Auftrag (or Rechtsmittel) date differs from ``auftragsdatum``: their
+    # label, that date and the label of the RVG version they were calculated with (§ 60 Abs. 1 RVG)
+    abweichende_fassungen: tuple[tuple[str, date, str], ...] = ()
+
+    @property
+    def erster_auftrag(self) -> date:
+        """The earliest Auftrag of the note (the start of its Leistungszeitraum)."""
+        return min([self.auftragsdatum, *(datum for _, datum, _ in self.abweichende_fassungen)])
 
 
 @dataclass(frozen=True, eq=False)
@@ -928,6 +949,7 @@ def calculate(
     abwesenheit_stunden: Sequence[Decimal] = (),
     ust_rate: Decimal = UST_REGELSATZ,
     weitere_auslagen: AuslagenRequest | None = None,
+    auftragsdaten: Mapping[Angelegenheit, date] | None = None,
 ) -> Calculation:
     """Calculate a lawyer's fee note (Kostenrechnung) under the RVG.
 
@@ -945,10 +967,27 @@ def calculate(
     - Nr. 7002 is charged once per Angelegenheit (20 % of its fees before Anrechnung, at most 20 EUR);
       ``km`` adds Nr. 7003, each entry of ``abwesenheit_stunden`` (one per day) adds Nr. 7005.
     - ``ust_rate`` (Nr. 7008) applies to the net total; use 0 if no USt is charged.
+    - ``auftragsdaten``: the date of an Angelegenheit's own unbedingter Auftrag where it differs from
+      ``auftragsdatum`` (§ 60 Abs. 1 Satz 1 RVG; e.g. the earlier out-of-court mandate), for a
+      Rechtsmittel the day it was filed (Satz 2): that Angelegenheit's fees, its Nr. 7002 and the
+      Anrechnung of its fees follow the version of that day. Without one, a note says when a
+      Geschäftsgebühr next to a court case or a Rechtsmittel may fall under another version.
 
     Raises RvgError with a German message for invalid input.
     """
     version = version_for(auftragsdatum)
+    daten = dict(auftragsdaten or {})
+    fassungen = {angelegenheit: version_for(datum) for angelegenheit, datum in daten.items()}
+
+    def version_von(angelegenheit: Angelegenheit) -> RvgVersion:
+        return fassungen.get(angelegenheit, version)
+
+    def datum_fuer(request: PositionRequest) -> date:
+        nummer = VV.get(request.vv)
+        if not daten or nummer is None:
+            return auftragsdatum
+        return daten.get(_angelegenheit(request, nummer, positions), auftragsdatum)
+
     wert = _wert(gegenstandswert)
     if not positions:
         raise RvgError(FEHLER_KEINE_POSITIONEN)
@@ -962,28 +1001,34 @@ def calculate(
     gebuehren: list[_Gebuehr] = []
     hinweise: list[str] = []
     gerichtlich = any(VV[r.vv].angelegenheit in _GERICHTLICH for r in positions if r.vv in VV)
-    alle_angaben = [_angaben(request, positions, wert=wert, auftragsdatum=auftragsdatum) for request in positions]
+    alle_angaben = [_angaben(request, positions, wert=wert, auftragsdatum=datum_fuer(request)) for request in positions]
     teile = _teilwerte_pruefen(positions, alle_angaben)
     for angaben in alle_angaben:
-        _hinweise_ergaenzen(hinweise, version, angaben, personen=auftraggeber_verschiedene_gegenstaende, gerichtlich=gerichtlich)
+        fassung = version_von(angaben.angelegenheit)
+        _hinweise_ergaenzen(hinweise, fassung, angaben, personen=auftraggeber_verschiedene_gegenstaende, gerichtlich=gerichtlich)
         position_zeilen, gebuehr_ = _gebuehrenposition(
-            version, angaben, zuschlag=zuschlag, auftraggeber=auftraggeber, pkh=pkh, grenze=grenze
+            fassung, angaben, zuschlag=zuschlag, auftraggeber=auftraggeber, pkh=pkh, grenze=grenze
         )
         zeilen.extend(position_zeilen)
         gebuehren.append(gebuehr_)
     for gruppe in teile:
-        _teilwerte_kappen(version, [gebuehren[i] for i in gruppe], zeilen, gebuehren, hinweise, pkh=pkh, grenze=grenze)
+        teil_gebuehren = [gebuehren[i] for i in gruppe]
+        fassung = version_von(teil_gebuehren[0].angelegenheit)
+        _teilwerte_kappen(fassung, teil_gebuehren, zeilen, gebuehren, hinweise, pkh=pkh, grenze=grenze)
 
-    anrechnungen = _anrechnungen(version, gebuehren, anrechnung, pkh=pkh, grenze=grenze) if anrechnung is not False else []
+    anrechnungen = _anrechnungen(version_von, gebuehren, anrechnung, pkh=pkh, grenze=grenze) if anrechnung is not False else []
     geschaeftsgebuehren = [g for g in gebuehren if g.vv == "2300"]
     if anrechnung is True and geschaeftsgebuehren and any(g.vv in _GERICHTLICHE_VERFAHRENSGEBUEHREN for g in gebuehren):
         if pkh:
             hinweise.append(HINWEIS_PKH_ANRECHNUNG)
         elif len(geschaeftsgebuehren) > 1:
             hinweise.append(HINWEIS_ANRECHNUNG_LETZTE)
-    auslagen = _auslagen(version, gebuehren, auslagenpauschale=auslagenpauschale, km=km, stunden=abwesenheit_stunden)
+    auslagen = _auslagen(
+        version, gebuehren, auslagenpauschale=auslagenpauschale, km=km, stunden=abwesenheit_stunden, version_von=version_von
+    )
     auslagen.extend(weitere_auslagen_positionen(weitere_auslagen or AuslagenRequest()))
-    return _kostenrechnung(
+    abweichend = _fassungen_je_angelegenheit(version, auftragsdatum, daten, gebuehren, hinweise)
+    berechnung = _kostenrechnung(
         version,
         auftragsdatum,
         zeilen=zeilen,
@@ -993,6 +1038,48 @@ def calculate(
         ust_satz=ust_satz,
         hinweise=hinweise,
     )
+    return replace(berechnung, abweichende_fassungen=abweichend) if abweichend else berechnung
+
+
+def _fassungen_je_angelegenheit(
+    version: RvgVersion, auftragsdatum: date, daten: dict[Angelegenheit, date], gebuehren: list[_Gebuehr], hinweise: list[str]
+) -> tuple[tuple[str, date, str], ...]:
+    """§ 60 Abs. 1 RVG per Angelegenheit: the Angelegenheiten calculated from a date of their own
+    (with a note where that changed the version), and a note where one without its own date may
+    fall under another version: a Geschäftsgebühr next to a court case (its Auftrag is usually the
+    earlier one) and a Rechtsmittel (filed after a change, it follows the new law, Satz 2)."""
+    vorhanden = list(dict.fromkeys(g.angelegenheit for g in gebuehren))
+    index = VERSIONS.index(version)
+    vorige = VERSIONS[index - 1] if index > 0 else None
+    naechste = VERSIONS[index + 1] if index + 1 < len(VERSIONS) else None
+    abweichend: list[tuple[str, date, str]] = []
+    for angelegenheit in vorhanden:
+        datum = daten.get(angelegenheit)
+        if datum is not None and datum != auftragsdatum:
+            fassung = version_for(datum)
+            abweichend.append((angelegenheit.label, datum, fassung.label))
+            if fassung is not version:
+                hinweise.append(
+                    HINWEIS_FASSUNG_ANGELEGENHEIT.format(
+                        angelegenheit=angelegenheit.label, fassung=fassung.label, datum=f"{datum:%d.%m.%Y}"
+                    )
+                )
+        elif datum is None and angelegenheit is Angelegenheit.AUSSERGERICHTLICH and vorige is not None:
+            if any(a in _GERICHTLICH for a in vorhanden):
+                hinweise.append(
+                    HINWEIS_FASSUNG_AUSSERGERICHTLICH.format(ab=f"{version.gueltig_ab:%d.%m.%Y}", fassung=vorige.label)
+                )
+        elif datum is None and angelegenheit in _RECHTSMITTEL and naechste is not None:
+            hinweise.append(
+                HINWEIS_FASSUNG_RECHTSMITTEL.format(
+                    angelegenheit=angelegenheit.label,
+                    fassung=version.label,
+                    datum=f"{auftragsdatum:%d.%m.%Y}",
+                    ab=f"{naechste.gueltig_ab:%d.%m.%Y}",
+                    neu=naechste.label,
+                )
+            )
+    return tuple(abweichend)
 
 
 def _teilwerte_pruefen(requests: Sequence[PositionRequest], angaben: list[_Angaben]) -> list[list[int]]:
@@ -1044,8 +1131,14 @@ def _teilwerte_kappen(
 
 
 def _anrechnungen(
-    version: RvgVersion, gebuehren: list[_Gebuehr], anrechnung: bool | AnrechnungRequest, *, pkh: bool, grenze: Decimal
+    version_von: Callable[[Angelegenheit], RvgVersion],
+    gebuehren: list[_Gebuehr],
+    anrechnung: bool | AnrechnungRequest,
+    *,
+    pkh: bool,
+    grenze: Decimal,
 ) -> list[Position]:
+    """The Anrechnung lines; a fee is credited as it arose, by the version of its own Angelegenheit."""
     verbleibend = {gebuehr_: gebuehr_.amount for gebuehr_ in gebuehren}
     zeilen: list[Position] = []
 
@@ -1061,7 +1154,11 @@ def _anrechnungen(
             raise RvgError(FEHLER_ANRECHNUNG_ZIEL)
         geschaeftsgebuehr_satz = _satz(anrechnung.rate)
         wert = ziel.value if anrechnung.value is None else _wert(anrechnung.value)
-        fruehere_version = version if anrechnung.auftragsdatum is None else version_for(anrechnung.auftragsdatum)
+        fruehere_version = (
+            version_von(Angelegenheit.AUSSERGERICHTLICH)
+            if anrechnung.auftragsdatum is None
+            else version_for(anrechnung.auftragsdatum)
+        )
         satz = min(geschaeftsgebuehr_satz / 2, ANRECHNUNG_HOECHSTENS)
         anrechnen(ziel, satz, wert, fruehere_version, "Vorbem. 3 Abs. 4", _anrechnungslabel(geschaeftsgebuehr_satz, ziel))
     elif ziel is not None and not pkh:
@@ -1070,7 +1167,9 @@ def _anrechnungen(
         for quelle in [g for g in gebuehren if g.vv == "2300"][-1:]:
             satz = min(quelle.rate / 2, ANRECHNUNG_HOECHSTENS)
             wert = min(quelle.value, ziel.value)
-            anrechnen(ziel, satz, wert, version, "Vorbem. 3 Abs. 4", _anrechnungslabel(quelle.rate, ziel))
+            anrechnen(
+                ziel, satz, wert, version_von(quelle.angelegenheit), "Vorbem. 3 Abs. 4", _anrechnungslabel(quelle.rate, ziel)
+            )
     rechtsstreit = next((g for g in gebuehren if g.vv == _MAHNVERFAHREN_ZIEL), None)
     if rechtsstreit is not None:
         for quelle in (g for g in gebuehren if g.vv in ("3305", "3307")):
@@ -1078,7 +1177,7 @@ def _anrechnungen(
                 rechtsstreit,
                 quelle.rate,
                 min(quelle.value, rechtsstreit.value),
-                version,
+                version_von(quelle.angelegenheit),
                 f"Anm. zu {quelle.vv}",
                 f"Anrechnung der Verfahrensgebühr Nr. {quelle.vv} auf Nr. {rechtsstreit.vv} (Anm. zu Nr. {quelle.vv} VV RVG)",
             )
@@ -1099,14 +1198,17 @@ def _auslagen(
     auslagenpauschale: bool,
     km: Decimal | None,
     stunden: Sequence[Decimal],
+    version_von: Callable[[Angelegenheit], RvgVersion] | None = None,
 ) -> list[Position]:
+    """Nr. 7002 per Angelegenheit (by its own version), Nrn. 7003 and 7005 by ``version``."""
     zeilen: list[Position] = []
     if auslagenpauschale:
         summen: dict[Angelegenheit, Decimal] = {}
         for gebuehr_ in gebuehren:
             summen[gebuehr_.angelegenheit] = summen.get(gebuehr_.angelegenheit, Decimal("0.00")) + gebuehr_.amount
         for angelegenheit, summe in summen.items():
-            betrag = min(runde_cent(summe * version.pauschale_anteil), version.pauschale_hoechstbetrag)
+            fassung = version if version_von is None else version_von(angelegenheit)
+            betrag = min(runde_cent(summe * fassung.pauschale_anteil), fassung.pauschale_hoechstbetrag)
             zeilen.append(
                 Position(
                     "7002",
@@ -1206,5 +1308,9 @@ def describe(calculation: Calculation) -> str:
     zeilen.append(f"Umsatzsteuer {format_zahl(calculation.ust_rate * 100)} % (Nr. 7008): {format_euro(calculation.ust)}")
     zeilen.append(f"Gesamtbetrag: {format_euro(calculation.gross)}")
     zeilen.append(f"Auftragsdatum: {format_datum(calculation.auftragsdatum)}")
+    zeilen.extend(
+        f"Auftragsdatum {angelegenheit}: {format_datum(datum)} ({fassung})"
+        for angelegenheit, datum, fassung in calculation.abweichende_fassungen
+    )
     zeilen.extend(f"Hinweis: {hinweis}" for hinweis in calculation.hinweise)
     return "\n".join(zeilen)

@@ -177,6 +177,20 @@ class GetKostenRulesParams(Params):
         datetime.date | None,
         Field(description="Date of the mandate (RVG, § 60 RVG) or of filing (GKG, § 71 GKG); default today."),
     ] = None
+    datum_aussergerichtlich: Annotated[
+        datetime.date | None,
+        Field(
+            description="RVG: date of the out-of-court mandate (Nr. 2300) if it differs from 'datum' (the court "
+            "mandate): the Geschäftsgebühr, its Nr. 7002 and its Anrechnung follow the law of that day (§ 60 RVG)."
+        ),
+    ] = None
+    datum_rechtsmittel: Annotated[
+        datetime.date | None,
+        Field(
+            description="RVG: day the Berufung/Revision was filed (or its mandate given) if it differs from 'datum': "
+            "its fees follow the law of that day (§ 60 Abs. 1 Satz 2 RVG)."
+        ),
+    ] = None
     rvg_positionen: Annotated[list[RvgPosition], Field(max_length=12, description="Lawyer's fee positions (RVG).")] = []
     gkg_nummern: Annotated[list[KvNummer], Field(max_length=6, description="Court fee numbers (KV GKG), e.g. ['1210'].")] = []
     rahmen_positionen: Annotated[
@@ -236,8 +250,28 @@ def _rvg_data(calc: rvg.Calculation) -> dict[str, Any]:
         "umsatzsteuer_eur": money(calc.ust),
         "gesamt_eur": money(calc.gross),
         "hinweise": list(calc.hinweise),
+        **(
+            {
+                "auftragsdaten_je_angelegenheit": [
+                    {"angelegenheit": angelegenheit, "datum": iso(datum), "fassung": fassung}
+                    for angelegenheit, datum, fassung in calc.abweichende_fassungen
+                ]
+            }
+            if calc.abweichende_fassungen
+            else {}
+        ),
         "aufstellung": rvg.describe(calc),
     }
+
+
+def _auftragsdaten(params: GetKostenRulesParams) -> dict[rvg.Angelegenheit, datetime.date]:
+    """The Angelegenheiten whose Auftrag (§ 60 Abs. 1 RVG) the call dates on their own."""
+    daten: dict[rvg.Angelegenheit, datetime.date] = {}
+    if params.datum_aussergerichtlich is not None:
+        daten[rvg.Angelegenheit.AUSSERGERICHTLICH] = params.datum_aussergerichtlich
+    if params.datum_rechtsmittel is not None:
+        daten[rvg.Angelegenheit.BERUFUNG] = daten[rvg.Angelegenheit.REVISION] = params.datum_rechtsmittel
+    return daten
 
 
 def _position(p: rvg.Position) -> dict[str, Any]:
@@ -350,6 +384,7 @@ def execute(ctx: ToolContext, params: GetKostenRulesParams) -> ToolResult:
                 abwesenheit_stunden=params.auslagen.abwesenheit_stunden if params.auslagen else (),
                 ust_rate=rvg.UST_REGELSATZ if params.umsatzsteuer else Decimal("0"),
                 weitere_auslagen=params.auslagen.request() if params.auslagen else None,
+                auftragsdaten=_auftragsdaten(params),
             )
             data["rvg"] = _rvg_data(calc)
             sources.append({"rechner": "RVG", "fassung": calc.version_label})

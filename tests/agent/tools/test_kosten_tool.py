@@ -344,3 +344,27 @@ def test_scheidung_ohne_anrechte_sagt_dass_der_versorgungsausgleich_fehlt(call, 
         anwalt, "get_kosten_rules", {"familie": {"art": "scheidung", "netto_monat": 4000, "anrechte": 4}, "datum": "2025-07-01"}
     )
     assert "annahmen" not in mit.data
+
+
+def test_eigenes_datum_fuer_die_berufung(call, anwalt):
+    # § 60 Abs. 1 Satz 2 RVG: 1.6 × 354.50 (KostBRÄG 2025) next to 1.3 × 334.00 (KostRÄG 2021)
+    result = call(
+        anwalt,
+        "get_kosten_rules",
+        {
+            "gegenstandswert": "5000",
+            "datum": "2025-03-01",
+            "datum_rechtsmittel": "2025-08-01",
+            "rvg_positionen": [{"vv": "3100"}, {"vv": "3200"}],
+        },
+    )
+    assert result.ok, result.error
+    positionen = {p["nr"]: p["betrag_eur"] for p in result.data["rvg"]["positionen"]}
+    assert positionen == {"3100": "434.20", "3200": "567.20"}
+    assert result.data["rvg"]["auftragsdaten_je_angelegenheit"] == [
+        {
+            "angelegenheit": "Berufungsverfahren",
+            "datum": "2025-08-01",
+            "fassung": "RVG i. d. F. des KostBRÄG 2025 (Aufträge ab 01.06.2025)",
+        }
+    ]
