@@ -1,19 +1,24 @@
+from pathlib import PurePath
 from typing import Any
 
 from django import forms
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.http import HttpRequest
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from akten.admin_mixins import (
+    AdminOnlyChangesMixin,
     GermanPermissionsMixin,
     StaffUserChoicesAdminMixin,
     VisibleKontaktAdminMixin,
+    VisibleKontaktChoicesMixin,
     VisibleToAdminMixin,
     VisibleUserAdminMixin,
 )
 
+from .fristen_rules import KalenderRegelFehler, kalender_eintrag_pruefen
 from .metadaten import freigabe_pruefen
 from .models import (
     Akte,
@@ -29,10 +34,11 @@ from .models import (
     Vertretung,
     Zeiterfassung,
 )
+from .services import ERR_TITEL_FUER_FREIGABE, ERR_VERANTWORTLICH, ERR_ZEIT_ZUKUNFT, activity_record, verantwortlich_zulaessig
 
 
 @admin.register(User)
-class UserAdmin(GermanPermissionsMixin, VisibleUserAdminMixin, BaseUserAdmin):
+class UserAdmin(AdminOnlyChangesMixin, GermanPermissionsMixin, VisibleUserAdminMixin, BaseUserAdmin):
     ordering = ["email"]
     list_display = ["email", "first_name", "last_name", "role", "is_active", "is_staff"]
     list_filter = ["role", "is_active", "is_staff", "dezernate"]
@@ -48,7 +54,7 @@ class UserAdmin(GermanPermissionsMixin, VisibleUserAdminMixin, BaseUserAdmin):
 
 
 @admin.register(Vertretung)
-class VertretungAdmin(StaffUserChoicesAdminMixin, admin.ModelAdmin):
+class VertretungAdmin(AdminOnlyChangesMixin, StaffUserChoicesAdminMixin, admin.ModelAdmin):
     list_display = ["vertreter", "vertretener", "beginn", "ende", "grund"]
     list_filter = ["beginn", "ende"]
     search_fields = ["vertreter__email", "vertretener__email", "vertreter__last_name", "vertretener__last_name"]
@@ -56,7 +62,7 @@ class VertretungAdmin(StaffUserChoicesAdminMixin, admin.ModelAdmin):
 
 
 @admin.register(Dezernat)
-class DezernatAdmin(StaffUserChoicesAdminMixin, admin.ModelAdmin):
+class DezernatAdmin(AdminOnlyChangesMixin, StaffUserChoicesAdminMixin, admin.ModelAdmin):
     list_display = ["name"]
     search_fields = ["name"]
     filter_horizontal = ["members"]
@@ -69,7 +75,7 @@ class KontaktAdmin(VisibleKontaktAdminMixin, admin.ModelAdmin):
     search_fields = ["nachname", "vorname", "firma", "email", "ort"]
 
 
-class BeteiligterInline(admin.TabularInline):
+class BeteiligterInline(VisibleKontaktChoicesMixin, admin.TabularInline):
     model = Beteiligter
     extra = 0
     autocomplete_fields = ["kontakt"]
@@ -84,6 +90,19 @@ class AkteAdmin(VisibleToAdminMixin, admin.ModelAdmin):
     autocomplete_fields = ["anwalt", "sachbearbeiter"]
     inlines = [BeteiligterInline]
     date_hierarchy = "created_at"
+
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        if change and not form.changed_data:
+            return
+        felder = ", ".join(str(form.fields[name].label or name) for name in form.changed_data)
+        activity_record(
+            akte=obj,
+            typ=AktenActivity.Typ.AKTE_GEAENDERT if change else AktenActivity.Typ.AKTE_ANGELEGT,
+            beschreibung=f"Akte in der Verwaltung geändert: {felder}" if change else f"Akte {obj.aktenzeichen} angelegt",
+            by=request.user,  # type: ignore[arg-type]
+            data={"verwaltung": True, "felder": list(form.changed_data)},
+        )
 
 
 @admin.register(KanzleiProfil)
@@ -119,6 +138,12 @@ class DokumentAdminForm(forms.ModelForm):
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
+        if cleaned.get("mandant_sichtbar") and (not self.initial.get("mandant_sichtbar") or "name" in self.changed_data):
+            # A released document's title is what she sees: never the uploaded file's name (as in the API).
+            name = (cleaned.get("name") or "").strip().lower()
+            datei = PurePath(self.instance.datei.name or "")
+            if name and (name == datei.name.lower() or (datei.suffix and name.endswith(datei.suffix.lower()))):
+                self.add_error("name", ERR_TITEL_FUER_FREIGABE)
         # Releasing here obeys the same rule as the upload (akten.services.dokument_create).
         if cleaned.get("mandant_sichtbar") and not self.initial.get("mandant_sichtbar"):
             with self.instance.datei.open("rb") as handle:
@@ -144,20 +169,70 @@ class DokumentAdmin(AkteBoundAdmin):
         return False
 
 
+class KalenderEintragAdminForm(forms.ModelForm):
+    """The rules every path applies (README „Jede Regel gilt auf jedem Weg“): § 193 BGB and the
+    Vorfrist (`kalender_eintrag_pruefen`, when date or type change: an old Frist's title stays
+    editable) and a responsible person who may see the Akte (`verantwortlich_zulaessig`)."""
+
+    class Meta:
+        model = KalenderEintrag
+        exclude: list[str] = []
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        if not self.instance.pk or {"typ", "fristablauf", "vorfrist"} & set(self.changed_data):
+            try:
+                kalender_eintrag_pruefen(
+                    typ=cleaned.get("typ") or "", fristablauf=cleaned.get("fristablauf"), vorfrist=cleaned.get("vorfrist")
+                )
+            except KalenderRegelFehler as fehler:
+                self.add_error(None, fehler.message)
+        verantwortlich = cleaned.get("verantwortlich")
+        if verantwortlich is not None and not verantwortlich_zulaessig(akte=cleaned.get("akte"), user=verantwortlich):
+            self.add_error("verantwortlich", ERR_VERANTWORTLICH)
+        return cleaned
+
+
 @admin.register(KalenderEintrag)
 class KalenderEintragAdmin(AkteBoundAdmin):
+    form = KalenderEintragAdminForm
     list_display = ["titel", "akte", "typ", "datum", "fristablauf", "vorfrist", "notfrist", "erledigt", "verantwortlich"]
     list_filter = ["typ", "notfrist", "erledigt", "fristablauf"]
     search_fields = ["titel", "akte__aktenzeichen"]
     date_hierarchy = "datum"
+    # Done is marked in the Fristenkontrolle (kalender_eintrag_erledigen: who, when, Aktenverlauf).
+    readonly_fields = ["erledigt", "erledigt_at", "erledigt_von"]
+
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        if obj.verantwortlich_id is None:
+            obj.verantwortlich = request.user
+        super().save_model(request, obj, form, change)
+        _verlauf(request, obj.akte, KalenderEintrag, obj, change, f"{obj.get_typ_display()} „{obj.titel}“")
+
+
+class ZeiterfassungAdminForm(forms.ModelForm):
+    class Meta:
+        model = Zeiterfassung
+        exclude: list[str] = []
+
+    def clean_datum(self) -> Any:
+        datum = self.cleaned_data.get("datum")
+        if datum is not None and datum > timezone.localdate():
+            raise forms.ValidationError(ERR_ZEIT_ZUKUNFT.format(datum=f"{datum:%d.%m.%Y}"))
+        return datum
 
 
 @admin.register(Zeiterfassung)
 class ZeiterfassungAdmin(AkteBoundAdmin):
+    form = ZeiterfassungAdminForm
     list_display = ["datum", "akte", "user", "minuten", "beschreibung", "abrechenbar"]
     list_filter = ["abrechenbar", "datum", "user"]
     search_fields = ["beschreibung", "akte__aktenzeichen"]
     date_hierarchy = "datum"
+
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        _verlauf(request, obj.akte, Zeiterfassung, obj, change, f"{obj.minuten} Minuten: {obj.beschreibung[:60]}")
 
 
 @admin.register(Notiz)
@@ -165,6 +240,34 @@ class NotizAdmin(AkteBoundAdmin):
     list_display = ["__str__", "akte", "autor", "created_at"]
     list_filter = ["created_at"]
     search_fields = ["titel", "text", "akte__aktenzeichen"]
+    # A note is written in its author's name: the person saving it, never someone chosen here.
+    readonly_fields = ["autor"]
+
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        if not change:
+            obj.autor = request.user
+        super().save_model(request, obj, form, change)
+        if obj.akte_id is not None:
+            _verlauf(request, obj.akte, Notiz, obj, change, f"Notiz „{obj.titel or obj.text[:40]}“")
+
+
+_VERLAUF_TYPEN = {
+    KalenderEintrag: (AktenActivity.Typ.KALENDER_ANGELEGT, "kalender_eintrag"),
+    Zeiterfassung: (AktenActivity.Typ.ZEIT_ERFASST, "zeiterfassung"),
+    Notiz: (AktenActivity.Typ.NOTIZ_ANGELEGT, "notiz"),
+}
+
+
+def _verlauf(request: HttpRequest, akte: Akte, model: type[Any], obj: Any, change: bool, was: str) -> None:
+    """The Aktenverlauf entry of a record saved in the admin, as the services write it."""
+    typ, schluessel = _VERLAUF_TYPEN[model]
+    activity_record(
+        akte=akte,
+        typ=AktenActivity.Typ.AKTE_GEAENDERT if change else typ,
+        beschreibung=f"{was} in der Verwaltung {'geändert' if change else 'angelegt'}",
+        by=request.user,  # type: ignore[arg-type]
+        data={schluessel: obj.pk, "verwaltung": True},
+    )
 
 
 @admin.register(AktenActivity)

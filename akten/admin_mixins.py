@@ -20,6 +20,57 @@ def sees_all(request: HttpRequest) -> bool:
     return bool(user.is_superuser or getattr(user, "is_admin_role", False))
 
 
+ERR_VERKNUEPFT = "Verknüpfte Einträge, die du nicht alle sehen kannst, verhindern das Löschen."
+
+
+class DeleteNamesVisibleOnlyMixin:
+    """Django's delete confirmation (page and action) names every row the delete would take along or
+    is blocked by, whatever the user may see: a Kontakt's parties in hidden Akten, a colleague's
+    Akten. For a user who does not see everything it names only the rows chosen for deletion."""
+
+    def get_deleted_objects(self, objs: Any, request: HttpRequest) -> Any:
+        to_delete, model_count, perms_needed, protected = super().get_deleted_objects(objs, request)  # type: ignore[misc]
+        if sees_all(request):
+            return to_delete, model_count, perms_needed, protected
+        chosen = [str(obj) for obj in objs]
+        return chosen, {}, perms_needed, [ERR_VERKNUEPFT] if protected else []
+
+
+def kontakt_choices(user: Any) -> Any:
+    """The Kontakte a form may link to an Akte: those of visible Akten and those of no Akte yet (a
+    Kontakt just created); never the parties of Akten the user cannot see."""
+    from akten.models import Beteiligter, Kontakt
+
+    return Kontakt.objects.filter(Q(pk__in=visible_kontakt_ids(user)) | ~Q(pk__in=Beteiligter.objects.values("kontakt_id")))
+
+
+class VisibleKontaktChoicesMixin:
+    """Kontakt choices in forms and inlines (a Beteiligter's Kontakt) are `kontakt_choices`; a hidden
+    Kontakt's id sent anyway is refused by the form."""
+
+    def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        from akten.models import Kontakt
+
+        if db_field.related_model is Kontakt and not sees_all(request):
+            kwargs["queryset"] = kontakt_choices(request.user)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)  # type: ignore[misc]
+
+
+class AdminOnlyChangesMixin:
+    """Who may act for whom and with which rights (accounts, roles, Vertretungen, Dezernate, groups)
+    is changed only by ADMIN and superusers; a view permission still shows it. Otherwise a holder of
+    the change permission could make herself ADMIN or deputy of anyone."""
+
+    def has_add_permission(self, request: HttpRequest, *args: Any) -> bool:
+        return sees_all(request) and super().has_add_permission(request, *args)  # type: ignore[misc]
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return sees_all(request) and super().has_change_permission(request, obj)  # type: ignore[misc]
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return sees_all(request) and super().has_delete_permission(request, obj)  # type: ignore[misc]
+
+
 class StaffUserChoicesAdminMixin:
     """User choices in admin forms (verantwortlich, Autor/in, Mitglieder, Vertreter/in …) offer no
     MANDANT accounts: her name and e-mail are client data, shown only as a party of a visible Akte,
@@ -45,7 +96,7 @@ class StaffUserChoicesAdminMixin:
         return form
 
 
-class VisibleToAdminMixin(StaffUserChoicesAdminMixin):
+class VisibleToAdminMixin(DeleteNamesVisibleOnlyMixin, VisibleKontaktChoicesMixin, StaffUserChoicesAdminMixin):
     """Admin lists and detail pages reach data only through the model's `visible_to(user)`,
     except for superusers; Akte choices in forms are limited to the visible Akten, user choices to
     staff accounts."""
@@ -81,7 +132,7 @@ def visible_kontakt_ids(user: Any) -> Any:
     return Beteiligter.objects.visible_to(user).values("kontakt_id")
 
 
-class VisibleKontaktAdminMixin:
+class VisibleKontaktAdminMixin(DeleteNamesVisibleOnlyMixin):
     """A Kontakt is client data: shown only if it is a party of a visible Akte (ADMIN: all)."""
 
     def get_queryset(self, request: HttpRequest) -> Any:
@@ -89,7 +140,7 @@ class VisibleKontaktAdminMixin:
         return qs if sees_all(request) else qs.filter(pk__in=visible_kontakt_ids(request.user))
 
 
-class VisibleUserAdminMixin:
+class VisibleUserAdminMixin(DeleteNamesVisibleOnlyMixin):
     """Staff accounts are no client data; a MANDANT's account (name, e-mail, Kontakt) is, and is
     shown only if her Kontakt is a party of a visible Akte (ADMIN: all)."""
 
@@ -111,13 +162,6 @@ class VisibleUserAdminMixin:
         if match is not None and match.view_name == f"{self.admin_site.name}:autocomplete":  # type: ignore[attr-defined]
             qs = qs.exclude(role=Role.MANDANT)
         return qs, may_have_duplicates
-
-    def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
-        from akten.models import Kontakt
-
-        if db_field.related_model is Kontakt and not sees_all(request):
-            kwargs["queryset"] = Kontakt.objects.filter(pk__in=visible_kontakt_ids(request.user))
-        return super().formfield_for_foreignkey(db_field, request, **kwargs)  # type: ignore[misc]
 
 
 PERMISSION_ACTIONS = {"add": "anlegen", "change": "ändern", "delete": "löschen", "view": "ansehen"}

@@ -29,7 +29,6 @@ from .serializers import (
     ZeiterfassungSerializer,
 )
 
-ERR_TITEL_FUER_FREIGABE = "Gib dem Dokument einen Titel, bevor du es freigibst: den Dateinamen sieht die Mandantschaft nicht."
 ERR_UPLOAD_FORBIDDEN = "Du darfst keine Dokumente hochladen."
 
 
@@ -113,7 +112,7 @@ class DokumentListApi(WriteRateLimitMixin, generics.ListAPIView):
         upload = data["datei"]
         if data["mandant_sichtbar"] and not (data.get("name") or "").strip():
             # otherwise the uploaded file's name would become the title she sees (akten.policy)
-            raise ValidationError({"name": ERR_TITEL_FUER_FREIGABE})
+            raise ValidationError({"name": services.ERR_TITEL_FUER_FREIGABE})
         try:
             dokument = services.dokument_create(
                 akte=akte,

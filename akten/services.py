@@ -45,6 +45,12 @@ AKTE_EDITABLE_FIELDS = (
     "tags",
 )
 
+# A document released to the Mandantschaft needs a title of its own: the uploaded file's name may say
+# what its title does not (API upload and admin).
+ERR_VERANTWORTLICH = "Die verantwortliche Person ist unbekannt oder hat keinen Zugriff auf die Akte."
+ERR_ZEIT_ZUKUNFT = "Das Datum {datum} liegt in der Zukunft; Zeit kann nur für heute oder vergangene Tage erfasst werden."
+ERR_TITEL_FUER_FREIGABE = "Gib dem Dokument einen Titel, bevor du es freigibst: den Dateinamen sieht die Mandantschaft nicht."
+
 
 def activity_record(
     *,
@@ -66,6 +72,19 @@ def activity_record(
     activity.full_clean()
     activity.save()
     return activity
+
+
+def verantwortlich_zulaessig(*, akte: Akte | None, user: User | None) -> bool:
+    """May `user` be responsible for a calendar entry of `akte`? An active member of the Kanzlei who
+    may see the Akte, never a client login (a MANDANT sees her Akte, but no Frist is hers to keep, and
+    her name is client data). The one rule for every path: tools, drafts, admin."""
+    return (
+        user is not None
+        and user.is_active
+        and akte is not None
+        and sees_internal(user)
+        and Akte.objects.visible_to(user).filter(pk=akte.pk).exists()
+    )
 
 
 @transaction.atomic

@@ -102,3 +102,5 @@ class HelenaAlertAdmin(VisibleToAdminMixin, admin.ModelAdmin):
     list_filter = ["typ", "severity", "created_at"]
     search_fields = ["titel", "text", "akte__aktenzeichen", "recipient__email"]
     list_select_related = ["akte", "recipient"]
+    # A notice names its run; the run's choice list would show every run of the firm.
+    readonly_fields = ["origin_run"]

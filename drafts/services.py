@@ -25,6 +25,7 @@ from akten import services as akten_services
 from akten.fristen_rules import KalenderRegelFehler, kalender_eintrag_pruefen
 from akten.models import Akte, AktenActivity, User
 from akten.policy import sees_internal
+from akten.services import ERR_VERANTWORTLICH, ERR_ZEIT_ZUKUNFT
 from helena.errors import NotFound, ServiceError
 from helena.text import shorten
 from schriftgut import services as schriftgut_services
@@ -68,9 +69,7 @@ ERR_UNDO_RECORD_CHANGED = (
 _UNDO_IGNORED_FIELDS = frozenset({"text", "text_status", "text_fehler"})
 ERR_REJECT_NEEDS_REASON = "Bitte gib einen Grund oder mindestens eine Kategorie für die Ablehnung an."
 ERR_INVALID = "Der Entwurf ist ungültig: {details}"
-ERR_VERANTWORTLICH = "Die verantwortliche Person ist unbekannt oder hat keinen Zugriff auf die Akte."
 ERR_AKTE_REQUIRED = "Dieser Entwurf braucht eine Akte."
-ERR_ZEIT_ZUKUNFT = "Das Datum {datum} liegt in der Zukunft; Zeit kann nur für heute oder vergangene Tage erfasst werden."
 ERR_RENDER = "Das Dokument konnte nicht erzeugt werden; der Entwurf bleibt erhalten. {details}"
 
 
@@ -134,13 +133,8 @@ def verantwortlich_pruefen(*, akte: Akte | None, user_id: int | None) -> User | 
     hers to keep, and her name is client data). None for no `user_id`; DraftInvalid otherwise."""
     if user_id is None:
         return None
-    verantwortlich = User.objects.filter(pk=user_id, is_active=True).first()
-    if (
-        verantwortlich is None
-        or akte is None
-        or not sees_internal(verantwortlich)
-        or not Akte.objects.visible_to(verantwortlich).filter(pk=akte.pk).exists()
-    ):
+    verantwortlich = User.objects.filter(pk=user_id).first()
+    if not akten_services.verantwortlich_zulaessig(akte=akte, user=verantwortlich):
         raise DraftInvalid(ERR_VERANTWORTLICH)
     return verantwortlich
 

@@ -16,7 +16,8 @@ from django.utils.html import format_html
 from django_tasks_db.admin import DBTaskResultAdmin
 from django_tasks_db.models import DBTaskResult
 
-from akten.admin_mixins import GermanPermissionsMixin, sees_all
+from akten.admin_mixins import AdminOnlyChangesMixin, GermanPermissionsMixin, sees_all
+from akten.policy import is_mandant
 
 CODE_FIELDS = {
     "task_path": "task_path_code",
@@ -27,12 +28,23 @@ CODE_FIELDS = {
 BOOLEAN_ALT = {True: "ja", False: "nein", None: "unbekannt"}
 
 
+_django_has_permission = admin.site.has_permission
+
+
+def _kanzlei_only(request: Any) -> bool:
+    """A MANDANT account never enters the admin, even with is_staff ticked by mistake: the admin
+    shows the internal fields that akten/policy.py keeps from her (notes, Sachstand, addresses)."""
+    return bool(_django_has_permission(request)) and not is_mandant(request.user)
+
+
+admin.site.has_permission = _kanzlei_only  # type: ignore[method-assign]
+
 admin.site.unregister(Group)
 
 
 @admin.register(Group)
-class GroupAdmin(GermanPermissionsMixin, BaseGroupAdmin):
-    pass
+class GroupAdmin(AdminOnlyChangesMixin, GermanPermissionsMixin, BaseGroupAdmin):
+    """Groups carry permissions: changed only by ADMIN and superusers (AdminOnlyChangesMixin)."""
 
 
 admin.site.unregister(DBTaskResult)

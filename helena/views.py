@@ -1,6 +1,7 @@
 from typing import Any
 
 from django.conf import settings
+from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.db.models import Case, When
@@ -92,7 +93,7 @@ ADMIN_ONLY_STAFF_MESSAGE = "Die Verwaltung ist nur für Mitarbeitende mit Verwal
 def admin_login(request: HttpRequest) -> HttpResponseBase:
     """/admin/login/: our login page; a logged-in user without admin access gets a German 403
     instead (the admin would send them back to its login page, which sends them on: a loop)."""
-    if request.user.is_authenticated and not (request.user.is_active and request.user.is_staff):
+    if request.user.is_authenticated and not admin.site.has_permission(request):
         return render(request, "403.html", {"message": ADMIN_ONLY_STAFF_MESSAGE}, status=403)
     return login_view(request)
 
