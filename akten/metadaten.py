@@ -132,6 +132,9 @@ def _bereinigen(element: BaseOxmlElement) -> None:
         parent.remove(markierung)
 
 
+_XML_PARSER = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)
+
+
 def metadaten_setzen(docx: DocxDocument, *, titel: str, autor: str, jetzt: datetime.datetime) -> None:
     """Replace everything `docx` says about its origin with the Kanzlei (`autor`), `titel` and
     `jetzt`; drop comments, tracked changes, custom and extended properties."""
@@ -142,9 +145,17 @@ def metadaten_setzen(docx: DocxDocument, *, titel: str, autor: str, jetzt: datet
                 del quelle.rels[rid]
                 quelle.rels._target_parts_by_rId.pop(rid, None)
     for part in package.iter_parts():
+        if not part.partname.startswith("/word/"):
+            continue
         element = getattr(part, "element", None)
-        if element is not None and part.partname.startswith("/word/"):
+        if element is not None:
             _bereinigen(element)
+        elif part.content_type.endswith("+xml"):
+            # Parts python-docx keeps as bytes (footnotes, endnotes, …) hold tracked changes and
+            # comment anchors just the same: cleaned from their parsed XML and written back.
+            wurzel = etree.fromstring(part.blob, parser=_XML_PARSER)
+            _bereinigen(wurzel)
+            part._blob = etree.tostring(wurzel, xml_declaration=True, encoding="UTF-8", standalone=True)
     for einstellung in list(docx.settings.element.iter(*_EINSTELLUNGEN)):
         eltern = einstellung.getparent()
         if eltern is not None:

@@ -418,3 +418,56 @@ def test_a_jpeg_loses_its_metadata_and_trailer_but_keeps_its_pixels_colours_and_
     gelesen, vorher = Image.open(io.BytesIO(sauber)), Image.open(io.BytesIO(original))
     assert dict(gelesen.getexif()) == {0x0112: 6} and gelesen.info["icc_profile"] == b"ICC" * 8
     assert gelesen.tobytes() == vorher.tobytes()  # the same picture, not compressed again
+
+
+_FUSSNOTEN = (
+    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
+    '<w:footnotes xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">'
+    '<w:footnote w:type="separator" w:id="-1"><w:p><w:r><w:separator/></w:r></w:p></w:footnote>'
+    '<w:footnote w:id="1"><w:p><w:r><w:footnoteRef/></w:r><w:r><w:t xml:space="preserve"> BGH, Urteil vom '
+    "29.03.2017 – VIII ZR 45/16</w:t></w:r>"
+    '<w:del w:id="5" w:author="RAin Dr. Privat" w:date="2026-11-30T10:00:00Z"><w:r><w:delText>; Mandantin hat '
+    "selbst eingeräumt, die Miete nie gezahlt zu haben</w:delText></w:r></w:del>"
+    '<w:commentRangeStart w:id="9"/><w:r><w:t xml:space="preserve"> Rn. 12</w:t></w:r><w:commentRangeEnd w:id="9"/>'
+    '<w:r><w:commentReference w:id="9"/></w:r></w:p></w:footnote></w:footnotes>'
+)
+
+
+def _word_mit_fussnote() -> bytes:
+    """A Word file whose footnote holds a colleague's tracked deletion and a comment anchor (a part
+    python-docx keeps as bytes)."""
+    puffer = io.BytesIO()
+    docx.Document().save(puffer)
+    aus = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(puffer.getvalue())) as ein, zipfile.ZipFile(aus, "w", zipfile.ZIP_DEFLATED) as ziel:
+        for info in ein.infolist():
+            daten = ein.read(info.filename)
+            if info.filename == "[Content_Types].xml":
+                daten = daten.replace(
+                    b"</Types>",
+                    b'<Override PartName="/word/footnotes.xml" ContentType="application/vnd.openxmlformats-'
+                    b'officedocument.wordprocessingml.footnotes+xml"/></Types>',
+                )
+            if info.filename == "word/_rels/document.xml.rels":
+                daten = daten.replace(
+                    b"</Relationships>",
+                    b'<Relationship Id="rIdFn" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/'
+                    b'footnotes" Target="footnotes.xml"/></Relationships>',
+                )
+            ziel.writestr(info, daten)
+        ziel.writestr("word/footnotes.xml", _FUSSNOTEN)
+    return aus.getvalue()
+
+
+def test_a_footnote_reaches_the_mandantin_without_tracked_changes_and_comment_anchors():
+    world = build_world()
+    original = _word_mit_fussnote()
+    assert "RAin Dr. Privat" in _alle_teile(original)
+    dokument = _released(world, "schriftsatz.docx", original)
+    antwort = _download(world.mandantin, dokument)
+    assert antwort.status_code == 200
+    with zipfile.ZipFile(io.BytesIO(antwort.content)) as archiv:
+        fussnoten = archiv.read("word/footnotes.xml").decode()
+    for geheim in ("RAin Dr. Privat", "Miete nie gezahlt", "w:del ", "commentReference", "commentRangeStart"):
+        assert geheim not in fussnoten, geheim
+    assert "VIII ZR 45/16" in fussnoten and "Rn. 12" in fussnoten  # the footnote itself stays
