@@ -70,6 +70,7 @@ _UNDO_IGNORED_FIELDS = frozenset({"text", "text_status", "text_fehler"})
 ERR_REJECT_NEEDS_REASON = "Bitte gib einen Grund oder mindestens eine Kategorie für die Ablehnung an."
 ERR_INVALID = "Der Entwurf ist ungültig: {details}"
 ERR_AKTE_REQUIRED = "Dieser Entwurf braucht eine Akte."
+ERR_RUN_ENDED = "Der Lauf ist beendet oder abgebrochen; er legt keine Entwürfe mehr an."
 ERR_RENDER = "Das Dokument konnte nicht erzeugt werden; der Entwurf bleibt erhalten. {details}"
 
 
@@ -195,6 +196,8 @@ def draft_create(
         raise DraftInvalid(ERR_AKTE_REQUIRED)
     model = _validated(typ, payload)
     _regeln_pruefen(akte, model)
+    if run is not None and not _run_still_proposing(run):
+        raise DraftConflict(ERR_RUN_ENDED)
     draft = HelenaDraft(
         typ=typ,
         akte=akte,
@@ -219,6 +222,20 @@ def draft_create(
         )
     draft_changed_announce(draft, created=True)
     return draft
+
+
+def _run_still_proposing(run: AgentRun) -> bool:
+    """Whether `run` is still active (RUNNING) and not asked to cancel, read under a row lock (so neither the orphan
+    sweep nor the run's end can pass between this check and the draft): a run swept as FAILED or
+    cancelled elsewhere while its process still works proposes nothing more."""
+    runs = type(run).objects  # drafts does not import the agent app (import contract)
+    return (
+        runs.select_for_update()
+        .filter(pk=run.pk, status__in=type(run).ACTIVE_STATUSES, cancel_requested=False)
+        .values_list("pk", flat=True)
+        .first()
+        is not None
+    )
 
 
 def _lock_draft(*, draft_id: int, user: User) -> HelenaDraft:
