@@ -68,7 +68,12 @@ class HelenaDraftAdmin(VisibleToAdminMixin, admin.ModelAdmin):
             raise PermissionDenied
         draft = get_object_or_404(self.get_queryset(request), pk=object_id)
         try:
-            services.draft_accept(draft_id=draft.pk, by=request.user)  # type: ignore[arg-type]
+            version = request.POST.get("version", "")
+            services.draft_accept(
+                draft_id=draft.pk,
+                by=request.user,  # type: ignore[arg-type]
+                version=int(version) if version.isdigit() else None,
+            )
         except services.DraftError as exc:
             self.message_user(request, exc.message, messages.ERROR)
         else:

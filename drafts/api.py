@@ -17,6 +17,7 @@ from . import selectors, services
 from .models import HelenaAlert, HelenaDraft
 from .serializers import (
     AlertSerializer,
+    DraftAcceptSerializer,
     DraftDetailSerializer,
     DraftEditSerializer,
     DraftRejectSerializer,
@@ -83,14 +84,18 @@ class DraftAcceptApi(WriteRateLimitMixin, APIView):
         summary="Entwurf übernehmen",
         description="Legt genau den Datensatz an, den der Entwurf beschreibt (Dokument, Frist, Notiz, "
         "Zeiterfassung, Änderung der Akte oder Kostennote), und hält dich als Prüfer fest. Nur für Rollen, "
-        "die übernehmen dürfen (HELENA_APPROVER_ROLES).",
+        "die übernehmen dürfen (HELENA_APPROVER_ROLES). Mit `version` (der geprüften Fassung) nur, wenn der "
+        "Entwurf seitdem nicht geändert wurde (sonst 409).",
         parameters=[DRAFT_ID],
-        request=None,
+        request=DraftAcceptSerializer,
         responses=DraftSerializer,
         conflict=True,
     )
     def post(self, request: Request, pk: int) -> Response:
-        return Response(DraftSerializer(services.draft_accept(draft_id=pk, by=request_user(request))).data)
+        serializer = DraftAcceptSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        version = serializer.validated_data.get("version")
+        return Response(DraftSerializer(services.draft_accept(draft_id=pk, by=request_user(request), version=version)).data)
 
 
 class DraftRejectApi(WriteRateLimitMixin, APIView):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from django.db.models import QuerySet
+from django.db.models import Count, QuerySet
 
 from akten.models import Akte, User, access_scope_reused
 
@@ -17,8 +17,12 @@ ERR_DRAFT_NOT_FOUND = "Entwurf nicht gefunden."
 CARD_RELATED = ("akte", "result_content_type")
 
 
+# A list's drafts carry their version (services.draft_version) from the same query.
+_VERSION = {"revision_count": Count("revisions", distinct=True)}
+
+
 def draft_list(*, user: User, status: str = "", akte_id: int | None = None) -> QuerySet[HelenaDraft]:
-    qs = HelenaDraft.objects.visible_to(user).select_related("akte", "reviewer", "result_content_type")
+    qs = HelenaDraft.objects.visible_to(user).select_related("akte", "reviewer", "result_content_type").annotate(**_VERSION)
     if status:
         qs = qs.filter(status=status)
     if akte_id is not None:
@@ -42,12 +46,12 @@ def draft_get(*, user: User, pk: int, lock: bool = False) -> HelenaDraft:
 
 def drafts_pending(*, user: User, akte: Akte | None = None) -> QuerySet[HelenaDraft]:
     """Open drafts the user may see (of one Akte, or all), with what their cards need."""
-    qs = HelenaDraft.objects.visible_to(user).pending().select_related(*CARD_RELATED)
+    qs = HelenaDraft.objects.visible_to(user).pending().select_related(*CARD_RELATED).annotate(**_VERSION)
     return qs.filter(akte=akte) if akte is not None else qs
 
 
 def drafts_by_ids(*, user: User, draft_ids: Iterable[int]) -> QuerySet[HelenaDraft]:
-    return HelenaDraft.objects.visible_to(user).filter(pk__in=list(draft_ids)).select_related(*CARD_RELATED)
+    return HelenaDraft.objects.visible_to(user).filter(pk__in=list(draft_ids)).select_related(*CARD_RELATED).annotate(**_VERSION)
 
 
 def drafts_of_runs(*, user: User, run_ids: Iterable[int]) -> QuerySet[HelenaDraft]:

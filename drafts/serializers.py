@@ -4,6 +4,7 @@ from django.urls import reverse
 from rest_framework import serializers
 
 from .models import DraftRevision, HelenaAlert, HelenaDraft
+from .services import draft_version
 
 
 class DraftRevisionSerializer(serializers.ModelSerializer):
@@ -21,6 +22,7 @@ class DraftSerializer(serializers.ModelSerializer):
     reviewer: serializers.StringRelatedField = serializers.StringRelatedField()
     result = serializers.SerializerMethodField()
     downloads = serializers.SerializerMethodField()
+    version = serializers.SerializerMethodField()
 
     class Meta:
         model = HelenaDraft
@@ -43,10 +45,14 @@ class DraftSerializer(serializers.ModelSerializer):
             "rejection_categories",
             "result",
             "downloads",
+            "version",
             "created_at",
             "updated_at",
         ]
         read_only_fields = fields
+
+    def get_version(self, obj: HelenaDraft) -> int:
+        return draft_version(obj)
 
     def get_downloads(self, obj: HelenaDraft) -> dict[str, str] | None:
         """Word and PDF of a document or Kostennote draft (rendered on request, with letterhead)."""
@@ -69,6 +75,14 @@ class DraftDetailSerializer(DraftSerializer):
 
 class DraftEditSerializer(serializers.Serializer):
     payload = serializers.JSONField()
+
+
+class DraftAcceptSerializer(serializers.Serializer):
+    version = serializers.IntegerField(
+        required=False,
+        min_value=0,
+        help_text="Die geprüfte Fassung (Feld `version` des Entwurfs); wurde er seitdem geändert, antwortet die API mit 409.",
+    )
 
 
 class DraftRejectSerializer(serializers.Serializer):

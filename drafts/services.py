@@ -70,6 +70,10 @@ _UNDO_IGNORED_FIELDS = frozenset({"text", "text_status", "text_fehler"})
 ERR_REJECT_NEEDS_REASON = "Bitte gib einen Grund oder mindestens eine Kategorie für die Ablehnung an."
 ERR_INVALID = "Der Entwurf ist ungültig: {details}"
 ERR_AKTE_REQUIRED = "Dieser Entwurf braucht eine Akte."
+ERR_CHANGED_SINCE = (
+    "Der Entwurf wurde inzwischen geändert (jetzt Fassung {jetzt}, geprüft hast du Fassung {geprueft}). "
+    "Bitte prüfe die neue Fassung und übernimm sie dann."
+)
 ERR_RUN_ENDED = "Der Lauf ist beendet oder abgebrochen; er legt keine Entwürfe mehr an."
 ERR_RENDER = "Das Dokument konnte nicht erzeugt werden; der Entwurf bleibt erhalten. {details}"
 
@@ -344,18 +348,30 @@ def _create_record(draft: HelenaDraft, by: User) -> tuple[models.Model, dict[str
     raise DraftInvalid(ERR_INVALID.format(details=f"unbekannter Typ {draft.typ}"))
 
 
+def draft_version(draft: HelenaDraft) -> int:
+    """The version a reviewer saw: 0 as proposed, +1 per edit (DraftRevision); from the list query's
+    annotation where there is one (selectors), else counted now."""
+    gezaehlt = getattr(draft, "revision_count", None)
+    return gezaehlt if isinstance(gezaehlt, int) else draft.revisions.count()
+
+
 @transaction.atomic
-def draft_accept(*, draft_id: int, by: User) -> HelenaDraft:
+def draft_accept(*, draft_id: int, by: User, version: int | None = None) -> HelenaDraft:
     """Create the draft's record and mark the draft ACCEPTED by `by` (Endkontrolle).
 
-    Locks the draft row. Raises DraftNotFound (invisible or missing), DraftPermissionDenied (role
-    may not approve), DraftConflict (not PENDING any more, e.g. a concurrent accept won) and
-    DraftInvalid (payload no longer valid).
+    `version` is the version `by` reviewed (`draft_version`; the card and the admin always send it):
+    when the draft was edited since, nothing is created (DraftConflict), so the Endkontrolle never
+    names someone for content they did not see. Locks the draft row. Raises DraftNotFound
+    (invisible or missing), DraftPermissionDenied (role may not approve), DraftConflict (not PENDING
+    any more, e.g. a concurrent accept won; or changed since `version`) and DraftInvalid (payload no
+    longer valid).
     """
     draft = _lock_draft(draft_id=draft_id, user=by)
     if not user_may_review(by, draft):
         raise DraftPermissionDenied(ERR_NOT_APPROVER)
     _require_pending(draft, "übernommen")
+    if version is not None and version != (jetzt := draft_version(draft)):
+        raise DraftConflict(ERR_CHANGED_SINCE.format(jetzt=jetzt, geprueft=version))
     record, undo_data = _create_record(draft, by)
     if draft.typ != HelenaDraft.Typ.AKTE_UPDATE:
         undo_data = {**undo_data, "record": _record_state(record)}

@@ -13,7 +13,7 @@ from django.utils.html import escape
 from akten.models import Akte, Dokument, User
 from drafts.models import HelenaDraft
 from drafts.selectors import draft_list, drafts_by_ids
-from drafts.services import user_may_review
+from drafts.services import draft_version, user_may_review
 from helena.markdown import render_markdown
 from recherche.citations import link_citations
 
@@ -112,6 +112,7 @@ def draft_card(draft: HelenaDraft, *, viewer: User) -> dict[str, Any]:
         "undo_seconds": settings.HELENA_DRAFT_UNDO_SECONDS,
         "rejection_reason": draft.rejection_reason,
         "can_review": user_may_review(viewer, draft),
+        "version": draft_version(draft),
     }
     if draft.typ == HelenaDraft.Typ.FRIST and draft.akte is not None:
         card["people"] = _responsible_choices(draft.akte, payload.get("verantwortlich_id"))

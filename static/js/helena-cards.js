@@ -305,7 +305,7 @@
       root.appendChild(edit);
       root.appendChild(reject);
       actions.querySelector(".act-accept").addEventListener("click", function () {
-        act(root, "POST", "/api/drafts/" + card.id + "/accept/", undefined, "Übernommen.");
+        act(root, "POST", "/api/drafts/" + card.id + "/accept/", { version: card.version }, "Übernommen.");
       });
       actions.querySelector(".act-edit").addEventListener("click", function () {
         reject.hidden = true;

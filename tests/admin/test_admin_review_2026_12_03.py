@@ -106,7 +106,9 @@ def test_inline_on_the_akte_refuses_a_hidden_kontakt(client, world):
                 data[f"{prefix}-{index}-{name}"] = value
     neu = len(inline.forms)
     data[f"{prefix}-TOTAL_FORMS"] = neu + 1
-    data.update({f"{prefix}-{neu}-kontakt": world["hidden"].pk, f"{prefix}-{neu}-rolle": "ZEUGE", f"{prefix}-{neu}-akte": world["own"].pk})
+    data.update(
+        {f"{prefix}-{neu}-kontakt": world["hidden"].pk, f"{prefix}-{neu}-rolle": "ZEUGE", f"{prefix}-{neu}-akte": world["own"].pk}
+    )
     client.post(url, data)
     assert not Beteiligter.objects.filter(akte=world["own"], kontakt=world["hidden"]).exists()
 
@@ -162,7 +164,13 @@ def test_release_in_the_admin_needs_a_title_of_its_own(client):
     dokument.save()
     client.force_login(lawyer)
     url = reverse("admin:akten_dokument_change", args=[dokument.pk])
-    data = {"akte": akte.pk, "name": dokument.name, "status": dokument.status, "erstellt_von": lawyer.pk, "mandant_sichtbar": "on"}
+    data = {
+        "akte": akte.pk,
+        "name": dokument.name,
+        "status": dokument.status,
+        "erstellt_von": lawyer.pk,
+        "mandant_sichtbar": "on",
+    }
     antwort = client.post(url, data)
     assert antwort.status_code == 200 and "Gib dem Dokument einen Titel" in antwort.content.decode()
     dokument.refresh_from_db()
@@ -220,7 +228,9 @@ def test_time_and_notes_in_the_admin(client, kanzlei):
     assert client.post(url, {**daten, "datum": f"{timezone.localdate():%d.%m.%Y}"}).status_code == 302
     assert AktenActivity.objects.filter(akte=akte, typ=AktenActivity.Typ.ZEIT_ERFASST).count() == 1
     kollegin = UserFactory(role=Role.ANWALT)
-    antwort = client.post(reverse("admin:akten_notiz_add"), {"akte": akte.pk, "autor": kollegin.pk, "titel": "", "text": "Rückruf"})
+    antwort = client.post(
+        reverse("admin:akten_notiz_add"), {"akte": akte.pk, "autor": kollegin.pk, "titel": "", "text": "Rückruf"}
+    )
     assert antwort.status_code == 302
     assert Notiz.objects.get().autor == staff  # written in the name of who saved it
 

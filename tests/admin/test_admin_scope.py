@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from agent.models import AgentRun, AgentStep
 from akten.models import Notiz, Role
-from drafts.models import HelenaDraft
+from drafts.models import DraftRevision, HelenaDraft
 from tests.agent.factories import ToolCallAuditFactory
 from tests.factories import (
     AkteFactory,
@@ -172,7 +172,12 @@ def test_a_draft_is_approved_from_its_change_view_one_at_a_time(client, approver
     accept_url = reverse("admin:drafts_helenadraft_accept", args=[draft.pk])
     assert accept_url in page and "Übernehmen (Endkontrolle)" in page
     assert client.get(accept_url).status_code == 405
-    client.post(accept_url)
+    assert 'name="version" value="0"' in page  # the version she sees is the version she approves
+    DraftRevision.objects.create(draft=draft, number=1, titel=draft.titel, payload=draft.payload, edited_by=approver)
+    client.post(accept_url, {"version": "0"})  # edited meanwhile (another tab): refused, nothing created
+    draft.refresh_from_db()
+    assert draft.status == "PENDING" and akte.notiz_set.count() == 0
+    client.post(accept_url, {"version": "1"})
     draft.refresh_from_db(), other.refresh_from_db()
     assert draft.status == "ACCEPTED" and draft.reviewer == approver and other.status == "PENDING"
     assert akte.notiz_set.count() == 1

@@ -131,3 +131,22 @@ def test_a_sekretariats_general_note_can_be_resolved_by_her_and_by_nobody_outsid
     assert draft_card(auf_akte, viewer=sekretariat)["can_review"] is False
     api_client.force_login(UserFactory(role=Role.ANWALT))
     assert api_client.post(f"/api/drafts/{notiz.pk}/accept/").status_code == 404
+
+
+def test_accept_of_a_version_edited_since_is_refused(api_client, draft):
+    """Endkontrolle: the approver's click applies to the version she saw; a colleague's edit in between
+    makes it a 409 and creates nothing (review 2026-12-03)."""
+    api_client.force_login(draft.akte.anwalt)  # the edit comes from her second tab (or a colleague)
+    gesehen = api_client.get(f"/api/drafts/{draft.pk}/").json()["version"]
+    assert gesehen == 0
+    bearbeitet = api_client.patch(f"/api/drafts/{draft.pk}/", {"payload": {"text": "Mandant verzichtet."}}, format="json")
+    assert bearbeitet.status_code == 200 and bearbeitet.json()["version"] == 1
+
+    veraltet = api_client.post(f"/api/drafts/{draft.pk}/accept/", {"version": gesehen}, format="json")
+    assert veraltet.status_code == 409 and "inzwischen geändert" in veraltet.json()["detail"]
+    draft.refresh_from_db()
+    assert draft.status == "PENDING"
+
+    aktuell = api_client.post(f"/api/drafts/{draft.pk}/accept/", {"version": 1}, format="json")
+    assert aktuell.status_code == 200 and aktuell.json()["status"] == "ACCEPTED"
+    assert Notiz.objects.get(pk=aktuell.json()["result"]["id"]).text == "Mandant verzichtet."
