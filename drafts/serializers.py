@@ -55,8 +55,11 @@ class DraftSerializer(serializers.ModelSerializer):
         return draft_version(obj)
 
     def get_downloads(self, obj: HelenaDraft) -> dict[str, str] | None:
-        """Word and PDF of a document or Kostennote draft (rendered on request, with letterhead)."""
+        """Word and PDF of an open document or Kostennote draft (rendered on request, with letterhead);
+        once accepted, the stored record is the document (`result`)."""
         if obj.typ not in (HelenaDraft.Typ.DOKUMENT, HelenaDraft.Typ.KOSTENNOTE) or obj.akte_id is None:
+            return None
+        if obj.status != HelenaDraft.Status.PENDING:
             return None
         return {fmt: reverse("api-draft-datei", kwargs={"pk": obj.pk, "ausgabe": fmt}) for fmt in ("docx", "pdf")}
 

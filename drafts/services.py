@@ -306,7 +306,9 @@ def _create_record(draft: HelenaDraft, by: User) -> tuple[models.Model, dict[str
             by=by,
             name=f"{model.titel} Nr. {nummer}"[:255],
             docx=schriftstueck.docx,
-            quelle_markdown=model.text,
+            # No Markdown source: a new version from text would be set as a letter and lose the
+            # invoice (positions, totals, number); a corrected Kostennote comes as an upload.
+            quelle_markdown="",
             mandant_sichtbar=False,
             activity_data={**origin, "rechnungsnummer": nummer},
         )

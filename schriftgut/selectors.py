@@ -15,7 +15,10 @@ DRUCKBARE_ENTWUERFE = (HelenaDraft.Typ.DOKUMENT, HelenaDraft.Typ.KOSTENNOTE)
 def entwurf_get(*, user: Any, pk: int) -> HelenaDraft:
     draft = (
         HelenaDraft.objects.visible_to(user)
-        .filter(pk=pk, typ__in=DRUCKBARE_ENTWUERFE, akte__isnull=False)
+        # Only an open draft is rendered: an accepted one's record lies in the Akte as stored (a
+        # Kostennote rendered again would carry today's date and the current bank details under
+        # the same invoice number).
+        .filter(pk=pk, typ__in=DRUCKBARE_ENTWUERFE, akte__isnull=False, status=HelenaDraft.Status.PENDING)
         .select_related("akte")
         .first()
     )
