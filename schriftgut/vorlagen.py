@@ -135,7 +135,8 @@ class Gerendert:
 # Markdown in Word: parsed by the renderer of the screen (helena.markdown, Python-Markdown, then
 # sanitised), and its HTML written as paragraphs, runs and tables; the PDF is made from the Word
 # file. What the preview shows is what Word and the PDF show.
-_LEERRAUM = re.compile(r"\s+")
+# Only ASCII white space collapses: a non-breaking space ("§\u00a0573", "1.200\u00a0€") must stay one.
+_LEERRAUM = re.compile(r"[ \t\r\n\f\v]+")
 _UEBERSCHRIFTEN = {f"h{n}": min(n, 3) for n in range(1, 7)}
 _BLOCKS_IM_PUNKT = ("ul", "ol", "p", "blockquote", "pre", "table")
 _EINZUG = Cm(0.63)

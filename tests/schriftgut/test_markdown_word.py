@@ -87,3 +87,11 @@ def test_a_rendered_letter_shows_the_nested_list_in_word_and_pdf():
     assert "1. Der Beklagte wird verurteilt," in texte and "• 1.200 € zu zahlen," in texte
     assert "2. die Kosten zu tragen." in texte
     assert "2. die Kosten zu tragen." in pdf_text(schriftstueck.pdf())
+
+
+def test_non_breaking_spaces_stay_in_word():
+    """"§ 573 Abs. 2 Nr. 1 BGB" and "1.200 €" with non-breaking spaces never break apart (review
+    2026-12-03: every NBSP became a plain space)."""
+    text = "Gemäß §\u00a0573 Abs.\u00a02 Nr.\u00a01 BGB und 1.200\u00a0€   mit  Leerraum."
+    (absatz,) = _absaetze(_word(text))
+    assert absatz == "Gemäß §\u00a0573 Abs.\u00a02 Nr.\u00a01 BGB und 1.200\u00a0€ mit Leerraum."
