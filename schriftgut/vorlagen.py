@@ -340,4 +340,9 @@ def vorlage_rendern(inhalt: bytes, kontext: Kontext, *, extra: dict[str, Any] | 
         tpl.render(context, jinja_env=_jinja_env(), autoescape=True)
     except jinja2.TemplateError as exc:
         raise VorlagenFehler(ERR_RENDER.format(detail=getattr(exc, "message", None) or type(exc).__name__)) from exc
-    return Gerendert(docx=tpl.docx, fehlend=fehlend)
+    # docxtpl writes the filled headers and footers into new parts that python-docx's objects do not
+    # point to until the file is read again: without this the letterhead went into a part never
+    # saved, and the PDF showed the header's placeholders unfilled.
+    puffer = io.BytesIO()
+    tpl.docx.save(puffer)
+    return Gerendert(docx=Document(io.BytesIO(puffer.getvalue())), fehlend=fehlend)

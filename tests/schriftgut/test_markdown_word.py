@@ -90,8 +90,45 @@ def test_a_rendered_letter_shows_the_nested_list_in_word_and_pdf():
 
 
 def test_non_breaking_spaces_stay_in_word():
-    """"§ 573 Abs. 2 Nr. 1 BGB" and "1.200 €" with non-breaking spaces never break apart (review
+    """ "§ 573 Abs. 2 Nr. 1 BGB" and "1.200 €" with non-breaking spaces never break apart (review
     2026-12-03: every NBSP became a plain space)."""
     text = "Gemäß §\u00a0573 Abs.\u00a02 Nr.\u00a01 BGB und 1.200\u00a0€   mit  Leerraum."
     (absatz,) = _absaetze(_word(text))
     assert absatz == "Gemäß §\u00a0573 Abs.\u00a02 Nr.\u00a01 BGB und 1.200\u00a0€ mit Leerraum."
+
+
+@pytest.mark.django_db
+def test_a_firm_template_with_its_own_header_gets_filled_header_and_page_line_in_word_and_pdf():
+    """The template's header placeholders are filled in Word and PDF, and Helena's „Unser Zeichen …
+    Seite X von Y“ is in the Word file (review 2026-12-03: it went into a part never saved, and the
+    PDF printed „{{ aktenzeichen }}“)."""
+    import re
+    import zipfile
+
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from akten.models import DokumentVorlage
+    from schriftgut.services import vorlage_waehlen
+
+    kanzlei()
+    akte = akte_mit_parteien()
+    vorlage = docx.Document()
+    vorlage.sections[0].header.paragraphs[0].text = "Kanzlei Müller & Becker · Az. {{ aktenzeichen }}"
+    vorlage.add_paragraph("{{p freitext }}")
+    puffer = io.BytesIO()
+    vorlage.save(puffer)
+    DokumentVorlage.objects.create(name="Hausbrief", datei=SimpleUploadedFile("h.docx", puffer.getvalue()))
+
+    schriftstueck = schriftstueck_rendern(
+        akte=akte, titel="Schreiben", markdown="Text.", vorlage=vorlage_waehlen("Hausbrief").als_payload()
+    )
+    with zipfile.ZipFile(io.BytesIO(schriftstueck.docx)) as archiv:
+        kopf = " ".join(
+            re.findall(
+                r"<w:t[^>]*>([^<]*)</w:t>",
+                "".join(archiv.read(n).decode() for n in archiv.namelist() if n.startswith("word/header")),
+            )
+        )
+    assert f"Az. {akte.aktenzeichen}" in kopf and "Unser Zeichen" in kopf
+    pdf = pdf_text(schriftstueck.pdf())
+    assert "{{" not in pdf and f"Az. {akte.aktenzeichen}" in pdf
