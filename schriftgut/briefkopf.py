@@ -100,7 +100,10 @@ def briefkopf_anwenden(docx: DocxDocument, *, profil: KanzleiProfil | None, akte
     schrift = SCHRIFT.get(profil.briefkopf_schrift if profil else "", SCHRIFT[KanzleiProfil.Schrift.SANS])
     docx.styles["Normal"].font.name = schrift
     ausrichtung = AUSRICHTUNG.get(profil.briefkopf_ausrichtung if profil else "", WD_ALIGN_PARAGRAPH.RIGHT)
-    for section in docx.sections:
+    for nummer, section in enumerate(docx.sections):
+        if nummer and section.header.is_linked_to_previous:
+            # It shows the previous section's header: writing to it would write there a second time.
+            continue
         eigener_briefkopf = _hat_text(section.header.paragraphs) or _hat_text(section.first_page_header.paragraphs)
         if eigener_briefkopf:
             paragraph = section.header.add_paragraph()

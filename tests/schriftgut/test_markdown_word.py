@@ -132,3 +132,32 @@ def test_a_firm_template_with_its_own_header_gets_filled_header_and_page_line_in
     assert f"Az. {akte.aktenzeichen}" in kopf and "Unser Zeichen" in kopf
     pdf = pdf_text(schriftstueck.pdf())
     assert "{{" not in pdf and f"Az. {akte.aktenzeichen}" in pdf
+
+
+@pytest.mark.django_db
+def test_a_second_section_sharing_the_header_gets_no_second_page_line():
+    import zipfile
+
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from docx.enum.section import WD_SECTION
+
+    from akten.models import DokumentVorlage
+    from schriftgut.services import vorlage_waehlen
+
+    kanzlei()
+    akte = akte_mit_parteien()
+    vorlage = docx.Document()
+    vorlage.sections[0].header.paragraphs[0].text = "Kanzlei Müller & Becker"
+    vorlage.add_paragraph("{{p freitext }}")
+    vorlage.add_section(WD_SECTION.NEW_PAGE)  # linked to the first section's header, as Word does
+    vorlage.add_paragraph("Anlagen")
+    puffer = io.BytesIO()
+    vorlage.save(puffer)
+    DokumentVorlage.objects.create(name="Zweiteilig", datei=SimpleUploadedFile("z.docx", puffer.getvalue()))
+
+    schriftstueck = schriftstueck_rendern(
+        akte=akte, titel="Schreiben", markdown="Text.", vorlage=vorlage_waehlen("Zweiteilig").als_payload()
+    )
+    with zipfile.ZipFile(io.BytesIO(schriftstueck.docx)) as archiv:
+        koepfe = "".join(archiv.read(n).decode() for n in archiv.namelist() if n.startswith("word/header"))
+    assert koepfe.count("Unser Zeichen") == 1
