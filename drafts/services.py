@@ -190,17 +190,22 @@ def draft_create(
     step: AgentStep | None = None,
     tool_call_id: str = "",
     untrusted_input: bool = False,
+    proposed_by_run: bool = False,
 ) -> HelenaDraft:
     """Create a PENDING draft. Precondition: the caller checked that `requested_by` may see `akte`.
     Raises DraftPermissionDenied for a requester outside the Kanzlei (a MANDANT proposes nothing,
-    whatever the tool matrix allows her) and DraftInvalid for an invalid payload."""
+    whatever the tool matrix allows her) and DraftInvalid for an invalid payload.
+
+    `proposed_by_run`: `run` itself proposes (a write tool), so it must still be active: DraftConflict
+    otherwise. Without it `run` only says where the content comes from (a finished answer saved as
+    Word)."""
     if not sees_internal(requested_by):
         raise DraftPermissionDenied(ERR_NOT_PROPOSER)
     if akte is None and typ != HelenaDraft.Typ.NOTIZ:
         raise DraftInvalid(ERR_AKTE_REQUIRED)
     model = _validated(typ, payload)
     _regeln_pruefen(akte, model)
-    if run is not None and not _run_still_proposing(run):
+    if proposed_by_run and (run is None or not _run_still_proposing(run)):
         raise DraftConflict(ERR_RUN_ENDED)
     draft = HelenaDraft(
         typ=typ,

@@ -7,6 +7,7 @@ from typing import Any
 
 from django.utils import timezone
 
+from agent.engine.prompt import without_intro
 from agent.runs.selectors import runs_of
 from akten.models import User
 from drafts.models import HelenaDraft
@@ -35,6 +36,8 @@ def antwort_als_entwurf(*, run_id: int, by: User, titel: str = "") -> Any:
         typ=HelenaDraft.Typ.DOKUMENT,
         akte=run.akte,
         requested_by=by,
-        payload={"titel": titel[:200], "inhalt_markdown": run.answer},
+        # the greeting of a first contact is chat, not letter; notes on a cut or demo answer stay
+        # (the reviewer must see them)
+        payload={"titel": titel[:200], "inhalt_markdown": without_intro(run.answer)},
         run=run,  # the answer repeats what the run read: the draft follows the run (drafts.models)
     )

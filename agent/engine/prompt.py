@@ -145,6 +145,18 @@ def build_demo_prompt(*, tools: list[dict[str, Any]], akte: AkteContext | None =
 
 def with_intro(answer: str) -> str:
     """The answer of a first contact starts with the intro, whether or not the model remembered it."""
-    if answer.lstrip().startswith("Hi, ich bin Helena"):
+    if answer.lstrip().startswith(_INTRO_START):
         return answer
     return f"{INTRO}\n\n{answer}"
+
+
+def without_intro(answer: str) -> str:
+    """The answer without the first contact's greeting (a chat line, not part of a document)."""
+    text = answer.lstrip()
+    if not text.startswith(_INTRO_START):
+        return answer
+    greeting, _, rest = text.partition("\n\n")
+    return rest.lstrip() if greeting.startswith(_INTRO_START) and rest.strip() else answer
+
+
+_INTRO_START = "Hi, ich bin Helena"

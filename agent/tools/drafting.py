@@ -30,6 +30,7 @@ def propose(ctx: ToolContext, *, typ: str, akte: Akte | None, payload: dict[str,
             run=ctx.run,
             tool_call_id=ctx.call_id[:100],
             untrusted_input=ctx.untrusted_seen,
+            proposed_by_run=ctx.run is not None,
         )
     except DraftError as exc:
         raise ToolError(exc.message) from None

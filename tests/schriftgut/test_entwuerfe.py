@@ -8,6 +8,7 @@ import io
 import docx
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils import timezone
 
 from agent.models import ToolCallAudit
 from agent.tools.base import ToolContext
@@ -195,14 +196,22 @@ def test_another_users_akte_cannot_be_filled_or_downloaded(client):
 def test_chat_answer_saved_as_word_becomes_a_document_draft(client):
     kanzlei()
     akte = akte_mit_parteien()
-    run = AgentRunFactory(user=akte.anwalt, akte=akte, answer="## Ergebnis\n\nDie Kündigung ist **unwirksam**.")
+    run = AgentRunFactory(
+        user=akte.anwalt,
+        akte=akte,
+        status="DONE",  # saved after the run ended
+        finished_at=timezone.now(),
+        answer="Hi, ich bin Helena! Ich helfe dir bei Akten.\n\n## Ergebnis\n\nDie Kündigung ist **unwirksam**.",
+    )
     client.force_login(akte.anwalt)
     antwort = client.post(f"/api/antworten/{run.pk}/als-dokument/", {}, content_type="application/json")
     assert antwort.status_code == 201, antwort.content
     draft = HelenaDraft.objects.get(pk=antwort.json()["id"])
     assert (draft.typ, draft.status, draft.akte) == ("DOKUMENT", "PENDING", akte)
     assert draft.origin_run_id == run.pk, "the answer repeats what its run read: the draft follows the run"
-    assert "Die Kündigung ist unwirksam." in docx_text(client.get(antwort.json()["downloads"]["docx"]).content)
+    text = docx_text(client.get(antwort.json()["downloads"]["docx"]).content)
+    assert "Die Kündigung ist unwirksam." in text
+    assert "Hi, ich bin Helena" not in text  # the chat greeting is no part of the document
     assert not Dokument.objects.exists()
 
     ohne_akte = AgentRunFactory(user=akte.anwalt, akte=None, answer="Text")
