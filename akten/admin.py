@@ -46,7 +46,7 @@ class UserAdmin(AdminOnlyChangesMixin, GermanPermissionsMixin, VisibleUserAdminM
     autocomplete_fields = ["kontakt"]
     fieldsets = (
         (None, {"fields": ("email", "password")}),
-        (_("Person"), {"fields": ("first_name", "last_name", "role", "kontakt")}),
+        (_("Person"), {"fields": ("first_name", "last_name", "berufsbezeichnung", "role", "kontakt")}),
         (_("Berechtigungen"), {"fields": ("is_active", "is_staff", "is_superuser", "groups", "user_permissions")}),
         (_("Zeitpunkte"), {"fields": ("last_login", "date_joined")}),
     )

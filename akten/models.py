@@ -61,6 +61,12 @@ class User(AbstractUser):
     username = None  # type: ignore[assignment]
     email = models.EmailField(_("E-Mail-Adresse"), unique=True)
     role = models.CharField(_("Rolle"), max_length=20, choices=Role.choices, default=Role.PRAKTIKANT)
+    berufsbezeichnung = models.CharField(
+        _("Berufsbezeichnung"),
+        max_length=120,
+        blank=True,
+        help_text=_("Steht in Schriftsätzen unter dem Namen, z. B. „Rechtsanwältin“ oder „Rechtsanwalt und Fachanwalt für Arbeitsrecht“."),
+    )
     kontakt = models.ForeignKey(
         "Kontakt",
         verbose_name=_("Kontakt (für Mandanten)"),

@@ -47,12 +47,13 @@ class DemoUser:
     first_name: str
     last_name: str
     role: str
+    berufsbezeichnung: str = ""
 
 
 DEMO_USERS = [
     DemoUser("admin@kanzlei.example", "Andrea", "Admin", Role.ADMIN),
-    DemoUser("k.mueller@kanzlei.example", "Katrin", "Müller", Role.ANWALT),
-    DemoUser("j.becker@kanzlei.example", "Jonas", "Becker", Role.ANWALT),
+    DemoUser("k.mueller@kanzlei.example", "Katrin", "Müller", Role.ANWALT, "Rechtsanwältin und Fachanwältin für Mietrecht"),
+    DemoUser("j.becker@kanzlei.example", "Jonas", "Becker", Role.ANWALT, "Rechtsanwalt und Fachanwalt für Arbeitsrecht"),
     DemoUser("s.yilmaz@kanzlei.example", "Selin", "Yılmaz", Role.SACHBEARBEITER),
     DemoUser("m.schulz@kanzlei.example", "Monika", "Schulz", Role.SEKRETARIAT),
     DemoUser("t.wagner@kanzlei.example", "Tim", "Wagner", Role.PRAKTIKANT),
@@ -159,6 +160,7 @@ def _user(spec: DemoUser, kontakt: Kontakt | None) -> User:
             first_name=spec.first_name,
             last_name=spec.last_name,
             role=spec.role,
+            berufsbezeichnung=spec.berufsbezeichnung,
             kontakt=kontakt,
             is_staff=spec.role == Role.ADMIN,
             is_superuser=spec.role == Role.ADMIN,

@@ -217,7 +217,8 @@ def kontext_fuer_akte(
             "prozessbevollmaechtigte": bevollmaechtigte,
             "streitwert": format_euro(akte.gegenstandswert) if akte.gegenstandswert is not None else None,
             "anwalt": anwalt_name,
-            "unterschrift": f"{anwalt_name}\nRechtsanwalt/Rechtsanwältin" if anwalt_name else None,
+            # the professional title as the lawyer gave it (User.berufsbezeichnung), never guessed
+            "unterschrift": "\n".join(filter(None, [anwalt_name, anwalt.berufsbezeichnung if anwalt else ""])) or None,
             "freitext": freitext,
         }
     )

@@ -161,3 +161,21 @@ def test_a_second_section_sharing_the_header_gets_no_second_page_line():
     with zipfile.ZipFile(io.BytesIO(schriftstueck.docx)) as archiv:
         koepfe = "".join(archiv.read(n).decode() for n in archiv.namelist() if n.startswith("word/header"))
     assert koepfe.count("Unser Zeichen") == 1
+
+
+@pytest.mark.django_db
+def test_the_signature_carries_the_lawyers_own_title_never_a_guess():
+    from schriftgut.platzhalter import kontext_fuer_akte
+
+    kanzlei()
+    akte = akte_mit_parteien()
+    assert (
+        kontext_fuer_akte(akte=akte, profil=None, betreff="Kündigung").werte["unterschrift"] == "Katrin Müller"
+    )  # no title given: none guessed
+    akte.anwalt.berufsbezeichnung = "Rechtsanwältin und Fachanwältin für Mietrecht"
+    akte.anwalt.save()
+    akte.refresh_from_db()
+    assert (
+        kontext_fuer_akte(akte=akte, profil=None, betreff="Kündigung").werte["unterschrift"]
+        == "Katrin Müller\nRechtsanwältin und Fachanwältin für Mietrecht"
+    )
