@@ -65,7 +65,7 @@ class User(AbstractUser):
         _("Berufsbezeichnung"),
         max_length=120,
         blank=True,
-        help_text=_("Steht in Schriftsätzen unter dem Namen, z. B. „Rechtsanwältin“ oder „Rechtsanwalt und Fachanwalt für Arbeitsrecht“."),
+        help_text=_("Steht in Schriftsätzen unter dem Namen, z. B. „Rechtsanwältin und Fachanwältin für Mietrecht“."),
     )
     kontakt = models.ForeignKey(
         "Kontakt",

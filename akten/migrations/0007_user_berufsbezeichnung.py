@@ -13,6 +13,6 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='user',
             name='berufsbezeichnung',
-            field=models.CharField(blank=True, help_text='Steht in Schriftsätzen unter dem Namen, z. B. „Rechtsanwältin“ oder „Rechtsanwalt und Fachanwalt für Arbeitsrecht“.', max_length=120, verbose_name='Berufsbezeichnung'),
+            field=models.CharField(blank=True, help_text='Steht in Schriftsätzen unter dem Namen, z. B. „Rechtsanwältin und Fachanwältin für Mietrecht“.', max_length=120, verbose_name='Berufsbezeichnung'),
         ),
     ]
