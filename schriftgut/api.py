@@ -3,6 +3,7 @@ CPU work; DRF views run in daphne's thread pool, never on the event loop of the 
 
 from __future__ import annotations
 
+from pathlib import PurePath
 from typing import Any
 
 from django.http import Http404, HttpResponse
@@ -213,7 +214,10 @@ class VersionDownloadApi(APIView):
         version = selectors.version_get(user=request.user, dokument_pk=pk, nummer=nummer)
         with version.datei.open("rb") as handle:
             response = HttpResponse(handle.read(), content_type=version.mime_type)
-        name = (version.datei.name or "dokument").rsplit("/", 1)[-1]
+        # the document's title with the version, as the main download names it (not the stored or
+        # uploaded file's name: "kundigung-muller-gro.docx", "Entwurf_intern_v3.docx")
+        endung = PurePath(version.datei.name or "").suffix.lower()
+        name = download_filename(f"{version.dokument.name} (Version {version.nummer})", endung)
         response["Content-Disposition"] = content_disposition_header(as_attachment=True, filename=name)
         return response
 

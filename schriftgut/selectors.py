@@ -35,7 +35,9 @@ def dokument_get(*, user: Any, pk: int) -> Dokument:
 
 
 def version_get(*, user: Any, dokument_pk: int, nummer: int) -> DokumentVersion:
-    version = DokumentVersion.objects.visible_to(user).filter(dokument_id=dokument_pk, nummer=nummer).first()
+    version = (
+        DokumentVersion.objects.visible_to(user).filter(dokument_id=dokument_pk, nummer=nummer).select_related("dokument").first()
+    )
     if version is None:
         raise Http404("Version nicht gefunden.")
     return version

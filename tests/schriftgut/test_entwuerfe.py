@@ -142,6 +142,8 @@ def test_edit_of_an_approved_document_makes_a_new_version_and_keeps_the_old(clie
     assert "Zweite Fassung." in docx_text(client.get(f"/api/dokumente/{dokument_id}/download/").content)
     alt = client.get(versionen[1]["download"])
     assert "Erste Fassung." in docx_text(alt.content)
+    # named after the document and its version, not the stored file
+    assert 'filename="Schreiben (Version 1).docx"' in alt["Content-Disposition"]
     assert Dokument.objects.get(pk=dokument_id).text.count("Zweite Fassung.") == 1
     page = client.get(f"/akten/{akte.pk}/").content.decode()
     assert "2 Versionen" in page and f"/api/dokumente/{dokument_id}/versionen/1/download/" in page
