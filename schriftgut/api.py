@@ -3,6 +3,7 @@ CPU work; DRF views run in daphne's thread pool, never on the event loop of the 
 
 from __future__ import annotations
 
+import re
 from pathlib import PurePath
 from typing import Any
 
@@ -42,6 +43,17 @@ def _datei(inhalt: bytes, *, name: str, ausgabe: str) -> HttpResponse:
         as_attachment=True, filename=download_filename(name, f".{ausgabe}")
     )
     return response
+
+
+# Python-Markdown's backslash escapes (and "|" of its tables extension).
+_MARKDOWN_ZEICHEN = re.compile(r"([\\`*_{}\[\]()>#+\-.!|])")
+
+
+def text_als_markdown(text: str) -> str:
+    """Plain text as Markdown that shows it as written: every line its own line (an address block,
+    a list with "*"), no character read as markup, "<…>" kept as text."""
+    zeilen = [_MARKDOWN_ZEICHEN.sub(r"\\\1", zeile).replace("&", "&amp;").replace("<", "&lt;") for zeile in text.splitlines()]
+    return "  \n".join(zeilen)
 
 
 def _format(ausgabe: str) -> str:
@@ -109,9 +121,10 @@ class DokumentDateiApi(APIView):
                     raise ValidationError({"detail": ERR_PDF_ALS_WORD})
                 inhalt = original
             elif dokument.mime_type in MARKDOWN_TYPES or dokument.mime_type == "text/plain":
-                schriftstueck = services.schriftstueck_rendern(
-                    akte=dokument.akte, titel=dokument.name, markdown=original.decode("utf-8", errors="replace")
-                )
+                text = original.decode("utf-8", errors="replace")
+                if dokument.mime_type == "text/plain":
+                    text = text_als_markdown(text)
+                schriftstueck = services.schriftstueck_rendern(akte=dokument.akte, titel=dokument.name, markdown=text)
                 inhalt = schriftstueck.pdf() if ausgabe == "pdf" else schriftstueck.docx
             else:
                 raise ValidationError({"detail": ERR_NICHT_DRUCKBAR})

@@ -179,3 +179,20 @@ def test_the_signature_carries_the_lawyers_own_title_never_a_guess():
         kontext_fuer_akte(akte=akte, profil=None, betreff="Kündigung").werte["unterschrift"]
         == "Katrin Müller\nRechtsanwältin und Fachanwältin für Mietrecht"
     )
+
+
+def test_plain_text_documents_keep_their_lines_and_characters():
+    """A .txt file set on the letterhead shows as written: an address block keeps its lines, "*"
+    lines stay lines, "<Anlage K 1>" and "&" stay text (review 2026-12-03: it was read as Markdown)."""
+    from schriftgut.api import text_als_markdown
+
+    text = (
+        "Müller GmbH\nHauptstraße 5\n10827 Berlin\n\nAnbei:\n* Mietvertrag\n* Kündigung\n\n"
+        "Vorgelegt als <Anlage K 1> & K_2 [Kopie]. 1.200 €"
+    )
+    absaetze = [a for a in _absaetze(_word(text_als_markdown(text))) if a.strip()]
+    assert absaetze == [
+        "Müller GmbH\nHauptstraße 5\n10827 Berlin",
+        "Anbei:\n* Mietvertrag\n* Kündigung",
+        "Vorgelegt als <Anlage K 1> & K_2 [Kopie]. 1.200 €",
+    ]
