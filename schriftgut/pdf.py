@@ -57,6 +57,7 @@ ALIGN = {
     WD_ALIGN_PARAGRAPH.RIGHT: Align.R,
     WD_ALIGN_PARAGRAPH.JUSTIFY: Align.J,
 }
+_MC_FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
 HEADING_SIZE = {"Title": 16.0, "Heading 1": 14.0, "Heading 2": 12.5, "Heading 3": 11.5}
 
 
@@ -75,7 +76,9 @@ class Absatz:
     size: float = 11.0
     bold: bool = False
     bilder: list[bytes] = field(default_factory=list)
-    seitenumbruch: bool = False
+    seitenumbruch: bool = False  # a page break after the paragraph's text
+    umbruch_vorher: bool = False  # a page break before it (pageBreakBefore, or a break before any text)
+    einzug: float = 0.0  # left indent in mm (nested lists, quotes, Anträge)
 
     @property
     def text(self) -> str:
@@ -98,8 +101,17 @@ def _absatz(p: Any, part: Any, default_size: float) -> Absatz:
         size=HEADING_SIZE.get(style_name, default_size),
         bold=bool(style_name),
     )
+    einzug = paragraph.paragraph_format.left_indent
+    absatz.einzug = max(0.0, min(float(einzug.mm), 80.0)) if einzug is not None else 0.0
+    if p.pPr is not None and p.pPr.find(qn("w:pageBreakBefore")) is not None:
+        absatz.umbruch_vorher = True
+    # A field's cached result is skipped only where the PDF puts its own value (page numbers); the
+    # result of any other field (a date, a name, a cross-reference) is the text Word shows.
+    feld = ""
     im_ergebnis = False
     for run in p.iter(qn("w:r")):
+        if next(run.iterancestors(_MC_FALLBACK), None) is not None:
+            continue  # the fallback copy of alternate content (a text box) would print it twice
         rpr = run.rPr
         bold = absatz.bold or (rpr is not None and rpr.b is not None and rpr.b.val is not False)
         italic = rpr is not None and rpr.i is not None and rpr.i.val is not False
@@ -108,9 +120,13 @@ def _absatz(p: Any, part: Any, default_size: float) -> Absatz:
             tag = child.tag
             if tag == qn("w:fldChar"):
                 typ = child.get(qn("w:fldCharType"))
-                im_ergebnis = typ == "separate"
+                if typ == "begin":
+                    feld = ""
+                im_ergebnis = typ == "separate" and feld in ("PAGE", "NUMPAGES")
             elif tag == qn("w:instrText"):
                 instr = (child.text or "").strip().split(" ")[0].upper()
+                if instr:
+                    feld = instr
                 if instr in ("PAGE", "NUMPAGES"):
                     absatz.teile.append(Teil(SEITE if instr == "PAGE" else SEITEN, bold, italic, size))
             elif im_ergebnis:
@@ -121,7 +137,10 @@ def _absatz(p: Any, part: Any, default_size: float) -> Absatz:
                 absatz.teile.append(Teil("    ", bold, italic, size))
             elif tag in (qn("w:br"), qn("w:cr")):
                 if child.get(qn("w:type")) == "page":
-                    absatz.seitenumbruch = True
+                    if absatz.text.strip():
+                        absatz.seitenumbruch = True
+                    else:
+                        absatz.umbruch_vorher = True
                 else:
                     absatz.teile.append(Teil("\n", bold, italic, size))
             elif tag == qn("w:drawing") and part is not None:
@@ -307,14 +326,17 @@ def _style(teil: Teil, absatz: Absatz) -> str:
 
 
 def _absatz_schreiben(pdf: _Pdf, absatz: Absatz) -> None:
-    if absatz.seitenumbruch and not absatz.text.strip():
+    if (absatz.seitenumbruch or absatz.umbruch_vorher) and not absatz.text.strip():
         pdf.add_page()
         return
+    if absatz.umbruch_vorher:
+        pdf.add_page()
     zeilenhoehe = absatz.size * 0.5
     if not absatz.text.strip():
         pdf.ln(zeilenhoehe)
         return
-    with pdf.text_columns(text_align=absatz.align, l_margin=pdf.l_margin, r_margin=pdf.r_margin) as spalten:
+    links = pdf.l_margin + absatz.einzug
+    with pdf.text_columns(text_align=absatz.align, l_margin=links, r_margin=pdf.r_margin) as spalten:
         with spalten.paragraph(bottom_margin=zeilenhoehe * 0.4) as par:
             for teil in absatz.teile:
                 pdf.set_font(pdf.schrift, _style(teil, absatz), teil.size or absatz.size)
