@@ -99,7 +99,9 @@ class DraftInvalid(DraftError):
 
 
 def user_may_approve(user: User) -> bool:
-    return user.is_active and (user.is_superuser or user.role in settings.HELENA_APPROVER_ROLES)
+    """The Endkontrolle is a professional act: by role (HELENA_APPROVER_ROLES) only - a technical
+    superuser in another role (Sekretariat, IT) does not approve."""
+    return user.is_active and user.role in settings.HELENA_APPROVER_ROLES
 
 
 def user_may_review(user: User, draft: HelenaDraft) -> bool:

@@ -150,3 +150,14 @@ def test_accept_of_a_version_edited_since_is_refused(api_client, draft):
     aktuell = api_client.post(f"/api/drafts/{draft.pk}/accept/", {"version": 1}, format="json")
     assert aktuell.status_code == 200 and aktuell.json()["status"] == "ACCEPTED"
     assert Notiz.objects.get(pk=aktuell.json()["result"]["id"]).text == "Mandant verzichtet."
+
+
+def test_a_superuser_in_a_role_that_may_not_approve_does_not_approve(api_client, draft, settings):
+    """Endkontrolle by role only (review 2026-12-03): a technical superuser in the Sekretariat role
+    was allowed to approve whatever HELENA_APPROVER_ROLES said."""
+    settings.HELENA_APPROVER_ROLES = ["ANWALT"]
+    technik = UserFactory(role=Role.SEKRETARIAT, is_superuser=True, is_staff=True)
+    api_client.force_login(technik)
+    assert api_client.post(f"/api/drafts/{draft.pk}/accept/").status_code == 403
+    draft.refresh_from_db()
+    assert draft.status == "PENDING"
