@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import io
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from docx.document import Document as DocxDocument
 from docx.enum.text import WD_ALIGN_PARAGRAPH
@@ -161,11 +161,112 @@ class Tabelle:
     zeilen: list[list[Absatz]]
 
 
-def _block_elemente(container: Any, part: Any, default_size: float) -> list[Absatz | Tabelle]:
+def _wert(element: Any, tag: str) -> str | None:
+    kind = element.find(qn(tag))
+    return kind.get(qn("w:val")) if kind is not None else None
+
+
+def _buchstaben(n: int) -> str:
+    """1 → A, 26 → Z, 27 → AA (Word repeats the letter)."""
+    return chr(ord("A") + (n - 1) % 26) * ((n - 1) // 26 + 1) if n > 0 else ""
+
+
+def _roemisch(n: int) -> str:
+    werte: list[tuple[int, str]] = [(1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC")]
+    werte += [(50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I")]
+    text = ""
+    for wert, zeichen in werte:
+        while n >= wert:
+            text, n = text + zeichen, n - wert
+    return text
+
+
+TWIPS_PER_MM = 1440 / 25.4
+
+
+class _Nummerierung:
+    """Word's automatic numbering (numbering.xml): the number a paragraph shows ("1.", "a)", "II.",
+    "•") and its level's indent, counted through the document as Word counts it."""
+
+    FORMATE: ClassVar[dict[str, Callable[[int], str]]] = {
+        "decimal": str,
+        "lowerLetter": lambda n: _buchstaben(n).lower(),
+        "upperLetter": _buchstaben,
+        "lowerRoman": lambda n: _roemisch(n).lower(),
+        "upperRoman": _roemisch,
+    }
+
+    def __init__(self, docx: DocxDocument) -> None:
+        self.ebenen: dict[str, dict[int, tuple[str, str, int, float]]] = {}
+        self.zaehler: dict[str, dict[int, int]] = {}
+        self.stil_nummern: dict[str, tuple[str, int]] = {}
+        try:
+            wurzel = docx.part.numbering_part.element
+        except (KeyError, NotImplementedError):
+            return
+        abstrakt = {a.get(qn("w:abstractNumId")): a for a in wurzel.iterchildren(qn("w:abstractNum"))}
+        for num in wurzel.iterchildren(qn("w:num")):
+            ref = num.find(qn("w:abstractNumId"))
+            definition = abstrakt.get(ref.get(qn("w:val")) if ref is not None else None)
+            if definition is None:
+                continue
+            ebenen = {}
+            for lvl in definition.iterchildren(qn("w:lvl")):
+                fmt = _wert(lvl, "w:numFmt") or "decimal"
+                text = _wert(lvl, "w:lvlText") or ""
+                start = int(_wert(lvl, "w:start") or 1)
+                ind = lvl.find(f"{qn('w:pPr')}/{qn('w:ind')}")
+                links = ind.get(qn("w:left")) or ind.get(qn("w:start")) if ind is not None else None
+                ebenen[int(lvl.get(qn("w:ilvl")) or 0)] = (fmt, text, start, int(links) / TWIPS_PER_MM if links else 0.0)
+            self.ebenen[num.get(qn("w:numId"))] = ebenen
+        for stil in docx.styles.element.iterchildren(qn("w:style")):
+            num_pr = stil.find(f"{qn('w:pPr')}/{qn('w:numPr')}")
+            if num_pr is not None and (num_id := _wert(num_pr, "w:numId")):
+                self.stil_nummern[stil.get(qn("w:styleId"))] = (num_id, int(_wert(num_pr, "w:ilvl") or 0))
+
+    def naechste(self, p: Any) -> tuple[str, float] | None:
+        """The number of paragraph `p` and its level's indent in mm, or None if it has none."""
+        ppr = p.pPr
+        num_pr = ppr.find(qn("w:numPr")) if ppr is not None else None
+        num_id: str | None
+        if num_pr is not None:
+            num_id, ebene = _wert(num_pr, "w:numId"), int(_wert(num_pr, "w:ilvl") or 0)
+        else:
+            stil = str(ppr.pStyle.val) if ppr is not None and ppr.pStyle is not None else ""
+            num_id, ebene = self.stil_nummern.get(stil, ("", 0))
+        ebenen = self.ebenen.get(num_id or "")
+        if not ebenen or ebene not in ebenen:
+            return None
+        zaehler = self.zaehler.setdefault(num_id or "", {})
+        fmt, text, start, einzug = ebenen[ebene]
+        zaehler[ebene] = zaehler.get(ebene, start - 1) + 1
+        for tiefer in [e for e in zaehler if e > ebene]:
+            del zaehler[tiefer]
+        if fmt == "bullet":
+            return "•", einzug
+        if fmt == "none":
+            return None
+        for stufe in range(ebene + 1):
+            fmt_stufe, _, start_stufe, _ = ebenen.get(stufe, ("decimal", "", 1, 0.0))
+            wert = zaehler.get(stufe, start_stufe)
+            text = text.replace(f"%{stufe + 1}", self.FORMATE.get(fmt_stufe, str)(wert))
+        return text, einzug
+
+
+def _block_elemente(
+    container: Any, part: Any, default_size: float, nummern: _Nummerierung | None = None
+) -> list[Absatz | Tabelle]:
     bloecke: list[Absatz | Tabelle] = []
     for child in container.iterchildren():
         if child.tag == qn("w:p"):
-            bloecke.append(_absatz(child, part, default_size))
+            absatz = _absatz(child, part, default_size)
+            nummer = nummern.naechste(child) if nummern is not None else None
+            if nummer is not None:
+                text, einzug = nummer
+                absatz.teile.insert(0, Teil(f"{text} ", absatz.bold))
+                if not absatz.einzug:
+                    absatz.einzug = min(einzug, 80.0)
+            bloecke.append(absatz)
         elif child.tag == qn("w:tbl"):
             zeilen = []
             for tr in child.iterchildren(qn("w:tr")):
@@ -269,7 +370,7 @@ def docx_zu_pdf(docx: DocxDocument) -> bytes:
         if section.page_width and section.page_height
         else "A4",
     )
-    bloecke = _block_elemente(docx.element.body, docx.part, default_size)
+    bloecke = _block_elemente(docx.element.body, docx.part, default_size, _Nummerierung(docx))
     fonts = _font_files()
     wunsch = normal.name if normal.name in fonts else "Liberation Sans"
     familie = wunsch if wunsch in fonts else next(iter(fonts), None)

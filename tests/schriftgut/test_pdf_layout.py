@@ -86,3 +86,16 @@ def test_a_text_box_is_printed_once():
     document = docx.Document()
     document.add_paragraph()._p.append(parse_xml(box))
     assert " ".join(_seiten(document)).count("Amtsgericht Tempelhof-Kreuzberg") == 1
+
+
+def test_words_automatic_numbering_is_printed():
+    """Anträge numbered by Word (style "List Number", numbering.xml) keep their numbers in the PDF."""
+    document = docx.Document()
+    document.add_paragraph("Es wird beantragt:")
+    document.add_paragraph("Die Beklagte wird verurteilt, 1.200 € zu zahlen.", style="List Number")
+    document.add_paragraph("Die Beklagte trägt die Kosten.", style="List Number")
+    document.add_paragraph("Mit freundlichen Grüßen")
+    zeilen = [z.strip() for z in _seiten(document)[0].splitlines()]
+    assert "1. Die Beklagte wird verurteilt, 1.200 € zu zahlen." in zeilen
+    assert "2. Die Beklagte trägt die Kosten." in zeilen
+    assert "Mit freundlichen Grüßen" in zeilen  # not numbered
