@@ -76,6 +76,7 @@ class Absatz:
     size: float = 11.0
     bold: bool = False
     bilder: list[bytes] = field(default_factory=list)
+    bildmasse: list[tuple[float, float] | None] = field(default_factory=list)  # per picture: width, height in mm
     seitenumbruch: bool = False  # a page break after the paragraph's text
     umbruch_vorher: bool = False  # a page break before it (pageBreakBefore, or a break before any text)
     einzug: float = 0.0  # left indent in mm (nested lists, quotes, Anträge)
@@ -144,10 +145,13 @@ def _absatz(p: Any, part: Any, default_size: float) -> Absatz:
                 else:
                     absatz.teile.append(Teil("\n", bold, italic, size))
             elif tag == qn("w:drawing") and part is not None:
+                ausdehnung = next(child.iter(qn("wp:extent")), None)
+                cx, cy = (int(ausdehnung.get(x) or 0) for x in ("cx", "cy")) if ausdehnung is not None else (0, 0)
                 for blip in child.iter(qn("a:blip")):
                     rid = blip.get(qn("r:embed"))
                     if rid and rid in part.related_parts:
                         absatz.bilder.append(part.related_parts[rid].blob)
+                        absatz.bildmasse.append((cx / EMU_PER_MM, cy / EMU_PER_MM) if cx and cy else None)
     # Simple fields (<w:fldSimple w:instr="PAGE">) as Word writes them.
     for simple in p.iter(qn("w:fldSimple")):
         instr = (simple.get(qn("w:instr")) or "").strip().split(" ")[0].upper()
@@ -434,7 +438,10 @@ def _absatz_schreiben(pdf: _Pdf, absatz: Absatz) -> None:
         pdf.add_page()
     zeilenhoehe = absatz.size * 0.5
     if not absatz.text.strip():
-        pdf.ln(zeilenhoehe)
+        if absatz.bilder:
+            _bilder_schreiben(pdf, absatz)
+        else:
+            pdf.ln(zeilenhoehe)
         return
     links = pdf.l_margin + absatz.einzug
     with pdf.text_columns(text_align=absatz.align, l_margin=links, r_margin=pdf.r_margin) as spalten:
@@ -442,8 +449,23 @@ def _absatz_schreiben(pdf: _Pdf, absatz: Absatz) -> None:
             for teil in absatz.teile:
                 pdf.set_font(pdf.schrift, _style(teil, absatz), teil.size or absatz.size)
                 par.write(pdf.text_fuer(teil.text))
+    _bilder_schreiben(pdf, absatz)
     if absatz.seitenumbruch:
         pdf.add_page()
+
+
+def _bilder_schreiben(pdf: _Pdf, absatz: Absatz) -> None:
+    """Pictures of a body paragraph (a scanned signature, a stamp, a plan) in their Word size,
+    at most the text width, placed as the paragraph is aligned."""
+    breite_max = pdf.w - pdf.l_margin - pdf.r_margin - absatz.einzug
+    for bild, masse in zip(absatz.bilder, absatz.bildmasse, strict=False):
+        breite = min(masse[0] if masse else 40.0, breite_max)
+        links = pdf.l_margin + absatz.einzug
+        x = {Align.C: links + (breite_max - breite) / 2, Align.R: pdf.w - pdf.r_margin - breite}.get(absatz.align, links)
+        try:
+            pdf.image(io.BytesIO(bild), x=x, w=breite)
+        except Exception as exc:  # fpdf2 and Pillow raise many types; EMF/WMF pictures are common in Word
+            logger.warning("Bild im Text nicht darstellbar (%s), im PDF ausgelassen", type(exc).__name__)
 
 
 def _tabelle(pdf: _Pdf, tabelle: Tabelle, default_size: float) -> None:

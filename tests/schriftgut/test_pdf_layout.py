@@ -99,3 +99,19 @@ def test_words_automatic_numbering_is_printed():
     assert "1. Die Beklagte wird verurteilt, 1.200 € zu zahlen." in zeilen
     assert "2. Die Beklagte trägt die Kosten." in zeilen
     assert "Mit freundlichen Grüßen" in zeilen  # not numbered
+
+
+def test_a_picture_in_the_text_is_printed_in_its_size():
+    """A scanned signature or stamp in the body (review 2026-12-03: it was left out of the PDF)."""
+
+    from PIL import Image
+
+    puffer = io.BytesIO()
+    Image.new("RGB", (40, 20), "navy").save(puffer, format="PNG")
+    document = docx.Document()
+    document.add_paragraph("Mit freundlichen Grüßen")
+    document.add_paragraph().add_run().add_picture(io.BytesIO(puffer.getvalue()), width=Cm(4))
+    document.add_paragraph("Dr. Katrin Müller, Rechtsanwältin")
+    seite = PdfReader(io.BytesIO(docx_zu_pdf(document))).pages[0]
+    assert len(seite.images) == 1
+    assert "Dr. Katrin Müller" in seite.extract_text()
