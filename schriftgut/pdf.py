@@ -21,11 +21,14 @@ from typing import Any, ClassVar
 
 from docx.document import Document as DocxDocument
 from docx.enum.text import WD_ALIGN_PARAGRAPH
+from docx.opc.constants import RELATIONSHIP_TYPE as RT
+from docx.oxml import parse_xml
 from docx.oxml.ns import qn
 from fontTools.ttLib import TTFont
 from fpdf import FPDF
 from fpdf.enums import Align
 from fpdf.fonts import FontFace
+from lxml import etree
 
 logging.getLogger("fontTools").setLevel(logging.WARNING)
 logger = logging.getLogger(__name__)
@@ -86,7 +89,7 @@ class Absatz:
         return "".join(t.text for t in self.teile)
 
 
-def _absatz(p: Any, part: Any, default_size: float) -> Absatz:
+def _absatz(p: Any, part: Any, default_size: float, fussnoten: dict[str, int] | None = None) -> Absatz:
     """Read a <w:p>: runs in order, fields as markers, cached field results skipped."""
     from docx.text.paragraph import Paragraph
 
@@ -134,6 +137,10 @@ def _absatz(p: Any, part: Any, default_size: float) -> Absatz:
                 continue
             elif tag == qn("w:t"):
                 absatz.teile.append(Teil(child.text or "", bold, italic, size))
+            elif tag == qn("w:footnoteReference") and fussnoten is not None:
+                # numbered in the order of reference, as Word shows them; the notes follow the text
+                nummer = fussnoten.setdefault(child.get(qn("w:id")) or "", len(fussnoten) + 1)
+                absatz.teile.append(Teil(str(nummer).translate(_HOCH), bold, italic, size))
             elif tag == qn("w:tab"):
                 absatz.teile.append(Teil("    ", bold, italic, size))
             elif tag in (qn("w:br"), qn("w:cr")):
@@ -186,6 +193,7 @@ def _roemisch(n: int) -> str:
 
 
 TWIPS_PER_MM = 1440 / 25.4
+_HOCH = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 class _Nummerierung:
@@ -258,12 +266,16 @@ class _Nummerierung:
 
 
 def _block_elemente(
-    container: Any, part: Any, default_size: float, nummern: _Nummerierung | None = None
+    container: Any,
+    part: Any,
+    default_size: float,
+    nummern: _Nummerierung | None = None,
+    fussnoten: dict[str, int] | None = None,
 ) -> list[Absatz | Tabelle]:
     bloecke: list[Absatz | Tabelle] = []
     for child in container.iterchildren():
         if child.tag == qn("w:p"):
-            absatz = _absatz(child, part, default_size)
+            absatz = _absatz(child, part, default_size, fussnoten)
             nummer = nummern.naechste(child) if nummern is not None else None
             if nummer is not None:
                 text, einzug = nummer
@@ -276,7 +288,7 @@ def _block_elemente(
             for tr in child.iterchildren(qn("w:tr")):
                 zellen = []
                 for tc in tr.iterchildren(qn("w:tc")):
-                    absaetze = [_absatz(p, part, default_size) for p in tc.iterchildren(qn("w:p"))]
+                    absaetze = [_absatz(p, part, default_size, fussnoten) for p in tc.iterchildren(qn("w:p"))]
                     zelle = absaetze[0] if absaetze else Absatz()
                     for weitere in absaetze[1:]:
                         zelle.teile += [Teil("\n"), *weitere.teile]
@@ -374,7 +386,9 @@ def docx_zu_pdf(docx: DocxDocument) -> bytes:
         if section.page_width and section.page_height
         else "A4",
     )
-    bloecke = _block_elemente(docx.element.body, docx.part, default_size, _Nummerierung(docx))
+    fussnoten: dict[str, int] = {}
+    bloecke = _block_elemente(docx.element.body, docx.part, default_size, _Nummerierung(docx), fussnoten)
+    bloecke += _fussnoten(docx, fussnoten, default_size)
     fonts = _font_files()
     wunsch = normal.name if normal.name in fonts else "Liberation Sans"
     familie = wunsch if wunsch in fonts else next(iter(fonts), None)
@@ -405,6 +419,36 @@ def docx_zu_pdf(docx: DocxDocument) -> bytes:
         else:
             _absatz_schreiben(pdf, block)
     return bytes(pdf.output())
+
+
+def _fussnoten(docx: DocxDocument, nummern: dict[str, int], default_size: float) -> list[Absatz | Tabelle]:
+    """The footnotes referenced in the text, in their order, after it (a PDF page has no footnote
+    area here); each starts with its number."""
+    teil = next((rel.target_part for rel in docx.part.rels.values() if rel.reltype == RT.FOOTNOTES), None)
+    if not nummern or teil is None:
+        return []
+    try:
+        wurzel = parse_xml(teil.blob)  # python-docx's parser (its element classes; no entities resolved)
+    except etree.XMLSyntaxError:
+        logger.warning("Fußnoten nicht lesbar, im PDF ausgelassen")
+        return []
+    notizen = {note.get(qn("w:id")): note for note in wurzel.iterchildren(qn("w:footnote"))}
+    groesse = default_size - 2
+    bloecke: list[Absatz | Tabelle] = [Absatz(teile=[Teil("―――――")], size=groesse)]
+    for kennung, nummer in sorted(nummern.items(), key=lambda eintrag: eintrag[1]):
+        note = notizen.get(kennung)
+        if note is None:
+            continue
+        for index, p in enumerate(note.iterchildren(qn("w:p"))):
+            absatz = _absatz(p, teil, groesse)
+            absatz.size = groesse
+            if index == 0:
+                erster = next((t for t in absatz.teile if t.text.strip()), None)
+                if erster is not None:
+                    erster.text = erster.text.lstrip()  # Word writes the space after its mark
+                absatz.teile.insert(0, Teil(f"{nummer} ", size=groesse))
+            bloecke.append(absatz)
+    return bloecke
 
 
 def _alle_texte(bloecke: list[Absatz | Tabelle]) -> Iterator[str]:

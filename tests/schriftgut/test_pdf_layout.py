@@ -115,3 +115,44 @@ def test_a_picture_in_the_text_is_printed_in_its_size():
     seite = PdfReader(io.BytesIO(docx_zu_pdf(document))).pages[0]
     assert len(seite.images) == 1
     assert "Dr. Katrin Müller" in seite.extract_text()
+
+
+def test_footnotes_follow_the_text_with_their_marks():
+    import zipfile
+
+    fussnoten = (
+        f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:footnotes {W}>'
+        '<w:footnote w:type="separator" w:id="-1"><w:p><w:r><w:separator/></w:r></w:p></w:footnote>'
+        '<w:footnote w:id="1"><w:p><w:r><w:footnoteRef/></w:r><w:r><w:t xml:space="preserve"> BGH, Urteil vom '
+        "29.03.2017 – VIII ZR 45/16.</w:t></w:r></w:p></w:footnote></w:footnotes>"
+    )
+    puffer = io.BytesIO()
+    document = docx.Document()
+    document.add_paragraph("Die Kündigung ist unwirksam.")
+    document.save(puffer)
+    aus = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(puffer.getvalue())) as ein, zipfile.ZipFile(aus, "w") as ziel:
+        for info in ein.infolist():
+            daten = ein.read(info.filename)
+            if info.filename == "[Content_Types].xml":
+                daten = daten.replace(
+                    b"</Types>",
+                    b'<Override PartName="/word/footnotes.xml" ContentType="application/vnd.openxmlformats-'
+                    b'officedocument.wordprocessingml.footnotes+xml"/></Types>',
+                )
+            if info.filename == "word/_rels/document.xml.rels":
+                daten = daten.replace(
+                    b"</Relationships>",
+                    b'<Relationship Id="rIdFn" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/'
+                    b'footnotes" Target="footnotes.xml"/></Relationships>',
+                )
+            if info.filename == "word/document.xml":
+                daten = daten.replace(
+                    b"unwirksam.</w:t></w:r>",
+                    b'unwirksam.</w:t></w:r><w:r><w:footnoteReference w:id="1"/></w:r>',
+                )
+            ziel.writestr(info, daten)
+        ziel.writestr("word/footnotes.xml", fussnoten)
+    text = _seiten(docx.Document(io.BytesIO(aus.getvalue())))[0]
+    assert "Die Kündigung ist unwirksam.¹" in text
+    assert "1 BGH, Urteil vom 29.03.2017 – VIII ZR 45/16." in text
