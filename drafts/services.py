@@ -353,7 +353,8 @@ def _create_record(draft: HelenaDraft, by: User) -> tuple[models.Model, dict[str
         changes = model.changes.model_dump(exclude_unset=True)
         before = akten_services.akte_update(akte=akte, by=by, changes=changes, activity_data=origin)
         after = model.changes.model_dump(mode="json", exclude_unset=True)
-        return akte, {"before": before, "after": after}
+        # the Akte as this approval left it: an undo only while nobody saved it since
+        return akte, {"before": before, "after": after, "changed_at": akte.changed_at.isoformat()}
     raise DraftInvalid(ERR_INVALID.format(details=f"unbekannter Typ {draft.typ}"))
 
 
@@ -483,6 +484,10 @@ def draft_reject(*, draft_id: int, by: User, reason: str = "", categories: list[
 
 def _restore_akte(draft: HelenaDraft, akte: Akte, by: User) -> None:
     locked = Akte.objects.select_for_update().get(pk=akte.pk)
+    # Saved since (another draft setting the same value, the admin): undoing would silently undo that too.
+    gespeichert = draft.undo_data.get("changed_at")
+    if gespeichert and locked.changed_at.isoformat() != gespeichert:
+        raise DraftConflict(ERR_UNDO_AKTE_CHANGED)
     after = draft.undo_data.get("after", {})
     current = {field: getattr(locked, field) for field in after}
     for field, value in after.items():

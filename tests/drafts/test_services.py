@@ -398,3 +398,24 @@ def test_undo_refuses_to_delete_a_document_that_got_a_new_version_since():
         services.draft_undo(draft_id=draft.pk, by=draft.akte.anwalt)
 
     assert Dokument.objects.get(pk=dokument.pk).versionen.count() == 2
+
+
+def test_undo_of_an_akte_change_is_refused_once_the_akte_was_saved_again():
+    """Two drafts set the same status; undoing the first after the second was accepted would silently
+    undo the second too (review 2026-12-03)."""
+    akte = AkteFactory(status="OFFEN")
+    erster = services.draft_create(
+        typ="AKTE_UPDATE", akte=akte, requested_by=akte.anwalt, payload={"changes": {"status": "GESCHLOSSEN"}}
+    )
+    zweiter = services.draft_create(
+        typ="AKTE_UPDATE", akte=akte, requested_by=akte.anwalt, payload={"changes": {"status": "GESCHLOSSEN"}}
+    )
+    services.draft_accept(draft_id=erster.pk, by=akte.anwalt)
+    services.draft_accept(draft_id=zweiter.pk, by=akte.anwalt)
+    with pytest.raises(services.DraftConflict):
+        services.draft_undo(draft_id=erster.pk, by=akte.anwalt)
+    akte.refresh_from_db()
+    assert akte.status == "GESCHLOSSEN"
+    services.draft_undo(draft_id=zweiter.pk, by=akte.anwalt)  # the last one can still be undone,
+    akte.refresh_from_db()
+    assert akte.status == "GESCHLOSSEN"  # back to what it was before it: the first one's value
