@@ -23,6 +23,7 @@ from akten.metadaten import ERR_NICHT_BEREITSTELLBAR, GRUND_FORMAT
 from akten.models import Dokument, Role
 from tests.confidentiality.world import build_world
 from tests.factories import UserFactory
+from tests.schriftgut.helpers import mit_fussnoten
 
 pytestmark = pytest.mark.django_db
 
@@ -438,25 +439,7 @@ def _word_mit_fussnote() -> bytes:
     python-docx keeps as bytes)."""
     puffer = io.BytesIO()
     docx.Document().save(puffer)
-    aus = io.BytesIO()
-    with zipfile.ZipFile(io.BytesIO(puffer.getvalue())) as ein, zipfile.ZipFile(aus, "w", zipfile.ZIP_DEFLATED) as ziel:
-        for info in ein.infolist():
-            daten = ein.read(info.filename)
-            if info.filename == "[Content_Types].xml":
-                daten = daten.replace(
-                    b"</Types>",
-                    b'<Override PartName="/word/footnotes.xml" ContentType="application/vnd.openxmlformats-'
-                    b'officedocument.wordprocessingml.footnotes+xml"/></Types>',
-                )
-            if info.filename == "word/_rels/document.xml.rels":
-                daten = daten.replace(
-                    b"</Relationships>",
-                    b'<Relationship Id="rIdFn" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/'
-                    b'footnotes" Target="footnotes.xml"/></Relationships>',
-                )
-            ziel.writestr(info, daten)
-        ziel.writestr("word/footnotes.xml", _FUSSNOTEN)
-    return aus.getvalue()
+    return mit_fussnoten(puffer.getvalue(), _FUSSNOTEN)
 
 
 def test_a_footnote_reaches_the_mandantin_without_tracked_changes_and_comment_anchors():

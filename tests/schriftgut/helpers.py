@@ -74,3 +74,31 @@ def pdf_text(data: bytes) -> str:
 
 
 __all__ = ["Kontakt", "akte_mit_parteien", "docx_text", "kanzlei", "pdf_text"]
+
+
+def mit_fussnoten(word: bytes, fussnoten_xml: str, *, nach: bytes = b"", verweis: str = "") -> bytes:
+    """`word` with a footnotes part (`fussnoten_xml`) and, after the text `nach` of document.xml, a
+    reference to footnote `verweis`: a part python-docx keeps as bytes, as Word writes it."""
+    import zipfile
+
+    aus = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(word)) as ein, zipfile.ZipFile(aus, "w", zipfile.ZIP_DEFLATED) as ziel:
+        for info in ein.infolist():
+            daten = ein.read(info.filename)
+            if info.filename == "[Content_Types].xml":
+                daten = daten.replace(
+                    b"</Types>",
+                    b'<Override PartName="/word/footnotes.xml" ContentType="application/vnd.openxmlformats-'
+                    b'officedocument.wordprocessingml.footnotes+xml"/></Types>',
+                )
+            if info.filename == "word/_rels/document.xml.rels":
+                daten = daten.replace(
+                    b"</Relationships>",
+                    b'<Relationship Id="rIdFn" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/'
+                    b'footnotes" Target="footnotes.xml"/></Relationships>',
+                )
+            if info.filename == "word/document.xml" and nach:
+                daten = daten.replace(nach, nach + f'<w:r><w:footnoteReference w:id="{verweis}"/></w:r>'.encode())
+            ziel.writestr(info, daten)
+        ziel.writestr("word/footnotes.xml", fussnoten_xml)
+    return aus.getvalue()

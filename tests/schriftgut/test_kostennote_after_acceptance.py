@@ -2,8 +2,6 @@
 text is refused instead of replacing the invoice with a letter, and the draft is no longer rendered
 again (with today's date and the current bank details under the same number)."""
 
-from urllib.parse import urlencode
-
 import pytest
 from django.urls import reverse
 
@@ -11,7 +9,7 @@ from akten.models import Dokument
 from drafts.models import HelenaDraft
 from drafts.services import draft_accept, draft_edit
 from tests.schriftgut.helpers import akte_mit_parteien, docx_text, kanzlei
-from tests.schriftgut.test_kostennote import ANFRAGE
+from tests.schriftgut.test_kostennote import _entwurf
 
 pytestmark = pytest.mark.django_db
 
@@ -21,16 +19,7 @@ def angenommen(client):
     kanzlei()
     akte = akte_mit_parteien()
     client.force_login(akte.anwalt)
-    antwort = client.post(
-        reverse("rechner-rvg-kostennote"),
-        {
-            "anfrage": urlencode(ANFRAGE),
-            "aktenzeichen": akte.aktenzeichen,
-            "art": "KOSTENNOTE",
-            "leistungszeitraum_von": "2025-07-01",
-            "leistungszeitraum_bis": "2025-11-30",
-        },
-    )
+    antwort = _entwurf(client, akte)
     assert antwort.status_code in (200, 302)
     draft = HelenaDraft.objects.get(typ="KOSTENNOTE")
     assert client.get(reverse("api-draft-datei", kwargs={"pk": draft.pk, "ausgabe": "docx"})).status_code == 200

@@ -5,6 +5,7 @@ aligned table columns."""
 from __future__ import annotations
 
 import io
+from typing import Any
 
 import docx
 import pytest
@@ -97,12 +98,9 @@ def test_non_breaking_spaces_stay_in_word():
     assert absatz == "Gemäß §\u00a0573 Abs.\u00a02 Nr.\u00a01 BGB und 1.200\u00a0€ mit Leerraum."
 
 
-@pytest.mark.django_db
-def test_a_firm_template_with_its_own_header_gets_filled_header_and_page_line_in_word_and_pdf():
-    """The template's header placeholders are filled in Word and PDF, and Helena's „Unser Zeichen …
-    Seite X von Y“ is in the Word file (review 2026-12-03: it went into a part never saved, and the
-    PDF printed „{{ aktenzeichen }}“)."""
-    import re
+def _mit_hausvorlage(vorlage: docx.document.Document) -> tuple[Any, Any, str]:
+    """A letter rendered on `vorlage` as the firm's own template; its Akte and the text of the
+    saved Word file's header parts."""
     import zipfile
 
     from django.core.files.uploadedfile import SimpleUploadedFile
@@ -112,23 +110,29 @@ def test_a_firm_template_with_its_own_header_gets_filled_header_and_page_line_in
 
     kanzlei()
     akte = akte_mit_parteien()
-    vorlage = docx.Document()
-    vorlage.sections[0].header.paragraphs[0].text = "Kanzlei Müller & Becker · Az. {{ aktenzeichen }}"
-    vorlage.add_paragraph("{{p freitext }}")
     puffer = io.BytesIO()
     vorlage.save(puffer)
     DokumentVorlage.objects.create(name="Hausbrief", datei=SimpleUploadedFile("h.docx", puffer.getvalue()))
-
     schriftstueck = schriftstueck_rendern(
         akte=akte, titel="Schreiben", markdown="Text.", vorlage=vorlage_waehlen("Hausbrief").als_payload()
     )
     with zipfile.ZipFile(io.BytesIO(schriftstueck.docx)) as archiv:
-        kopf = " ".join(
-            re.findall(
-                r"<w:t[^>]*>([^<]*)</w:t>",
-                "".join(archiv.read(n).decode() for n in archiv.namelist() if n.startswith("word/header")),
-            )
-        )
+        koepfe = "".join(archiv.read(n).decode() for n in archiv.namelist() if n.startswith("word/header"))
+    return akte, schriftstueck, koepfe
+
+
+@pytest.mark.django_db
+def test_a_firm_template_with_its_own_header_gets_filled_header_and_page_line_in_word_and_pdf():
+    """The template's header placeholders are filled in Word and PDF, and Helena's „Unser Zeichen …
+    Seite X von Y“ is in the Word file (review 2026-12-03: it went into a part never saved, and the
+    PDF printed „{{ aktenzeichen }}“)."""
+    import re
+
+    vorlage = docx.Document()
+    vorlage.sections[0].header.paragraphs[0].text = "Kanzlei Müller & Becker · Az. {{ aktenzeichen }}"
+    vorlage.add_paragraph("{{p freitext }}")
+    akte, schriftstueck, koepfe = _mit_hausvorlage(vorlage)
+    kopf = " ".join(re.findall(r"<w:t[^>]*>([^<]*)</w:t>", koepfe))
     assert f"Az. {akte.aktenzeichen}" in kopf and "Unser Zeichen" in kopf
     pdf = pdf_text(schriftstueck.pdf())
     assert "{{" not in pdf and f"Az. {akte.aktenzeichen}" in pdf
@@ -136,30 +140,14 @@ def test_a_firm_template_with_its_own_header_gets_filled_header_and_page_line_in
 
 @pytest.mark.django_db
 def test_a_second_section_sharing_the_header_gets_no_second_page_line():
-    import zipfile
-
-    from django.core.files.uploadedfile import SimpleUploadedFile
     from docx.enum.section import WD_SECTION
 
-    from akten.models import DokumentVorlage
-    from schriftgut.services import vorlage_waehlen
-
-    kanzlei()
-    akte = akte_mit_parteien()
     vorlage = docx.Document()
     vorlage.sections[0].header.paragraphs[0].text = "Kanzlei Müller & Becker"
     vorlage.add_paragraph("{{p freitext }}")
     vorlage.add_section(WD_SECTION.NEW_PAGE)  # linked to the first section's header, as Word does
     vorlage.add_paragraph("Anlagen")
-    puffer = io.BytesIO()
-    vorlage.save(puffer)
-    DokumentVorlage.objects.create(name="Zweiteilig", datei=SimpleUploadedFile("z.docx", puffer.getvalue()))
-
-    schriftstueck = schriftstueck_rendern(
-        akte=akte, titel="Schreiben", markdown="Text.", vorlage=vorlage_waehlen("Zweiteilig").als_payload()
-    )
-    with zipfile.ZipFile(io.BytesIO(schriftstueck.docx)) as archiv:
-        koepfe = "".join(archiv.read(n).decode() for n in archiv.namelist() if n.startswith("word/header"))
+    _, _, koepfe = _mit_hausvorlage(vorlage)
     assert koepfe.count("Unser Zeichen") == 1
 
 

@@ -11,6 +11,7 @@ from docx.shared import Cm
 from pypdf import PdfReader
 
 from schriftgut.pdf import docx_zu_pdf
+from tests.schriftgut.helpers import mit_fussnoten
 
 W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
 
@@ -118,8 +119,6 @@ def test_a_picture_in_the_text_is_printed_in_its_size():
 
 
 def test_footnotes_follow_the_text_with_their_marks():
-    import zipfile
-
     fussnoten = (
         f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:footnotes {W}>'
         '<w:footnote w:type="separator" w:id="-1"><w:p><w:r><w:separator/></w:r></w:p></w:footnote>'
@@ -130,29 +129,7 @@ def test_footnotes_follow_the_text_with_their_marks():
     document = docx.Document()
     document.add_paragraph("Die Kündigung ist unwirksam.")
     document.save(puffer)
-    aus = io.BytesIO()
-    with zipfile.ZipFile(io.BytesIO(puffer.getvalue())) as ein, zipfile.ZipFile(aus, "w") as ziel:
-        for info in ein.infolist():
-            daten = ein.read(info.filename)
-            if info.filename == "[Content_Types].xml":
-                daten = daten.replace(
-                    b"</Types>",
-                    b'<Override PartName="/word/footnotes.xml" ContentType="application/vnd.openxmlformats-'
-                    b'officedocument.wordprocessingml.footnotes+xml"/></Types>',
-                )
-            if info.filename == "word/_rels/document.xml.rels":
-                daten = daten.replace(
-                    b"</Relationships>",
-                    b'<Relationship Id="rIdFn" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/'
-                    b'footnotes" Target="footnotes.xml"/></Relationships>',
-                )
-            if info.filename == "word/document.xml":
-                daten = daten.replace(
-                    b"unwirksam.</w:t></w:r>",
-                    b'unwirksam.</w:t></w:r><w:r><w:footnoteReference w:id="1"/></w:r>',
-                )
-            ziel.writestr(info, daten)
-        ziel.writestr("word/footnotes.xml", fussnoten)
-    text = _seiten(docx.Document(io.BytesIO(aus.getvalue())))[0]
+    word = mit_fussnoten(puffer.getvalue(), fussnoten, nach=b"unwirksam.</w:t></w:r>", verweis="1")
+    text = _seiten(docx.Document(io.BytesIO(word)))[0]
     assert "Die Kündigung ist unwirksam.¹" in text
     assert "1 BGH, Urteil vom 29.03.2017 – VIII ZR 45/16." in text
