@@ -910,6 +910,7 @@ def _kostenrechnung(
     tabelle: str,
     ust_satz: Decimal,
     hinweise: list[str],
+    abweichende_fassungen: tuple[tuple[str, date, str], ...] = (),
 ) -> Calculation:
     """The totals: fees, Anrechnung (negative), Auslagen, the net sum, the USt on it (Nr. 7008 VV RVG,
     rounded to cents) and the gross sum."""
@@ -932,6 +933,7 @@ def _kostenrechnung(
         ust=ust,
         gross=netto + ust,
         hinweise=tuple(hinweise),
+        abweichende_fassungen=abweichende_fassungen,
     )
 
 
@@ -1027,8 +1029,7 @@ def calculate(
         version, gebuehren, auslagenpauschale=auslagenpauschale, km=km, stunden=abwesenheit_stunden, version_von=version_von
     )
     auslagen.extend(weitere_auslagen_positionen(weitere_auslagen or AuslagenRequest()))
-    abweichend = _fassungen_je_angelegenheit(version, auftragsdatum, daten, gebuehren, hinweise)
-    berechnung = _kostenrechnung(
+    return _kostenrechnung(
         version,
         auftragsdatum,
         zeilen=zeilen,
@@ -1037,12 +1038,17 @@ def calculate(
         tabelle=version.tabellenname(max(g.value for g in gebuehren), pkh=pkh),
         ust_satz=ust_satz,
         hinweise=hinweise,
+        abweichende_fassungen=_fassungen_je_angelegenheit(version, auftragsdatum, daten, version_von, gebuehren, hinweise),
     )
-    return replace(berechnung, abweichende_fassungen=abweichend) if abweichend else berechnung
 
 
 def _fassungen_je_angelegenheit(
-    version: RvgVersion, auftragsdatum: date, daten: dict[Angelegenheit, date], gebuehren: list[_Gebuehr], hinweise: list[str]
+    version: RvgVersion,
+    auftragsdatum: date,
+    daten: dict[Angelegenheit, date],
+    version_von: Callable[[Angelegenheit], RvgVersion],
+    gebuehren: list[_Gebuehr],
+    hinweise: list[str],
 ) -> tuple[tuple[str, date, str], ...]:
     """§ 60 Abs. 1 RVG per Angelegenheit: the Angelegenheiten calculated from a date of their own
     (with a note where that changed the version), and a note where one without its own date may
@@ -1056,7 +1062,7 @@ def _fassungen_je_angelegenheit(
     for angelegenheit in vorhanden:
         datum = daten.get(angelegenheit)
         if datum is not None and datum != auftragsdatum:
-            fassung = version_for(datum)
+            fassung = version_von(angelegenheit)
             abweichend.append((angelegenheit.label, datum, fassung.label))
             if fassung is not version:
                 hinweise.append(
@@ -1198,7 +1204,7 @@ def _auslagen(
     auslagenpauschale: bool,
     km: Decimal | None,
     stunden: Sequence[Decimal],
-    version_von: Callable[[Angelegenheit], RvgVersion] | None = None,
+    version_von: Callable[[Angelegenheit], RvgVersion],
 ) -> list[Position]:
     """Nr. 7002 per Angelegenheit (by its own version), Nrn. 7003 and 7005 by ``version``."""
     zeilen: list[Position] = []
@@ -1207,7 +1213,7 @@ def _auslagen(
         for gebuehr_ in gebuehren:
             summen[gebuehr_.angelegenheit] = summen.get(gebuehr_.angelegenheit, Decimal("0.00")) + gebuehr_.amount
         for angelegenheit, summe in summen.items():
-            fassung = version if version_von is None else version_von(angelegenheit)
+            fassung = version_von(angelegenheit)
             betrag = min(runde_cent(summe * fassung.pauschale_anteil), fassung.pauschale_hoechstbetrag)
             zeilen.append(
                 Position(
