@@ -41,6 +41,14 @@ class HelenaDraftAdmin(VisibleToAdminMixin, admin.ModelAdmin):
     ]
     exclude = ["result_content_type", "result_object_id"]
 
+    def render_change_form(
+        self, request: HttpRequest, context: Any, add: bool = False, change: bool = False, form_url: str = "", obj: Any = None
+    ) -> Any:
+        """The approve button sends the version shown (services.draft_version)."""
+        if obj is not None:
+            context["version"] = services.draft_version(obj)
+        return super().render_change_form(request, context, add=add, change=change, form_url=form_url, obj=obj)
+
     # Drafts change only through the services (accept/edit/reject/undo), never by a form.
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
