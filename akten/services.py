@@ -45,8 +45,9 @@ AKTE_EDITABLE_FIELDS = (
     "tags",
 )
 
-# A document released to the Mandantschaft needs a title of its own: the uploaded file's name may say
-# what its title does not (API upload and admin).
+# The rules of every path to a record (tools, drafts, admin): the responsible person, no time in the
+# future; and a document released to the Mandantschaft needs a title of its own: the uploaded file's
+# name may say what its title does not (API upload and admin).
 ERR_VERANTWORTLICH = "Die verantwortliche Person ist unbekannt oder hat keinen Zugriff auf die Akte."
 ERR_ZEIT_ZUKUNFT = "Das Datum {datum} liegt in der Zukunft; Zeit kann nur für heute oder vergangene Tage erfasst werden."
 ERR_TITEL_FUER_FREIGABE = "Gib dem Dokument einen Titel, bevor du es freigibst: den Dateinamen sieht die Mandantschaft nicht."

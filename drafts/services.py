@@ -236,9 +236,9 @@ def draft_create(
 
 
 def _run_still_proposing(run: AgentRun) -> bool:
-    """Whether `run` is still active (RUNNING) and not asked to cancel, read under a row lock (so neither the orphan
-    sweep nor the run's end can pass between this check and the draft): a run swept as FAILED or
-    cancelled elsewhere while its process still works proposes nothing more."""
+    """Whether `run` is still active (PENDING or RUNNING) and not asked to cancel, read under a row
+    lock (so neither the orphan sweep nor the run's end can pass between this check and the draft):
+    a run swept as FAILED or cancelled elsewhere while its process still works proposes nothing more."""
     runs = type(run).objects  # drafts does not import the agent app (import contract)
     return (
         runs.select_for_update()

@@ -501,10 +501,10 @@ def _absatz_schreiben(pdf: _Pdf, absatz: Absatz) -> None:
 def _bilder_schreiben(pdf: _Pdf, absatz: Absatz) -> None:
     """Pictures of a body paragraph (a scanned signature, a stamp, a plan) in their Word size,
     at most the text width, placed as the paragraph is aligned."""
-    breite_max = pdf.w - pdf.l_margin - pdf.r_margin - absatz.einzug
-    for bild, masse in zip(absatz.bilder, absatz.bildmasse, strict=False):
+    links = pdf.l_margin + absatz.einzug
+    breite_max = pdf.w - links - pdf.r_margin
+    for bild, masse in zip(absatz.bilder, absatz.bildmasse, strict=True):
         breite = min(masse[0] if masse else 40.0, breite_max)
-        links = pdf.l_margin + absatz.einzug
         x = {Align.C: links + (breite_max - breite) / 2, Align.R: pdf.w - pdf.r_margin - breite}.get(absatz.align, links)
         try:
             pdf.image(io.BytesIO(bild), x=x, w=breite)

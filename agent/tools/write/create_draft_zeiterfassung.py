@@ -8,13 +8,12 @@ from typing import Annotated
 
 from pydantic import Field
 
+from akten.services import ERR_ZEIT_ZUKUNFT
 from drafts.models import HelenaDraft
 
 from ..base import Tool, ToolContext, ToolResult
 from ..common import AkteRef, Params, ToolError, akte_resolve, iso, money, today
 from ..drafting import propose
-
-ERR_FUTURE = "Das Datum {datum} liegt in der Zukunft; Zeit kann nur für heute oder vergangene Tage erfasst werden."
 
 
 class CreateDraftZeiterfassungParams(Params):
@@ -32,7 +31,7 @@ def execute(ctx: ToolContext, params: CreateDraftZeiterfassungParams) -> ToolRes
     akte = akte_resolve(ctx, params.akte)
     datum = params.datum or today()
     if datum > today():
-        raise ToolError(ERR_FUTURE.format(datum=f"{datum:%d.%m.%Y}"))
+        raise ToolError(ERR_ZEIT_ZUKUNFT.format(datum=f"{datum:%d.%m.%Y}"))
     payload = {
         "datum": iso(datum),
         "minuten": params.minuten,
