@@ -25,13 +25,21 @@ The policy, in words (the README's "Zugriffsregel" repeats it):
   MANDANT, and never anything of other clients. Nor anything of the firm's workload: a background
   run of hers that waits for a worker says "in der Warteschlange", never its place (which tells
   how many runs of others wait ahead), and a finished one never when it started (created → started
-  is the time it waited behind others; her duration counts from her request).
+  is the time it waited behind others; her duration counts from her request). Nor the firm's own
+  tools: the Recherche (search page and API, the firm's Muster) and the Rechner answer her 404
+  (`firm_tools_page`); the readers of a norm and a court decision, public texts her answers link
+  to, stay open to her.
 - Nobody sees a row they may not reach: "missing" and "forbidden" both answer 404.
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
 
 from .models import Role
 
@@ -93,6 +101,20 @@ def is_mandant(user: Any) -> bool:
         and getattr(user, "role", None) == Role.MANDANT
         and not getattr(user, "is_superuser", False)
     )
+
+
+def firm_tools_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """A page of the firm's own tools (Recherche, Rechner): signed-in staff only; a MANDANT gets
+    404, as for a page that does not exist (her navigation does not offer them either)."""
+
+    @functools.wraps(view)
+    @login_required
+    def page(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if is_mandant(request.user):
+            raise Http404
+        return view(request, *args, **kwargs)
+
+    return page
 
 
 def sees_internal(user: Any) -> bool:

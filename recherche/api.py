@@ -1,4 +1,4 @@
-"""Search API: the same functions the agent tools call."""
+"""Search API: the same functions the agent tools call; staff only (a MANDANT gets 404, akten/policy.py)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,12 @@ from typing import Any
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
+from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
+
+from akten.policy import is_mandant
 
 from . import search
 
@@ -35,6 +38,8 @@ class _SearchApi(APIView):
 
     @extend_schema(parameters=PARAMS, responses=dict)
     def get(self, request: Request) -> Response:
+        if is_mandant(request.user):  # the firm's research tools are not hers (akten/policy.py): 404
+            raise NotFound
         serializer = SearchParams(data=request.query_params)
         serializer.is_valid(raise_exception=True)
         return Response(asdict(self.run(request, serializer.validated_data)))

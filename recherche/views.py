@@ -4,6 +4,8 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
+from akten.policy import firm_tools_page
+
 from . import search
 from .citations import text_blocks
 from .models import Gesetz, Muster, Norm, Urteil
@@ -11,7 +13,7 @@ from .models import Gesetz, Muster, Norm, Urteil
 KINDS = {"normen": "Gesetze", "urteile": "Entscheidungen", "muster": "Muster", "dokumente": "Dokumente der Kanzlei"}
 
 
-@login_required
+@firm_tools_page
 def recherche(request: HttpRequest) -> HttpResponse:
     query = request.GET.get("q", "").strip()[:500]
     kind = request.GET.get("art", "normen")
@@ -60,6 +62,6 @@ def urteil_detail(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "recherche/urteil.html", {"urteil": get_object_or_404(Urteil, pk=pk)})
 
 
-@login_required
+@firm_tools_page
 def muster_detail(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "recherche/muster.html", {"muster": get_object_or_404(Muster, pk=pk)})

@@ -6,7 +6,6 @@ error (RvgError, GkgError, FristError) carries a German message and becomes a fo
 
 from typing import Any
 
-from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -15,6 +14,7 @@ from django.views.decorators.http import require_POST
 
 from akten.fristen_rules import QUELLE_ANGABE, FristOrt, KalenderRegelFehler, frist_ort, frist_ort_bestimmen
 from akten.models import Akte, Role, User
+from akten.policy import firm_tools_page
 from drafts.models import HelenaDraft
 from drafts.services import DraftError, draft_create
 
@@ -23,12 +23,12 @@ from .forms import FamilienForm, FristForm, GkgForm, RahmenForm, RisikoForm, Rvg
 from .selectors import basiszins_historie
 
 
-@login_required
+@firm_tools_page
 def rechner_start(request: HttpRequest) -> HttpResponse:
     return render(request, "rechner/start.html")
 
 
-@login_required
+@firm_tools_page
 def rvg_rechner(request: HttpRequest) -> HttpResponse:
     form = RvgForm.aus_anfrage(request.GET)
     ergebnis = None
@@ -40,7 +40,7 @@ def rvg_rechner(request: HttpRequest) -> HttpResponse:
     return render(request, "rechner/rvg.html", {"form": form, "ergebnis": ergebnis})
 
 
-@login_required
+@firm_tools_page
 def gkg_rechner(request: HttpRequest) -> HttpResponse:
     form = GkgForm(request.GET or None, prefix="gkg")
     ergebnis = None
@@ -64,8 +64,14 @@ def _darf_entwerfen(user: Any) -> bool:
     return user.is_active and (user.is_admin_role or user.role != Role.MANDANT)
 
 
-def _frist_berechnen(daten: dict[str, Any], ort: FristOrt) -> fristen.FristErgebnis:
-    """Run the Fristenrechner for a valid FristForm at ``ort``. Raises FristError."""
+def _frist_berechnen(daten: dict[str, Any], ort: FristOrt, akte: Akte | None = None) -> fristen.FristErgebnis:
+    """Run the Fristenrechner for a valid FristForm at ``ort`` (for ``akte``: its Sachgebiet counts);
+    a triggering event after today is warned about. Raises FristError."""
+    ergebnis = _berechnet(daten, ort, akte)
+    return fristen.mit_zukunftswarnung(ergebnis, daten["vorlage"], timezone.localdate())
+
+
+def _berechnet(daten: dict[str, Any], ort: FristOrt, akte: Akte | None) -> fristen.FristErgebnis:
     if daten["vorlage"]:
         return fristen.berechne_preset(
             daten["vorlage"],
@@ -77,6 +83,7 @@ def _frist_berechnen(daten: dict[str, Any], ort: FristOrt) -> fristen.FristErgeb
             vorfrist_tage=daten["vorfrist"],
             vorfrist_arbeitstage=daten["vorfrist_arbeitstage"],
             verkuendung=daten["verkuendung"],
+            sachgebiet=akte.sachgebiet if akte is not None else None,
         )
     return fristen.berechne_frist(
         ereignis_datum=daten["ereignisdatum"],
@@ -103,7 +110,7 @@ def _fristen_seite(request: HttpRequest, form: FristForm, ergebnis: fristen.Fris
     return render(request, "rechner/fristen.html", {"form": form, "ergebnis": ergebnis, "akten": akten})
 
 
-@login_required
+@firm_tools_page
 def fristenrechner(request: HttpRequest) -> HttpResponse:
     form = FristForm(request.GET or None)
     ergebnis = None
@@ -122,7 +129,7 @@ def fristenrechner(request: HttpRequest) -> HttpResponse:
     return _fristen_seite(request, form, ergebnis)
 
 
-@login_required
+@firm_tools_page
 @require_POST
 def frist_entwurf(request: HttpRequest) -> HttpResponse:
     """ "Als Frist-Entwurf in die Akte übernehmen": recompute the deadline at the Akte's court and
@@ -142,7 +149,7 @@ def frist_entwurf(request: HttpRequest) -> HttpResponse:
             if not titel:
                 raise fristen.FristError(FEHLER_TITEL)
             ort = frist_ort_bestimmen(akte=akte, bundesland=daten["bundesland"], ort=daten["ort"], vorlage=daten["vorlage"])
-            ergebnis = _frist_berechnen(daten, ort)
+            ergebnis = _frist_berechnen(daten, ort, akte)
             draft_create(
                 typ=HelenaDraft.Typ.FRIST,
                 akte=akte,
@@ -170,7 +177,7 @@ def frist_entwurf(request: HttpRequest) -> HttpResponse:
     return _fristen_seite(request, form, None)
 
 
-@login_required
+@firm_tools_page
 def zinsrechner(request: HttpRequest) -> HttpResponse:
     form = ZinsForm(request.GET or None)
     ergebnis = None
@@ -189,7 +196,7 @@ def zinsrechner(request: HttpRequest) -> HttpResponse:
     return render(request, "rechner/zinsen.html", {"form": form, "ergebnis": ergebnis})
 
 
-@login_required
+@firm_tools_page
 def risikorechner(request: HttpRequest) -> HttpResponse:
     form = RisikoForm(request.GET or None)
     ergebnis = None
@@ -209,7 +216,7 @@ def risikorechner(request: HttpRequest) -> HttpResponse:
     return render(request, "rechner/risiko.html", {"form": form, "ergebnis": ergebnis})
 
 
-@login_required
+@firm_tools_page
 def rahmenrechner(request: HttpRequest) -> HttpResponse:
     form = RahmenForm.aus_anfrage(request.GET)
     ergebnis = None
@@ -234,7 +241,7 @@ def rahmenrechner(request: HttpRequest) -> HttpResponse:
     return render(request, "rechner/rahmen.html", {"form": form, "ergebnis": ergebnis})
 
 
-@login_required
+@firm_tools_page
 def familienrechner(request: HttpRequest) -> HttpResponse:
     form = FamilienForm(request.GET or None)
     ergebnis = None

@@ -100,3 +100,54 @@ def test_search_page_shows_stand_and_citations_not_in_the_corpus(client, user, m
     assert "Stand: Zuletzt geändert durch Art. 1 G v. 1.2.2021 I 99" in html
     html = client.get("/recherche/", {"q": "§ 99 TestG", "art": "normen"}).content.decode()
     assert "nicht im Bestand" in html and "§ 99 TestG gibt es im Bestand nicht." in html
+
+
+def test_a_mandant_gets_404_for_the_firms_research_and_calculators_but_reads_the_norms_her_answers_cite(
+    client, api_client, mini_gesetze
+):
+    """The Recherche (page, API, the firm's Muster) and the Rechner are the firm's tools: for a
+    MANDANT they do not exist (404, as her navigation does not offer them); a norm and a court
+    decision, public texts her answers link to, stay readable. Staff reach all of them."""
+    from tests.factories import KontaktFactory
+
+    muster = Muster.objects.create(
+        slug="intern", name="Internes Muster", kategorie="Miete", kanzlei_eigen=True, text="Hausvorlage"
+    )
+    urteil = Urteil.objects.create(
+        external_id="u-1", gericht="BGH", datum="2024-01-10", aktenzeichen="VIII ZR 1/23", text="Entscheidungstext"
+    )
+    norm = Norm.objects.filter(aufgehoben=False).first()
+    firm_tools = [
+        "/recherche/?q=Miete&art=muster",
+        f"/recherche/muster/{muster.pk}/",
+        "/api/recherche/normen/?q=Miete",
+        "/api/recherche/urteile/?q=Miete",
+        "/api/recherche/muster/?q=Hausvorlage",
+        "/api/recherche/dokumente/?q=Miete",
+        "/rechner/",
+        "/rechner/rvg/",
+        "/rechner/gkg/",
+        "/rechner/famgkg/",
+        "/rechner/rahmengebuehren/",
+        "/rechner/fristen/",
+        "/rechner/zinsen/",
+        "/rechner/prozesskostenrisiko/",
+    ]
+    public_texts = [f"/recherche/normen/{norm.pk}/", f"/recherche/normen/{norm.pk}/panel/", f"/recherche/urteile/{urteil.pk}/"]
+
+    mandant = UserFactory(role=Role.MANDANT, kontakt=KontaktFactory())
+    client.force_login(mandant)
+    api_client.force_login(mandant)
+    for url in firm_tools:
+        response = (api_client if url.startswith("/api/") else client).get(url)
+        assert response.status_code == 404, url
+    assert "Hausvorlage" not in client.get(f"/recherche/muster/{muster.pk}/").content.decode()
+    for url in public_texts:
+        assert client.get(url).status_code == 200, url
+
+    staff = UserFactory(role=Role.SEKRETARIAT)
+    client.force_login(staff)
+    api_client.force_login(staff)
+    for url in firm_tools + public_texts:
+        response = (api_client if url.startswith("/api/") else client).get(url)
+        assert response.status_code == 200, url
