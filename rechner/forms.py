@@ -370,7 +370,10 @@ class FristForm(forms.Form):
     )
     ereignisdatum = _datum(
         label="Ereignisdatum (z. B. Zustellung)",
-        help_text="Bei Rückwärtsfristen (§ 132 ZPO) der Termin; bei der Verjährung ein Tag im Jahr der Entstehung.",
+        help_text="Der Tag, an dem zugestellt ist: an eine Anwältin das Datum des eEB/EB (§ 173 ZPO); bei "
+        "Ersatzzustellung der Tag des Einlegens oder der Mitteilung (§ 180 Satz 2, § 181 Abs. 1 Satz 4 ZPO), nicht der "
+        "Tag, an dem das Schreiben gefunden wurde; bei Aufgabe zur Post zwei Wochen nach Aufgabe (§ 184 Abs. 2 ZPO). "
+        "Bei Rückwärtsfristen (§ 132 ZPO) der Termin; bei der Verjährung ein Tag im Jahr der Entstehung.",
     )
     verkuendung = _datum(
         label="Verkündung des Urteils",

@@ -27,6 +27,7 @@ as in force in 2025 (ZPO, KSchG, FamFG). Holiday data follows the state laws as 
 from __future__ import annotations
 
 import calendar
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
@@ -149,6 +150,22 @@ WARNUNG_BUNDESGERICHT = (
     "Fristende, {frueh} ({frueh_ort}); mit den Feiertagen in {spaet_ort} endet die Frist erst am {spaet}."
 )
 
+# Sachgebiete (akten.models.Sachgebiet) whose Akten may be criminal or Bußgeld matters, as the warning names them.
+STRAFSACHEN = {"STRAFRECHT": "eine Strafsache", "VERKEHRSRECHT": "eine Verkehrssache (auch ein Bußgeldverfahren?)"}
+WARNUNG_STRAFSACHE = (
+    "Die Akte ist {art}: Im Straf- und Bußgeldverfahren beträgt diese Frist {dauer} ({norm}) und endet am {frueh}. "
+    "Der Rechner nimmt dieses frühere Datum; nach der Vorlage „{vorlage}“ ({norm_zivil}) endete sie am {spaet}. "
+    "Prüfe, welche Verfahrensordnung gilt."
+)
+WARNUNG_ZUKUNFT = (
+    "Das Ereignisdatum {ereignis} liegt in der Zukunft (heute ist der {heute}). Eine Zustellung oder Verkündung kann "
+    "noch nicht geschehen sein: Prüfe das Datum, auch das Jahr – ein falsches Jahr verschiebt das Fristende entsprechend."
+)
+WARNUNG_NUR_LEISTUNGSFRIST = (
+    "§ 193 BGB verschiebt das Ende nur, wenn bis dahin eine Willenserklärung abzugeben oder eine Leistung zu bewirken "
+    "ist. Für ein Lebensalter oder eine Wartezeit (etwa § 1 Abs. 1 KSchG, § 622 Abs. 3 BGB) endet der Zeitraum ohne "
+    "Verschiebung am {ende}."
+)
 NORM_VERSCHIEBUNG = "§ 193 BGB, § 222 Abs. 2 ZPO"
 WARNUNG_VERJAEHRUNG_193 = (
     "Achtung: Das rechnerische Ende der Verjährung, {ende}, ist kein Werktag. Nach § 193 BGB, den die Rechtsprechung "
@@ -208,6 +225,12 @@ class FristPreset:
     # What the result cannot know and the user must check before relying on the date (a period the
     # court sets, an outer limit that may end earlier): added to every result's ``warnungen``.
     warnung: str = ""
+    # The preset of the same remedy in criminal and Bußgeld proceedings (StPO, OWiG), whose period is
+    # shorter: for an Akte that may be such a matter the earlier end applies (``berechne_preset``).
+    strafsachen: str = ""
+    # The triggering event may lie ahead (a Termin, the agreed end of a contract); for the others a
+    # date after today is most likely a typing error and is warned about (``mit_zukunftswarnung``).
+    ereignis_kann_kuenftig: bool = False
 
     @property
     def grenze_text(self) -> str:
@@ -328,6 +351,7 @@ PRESETS: dict[str, FristPreset] = {
             "Spätestens fünf Monate nach Verkündung des Beschlusses beginnt die Frist auch ohne Zustellung "
             "(§ 569 Abs. 1 Satz 2 ZPO).",
             grenze_monate=5,
+            strafsachen="sofortige_beschwerde_stpo",
         ),
         FristPreset(
             "einspruch_versaeumnisurteil",
@@ -441,6 +465,7 @@ PRESETS: dict[str, FristPreset] = {
             gericht="nachholung",
             warnung="Nach einem Jahr seit dem Ende der versäumten Frist kann die Wiedereinsetzung nicht mehr beantragt "
             "werden (§ 234 Abs. 3 ZPO); endet dieses Jahr früher, gilt es.",
+            strafsachen="wiedereinsetzung_stpo",
         ),
         FristPreset(
             "kuendigungsschutzklage",
@@ -527,6 +552,7 @@ PRESETS: dict[str, FristPreset] = {
             "§ 17 Satz 1 TzBfG",
             "Vereinbartes Ende des befristeten Arbeitsvertrags",
             "Die Klage kann schon vor dem Ende erhoben werden; §§ 5 bis 7 KSchG gelten entsprechend.",
+            ereignis_kann_kuenftig=True,
         ),
         FristPreset(
             "widerspruch_vwgo",
@@ -668,6 +694,29 @@ PRESETS: dict[str, FristPreset] = {
             "Die Frist verlängert sich um einen Monat, wenn das Urteil später als 21 Wochen nach der Verkündung zu den "
             "Akten gebracht worden ist, und um einen weiteren Monat bei mehr als 35 Wochen (§ 345 Abs. 1 Satz 2 StPO); "
             "dann beginnt sie mit der Mitteilung, wann es zu den Akten gebracht worden ist (Satz 3).",
+        ),
+        FristPreset(
+            "sofortige_beschwerde_stpo",
+            "Sofortige Beschwerde (Straf- und Bußgeldsachen)",
+            1,
+            Einheit.WOCHEN,
+            False,
+            "§ 311 Abs. 2 StPO",
+            "Bekanntmachung der Entscheidung (§ 35 StPO)",
+            "Einzulegen bei dem Gericht, dessen Entscheidung angefochten wird (§ 306 Abs. 1 StPO); im Bußgeldverfahren "
+            "über § 46 Abs. 1 OWiG. Nicht verlängerbar. Fristberechnung nach § 43 StPO.",
+        ),
+        FristPreset(
+            "wiedereinsetzung_stpo",
+            "Wiedereinsetzung in den vorigen Stand (Straf- und Bußgeldsachen)",
+            1,
+            Einheit.WOCHEN,
+            False,
+            "§ 45 Abs. 1 Satz 1 StPO",
+            "Wegfall des Hindernisses",
+            "Gilt auch im Bußgeldverfahren (§ 52 Abs. 1 OWiG). Innerhalb der Antragsfrist ist die versäumte Handlung "
+            "nachzuholen (§ 45 Abs. 2 Satz 2 StPO). Fristberechnung nach § 43 StPO.",
+            gericht="nachholung",
         ),
         FristPreset(
             "einspruch_strafbefehl",
@@ -1112,6 +1161,9 @@ def berechne_frist(
             ablauf, spaeter_am_ort = bundesweit, ablauf.fristablauf
     if ablauf.bei_teilfeiertag != ablauf.fristablauf:
         warnungen.append(_teilfeiertag_warnung(kalender, ablauf.fristablauf, ablauf.bei_teilfeiertag))
+    if fristbeginn == "tagesbeginn" and ablauf.fristablauf != ablauf.rechnerisches_ende:
+        # § 187 Abs. 2 counts the first day: ages and waiting periods, to which § 193 does not apply
+        warnungen.append(WARNUNG_NUR_LEISTUNGSFRIST.format(ende=format_datum(ablauf.rechnerisches_ende)))
     beginn, beginn_schritt = _beginn(ereignis_datum, fristbeginn)
     verschiebungsgrund = _verschiebungsgrund(ablauf, "allen Bundesländern" if spaeter_am_ort else ortstext(land, ort))
     vorfrist, vorfrist_schritt = _vorfrist_mit_schritt(
@@ -1182,6 +1234,70 @@ _GRUND_ANDERE_STELLE = {
 
 
 def berechne_preset(
+    preset_key: str,
+    ereignis_datum: date | None,
+    bundesland: str | None,
+    *,
+    ort: str | None = None,
+    ortsquelle: str | None = None,
+    ort_art: OrtArt | None = None,
+    vorfrist_tage: int | None = 7,
+    vorfrist_arbeitstage: bool = False,
+    verkuendung: date | None = None,
+    sachgebiet: str | None = None,
+) -> FristErgebnis:
+    """Calculate a preset period (see ``PRESETS``) triggered by the event on ``ereignis_datum``;
+    ``_berechne_preset`` says how. ``sachgebiet`` is the Akte's (akten.models.Sachgebiet): where it
+    may be a criminal or Bußgeld matter (``STRAFSACHEN``) and the preset has a shorter twin there
+    (``FristPreset.strafsachen``: § 45 Abs. 1, § 311 Abs. 2 StPO, one week instead of two), the
+    earlier end applies, with a warning naming the later one and the rule it follows."""
+    rechnung = functools.partial(
+        _berechne_preset,
+        bundesland=bundesland,
+        ort=ort,
+        ortsquelle=ortsquelle,
+        ort_art=ort_art,
+        vorfrist_tage=vorfrist_tage,
+        vorfrist_arbeitstage=vorfrist_arbeitstage,
+    )
+    ergebnis = rechnung(preset_key, ereignis_datum, verkuendung=verkuendung)
+    preset = PRESETS[preset_key]
+    art = STRAFSACHEN.get(sachgebiet or "")
+    # in criminal proceedings a decision pronounced in presence is made known by its Verkündung (§ 35 StPO)
+    ausloeser = ereignis_datum or verkuendung
+    if not preset.strafsachen or art is None or ausloeser is None:
+        return ergebnis
+    straf = rechnung(preset.strafsachen, ausloeser, verkuendung=None)
+    if straf.fristablauf >= ergebnis.fristablauf:
+        return ergebnis
+    zwilling = PRESETS[preset.strafsachen]
+    warnung = WARNUNG_STRAFSACHE.format(
+        art=art,
+        dauer=_dauer_text(zwilling.dauer, zwilling.einheit),
+        norm=zwilling.rechtsgrundlage,
+        frueh=format_datum(straf.fristablauf),
+        vorlage=preset.label,
+        norm_zivil=preset.rechtsgrundlage,
+        spaet=format_datum(ergebnis.fristablauf),
+    )
+    return replace(straf, warnungen=(*straf.warnungen, warnung), erlaeuterung=f"{straf.erlaeuterung}\n{warnung}")
+
+
+def mit_zukunftswarnung(ergebnis: FristErgebnis, preset_key: str | None, heute: date) -> FristErgebnis:
+    """``ergebnis`` with a warning when its triggering event lies after ``heute``: a Zustellung or
+    Verkündung cannot lie ahead, so such a date is most likely mistyped (the year) and the end
+    computed from it too late. Not for presets whose event may lie ahead (a Termin, § 132 ZPO; the
+    agreed end of a contract, § 17 TzBfG). The calculators themselves know no "today"; their
+    callers (tools, pages) add this."""
+    preset = PRESETS.get(preset_key or "")
+    kann_kuenftig = preset is not None and (preset.ereignis_kann_kuenftig or preset.art == "rueckwaerts")
+    if ergebnis.ereignis_datum <= heute or kann_kuenftig:
+        return ergebnis
+    warnung = WARNUNG_ZUKUNFT.format(ereignis=format_datum(ergebnis.ereignis_datum), heute=format_datum(heute))
+    return replace(ergebnis, warnungen=(*ergebnis.warnungen, warnung), erlaeuterung=f"{ergebnis.erlaeuterung}\n{warnung}")
+
+
+def _berechne_preset(
     preset_key: str,
     ereignis_datum: date | None,
     bundesland: str | None,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
+from django.utils import timezone
 from pydantic import Field, model_validator
 
 from akten.fristen_rules import FristOrt, KalenderRegelFehler, frist_ort_bestimmen
@@ -80,8 +81,19 @@ def frist_ort_fuer(berechnung: FristBerechnung, akte: Akte | None) -> FristOrt:
         raise ToolError(exc.message) from None
 
 
-def fristenrechner(ereignis_datum: datetime.date, berechnung: FristBerechnung, ort: FristOrt) -> fristen.FristErgebnis:
-    """Run rechner.fristen for the parameters at ``ort``; FristError becomes a ToolError with its German text."""
+def fristenrechner(
+    ereignis_datum: datetime.date, berechnung: FristBerechnung, ort: FristOrt, akte: Akte | None
+) -> fristen.FristErgebnis:
+    """Run rechner.fristen for the parameters at ``ort`` (the Akte's Sachgebiet decides whether a
+    shorter criminal-procedure twin applies); a triggering event after today is warned about.
+    FristError becomes a ToolError with its German text."""
+    ergebnis = _berechnet(ereignis_datum, berechnung, ort, akte)
+    return fristen.mit_zukunftswarnung(ergebnis, berechnung.vorlage, timezone.localdate())
+
+
+def _berechnet(
+    ereignis_datum: datetime.date, berechnung: FristBerechnung, ort: FristOrt, akte: Akte | None
+) -> fristen.FristErgebnis:
     try:
         if berechnung.vorlage is not None:
             return fristen.berechne_preset(
@@ -94,6 +106,7 @@ def fristenrechner(ereignis_datum: datetime.date, berechnung: FristBerechnung, o
                 vorfrist_tage=berechnung.vorfrist_tage,
                 vorfrist_arbeitstage=berechnung.vorfrist_arbeitstage,
                 verkuendung=berechnung.verkuendung,
+                sachgebiet=akte.sachgebiet if akte is not None else None,
             )
         if berechnung.dauer is None or berechnung.einheit is None:
             raise ToolError(ERR_ART)

@@ -97,7 +97,15 @@ def frist_faelle() -> Iterator[Fall]:
 # Presets added after the recording; the generator leaves them out so that it draws the same cases.
 # Their own tests: tests/rechner/test_fristen_vorlagen.py, tests/akten/test_fristen_rules.py.
 SPAETER_HINZUGEFUEGT = frozenset(
-    {"widerspruch_vwgo", "jahresfrist_vwgo", "widerspruch_sgg", "jahresfrist_sgg", "beschwerdebegruendung_famfg"}
+    {
+        "widerspruch_vwgo",
+        "jahresfrist_vwgo",
+        "widerspruch_sgg",
+        "jahresfrist_sgg",
+        "beschwerdebegruendung_famfg",
+        "sofortige_beschwerde_stpo",
+        "wiedereinsetzung_stpo",
+    }
 )
 
 

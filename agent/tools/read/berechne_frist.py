@@ -13,13 +13,21 @@ from ..fristen import FristBerechnung, ergebnis_data, frist_ort_fuer, fristenrec
 
 
 class BerechneFristParams(FristBerechnung):
-    ereignis_datum: Annotated[datetime.date, Field(description="Day of the triggering event, e.g. the Zustellung (YYYY-MM-DD).")]
+    ereignis_datum: Annotated[
+        datetime.date,
+        Field(
+            description="Day of the triggering event (YYYY-MM-DD), e.g. the day the Zustellung counts as effected: "
+            "the date of the eEB/EB for service to a lawyer (§ 173 ZPO); for Ersatzzustellung the day of Einlegung or "
+            "of the Mitteilung (§ 180 Satz 2, § 181 Abs. 1 Satz 4 ZPO), not the day the letter was found; for "
+            "Aufgabe zur Post two weeks after posting (§ 184 Abs. 2 ZPO). Ask the user how it was served if unclear."
+        ),
+    ]
     akte: AkteRef = None
 
 
 def execute(ctx: ToolContext, params: BerechneFristParams) -> ToolResult:
     akte = akte_optional(ctx, params.akte)
-    ergebnis = fristenrechner(params.ereignis_datum, params, frist_ort_fuer(params, akte))
+    ergebnis = fristenrechner(params.ereignis_datum, params, frist_ort_fuer(params, akte), akte)
     sources = [{"rechner": "Fristenrechner", "rechtsgrundlage": ergebnis.rechtsgrundlage, "feiertage_nach": ergebnis.ortsangabe}]
     if akte is not None:
         sources.append(akte_source(akte))

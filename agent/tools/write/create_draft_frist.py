@@ -77,7 +77,7 @@ def execute(ctx: ToolContext, params: CreateDraftFristParams) -> ToolResult:
     if params.berechnung is not None:
         if params.typ != "FRIST":
             raise ToolError(ERR_BERECHNUNG_TYP)
-        ergebnis = fristenrechner(params.datum, params.berechnung, frist_ort_fuer(params.berechnung, akte))
+        ergebnis = fristenrechner(params.datum, params.berechnung, frist_ort_fuer(params.berechnung, akte), akte)
         if fristablauf is not None and fristablauf != ergebnis.fristablauf:
             raise ToolError(
                 ERR_WIDERSPRUCH.format(angegeben=format_datum(fristablauf), berechnet=format_datum(ergebnis.fristablauf))

@@ -1,0 +1,113 @@
+"""Fristen review of 2026-12-03: the shorter periods of criminal and Bußgeld proceedings, a
+triggering event after today, and § 193 BGB for ages and waiting periods (§ 187 Abs. 2 BGB)."""
+
+import datetime
+
+import pytest
+from django.utils import timezone
+
+from akten.models import Role
+from drafts.models import HelenaDraft
+from rechner import fristen
+from tests.factories import AkteFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def anwalt():
+    return UserFactory(role=Role.ANWALT)
+
+
+def _akte(anwalt, sachgebiet):
+    return AkteFactory(
+        anwalt=anwalt, sachgebiet=sachgebiet, gericht_name="Amtsgericht Köln", gericht_ort="Köln", gericht_bundesland="NW"
+    )
+
+
+@pytest.mark.parametrize(
+    ("vorlage", "norm"), [("wiedereinsetzung", "§ 45 Abs. 1 Satz 1 StPO"), ("sofortige_beschwerde", "§ 311 Abs. 2 StPO")]
+)
+@pytest.mark.parametrize("sachgebiet", ["STRAFRECHT", "VERKEHRSRECHT"])
+def test_in_a_criminal_or_traffic_akte_the_one_week_period_applies_with_a_warning(call, anwalt, vorlage, norm, sachgebiet):
+    """§ 45 Abs. 1, § 311 Abs. 2 StPO (§ 52 Abs. 1, § 46 Abs. 1 OWiG): one week, not the ZPO's two."""
+    akte = _akte(anwalt, sachgebiet)
+    result = call(anwalt, "berechne_frist", {"ereignis_datum": "2026-12-01", "vorlage": vorlage}, akte=akte)
+    assert result.ok, result.error
+    assert result.data["fristablauf"] == "2026-12-08"  # Tuesday, one week after 01.12.2026
+    assert norm in result.data["rechtsgrundlage"]
+    warnung = next(w for w in result.data["warnungen"] if "Verfahrensordnung" in w)
+    assert "15.12.2026" in warnung and norm in warnung
+
+
+def test_a_civil_akte_keeps_the_zpo_period(call, anwalt):
+    akte = _akte(anwalt, "MIETRECHT")
+    result = call(anwalt, "berechne_frist", {"ereignis_datum": "2026-12-01", "vorlage": "sofortige_beschwerde"}, akte=akte)
+    assert result.ok, result.error
+    assert result.data["fristablauf"] == "2026-12-15"
+    assert not any("Verfahrensordnung" in w for w in result.data["warnungen"])
+
+
+def test_the_draft_from_the_rechner_page_takes_the_earlier_end_for_a_criminal_akte(client, anwalt):
+    akte = _akte(anwalt, "STRAFRECHT")
+    client.force_login(anwalt)
+    response = client.post(
+        "/rechner/fristen/entwurf/",
+        {
+            "akte": akte.pk,
+            "titel": "Wiedereinsetzung",
+            "vorlage": "wiedereinsetzung",
+            "ereignisdatum": "2026-12-01",
+            "vorfrist": 0,
+        },
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    draft = HelenaDraft.objects.get(akte=akte)
+    assert draft.payload["fristablauf"] == "2026-12-08"
+
+
+def test_a_trigger_after_today_is_warned_about_but_not_a_termin(call, anwalt):
+    akte = _akte(anwalt, "MIETRECHT")
+    spaeter = timezone.localdate() + datetime.timedelta(days=360)
+    result = call(
+        anwalt, "berechne_frist", {"ereignis_datum": spaeter.isoformat(), "vorlage": "einspruch_versaeumnisurteil"}, akte=akte
+    )
+    assert result.ok, result.error
+    assert any("liegt in der Zukunft" in w for w in result.data["warnungen"])
+    heute = call(
+        anwalt,
+        "berechne_frist",
+        {"ereignis_datum": timezone.localdate().isoformat(), "vorlage": "einspruch_versaeumnisurteil"},
+        akte=akte,
+    )
+    assert not any("liegt in der Zukunft" in w for w in heute.data["warnungen"])
+    termin = call(
+        anwalt, "berechne_frist", {"ereignis_datum": spaeter.isoformat(), "vorlage": "schriftsatz_vor_termin"}, akte=akte
+    )
+    assert termin.ok, termin.error
+    assert not any("liegt in der Zukunft" in w for w in termin.data["warnungen"])
+
+
+def test_a_future_trigger_on_the_rechner_page_is_warned_about(client, anwalt):
+    client.force_login(anwalt)
+    spaeter = timezone.localdate() + datetime.timedelta(days=360)
+    html = client.get(
+        "/rechner/fristen/", {"vorlage": "einspruch_versaeumnisurteil", "ereignisdatum": spaeter.isoformat(), "bundesland": "NW"}
+    ).content.decode()
+    assert "liegt in der Zukunft" in html
+
+
+def test_an_age_or_waiting_period_names_its_end_without_section_193():
+    """18th birthday: born 29.11.2008 → of age at the end of Saturday 28.11.2026 (§ 187 Abs. 2 Satz 2,
+    § 188 Abs. 2 Alt. 2 BGB); § 193 BGB does not apply to an age."""
+    ergebnis = fristen.berechne_frist(
+        ereignis_datum=datetime.date(2008, 11, 29), dauer=18, einheit="jahre", bundesland="NW", fristbeginn="tagesbeginn"
+    )
+    assert ergebnis.rechnerisches_ende == datetime.date(2026, 11, 28)
+    assert any("ohne Verschiebung am Samstag, 28.11.2026" in w for w in ergebnis.warnungen)
+    # a period counted from the event (§ 187 Abs. 1) is a Leistungsfrist as before: no such warning
+    zustellung = fristen.berechne_frist(
+        ereignis_datum=datetime.date(2026, 11, 14), dauer=2, einheit="wochen", bundesland="NW", fristbeginn="ereignis"
+    )
+    assert zustellung.fristablauf == datetime.date(2026, 11, 30)
+    assert not any("ohne Verschiebung" in w for w in zustellung.warnungen)
