@@ -67,9 +67,9 @@ FAILED_NO_MODEL = "kein Modell erreichbar"
 FAILED_CONTEXT_OVERFLOW = "Kontextfenster überschritten"
 FAILED_EMPTY_ANSWER = "leere Antwort des Modells"
 FAILED_RAW_CALL = "Werkzeugaufruf als Text statt einer Antwort"
-TIMEOUT_ANSWER = "Das Zeitlimit von {seconds} s ist erreicht. Bisheriger Stand:\n{partial}"
 TIMEOUT_CUT = "\n\n_(Zeitlimit von {seconds} s erreicht – die Antwort ist hier abgebrochen.)_"
 TIMEOUT_NOTHING = "Das Zeitlimit von {seconds} s ist erreicht, bevor Helena eine Antwort hatte."
+TIMEOUT_TOOLS_USED = " Genutzte Werkzeuge: {tools}."
 CANCEL_CUT = "\n\n_(abgebrochen)_"
 LENGTH_CUT = "\n\n_(Die Antwort ist an der Längengrenze des Sprachmodells abgeschnitten.)_"
 DEMO_STANDS_IN = "{what} nicht erreichbar – das eingebaute Demo-Modell antwortet."
@@ -391,6 +391,9 @@ class Engine:
         tokenizer: Tokenizer | None,
     ) -> None:
         self.transcript = transcript
+        # where this run's own messages begin: before it stand the system prompt, the history and
+        # the question (the transcript only grows; budget.fit shortens results in place)
+        self._own_from = len(transcript)
         self.router = router
         self.tools = tools
         self.sink = sink
@@ -616,26 +619,23 @@ class Engine:
 
     async def _timed_out(self) -> None:
         """End at the time limit with what the user has already seen: the answer streamed so far
-        stays as it is (marked as cut off), else the last thing said or the tools used; with
-        nothing at all there is no answer, only the error. Inline runs offer to go on in the
-        background, as at the step cap."""
+        stays as it is (marked as cut off); without one there is no answer, only the error, which
+        names the tools this run used. Text said before tool calls is no answer, and neither is
+        anything of the history (earlier turns of the conversation stand before `_own_from`).
+        Inline runs offer to go on in the background, as at the step cap."""
         self.outcome.status = RunStatus.TIMEOUT
         self.outcome.finish_reason = "Zeitlimit erreicht"
         seconds = int(self.limits.timeout_seconds)
         streamed = self.gate.sent.strip() if self.gate is not None else ""
         if RAW_CALL_TEXT.match(streamed):
             streamed = ""  # a call the model was still writing is no answer
-        said = [str(m.get("content") or "").strip() for m in self.transcript if m.get("role") == "assistant"]
-        said = [text for text in said if text]
-        tools = [str(m.get("name")) for m in self.transcript[-12:] if m.get("role") == "tool"]
         if streamed:
             self.transcript.append(assistant_message(streamed, []))
             self.outcome.answer = streamed + TIMEOUT_CUT.format(seconds=seconds)
-        elif said or tools:
-            partial = said[-1] if said else "Genutzte Werkzeuge: " + ", ".join(tools)
-            self.outcome.answer = TIMEOUT_ANSWER.format(seconds=seconds, partial=partial)
         else:
-            self.outcome.error = TIMEOUT_NOTHING.format(seconds=seconds)
+            tools = list(dict.fromkeys(str(m.get("name")) for m in self.transcript[self._own_from :] if m.get("role") == "tool"))
+            used = TIMEOUT_TOOLS_USED.format(tools=", ".join(tools)) if tools else ""
+            self.outcome.error = TIMEOUT_NOTHING.format(seconds=seconds) + used
         if self.limits.offer_continuation:
             self.outcome.continuable = True
             await self.sink.emit(EventType.RUN_CAP_REACHED, max_steps=self.limits.max_steps, message=TIMEOUT_OFFER, limit="time")

@@ -130,16 +130,14 @@ def _run_row_create(
     if not decision.allowed:
         run.status = AgentRun.Status.RATE_LIMITED
         run.finish_reason = "Anfragelimit erreicht"
-        run.error = run.answer = decision.message
+        run.error = decision.message  # no answer: the status line says "keine Antwort"
         run.finished_at = timezone.now()
     run.full_clean()
     run.save()
     ChatMessage.objects.create(conversation=conversation, role=ChatMessage.Role.USER, text=text, run=run)
     if not decision.allowed:
         ChatMessage.objects.create(conversation=conversation, role=ChatMessage.Role.ASSISTANT, text=decision.message, run=run)
-        event_row_append(
-            run, terminal_event(run.status), status=run.status, answer=decision.message, error=decision.message, usage={}
-        )
+        event_row_append(run, terminal_event(run.status), status=run.status, answer="", error=decision.message, usage={})
     conversation.save(update_fields=["updated_at"])
     return run
 

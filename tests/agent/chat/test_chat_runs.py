@@ -117,7 +117,9 @@ async def test_rate_limited_question_gets_the_german_message_and_no_model_call(s
         final = (await receive_until(comm, is_terminal))[-1]
     assert final["type"] == "run.failed"
     assert "Anfrage" in final["error"] or "Limit" in final["error"] or "limit" in final["error"]
-    assert "Traceback" not in final["answer_html"]
+    assert "Traceback" not in final["error"]
+    # no answer was given: the status line must not say "Helena hat geantwortet" (review 2026-12-03)
+    assert not final.get("answer") and not final.get("answer_html")
     assert scripted_llm.chat_requests == []
 
 

@@ -140,9 +140,28 @@ async def test_timeout_returns_what_it_has(scripted_llm):
 
     assert outcome.status == RunStatus.TIMEOUT
     assert time.monotonic() - started < 1.2
-    assert "Ich suche zuerst die Norm." in outcome.answer
+    # the thought before the tools is no answer: none, and the error names the tools used
+    assert outcome.answer == ""
+    assert "Zeitlimit" in outcome.error and "Genutzte Werkzeuge: search" in outcome.error
     assert outcome.tool_calls == 1 and pairs_intact(outcome.transcript)
     assert sink.types()[-1] == "run.finished" and sink.events[-1]["status"] == "TIMEOUT"
+
+
+async def test_a_timeout_never_presents_an_earlier_turn_of_the_conversation_as_its_answer(scripted_llm):
+    """Review 2026-12-03: the history's assistant replies were taken as "what was said"; the second
+    turn, which said nothing before its time limit, showed the first turn's answer as its own."""
+    scripted_llm.script([{"text": "zu spät", "delay": 3.0}])
+    history = [
+        {"role": "system", "content": "Du bist Helena."},
+        {"role": "user", "content": "Wie lang ist die Berufungsfrist?"},
+        {"role": "assistant", "content": "Die Berufungsfrist beträgt einen Monat."},
+        {"role": "user", "content": "Und die Begründungsfrist?"},
+    ]
+    outcome, sink = await run(ollama(scripted_llm), MemoryToolBox({}), run_seconds=0.6, transcript=history)
+
+    assert outcome.status == RunStatus.TIMEOUT
+    assert outcome.answer == "" and sink.events[-1]["answer"] == ""
+    assert "einen Monat" not in outcome.error and "bevor Helena eine Antwort hatte" in outcome.error
 
 
 @pytest.mark.parametrize("client", [ollama, openai], ids=["ollama", "openai"])
