@@ -5,9 +5,15 @@ before sending them (answer HTML, draft cards).
 
 A tail delivers only while its user may still see the run (`selectors.run_visible`): an ended
 Vertretung, a deactivated account or an Akte moved to another Dezernat stop the live frames in the
-middle of a run. It asks again when its last answer is ACCESS_RECHECK_SECONDS old and before every
-terminal event (which carries the answer), not per frame: a run streams its answer in many small
-events. A run no longer visible ends the tail with the notice a missing run gets.
+middle of a run. It asks again when its last answer is ACCESS_RECHECK_SECONDS old, before the first
+answer text after each model call or tool result (what follows may repeat what was just read) and
+before every terminal event (which carries the answer), not per frame: a run streams its answer in
+many small events. A run no longer visible ends the tail with the notice a missing run gets.
+
+What a frame carries follows the written policy (akten/policy.py): for a viewer who does not see
+the firm's internal side (a MANDANT) `viewer_event` leaves out the operating data - models, tiers,
+token counts, model latency and the time stamps (run.started's would tell how long her run
+waited behind others).
 
 A tail reads the database only when there is something to read: after a gap in the published
 events, or when the process's `TailWatch` sees rows it has not sent. The watch looks for all tails
@@ -32,6 +38,7 @@ from agent.models import AgentRun, AgentStep
 from agent.runs import selectors
 from agent.runs.delivery import tail_poll_seconds
 from akten.models import User
+from akten.policy import sees_internal
 from helena.db import reconnect_after_error
 
 if TYPE_CHECKING:
@@ -57,6 +64,10 @@ ACCESS_RECHECK_SECONDS = 2.0
 # Events the socket completes for its user before sending: the answer as HTML, the full draft card;
 # and one it trims: an escalation goes out with its category, not the model server's error text
 # (which can name internal hosts or echo what the server got), which stays in the trace.
+# Event fields of the firm's operations, left out for viewers who do not see its internal side.
+INTERNAL_EVENT_FIELDS = frozenset({"at", "usage", "model", "tier", "ms", "from_tier", "to_tier"})
+# After these, the next answer text asks for access again (see the module docstring).
+RECHECK_BEFORE_NEXT_TEXT = frozenset({EventType.STEP_STARTED, EventType.TOOL_RESULT, EventType.MODEL_RESPONSE})
 ENRICHED_EVENTS = frozenset({EventType.DRAFT_CREATED, EventType.RUN_CAP_REACHED, EventType.ESCALATION, *TERMINAL_EVENT_TYPES})
 ESCALATION_REASON = "Modell gewechselt"
 
@@ -116,6 +127,7 @@ class RunTail:
         self.gave_up = False
         self.access_checked_at = access_checked_at
         self.cut = False  # the user lost access: nothing more is sent
+        self.recheck_before_text = False  # a model call or tool result went out since the last check
 
     async def deliver(self, event: dict[str, Any]) -> bool:
         """Send `event` if it is the next one and the user may still see the run; False when there
@@ -129,7 +141,9 @@ class RunTail:
             if self._access_stale(event) and not await self._may_still_see():
                 await self._cut()
                 return True
-            await self.consumer.send_json(event)
+            if event.get("type") in RECHECK_BEFORE_NEXT_TEXT:
+                self.recheck_before_text = True
+            await self.consumer.send_json(viewer_event(event, self.consumer.user))
             self.last_seq = seq
             self.consumer.seen[self.run_id] = seq
             if event.get("type") in TERMINAL_EVENT_TYPES:
@@ -140,6 +154,8 @@ class RunTail:
         """Must the user's access be asked again before `event` goes out (see the module docstring)?"""
         checked = self.access_checked_at
         if checked is None or event.get("type") in TERMINAL_EVENT_TYPES:
+            return True
+        if self.recheck_before_text and event.get("type") == EventType.ANSWER_DELTA:
             return True
         return time.monotonic() - checked >= ACCESS_RECHECK_SECONDS
 
@@ -152,6 +168,7 @@ class RunTail:
             logger.exception("run %s: access check failed, delivery stopped", self.run_id)
             return False
         self.access_checked_at = now
+        self.recheck_before_text = False
         return visible
 
     async def _cut(self) -> None:
@@ -270,6 +287,14 @@ def tail_watch() -> TailWatch:
     if _watch is None or _watch.loop is not loop:
         _watch = TailWatch(loop)
     return _watch
+
+
+def viewer_event(event: dict[str, Any], user: User) -> dict[str, Any]:
+    """`event` as `user` receives it: without INTERNAL_EVENT_FIELDS for a viewer who does not see
+    the firm's internal side (akten.policy.sees_internal); unchanged for staff."""
+    if sees_internal(user) or not INTERNAL_EVENT_FIELDS.intersection(event):
+        return event
+    return {key: value for key, value in event.items() if key not in INTERNAL_EVENT_FIELDS}
 
 
 def enriched_sync(event: dict[str, Any], user: User) -> dict[str, Any]:

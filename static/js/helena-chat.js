@@ -232,6 +232,7 @@
     } else if (type === "escalation") {
       // the switch to the demo model is no escalation for the user: one line saying who answers now
       if (event.demo) stepItem(block, "demo-note", event.reason || "Das eingebaute Demo-Modell antwortet.");
+      else if (event.from_tier === undefined) stepItem(block, "escalation", "Ein anderes Modell übernimmt: " + (event.reason || ""));
       else stepItem(block, "escalation", "Eskalation von Stufe " + event.from_tier + " zu Stufe " + event.to_tier + ": " + (event.reason || ""));
       showModel(block, event.model, event.demo);
     } else if (type === "stall") {
@@ -255,10 +256,12 @@
 
   // The header names the model that answers now (after a switch: the new one) and marks the demo model.
   function showModel(block, model, demo) {
-    if (!block.meta || !model) return;
-    var name = block.meta.querySelector(".model-name");
-    if (!name) name = block.meta.appendChild(el("span", { className: "muted model-name" }));
-    name.textContent = "Modell: " + model + (demo ? " (Demo)" : "");
+    if (!block.meta) return;
+    if (model) { // a client's frames carry no model name (agent/chat/tails.py, viewer_event)
+      var name = block.meta.querySelector(".model-name");
+      if (!name) name = block.meta.appendChild(el("span", { className: "muted model-name" }));
+      name.textContent = "Modell: " + model + (demo ? " (Demo)" : "");
+    }
     if (demo && !block.meta.querySelector(".demo-badge")) {
       block.meta.appendChild(el("span", { className: "badge warn demo-badge", text: "Demo-Modell – keine echte KI-Auskunft" }));
     }

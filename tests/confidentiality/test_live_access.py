@@ -31,8 +31,12 @@ def _run_ended(run_id: int) -> bool:
     return AgentRun.objects.filter(pk=run_id).exclude(status__in=AgentRun.ACTIVE_STATUSES).exists()
 
 
+@pytest.mark.parametrize("delay", [2.5, 0.0], ids=["after_the_recheck_interval", "at_once"])
 @pytest.mark.parametrize("ending", sorted(ACCESS_ENDS))
-async def test_live_frames_stop_when_access_to_the_runs_akte_ends(scripted_tier, scripted_llm, ending):
+async def test_live_frames_stop_when_access_to_the_runs_akte_ends(scripted_tier, scripted_llm, ending, delay):
+    """`at_once` (review 2026-12-03): the answer streams right after the model call in which access
+    ended; the tail asked only every 2 s, so a former deputy got the first deltas. It now asks
+    before the first answer text after each model call and tool result."""
     world: World = await sync_to_async(build_world)()
     secret = "GEHEIMVERGLEICHSGRENZE12000"  # what the model read on the Akte and now quotes (one delta)
 
@@ -40,7 +44,7 @@ async def test_live_frames_stop_when_access_to_the_runs_akte_ends(scripted_tier,
         ACCESS_ENDS[ending](world)
         connection.close()  # this runs in the scripted server's request thread
         # the answer streams after the tail's last look at the access has aged
-        return {"text": f"{secret}. Mehr steht nicht in der Akte.", "delay": 2.5, "chunk_delay": 0.05}
+        return {"text": f"{secret}. Mehr steht nicht in der Akte.", "delay": delay, "chunk_delay": 0.05}
 
     read = {"name": "read_akte_detail", "arguments": {"akte": world.akte.aktenzeichen}}
     scripted_llm.script([{"tool_calls": [read]}, access_ends_then_answer])
