@@ -632,6 +632,11 @@ def anlage_entry(text: str, eintrag: str) -> bool:
     return re.search(rf"(?:^|[\[;]\s*){re.escape(eintrag)}\s*\|", text, flags=re.M) is not None
 
 
+def anlage_entry_repealed(text: str, eintrag: str) -> bool:
+    """Whether the entry `eintrag` of a flattened fee table reads only "(weggefallen)" (Nr. 1007, 3103 VV RVG)."""
+    return re.search(rf"(?:^|[\[;]\s*){re.escape(eintrag)}\s*\|\s*\(weggefallen\)\s*\|", text, flags=re.M) is not None
+
+
 def _article_fallback(target: Ziel, norms: dict[tuple[str, str, str], list[Any]]) -> list[Any]:
     """For "Art. 246a § 1 EGBGB" in a corpus ingested before an article's sections were norms of
     their own (recherche.gesetze_parser): the article, if none of its sections is a norm yet."""
@@ -696,7 +701,9 @@ def resolve(targets: list[Ziel]) -> list[Aufloesung]:
         if target.alte_fassung:
             result.hinweis = HINWEIS_ALTE_FASSUNG.format(stand=gesetz.stand or "Stand unbekannt")
         if target.eintrag:
-            if anlage_entry(norm.text, target.eintrag):
+            if anlage_entry_repealed(norm.text, target.eintrag):
+                result.grund = GRUND_AUFGEHOBEN.format(zitat=f"Nr. {target.eintrag} {target.detail or 'VV'} {target.gesetz}")
+            elif anlage_entry(norm.text, target.eintrag):
                 result.anker = f"nr-{target.eintrag}"
             elif not TABLE_ENTRY.search(norm.text):
                 # The source has only the annex's Fundstelle (GKG-KV, FamGKG/GNotKG tables): the

@@ -112,6 +112,17 @@ def split_front_matter(text: str) -> tuple[dict[str, str], str]:
     return {}, text
 
 
+# A line of a section that is wholly repealed: "(weggefallen)", also as an Absatz ("(1) (weggefallen)").
+_REPEALED_LINE = re.compile(r"(?:\(\d+[a-z]?\)\s*)?\(weggefallen\)")
+
+
+def _only_repealed(text: str) -> bool:
+    """Whether every line of a section's text says it is repealed (§ 847 BGB: "(1) (weggefallen)");
+    a section with one repealed Absatz among others stays in force."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return bool(lines) and all(_REPEALED_LINE.fullmatch(line) for line in lines)
+
+
 def parse_gesetz(text: str, *, fallback_slug: str = "") -> ParsedGesetz:
     front, body = split_front_matter(text)
     jurabk = str(front.get("jurabk") or fallback_slug)
@@ -139,7 +150,7 @@ def parse_gesetz(text: str, *, fallback_slug: str = "") -> ParsedGesetz:
         nonlocal current, current_lines
         if current is not None:
             current.text = _clean(current_lines)
-            if current.text.strip("- ") == "" or "(weggefallen)" in current.titel or current.text == "(weggefallen)":
+            if current.text.strip("- ") == "" or "(weggefallen)" in current.titel or _only_repealed(current.text):
                 current.aufgehoben = True
             gesetz.normen.append(current)
         current, current_lines = None, []

@@ -30,7 +30,7 @@ logger = logging.getLogger(__name__)
 EMBED_CHARS = 700
 # Part of each statute file's hash: raise it when chunking or the embedding input of norms changes,
 # so that the next ingestion re-indexes every statute (vectors come from the shipped cache).
-NORM_INDEX_VERSION = "5"  # 5: the sections of an EGBGB article are norms "Art. 246a § 1"
+NORM_INDEX_VERSION = "6"  # 6: a section repealed as "(1) (weggefallen)" is aufgehoben; 5: EGBGB article sections
 
 
 @dataclass
