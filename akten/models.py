@@ -265,6 +265,18 @@ def access_scope_reused(*, fresh: bool = False) -> Iterator[None]:
         _scope_memo.reset(token)
 
 
+def user_access_refresh(user: Any) -> None:
+    """Re-read what access depends on - role, active, superuser, Kontakt - into a user object that
+    lives longer than a request (a websocket keeps its user from the handshake): a role changed or an
+    account deactivated since then counts at once. A deleted account becomes inactive."""
+    row = User.objects.filter(pk=user.pk).values("role", "is_active", "is_superuser", "kontakt_id").first()
+    if row is None:
+        user.is_active = False
+        return
+    for name, value in row.items():
+        setattr(user, name, value)
+
+
 def access_scope(user: Any) -> AccessScope:
     """Resolve what `user` may see (one query for staff and MANDANT, none for ADMIN)."""
     if user is None or not user.is_authenticated or not user.is_active:
@@ -284,7 +296,8 @@ def access_scope_query(user: Any, **extra: tuple[str, Sequence[Any]]) -> tuple[A
     permission at once.
 
     Returns the scope and the values of `extra`. The user's row is read as it is now: a user
-    deactivated meanwhile (or deleted) gets NO_ACCESS and None for every `extra`. Within
+    deactivated meanwhile (or deleted) gets NO_ACCESS and None for every `extra`; so does a user
+    whose role changed meanwhile, whose object then carries the new role (ask again). Within
     `access_scope_reused` the scope is kept for the rest of the block. Without `extra`, ADMIN and
     anonymous users need no query.
     One hand-written statement: the ORM would take longer to compile its subqueries than the
@@ -300,14 +313,20 @@ def access_scope_query(user: Any, **extra: tuple[str, Sequence[Any]]) -> tuple[A
         columns.append(f"({sql})")
         params.extend(sql_params)
     table = User._meta.db_table
-    statement = f"SELECT {table}.is_active, {', '.join(columns) or 'NULL'} FROM {table} WHERE {table}.id = %s"  # noqa: S608 - constants
+    statement = f"SELECT {table}.is_active, {table}.role, {', '.join(columns) or 'NULL'} FROM {table} WHERE {table}.id = %s"  # noqa: S608 - constants
     with connection.cursor() as cursor:
         cursor.execute(statement, [*params, user.pk])
         row = cursor.fetchone()
+    if row is not None and row[1] != user.role:
+        # The role changed since this user object was loaded (a run or a socket keeps it): what was
+        # asked was built for the old role. This answer refuses; the object now carries the role as
+        # it is, so the next question is asked for it (agent.tools.executor asks again at once).
+        user.role = row[1]
+        row = None
     if row is None or not row[0]:
         scope, values = NO_ACCESS, dict.fromkeys(extra)
     else:
-        scope = AccessScope(everything=True) if admin else _scope_from(user, row[1:])
+        scope = AccessScope(everything=True) if admin else _scope_from(user, row[2:])
         values = dict(zip(extra, row[len(row) - len(extra) :], strict=True))
     memo = _scope_memo.get()
     if memo is not None:

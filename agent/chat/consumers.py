@@ -25,7 +25,7 @@ from agent.chat.tails import RunTail
 from agent.models import AgentRun
 from agent.runs import selectors
 from agent.runs.delivery import akte_group, layer_crosses_processes, run_group, user_group, user_notify_run
-from akten.models import Akte, User
+from akten.models import Akte, User, user_access_refresh
 from akten.selectors import akte_get
 from helena.errors import NotFound
 
@@ -203,6 +203,8 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             "akte.watch": self.akte_watch,
         }
         try:
+            # the user as they are now: a role changed or an account deactivated since the handshake
+            await database_sync_to_async(user_access_refresh)(self.user)
             await handlers[message.type](message)
         except NotFound as exc:
             await self.send_error(exc.message, code="not_found", run=getattr(message, "run", None))

@@ -37,7 +37,7 @@ from agent.engine.events import TERMINAL_EVENT_TYPES, EventType
 from agent.models import AgentRun, AgentStep
 from agent.runs import selectors
 from agent.runs.delivery import tail_poll_seconds
-from akten.models import User
+from akten.models import User, user_access_refresh
 from akten.policy import sees_internal
 from helena.db import reconnect_after_error
 
@@ -98,10 +98,13 @@ def _runs_state_sync(run_ids: list[int]) -> dict[int, tuple[bool, int]]:
 
 
 def _run_visible_sync(user: User, run_id: int) -> bool:
+    """May the socket's user still see the run, with their role and account as they are now?"""
     try:
+        user_access_refresh(user)
         return selectors.run_visible(user=user, run_id=run_id)
     except (OperationalError, InterfaceError):
         connection.close()  # a dropped connection: reconnect once
+        user_access_refresh(user)
         return selectors.run_visible(user=user, run_id=run_id)
 
 

@@ -309,10 +309,14 @@ class RunToolBox:
         """The matrix row as it is now, read in the same query that resolves the user's access for
         this call (kept for the call by `access_scope_reused`): one round trip for both checks."""
         user = self.ctx.user
-        if not tool_usable(user, tool):
-            return False
-        _, values = access_scope_query(user, permitted=tool_row_allows(user.role, tool.name))
-        return bool(values["permitted"])
+        for _attempt in range(2):  # once more if the role changed meanwhile: the matrix row of the new role
+            role = user.role
+            if not tool_usable(user, tool):
+                return False
+            _, values = access_scope_query(user, permitted=tool_row_allows(role, tool.name))
+            if user.role == role:
+                return bool(values["permitted"])
+        return False
 
     def _answer(self, call: _Call, tool: Tool, params: BaseModel) -> None:
         """From the run's cache (reads only, never errors) or by running the tool.

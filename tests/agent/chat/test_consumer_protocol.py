@@ -314,3 +314,16 @@ async def test_a_new_draft_wakes_the_sockets_following_its_akte(monkeypatch):
         message = await comm.receive_json_from(timeout=10)
         assert message["type"] == "draft.created" and message["akte"] == akte.pk
         assert message["card"]["id"] == draft.pk
+
+
+async def test_a_role_changed_after_the_handshake_counts_for_the_next_message():
+    """Review of stop 34: the socket kept the user of its handshake, so an ADMIN demoted to PRAKTIKANT
+    could still watch a foreign Akte (and get its draft cards)."""
+    foreign = await sync_to_async(AkteFactory)()
+    user = await sync_to_async(UserFactory)(role=Role.ADMIN)
+    async with ws_connect(user) as (comm, _connected, _code):
+        await comm.send_json_to({"type": "akte.watch", "akte": foreign.pk})
+        assert await comm.receive_nothing(timeout=0.3)  # control: the ADMIN may
+        await sync_to_async(type(user).objects.filter(pk=user.pk).update)(role=Role.PRAKTIKANT)
+        await comm.send_json_to({"type": "akte.watch", "akte": foreign.pk})
+        assert (await comm.receive_json_from(timeout=5))["code"] == "not_found"

@@ -749,3 +749,19 @@ def test_a_draft_proposed_in_the_same_step_as_an_untrusted_read_is_flagged():
     assert read.untrusted and write.ok
     assert HelenaDraft.objects.get(pk=write.data["draft_id"]).untrusted_input
     assert list(ToolCallAudit.objects.order_by("pk").values_list("call_id", flat=True)) == ["r", "w"]
+
+
+def test_a_role_changed_during_a_run_counts_from_the_next_tool_call():
+    """Review of stop 34: the run keeps its user object; the scope and the matrix row went by the
+    role it was loaded with, so an ADMIN demoted to PRAKTIKANT mid-run still read a foreign Akte."""
+    user = UserFactory(role=Role.ADMIN)
+    foreign = AkteFactory()
+    box = toolbox_for(ToolContext(user=user))
+    first = run_call(box, "read_akte", {"akte": foreign.aktenzeichen})
+    assert first.ok, first.error
+    type(user).objects.filter(pk=user.pk).update(role=Role.PRAKTIKANT)
+    result = run_call(box, "read_akte", {"akte": foreign.aktenzeichen})
+    assert not result.ok and foreign.kurzrubrum not in str(result.data)
+    assert user.role == Role.PRAKTIKANT  # the run's object now carries the role as it is
+    own = AkteFactory(sachbearbeiter=user)
+    assert run_call(box, "read_akte", {"akte": own.aktenzeichen}).ok  # the new role's own access works
