@@ -54,21 +54,21 @@ EVERYDAY_NAMES_PATH = Path(__file__).parent / "data" / "gesetzesnamen.txt"
 VERZEICHNIS_ANLAGE = {"VV": "1", "KV": "1"}
 ROMAN_VALUES = {"I": 1, "V": 5, "X": 10}
 
-ABSATZ_KW = r"(?:Abs\.|Abs\b|Absatz|Absätze|Absätzen)"
+ABSATZ_KW = r"(?:[Aa]bs\.|Abs\b|Absatz|Absätze|Absätzen)"  # "abs." too: lower case is common in e-mails
 SATZ_KW = r"(?:S\.|Satz|Sätze|Sätzen)"
-NR_KW = r"(?:Nr\.|Nrn\.|Nummer|Nummern)"
+NR_KW = r"(?:[Nn]r\.|Nrn\.|Nummer|Nummern)"
 HS_KW = r"(?:Hs\.|Halbs\.|Halbsatz|HS)"
 ALT_KW = r"(?:Alt\.|Alternative|Var\.|Variante)"
 LIT_KW = r"(?:lit\.|Buchst\.|Buchstabe)"
-PARA_KW = r"(?:§§|§|Art\.|Art\b|Artt\.|Artikel|Paragraf(?:en)?\b|Paragraph(?:en)?\b)"
+PARA_KW = r"(?:§§|§|Art\.|(?<![\wäöüß])art\.|Art\b|Artt\.|Artikel|Paragraf(?:en)?\b|Paragraph(?:en)?\b)"
 NUM = r"\d{1,4}[a-z]?(?![\wäöüß])"
 # A section or Nummer may carry its letter written apart: "§ 573 c BGB" is § 573c, "Nr. 1 a" is
 # Nr. 1a. Only a single lower-case letter followed by a space, a comma, a semicolon or the end
 # counts, never "f." (folgende), "i. V. m.", "u." or a roman Absatz ("§ 823 I 1 BGB").
 LETTER = r"(?:[a-z]|\s[a-z](?=[\s,;]|$))?"
-SECTION_NUM = rf"\d{{1,4}}{LETTER}(?![\wäöüß])"
+SECTION_NUM = rf"\d{{1,4}}(?:{LETTER}(?![\wäöüß])|(?=ff\.?(?![\wäöüß])))"  # also "280ff." (following)
 # An Absatz number, its letter also written apart: "Abs. 2 a" is Abs. 2a.
-ABSATZ_NUM = SECTION_NUM
+ABSATZ_NUM = rf"\d{{1,4}}{LETTER}(?![\wäöüß])"
 ROMAN = r"(?:(?=[IVX])X?(?:IX|IV|V?I{0,3}))(?![\wäöüß])"
 # A law abbreviation as written: a capital, then letters (at least two capitals in all, e.g. "BGB",
 # "StGB", "TzBfG", "DS-GVO"), or "SGB" with its book.
@@ -89,14 +89,15 @@ NR_LIST = rf"{NR_KW}\s*{NR_NUM}(?:\s*{LIST_SEP}\s*{NR_NUM}{OPENS_SECTION})*"
 ROMAN_SATZ = rf"{ROMAN}(?:\s+\d{{1,2}}(?![\wäöüß.,]))?"
 # Halbsatz and Alternative also as ordinals: "§ 812 Abs. 1 S. 1, 2. Alt. BGB".
 HS_ALT = rf"(?:{HS_KW}|{ALT_KW})\s*\d|\d\.\s*(?:{HS_KW}|{ALT_KW})"
-SUB = rf"(?:{ABSATZ_LIST}|{SATZ_LIST}|{NR_LIST}|{HS_ALT}|{LIT_KW}\s*[a-z]{{1,2}}\)?|ff\.|f\.|{ROMAN_SATZ})"
+SUB = rf"(?:{ABSATZ_LIST}|{SATZ_LIST}|{NR_LIST}|{HS_ALT}|{LIT_KW}\s*[a-z]{{1,2}}\)?|ff\.?|f\.|{ROMAN_SATZ})"
 LINK = r"(?:,|;|und|u\.|sowie|oder|bzw\.|bis|–|-)"
 # Between a citation chain and the statute it names: "§ 433 des BGB", "§ 20 im Grundgesetz".
 LAW_ARTICLE = r"(?:des|der|dem|im)\s+"
 # How a word of a statute's name may end when inflected ("Bürgerliches" → "Bürgerlichen",
 # "Gesetzbuch" → "Gesetzbuchs", "Gesetzbuches", "Gesetzbuche").
 INFLECTION_ENDING = r"(?:es|en|er|em|e|s)"
-IVM = r"(?:i\.\s?V\.\s?m\.|iVm|i\.V\.m\.|in Verbindung mit)"
+# "i. V. m.", "i.V.m" (no final dot), "iVm.", "i.Vm.", "i. V. mit", "in Verbindung mit"
+IVM = r"(?:i\.\s?V\.?\s?m(?:\.|(?![\wäöüß]))|i\.\s?V\.\s?mit|iVm\.?|in Verbindung mit)"
 # What follows a citation of an earlier version: "§ 434 BGB a. F.", "aF", "in der alten Fassung".
 ALTE_FASSUNG_RE = re.compile(r"\s*,?\s*(?:a\.\s?F\.|aF(?![\wäöüß])|(?:in\s+der\s+)?alte[nr]?\s+Fassung)")
 
@@ -407,7 +408,7 @@ def _parse_items(text: str, pos: int, art: str, *, plural: bool = False) -> tupl
                     for number in range(low + 1, high):
                         items.append(_Item(str(number), [], "", items[-1].start, upper.end(), current_art))
         if link["para"]:
-            current_art = "Art." if link["para"].startswith("Art") else "§"
+            current_art = "Art." if link["para"].lower().startswith("art") else "§"
             item_start = pos + link.start("para")
         pos += link.end()
     return items, pos
@@ -429,7 +430,7 @@ OTHER_SUBS = rf"{SATZ_LIST}|{NR_LIST}|{HS_ALT}|{LIT_KW}\s*[a-z]{{1,2}}\)?"
 
 
 def _detail(subs: str) -> str:
-    parts = re.findall(rf"{SATZ_LIST}|{NR_LIST}|{HS_ALT}|{LIT_KW}\s*[a-z]{{1,2}}|ff\.|f\.", subs)
+    parts = re.findall(rf"{SATZ_LIST}|{NR_LIST}|{HS_ALT}|{LIT_KW}\s*[a-z]{{1,2}}|ff\.?|f\.", subs)
     return " ".join(re.sub(r"\s+", " ", p) for p in parts)
 
 
@@ -489,7 +490,7 @@ def extract(text: str, names: LawNames, *, bare_numbers: bool = False) -> list[Z
             art_kw, chain_start, items_from = match["para"], match.start(), match.end()
         else:
             art_kw, chain_start, items_from = "§", match.start(), match.start()
-        art = "Art." if art_kw.startswith("Art") else "§"
+        art = "Art." if art_kw.lower().startswith("art") else "§"
         items, end = _parse_items(text, items_from, art, plural=art_kw in ("§§", "Artt."))
         if not items:
             pos = max(match.end(), pos + 1)
@@ -502,7 +503,7 @@ def extract(text: str, names: LawNames, *, bare_numbers: bool = False) -> list[Z
             law = names.law_at(text, _skip_space(text, fassung_first.end()))
         if law is None:
             # "§ 626 Abs. 2 i. V. m. § 174 BGB": the chain takes the law of the chain that follows.
-            ivm = re.match(rf"\s*(?:{IVM}|{LINK})\s*(?={PARA_KW})", text[end:])
+            ivm = re.match(rf"\s*(?:(?:jeweils\s+)?{IVM}|{LINK})\s*(?={PARA_KW})", text[end:])
             if ivm:
                 pending += items
             else:
@@ -741,10 +742,34 @@ def _normalise_az(value: str) -> str:
     return re.sub(r"\s+", "", value).upper()
 
 
+# An Aktenzeichen right after these words is a file number (the Akte's court case, a prosecutor's
+# or the firm's own), not a decision cited: "Az.: 12 C 345/25", "Geschäftszeichen 2 Js 1234/25".
+FILE_NUMBER_BEFORE_RE = re.compile(r"(?:Az\.?|Aktenzeichen|Geschäftszeichen|Zeichen|Gz\.?)\s*:?\s*$", re.IGNORECASE)
+# What shows an Aktenzeichen to be a decision cited: a court or a kind of decision before it, in the
+# same paragraph ("BGH, Urt. v. 12.3.2020 – VIII ZR 123/19", "LAG Köln, 5 Sa 12/24").
+DECISION_MARKER_RE = re.compile(
+    r"(?<![\wäöüß])(?:BVerfG|BGH|BAG|BSG|BVerwG|BFH|BPatG|EuGH|EGMR|OLG|KG|LG|AG|LAG|ArbG|VGH|OVG|VG|LSG|SG|FG|"
+    r"Urt\.|Urteil|Beschl\.|Beschluss|Entscheidung|Gerichtsbescheid|Versäumnisurteil|Rechtsprechung)(?![\wäöüß])"
+)
+DECISION_CONTEXT_CHARS = 160
+
+
+def _cited_as_decision(text: str, start: int) -> bool:
+    """Whether the Aktenzeichen at `start` cites a decision: a court or decision word before it in
+    its paragraph, and not a file number ("Az.: 12 C 345/25" in a Schriftsatz's head)."""
+    before = text[max(0, start - DECISION_CONTEXT_CHARS) : start]
+    before = before[before.rfind("\n\n") + 2 :] if "\n\n" in before else before
+    if FILE_NUMBER_BEFORE_RE.search(before):
+        return False
+    return DECISION_MARKER_RE.search(before) is not None
+
+
 def check_aktenzeichen(text: str) -> list[dict[str, Any]]:
     """Decisions cited by Aktenzeichen ("VIII ZR 123/20"), looked up in the decisions table: the
     Aktenzeichen as cited, else without the letters after the year (the next word: "2 O 45/25 AG"),
-    each also where the collection's Aktenzeichen carries a prefix ("DEMO 12 C 345/24")."""
+    each also where the collection's Aktenzeichen carries a prefix ("DEMO 12 C 345/24"). One not in
+    the table is reported only where it is cited as a decision (`_cited_as_decision`): the Akte's
+    own court file number, a prosecutor's "2 Js 1234/25" or "3 Mio 10/20" are no citations."""
     from django.db.models import Q, Value
     from django.db.models.functions import Replace, Upper
     from django.urls import reverse
@@ -768,6 +793,8 @@ def check_aktenzeichen(text: str) -> list[dict[str, Any]]:
             if match is not None:
                 az = cited
                 break
+        if match is None and not _cited_as_decision(text, found_az.start("az")):
+            continue
         results.append(
             {
                 "zitiert": az,

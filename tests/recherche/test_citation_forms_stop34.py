@@ -1,0 +1,70 @@
+"""Citation review of stop 34: forms that were dropped silently (neither linked nor marked), and file
+numbers that were flagged as decisions missing from the collection."""
+
+import pytest
+
+from recherche.citations import check_aktenzeichen, extract
+from recherche.models import Urteil
+from tests.recherche.test_citations import NAMES
+
+
+def _targets(text: str) -> list[tuple[str, str, str, str]]:
+    return [(z.art, z.nummer, z.gesetz, z.absatz) for z in extract(text, NAMES)]
+
+
+@pytest.mark.parametrize(
+    "connector", ["iVm.", "i.V.m", "i. V. mit", "i.Vm.", "jeweils i.V.m.", "i. V. m.", "iVm", "in Verbindung mit"]
+)
+def test_every_way_of_writing_i_v_m_keeps_the_chain_before_it(connector):
+    assert _targets(f"§ 9999 Abs. 2 {connector} § 174 BGB") == [("§", "9999", "BGB", "2"), ("§", "174", "BGB", "")]
+
+
+def test_articles_joined_by_ivm_with_a_dot():
+    assert _targets("Art. 2 Abs. 1 iVm. Art. 1 Abs. 1 GG") == [("Art.", "2", "GG", "1"), ("Art.", "1", "GG", "1")]
+
+
+@pytest.mark.parametrize("text", ["§§ 280 ff BGB", "§§ 280ff. BGB", "§ 280ff BGB", "§§ 280 ff. BGB"])
+def test_following_sections_written_without_dot_or_space(text):
+    (target,) = extract(text, NAMES)
+    assert (target.art, target.nummer, target.gesetz) == ("§", "280", "BGB") and "ff" in target.detail
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("§ 823 abs. 1 BGB", [("§", "823", "BGB", "1")]),
+        ("§ 573 Abs. 2 nr. 1 BGB", [("§", "573", "BGB", "2")]),
+        ("art. 20 GG", [("Art.", "20", "GG", "")]),
+        # a section with a letter f stays that section
+        ("§ 312f BGB", [("§", "312f", "BGB", "")]),
+        ("§ 573c Abs. 1 BGB", [("§", "573c", "BGB", "1")]),
+    ],
+)
+def test_lower_case_keywords(text, expected):
+    assert _targets(text) == expected
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "text",
+    [
+        "**Az.: 12 C 345/25**\n\nIn dem Rechtsstreit …",
+        "Amtsgericht Köln, Aktenzeichen 12 C 345/25",
+        "Staatsanwaltschaft Köln, Geschäftszeichen: 2 Js 1234/25",
+        "Es wurden 3 Mio 10/20 gezahlt.",
+        "Rechnung 3 RE 12/25 vom 1. März",
+    ],
+)
+def test_file_numbers_and_amounts_are_no_decisions_missing_from_the_collection(text):
+    assert check_aktenzeichen(text) == []
+
+
+@pytest.mark.django_db
+def test_a_decision_cited_with_its_court_is_still_checked_and_linked():
+    Urteil.objects.create(external_id="bgh-1", gericht="BGH", datum="2024-01-10", aktenzeichen="VIII ZR 123/22", text="t")
+    missing = check_aktenzeichen("Vgl. BGH, Urt. v. 12.03.2020 – VIII ZR 999/19, NJW 2020, 1.")
+    assert [(r["zitiert"], r["ok"]) for r in missing] == [("VIII ZR 999/19", False)]
+    found = check_aktenzeichen("So auch VIII ZR 123/22 (ohne Gericht genannt).")
+    assert [(r["zitiert"], r["ok"]) for r in found] == [("VIII ZR 123/22", True)]  # in the table: linked
+    lag = check_aktenzeichen("LAG Köln, Beschluss vom 3. Mai 2024 – 5 Sa 12/24")
+    assert [(r["zitiert"], r["ok"]) for r in lag] == [("5 Sa 12/24", False)]
