@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from django.db import close_old_connections, connection, transaction
+from django.db.models.functions import Length
 from django.utils import timezone
 
 from agent.engine.budget import estimate_tokens
@@ -64,6 +65,9 @@ HEARTBEAT_EVERY_POLLS = 10
 # earlier turns of the conversation may fill at most this share of the model's window
 HISTORY_SHARE = 0.25
 HISTORY_MAX_MESSAGES = 20
+# What the model reads in the history for a turn that ended without an answer (cancelled, failed,
+# limits): never the status text itself, which it would take for its own earlier reply and repeat.
+HISTORY_NO_ANSWER = "[Auf diese Frage gab es keine Antwort: der Auftrag wurde abgebrochen oder endete mit einem Fehler.]"
 DEMO_MAX_STEPS = 4
 
 # cancel tokens of the runs executing in this process (run id → token)
@@ -110,6 +114,7 @@ def _history(run: AgentRun, *, context_window: int) -> tuple[list[Message], set[
         messages_of(run.user)
         .filter(conversation_id=run.conversation_id)
         .exclude(run_id=run.pk)
+        .annotate(run_answer_chars=Length("run__answer"))
         .order_by("-created_at", "-pk")[:HISTORY_MAX_MESSAGES]
     )
     budget = int(context_window * HISTORY_SHARE)
@@ -120,7 +125,11 @@ def _history(run: AgentRun, *, context_window: int) -> tuple[list[Message], set[
         if tokens > budget:
             break
         budget -= tokens
-        kept.append({"role": "user" if row.role == ChatMessage.Role.USER else "assistant", "content": row.text})
+        if row.role == ChatMessage.Role.USER:
+            kept.append({"role": "user", "content": row.text})
+        else:
+            answered = row.run_id is None or bool(row.run_answer_chars)
+            kept.append({"role": "assistant", "content": row.text if answered else HISTORY_NO_ANSWER})
         if row.run_id is not None:
             runs.add(row.run_id)
     kept.reverse()

@@ -52,3 +52,37 @@ def test_context_building_queries_do_not_grow_with_history_beteiligte_and_reject
     with django_assert_num_queries(len(small.captured_queries)):
         prepared = prepare()
     assert len(prepared.transcript) == 2 + 12
+
+
+def test_a_turn_without_answer_reads_as_such_in_the_history_not_as_helenas_reply():
+    """Review of stop 34: the status text of a failed or cancelled turn ("Das Sprachmodell hat einen
+    Fehler gemeldet …") went to the model as its own earlier reply."""
+    TierConfig.objects.create(tier=1, name="Klein", model="qwen3:4b", enabled=True)
+    akte = AkteFactory()
+    conversation = Conversation.objects.create(user=akte.anwalt, akte=akte)
+    failed = AgentRun.objects.create(
+        user=akte.anwalt,
+        akte=akte,
+        conversation=conversation,
+        task="Erste Frage",
+        status=AgentRun.Status.FAILED,
+        answer="",
+        finished_at=timezone.now(),
+    )
+    done = AgentRun.objects.create(
+        user=akte.anwalt,
+        akte=akte,
+        conversation=conversation,
+        task="Zweite Frage",
+        status=AgentRun.Status.DONE,
+        answer="Ja.",
+        finished_at=timezone.now(),
+    )
+    error_text = "Das Sprachmodell hat einen Fehler gemeldet. Bitte versuche es erneut."
+    for run, reply in ((failed, error_text), (done, "Ja.")):
+        Message.objects.create(conversation=conversation, role=Message.Role.USER, text=run.task, run=run)
+        Message.objects.create(conversation=conversation, role=Message.Role.ASSISTANT, text=reply, run=run)
+    prepared = _prepare(akte, conversation)()
+    replies = [m["content"] for m in prepared.transcript if m["role"] == "assistant"]
+    assert replies == [execution.HISTORY_NO_ANSWER, "Ja."]
+    assert error_text not in str(prepared.transcript)
