@@ -573,6 +573,35 @@ PRESETS: dict[str, FristPreset] = {
             gericht="behoerde",
         ),
         FristPreset(
+            "einspruch_ao",
+            "Einspruch gegen einen Steuerbescheid (AO)",
+            1,
+            Einheit.MONATE,
+            False,
+            "§ 355 Abs. 1 Satz 1 AO",
+            "Bekanntgabe des Verwaltungsakts",
+            "Einzulegen bei der Finanzbehörde, deren Verwaltungsakt angefochten wird (§ 357 Abs. 2 AO); maßgeblich sind "
+            "die Feiertage an ihrem Sitz. Per Post im Inland gilt der Bescheid am vierten Tag nach der Aufgabe zur Post "
+            "als bekannt gegeben, elektronisch am vierten Tag nach der Absendung, ins Ausland einen Monat nach der "
+            "Aufgabe zur Post, wenn er nicht später zugegangen ist (§ 122 Abs. 2, 2a AO; bis Ende 2024 der dritte Tag). "
+            "Rechne sicherheitshalber ab diesem Tag, auch wenn er auf ein Wochenende oder einen Feiertag fällt. Ohne "
+            "oder mit unrichtiger Rechtsbehelfsbelehrung gilt ein Jahr (§ 356 Abs. 2 AO). Gegen eine Steueranmeldung "
+            "beginnt die Frist mit ihrem Eingang beim Finanzamt (§ 355 Abs. 1 Satz 2 AO).",
+            gericht="behoerde",
+        ),
+        FristPreset(
+            "klage_fgo",
+            "Klage zum Finanzgericht",
+            1,
+            Einheit.MONATE,
+            False,
+            "§ 47 Abs. 1 FGO",
+            "Bekanntgabe der Einspruchsentscheidung",
+            "Einzureichen beim Finanzgericht. Für die Bekanntgabe gilt § 122 Abs. 2, 2a AO (vierter Tag nach Aufgabe "
+            "zur Post oder Absendung; bis Ende 2024 der dritte Tag); die Einspruchsentscheidung wird oft zugestellt, "
+            "dann zählt der Tag der Zustellung. Rechne im Zweifel ab dem früheren Tag.",
+        ),
+        FristPreset(
             "anfechtungsklage_vwgo",
             "Anfechtungs-/Verpflichtungsklage (VwGO)",
             1,

@@ -105,6 +105,8 @@ SPAETER_HINZUGEFUEGT = frozenset(
         "beschwerdebegruendung_famfg",
         "sofortige_beschwerde_stpo",
         "wiedereinsetzung_stpo",
+        "einspruch_ao",
+        "klage_fgo",
     }
 )
 

@@ -111,3 +111,13 @@ def test_an_age_or_waiting_period_names_its_end_without_section_193():
     )
     assert zustellung.fristablauf == datetime.date(2026, 11, 30)
     assert not any("ohne Verschiebung" in w for w in zustellung.warnungen)
+
+
+def test_the_tax_objection_and_the_finance_court_claim_run_one_month_at_the_tax_office():
+    """§ 355 Abs. 1 Satz 1 AO, § 47 Abs. 1 FGO: one month; the Einspruch is kept at the Finanzamt
+    (§ 357 Abs. 2 AO), whose place must be given, else the earliest end in every Land."""
+    einspruch = fristen.berechne_preset("einspruch_ao", datetime.date(2026, 11, 6), "NW", ort="Köln", ort_art="angabe")
+    assert einspruch.fristablauf == datetime.date(2026, 12, 7)  # 06.12.2026 is a Sunday
+    assert "§ 355 Abs. 1 Satz 1 AO" in einspruch.rechtsgrundlage and "vierten Tag" in einspruch.erlaeuterung
+    klage = fristen.berechne_preset("klage_fgo", datetime.date(2026, 11, 6), "NW", ort="Köln")
+    assert klage.fristablauf == datetime.date(2026, 12, 7) and "§ 47 Abs. 1 FGO" in klage.rechtsgrundlage
