@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import re
 import time
 from collections.abc import Awaitable, Callable, Coroutine
@@ -34,6 +35,7 @@ from agent.llm.base import (
     LLMClient,
     LLMContextOverflow,
     LLMError,
+    LLMHTTPError,
     LLMResponse,
     LLMTimeout,
     LLMToolParserError,
@@ -43,6 +45,7 @@ from agent.llm.base import (
 )
 
 T = TypeVar("T")
+logger = logging.getLogger(__name__)
 
 # How long a cancelled request gets to unwind before the loop moves on regardless.
 CANCEL_GRACE_SECONDS = 0.3
@@ -293,6 +296,10 @@ def tool_message(call: ToolCall, content: str) -> Message:
 
 RETRY_ONCE = "retry_once"
 COMPACT_TOOLS = "compact_tools"
+# An overloaded server (HTTP 429, 503) is asked once more after a pause, then the next tier.
+RETRY_AFTER_PAUSE = "retry_after_pause"
+OVERLOAD_STATUSES = frozenset({429, 503})
+OVERLOAD_PAUSE_SECONDS = 1.0
 
 
 @dataclass(frozen=True)
@@ -322,10 +329,20 @@ MODEL_ERROR_POLICIES: tuple[tuple[type[Exception] | tuple[type[Exception], ...],
     (LLMError, ModelErrorPolicy("Modellfehler", FAILED_MODEL_ERROR, ERR_MODEL)),
 )
 BROKEN_CLIENT = ModelErrorPolicy("Fehler im Modell-Client", FAILED_MODEL_ERROR, ERR_MODEL)
+OVERLOADED = ModelErrorPolicy("Modellserver überlastet", FAILED_MODEL_ERROR, ERR_MODEL, recovery=RETRY_AFTER_PAUSE)
 
 
 def model_error_policy(exc: Exception) -> ModelErrorPolicy:
+    if isinstance(exc, LLMHTTPError) and exc.status in OVERLOAD_STATUSES:
+        return OVERLOADED
     return next((policy for kinds, policy in MODEL_ERROR_POLICIES if isinstance(exc, kinds)), BROKEN_CLIENT)
+
+
+def error_kind(exc: Exception) -> str:
+    """What failed, for the operators' log: the exception's type and an HTTP status - never its
+    text, which may repeat parts of the prompt (client data)."""
+    status = f", HTTP {exc.status}" if isinstance(exc, LLMHTTPError) else ""
+    return f"{type(exc).__name__}{status}"
 
 
 class _DeltaGate:
@@ -548,12 +565,19 @@ class Engine:
             await self.sink.emit(EventType.GUARD_REPAIR, step=step, what="Parserfehler des Modellservers, neuer Versuch")
             self.outcome.repairs += 1
             return
+        if policy.recovery == RETRY_AFTER_PAUSE and RETRY_AFTER_PAUSE not in retried:
+            retried.add(RETRY_AFTER_PAUSE)
+            await self.sink.emit(EventType.GUARD_REPAIR, step=step, what="Modellserver überlastet, neuer Versuch")
+            self.outcome.repairs += 1
+            await self._bounded(asyncio.sleep(OVERLOAD_PAUSE_SECONDS))  # a cancel or the time limit ends the pause
+            return
         if policy.recovery == COMPACT_TOOLS and tools and not self.compact:
             await self._compact_tools(step, f"{policy.reason}: {error}")
             return
         if await self._escalate(f"{policy.reason}: {error}", outage=policy.outage, cause=policy.reason):
             retried.clear()  # the next model gets its own retry
             return
+        logger.warning("model call failed, no tier left: %s (%s), tier %s", policy.reason, error_kind(exc), self.route.tier)
         raise _Finish(RunStatus.FAILED, policy.finish_reason, policy.message.format(error=error)) from exc
 
     async def _model_answered(

@@ -248,3 +248,23 @@ async def test_a_client_breaking_its_contract_is_escalated_like_a_provider_error
     assert "AttributeError" in sink.of_type("escalation")[0]["reason"]
     # the server reported no usage: the engine counted it
     assert outcome.tokens_in > 0 and outcome.tokens_out > 0
+
+
+@pytest.mark.asyncio
+async def test_an_overloaded_server_is_asked_again_after_a_pause_then_the_run_fails_with_a_logged_cause(
+    scripted_llm, caplog
+):
+    """Review of stop 34: HTTP 429 ended the run FAILED at once, and nothing kept why."""
+    overloaded = {"status": 429, "error": {"error": "Too Many Requests for Mandantin Erika Muster"}}
+    scripted_llm.script([overloaded, {"text": "Nach der Pause."}])
+    outcome, sink = await run(ollama(scripted_llm), MemoryToolBox({}))
+    assert outcome.status == RunStatus.DONE and outcome.answer.startswith("Nach der Pause.")
+    assert any("überlastet" in e["what"] for e in sink.of_type("guard.repair"))
+
+    scripted_llm.script([overloaded, overloaded])
+    with caplog.at_level("WARNING", logger="agent.engine.loop"):
+        outcome, _sink = await run(ollama(scripted_llm), MemoryToolBox({}))
+    assert outcome.status == RunStatus.FAILED
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert "HTTP 429" in logged and "überlastet" in logged
+    assert "Erika" not in logged  # the server's text (may repeat the prompt) is never logged
