@@ -99,7 +99,7 @@ INFLECTION_ENDING = r"(?:es|en|er|em|e|s)"
 # "i. V. m.", "i.V.m" (no final dot), "iVm.", "i.Vm.", "i. V. mit", "in Verbindung mit"
 IVM = r"(?:i\.\s?V\.?\s?m(?:\.|(?![\wäöüß]))|i\.\s?V\.\s?mit|iVm\.?|in Verbindung mit)"
 # What follows a citation of an earlier version: "§ 434 BGB a. F.", "aF", "in der alten Fassung".
-ALTE_FASSUNG_RE = re.compile(r"\s*,?\s*(?:a\.\s?F\.|aF(?![\wäöüß])|(?:in\s+der\s+)?alte[nr]?\s+Fassung)")
+ALTE_FASSUNG_RE = re.compile(r"\s*(?:,\s*)?(?:a\.\s?F\.|aF(?![\wäöüß])|(?:in\s+der\s+)?alte[nr]?\s+Fassung)")
 
 # Entries of a fee table: "3100", "3100, 3104", "3100 und Nr. 3104".
 ENTRIES = r"\d{4}(?:\s*(?:,|und|u\.|sowie|oder|bzw\.)\s*(?:Nr\.\s*)?\d{4})*(?![\wäöüß])"
@@ -109,7 +109,9 @@ ANLAGE_KW = r"(?<![\wäöüß])(?:Anlage|Anl\.)"
 ANLAGE_ZU = rf"\s*\(?\s*zu[mr]?\s+(?:§|Art\.)\s*{NUM}(?:\s*{ABSATZ_KW}\s*\d{{1,3}})?(?:\s*{SATZ_KW}\s*\d{{1,3}})?\s*\)?"
 
 # One item: a number with its subdivisions ("823 Abs. 1 S. 1", "280 I, III").
-ITEM_RE = re.compile(rf"(?P<num>{SECTION_NUM})(?P<subs>(?:\s*,?\s*{SUB}(?![\wäöüß]))*)")
+# "\s*(?:,\s*)?", not "\s*,?\s*": two free runs of spaces around an optional comma split a long run of
+# spaces in quadratically many ways (a "§ 1" before 20,000 spaces took a minute).
+ITEM_RE = re.compile(rf"(?P<num>{SECTION_NUM})(?P<subs>(?:\s*(?:,\s*)?{SUB}(?![\wäöüß]))*)")
 LAW_ARTICLE_RE = re.compile(LAW_ARTICLE)
 LAW_TOKEN_RE = re.compile(LAW_TOKEN)
 ABSATZ_RE = re.compile(rf"{ABSATZ_KW}\s*(?P<a>{ABSATZ_NUM})(?P<more>(?:\s*(?:,|und|u\.|bis|–|-)\s*{ABSATZ_NUM})*)")
@@ -317,11 +319,18 @@ class LawNames:
         return None
 
 
+# Abbreviations of contract terms, not statutes: "§ 3 AGB der Beklagten", "§ 6 Abs. 2 MV" (Mietvertrag),
+# "§ 2 ARB 2010" cite a clause of a contract, which is no citation to check against the corpus.
+CONTRACT_TERMS = frozenset({"AGB", "ARB", "AVB", "AKB", "AUB", "VGB", "VHB", "MV", "AV", "GV"})
+
+
 def _looks_like_law(token: str) -> bool:
     """An unknown abbreviation is taken for a law only if it looks like one ("DSGVO", "BayBO",
-    "SGB IX"), never an ordinary word ("Die", "Satz")."""
+    "SGB IX"), never an ordinary word ("Die", "Satz") or a contract's terms ("AGB", "MV")."""
     if re.fullmatch(r"SGB\s+\S+", token):
         return True
+    if token in CONTRACT_TERMS:
+        return False
     letters = token.replace("-", "")
     return 2 <= len(letters) <= 12 and sum(ch.isupper() for ch in letters) >= 2 and not re.fullmatch(ROMAN, token)
 
@@ -443,7 +452,7 @@ def extract(text: str, names: LawNames, *, bare_numbers: bool = False) -> list[Z
     pos = 0
     pattern = re.compile(
         rf"(?P<anl>{ANLAGE_KW}\s*(?P<anum>\d{{1,2}}[a-z]?)(?:{ANLAGE_ZU})?\s+(?:(?:zu[mr]?|des|der)\s+)?(?P<alaw>{LAW_TOKEN}))"
-        rf"|(?P<verz>(?:{NR_KW})?\s*(?P<vnum>{ENTRIES})\s+(?P<vv>VV|KV)[\s-]+(?P<vlaw>{LAW_TOKEN}))"
+        rf"|(?P<verz>(?:{NR_KW}\s*)?(?P<vnum>{ENTRIES})\s+(?P<vv>VV|KV)[\s-]+(?P<vlaw>{LAW_TOKEN}))"
         rf"|(?P<verz2>(?P<vv2>VV|KV)[\s-]+(?:(?P<vlaw2>{LAW_TOKEN})\s+(?:{NR_KW}\s*)?(?P<vnum2>{ENTRIES})|(?:{NR_KW}\s*)?(?P<vnum3>{ENTRIES})\s+(?P<vlaw3>{LAW_TOKEN})))"
         rf"|(?P<para>{PARA_KW})"
         rf"|(?P<prelaw>(?<![\wäöüß§.])(?P<plaw>{LAW_TOKEN})\s+(?={PARA_KW}))"
@@ -903,7 +912,9 @@ def link_citations(html: str) -> str:
 
 
 # The end of bold or italic text, and the text node it closes.
-_HERVORHEBUNG_ENDE = re.compile(r"([^<>]*)</(strong|em|b|i)>(\s+)")
+# The text node before the closing tag starts after the previous tag (or at the start): anchored, so
+# that a long node is not scanned again from each of its characters (quadratic).
+_HERVORHEBUNG_ENDE = re.compile(r"(?:(?<=>)|\A)([^<>]*)</(strong|em|b|i)>(\s+)")
 _ZITAT_ANFANG = re.compile(r"(?:§§?|Art\.|Artikel)\s*\d")
 
 

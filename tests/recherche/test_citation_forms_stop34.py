@@ -68,3 +68,9 @@ def test_a_decision_cited_with_its_court_is_still_checked_and_linked():
     assert [(r["zitiert"], r["ok"]) for r in found] == [("VIII ZR 123/22", True)]  # in the table: linked
     lag = check_aktenzeichen("LAG Köln, Beschluss vom 3. Mai 2024 – 5 Sa 12/24")
     assert [(r["zitiert"], r["ok"]) for r in lag] == [("5 Sa 12/24", False)]
+
+
+@pytest.mark.parametrize("text", ["§ 3 AGB der Beklagten", "§ 6 Abs. 2 MV", "§ 2 ARB 2010", "nach § 4 AVB"])
+def test_a_clause_of_the_contracts_terms_is_no_statute_citation(text):
+    """They were marked "Gesetz „AGB“ ist nicht im Bestand" - a false alarm in every contract dispute."""
+    assert extract(text, NAMES) == []
