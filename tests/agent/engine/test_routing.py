@@ -251,9 +251,7 @@ async def test_a_client_breaking_its_contract_is_escalated_like_a_provider_error
 
 
 @pytest.mark.asyncio
-async def test_an_overloaded_server_is_asked_again_after_a_pause_then_the_run_fails_with_a_logged_cause(
-    scripted_llm, caplog
-):
+async def test_an_overloaded_server_is_asked_again_after_a_pause_then_the_run_fails_with_a_logged_cause(scripted_llm, caplog):
     """Review of stop 34: HTTP 429 ended the run FAILED at once, and nothing kept why."""
     overloaded = {"status": 429, "error": {"error": "Too Many Requests for Mandantin Erika Muster"}}
     scripted_llm.script([overloaded, {"text": "Nach der Pause."}])
