@@ -611,9 +611,19 @@ def law_names() -> LawNames:
     return parsed
 
 
+_ABSATZ_START = re.compile(r"(?m)(?:^|(?<=[.;:]\s))\((\d+[a-z]?)\)\s")
+
+
 def absatz_numbers(text: str) -> list[str]:
-    """The numbered Absätze of a section's text ("(1)", "(2)", "(2a)") in order."""
-    return re.findall(r"(?m)^\((\d+[a-z]?)\)\s", text)
+    """The numbered Absätze of a section's text ("(1)", "(2)", "(2a)") in order: at the start of a
+    line, or - where the source prints an Absatz inside the one before ("… besteht. (5) Die
+    Absätze …", § 127 MarkenG) - after a sentence, if it continues the count."""
+    found: list[str] = []
+    for match in _ABSATZ_START.finditer(text):
+        at_line_start = match.start() == 0 or text[match.start() - 1] == "\n"
+        if at_line_start or (found and _subdivision_key(match[1]) > _subdivision_key(found[-1])):
+            found.append(match[1])
+    return found
 
 
 TABLE_ENTRY = re.compile(r"(?:(?<=\[)|(?<=; ))(?P<nr>\d{4})\s*\|")

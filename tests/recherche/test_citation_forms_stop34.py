@@ -74,3 +74,13 @@ def test_a_decision_cited_with_its_court_is_still_checked_and_linked():
 def test_a_clause_of_the_contracts_terms_is_no_statute_citation(text):
     """They were marked "Gesetz „AGB“ ist nicht im Bestand" - a false alarm in every contract dispute."""
     assert extract(text, NAMES) == []
+
+
+def test_an_absatz_the_source_prints_inside_the_one_before_counts():
+    """§ 127 MarkenG: "… besteht. (5) Die Absätze 2 und 3 …" inside (4); "Abs. 5" was a false alarm."""
+    from recherche.citations import absatz_numbers
+
+    text = "(1) Eins.\n\n(2) Zwei.\n\n(4) Vier, wenn der Ruf besteht. (5) Die Absätze 2 und 3 gelten.\n\n(6) Sechs."
+    assert absatz_numbers(text) == ["1", "2", "4", "5", "6"]
+    # a reference to an earlier Absatz inside the text is none of its own
+    assert absatz_numbers("(1) Eins.\n\n(2) Wie in Satz 1. (1) gilt entsprechend.") == ["1", "2"]
