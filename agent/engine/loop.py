@@ -795,9 +795,12 @@ class Engine:
             try:
                 executed = await self._bounded(self._execute_all(runnable))
             except (_Cancelled, _TimedOut):
-                # keep every call paired with a result, also in the trace of a stopped run
+                # keep every call paired with a result, also in the trace of a stopped run: in the
+                # transcript, and as the `tool.result` each `tool.call` event gets
                 for call in calls:
                     self.transcript.append(tool_message(call, results.get(call.id, json.dumps({"error": INTERRUPTED}))))
+                for call in runnable:
+                    await self._tool_result(step, call, ok=False, summary=INTERRUPTED[:200])
                 raise
             for call, result in zip(runnable, executed, strict=True):
                 self.outcome.tool_calls += 1

@@ -249,13 +249,17 @@ async def test_cancel_during_a_tool_call_keeps_every_call_paired(scripted_llm):
 
     canceller = asyncio.create_task(cancel_soon())
     started = time.monotonic()
-    outcome, _ = await run(ollama(scripted_llm), MemoryToolBox({"slow": slow}), cancel=cancel)
+    outcome, sink = await run(ollama(scripted_llm), MemoryToolBox({"slow": slow}), cancel=cancel)
     await canceller
 
     assert outcome.status == RunStatus.CANCELLED and time.monotonic() - started < 1.5
     assert pairs_intact(outcome.transcript)
     assert [m["role"] for m in outcome.transcript][-3:] == ["assistant", "tool", "tool"]
     assert "Abgebrochen" in outcome.transcript[-1]["content"]
+    # the kept trace pairs them too: every tool.call event has its tool.result (review of stop 34)
+    calls = [e["call_id"] for e in sink.of_type("tool.call")]
+    results = {e["call_id"]: e for e in sink.of_type("tool.result")}
+    assert calls and set(calls) == set(results) and not any(results[c]["ok"] for c in calls)
 
 
 async def test_streamed_answer_is_coalesced_into_few_events_and_complete(scripted_llm):
