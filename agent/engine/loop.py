@@ -479,7 +479,10 @@ class Engine:
         """The tools of the current route; the demo model gets them in their compact form (a small
         model reads a long description as text to continue, not as guidance)."""
         allowed = self.route.offer_tools
-        specs = self.schemas if allowed is None else [s for s in self.schemas if s.get("function", {}).get("name") in allowed]
+        current = self.tools.names()  # a tool the matrix took away during the run is no longer offered
+        if allowed is not None:
+            current &= allowed
+        specs = [s for s in self.schemas if s.get("function", {}).get("name") in current]
         if self.route.demo and not self.compact:
             return [compact_schema(spec) for spec in specs]
         return specs

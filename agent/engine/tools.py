@@ -90,7 +90,10 @@ class ToolBox(Protocol):
         """OpenAI-format function specs of the offered tools ({"type": "function", "function": {...}})."""
         ...
 
-    def names(self) -> set[str]: ...
+    def names(self) -> set[str]:
+        """The tools usable now: one taken away during the run (role × tool matrix) drops out, and
+        the loop offers the model only these."""
+        ...
 
     def label(self, name: str) -> str:
         """The German progress label of a call of `name` ("Durchsuche Gesetze …"), also for a name

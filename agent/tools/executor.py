@@ -297,6 +297,8 @@ class RunToolBox:
         if self.ctx.cancel.cancelled:
             return ToolResult(error=ERR_CANCELLED)
         if tool is None or not self._permitted(tool):
+            # taken away during the run (matrix, role): neither listed as available nor offered again
+            self._tools.pop(name, None)
             return ToolResult(error=ERR_TOOL_UNAVAILABLE.format(name=name, available=", ".join(sorted(self._tools))))
         if not isinstance(arguments, dict):
             return ToolResult(error=ERR_ARGS_NOT_OBJECT.format(name=name))

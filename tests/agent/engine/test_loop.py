@@ -360,3 +360,21 @@ async def test_a_call_the_model_is_still_writing_as_text_is_neither_streamed_nor
     assert outcome.status == RunStatus.TIMEOUT
     assert not sink.of_type("answer.delta")
     assert "functions." not in outcome.answer
+
+
+async def test_a_tool_that_drops_out_of_the_toolbox_is_not_offered_to_the_model_again(scripted_llm):
+    """The registry drops a tool the matrix took away during the run (agent/tools/executor.py); the
+    next model request offers only the tools left (review of stop 34)."""
+    box = MemoryToolBox({})
+
+    def revoke(arguments):
+        del box.tools["other"]
+        return ToolResult(data="ok")
+
+    box.tools.update({"revoke": revoke, "other": echo})
+    scripted_llm.script([{"tool_calls": [call("revoke")]}, {"text": "Fertig."}])
+    outcome, _sink = await run(ollama(scripted_llm), box)
+
+    assert outcome.status == RunStatus.DONE
+    offered = [{t["function"]["name"] for t in r.body.get("tools") or []} for r in scripted_llm.chat_requests]
+    assert offered[0] == {"revoke", "other"} and offered[1] == {"revoke"}

@@ -765,3 +765,17 @@ def test_a_role_changed_during_a_run_counts_from_the_next_tool_call():
     assert user.role == Role.PRAKTIKANT  # the run's object now carries the role as it is
     own = AkteFactory(sachbearbeiter=user)
     assert run_call(box, "read_akte", {"akte": own.aktenzeichen}).ok  # the new role's own access works
+
+
+def test_a_tool_taken_away_during_the_run_is_refused_and_no_longer_listed_or_offered():
+    """Review of stop 34: the refusal said "Verfügbar sind: …" including the refused tool itself, and
+    the next model request still offered it."""
+    tool_matrix_ensure_defaults()
+    user = UserFactory(role=Role.ANWALT)
+    box = toolbox_for(ToolContext(user=user))
+    assert "read_fristen" in box.names()
+    ToolPermission.objects.filter(role=Role.ANWALT, tool="read_fristen").update(allowed=False)
+    result = run_call(box, "read_fristen", {})
+    assert "„read_fristen“ steht dir nicht zur Verfügung" in result.error
+    assert "read_fristen" not in result.error.split("Verfügbar sind:")[1]
+    assert "read_fristen" not in box.names()
