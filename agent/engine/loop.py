@@ -681,7 +681,10 @@ class Engine:
                     )
                 return
             if self.outcome.tokens_in + self.outcome.tokens_out >= self.limits.max_tokens:
-                await self._final_answer(step, CAP_MESSAGE, RunStatus.CAP_REACHED, "Tokenlimit erreicht")
+                # no last call here: its whole prompt would go over the limit again (a cap of 1,000
+                # tokens ended at 9,100); the run ends without an answer, and the error says so
+                self.outcome.status, self.outcome.finish_reason = RunStatus.CAP_REACHED, "Tokenlimit erreicht"
+                self.outcome.error = NO_ANSWER.format(reason="Tokenlimit erreicht")
                 return
             if self.outcome.tool_calls >= self.limits.max_tool_calls:
                 await self._final_answer(step, CAP_MESSAGE, RunStatus.CAP_REACHED, "Werkzeuglimit erreicht")

@@ -85,6 +85,7 @@ async def run(
     tools: MemoryToolBox,
     *,
     max_steps: int = 5,
+    max_tokens: int = 200_000,
     run_seconds: float = 10.0,
     inline: bool = True,
     cancel: CancelToken | None = None,
@@ -93,7 +94,11 @@ async def run(
 ) -> tuple[RunOutcome, ListSink]:
     sink = ListSink()
     limits = Limits(
-        max_steps=max_steps, timeout_seconds=run_seconds, offer_continuation=inline, mode="inline" if inline else "background"
+        max_steps=max_steps,
+        max_tokens=max_tokens,
+        timeout_seconds=run_seconds,
+        offer_continuation=inline,
+        mode="inline" if inline else "background",
     )
     outcome = await run_agent(
         transcript=transcript or start_transcript(),

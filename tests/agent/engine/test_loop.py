@@ -378,3 +378,13 @@ async def test_a_tool_that_drops_out_of_the_toolbox_is_not_offered_to_the_model_
     assert outcome.status == RunStatus.DONE
     offered = [{t["function"]["name"] for t in r.body.get("tools") or []} for r in scripted_llm.chat_requests]
     assert offered[0] == {"revoke", "other"} and offered[1] == {"revoke"}
+
+
+async def test_the_token_limit_makes_no_further_model_call(scripted_llm):
+    """Review of stop 34: at the token limit a last call with the whole prompt followed, so a limit
+    of 1,000 tokens ended at 9,100. Now the run ends there, without an answer, and says why."""
+    scripted_llm.script([{"tool_calls": [call("search", q="a")], "usage": [1000, 100]}, {"text": "nie gefragt"}])
+    outcome, _sink = await run(ollama(scripted_llm), MemoryToolBox({"search": echo}), max_tokens=1000)
+
+    assert outcome.status == RunStatus.CAP_REACHED and outcome.answer == ""
+    assert "Tokenlimit" in outcome.error and len(scripted_llm.chat_requests) == 1
