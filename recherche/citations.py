@@ -163,6 +163,8 @@ class Aufloesung:
     reader_url: str = ""
     grund: str = ""  # empty when resolved
     hinweis: str = ""  # resolved, but the corpus lacks the text (an annex published as an image)
+    # the statute is there, but not the text that would show the number exists (GKG-KV, FamGKG, GNotKG)
+    nicht_pruefbar: bool = False
 
     @property
     def ok(self) -> bool:
@@ -181,6 +183,7 @@ class Aufloesung:
             "url": self.reader_url,
             "grund": self.grund,
             "hinweis": self.hinweis,
+            "nicht_pruefbar": self.nicht_pruefbar,
         }
 
 
@@ -199,6 +202,7 @@ class Pruefbericht:
         return {
             "geprueft": len(self.normen) + len(self.urteile),
             "nicht_im_bestand": self.nicht_im_bestand,
+            "nicht_pruefbar": sum(a.ok and a.nicht_pruefbar for a in self.normen),
             "normen": [a.as_dict() for a in self.normen],
             "urteile": self.urteile,
         }
@@ -215,6 +219,8 @@ HINWEIS_ALTE_FASSUNG = (
     "Den Wortlaut zur maßgeblichen Zeit bitte in der amtlichen Fassung prüfen."
 )
 GELTENDE_FASSUNG = "a. F. – verlinkt ist die geltende Fassung"
+# A number of a cost schedule whose text the corpus lacks: the law is there, the number unchecked.
+NICHT_PRUEFBAR = "Nummer nicht prüfbar – Text nicht im Bestand"
 HINWEIS_OHNE_TEXT = (
     "Der Text von {zitat} ist im Korpus nicht enthalten (nur die Fundstelle); maßgeblich ist die amtliche Fassung."
 )
@@ -729,6 +735,7 @@ def resolve(targets: list[Ziel]) -> list[Aufloesung]:
                 # The source has only the annex's Fundstelle (GKG-KV, FamGKG/GNotKG tables): the
                 # citation is sound, its text is not in the corpus.
                 result.hinweis = HINWEIS_OHNE_TEXT.format(zitat=norm.zitat)
+                result.nicht_pruefbar = True
             else:
                 verzeichnis = "Vergütungsverzeichnis" if target.detail == "VV" else "Kostenverzeichnis"
                 result.grund = GRUND_EINTRAG.format(eintrag=target.eintrag, verzeichnis=verzeichnis, gesetz=target.gesetz)
@@ -876,6 +883,8 @@ def _render_spans(text: str, report: Pruefbericht) -> str:
             )
             if first.ziel.alte_fassung:
                 out.append(f' <small class="zitat-hinweis">({GELTENDE_FASSUNG})</small>')
+            if first.nicht_pruefbar:
+                out.append(f' <small class="zitat-hinweis">({NICHT_PRUEFBAR})</small>')
         elif isinstance(first, dict):
             out.append(f'<a href="{escape(first["url"])}" class="zitat">{cited}</a>')
         else:

@@ -84,3 +84,15 @@ def test_an_absatz_the_source_prints_inside_the_one_before_counts():
     assert absatz_numbers(text) == ["1", "2", "4", "5", "6"]
     # a reference to an earlier Absatz inside the text is none of its own
     assert absatz_numbers("(1) Eins.\n\n(2) Wie in Satz 1. (1) gilt entsprechend.") == ["1", "2"]
+
+
+@pytest.mark.django_db
+def test_a_cost_schedule_number_whose_text_is_missing_is_shown_and_counted_as_unchecked(shipped_gesetze):
+    """GKG Anlage 1 holds only its Fundstelle: "KV 9999 GKG" was linked like a checked citation
+    with the note only in a tooltip (review of stop 34)."""
+    from recherche.citations import NICHT_PRUEFBAR, check_text, link_citations
+
+    report = check_text("Gerichtsgebühr nach KV 9999 GKG; Verfahrensgebühr Nr. 3100 VV RVG.").as_dict()
+    assert report["nicht_pruefbar"] == 1 and report["nicht_im_bestand"] == 0
+    html = link_citations("<p>Gerichtsgebühr nach KV 9999 GKG; Verfahrensgebühr Nr. 3100 VV RVG.</p>")
+    assert html.count(NICHT_PRUEFBAR) == 1
