@@ -112,6 +112,45 @@ WARNUNG_ZUSTELLUNGSTAG = (
     "Das Datum ist der letzte Tag, an dem der Schriftsatz dem Gegner zugestellt sein muss, nicht der Tag der "
     "Einreichung: reiche so früh ein, dass das Gericht bis dahin zustellen kann."
 )
+GRUND_ORT_LAND = (
+    "Der Ort „{ort}“ liegt in {richtig}, angegeben ist aber {land}: Ort und Bundesland passen nicht zusammen. Prüfe beides."
+)
+# Places whose Land is certain (the capitals, the city-states and the large cities with a name no other
+# place of another Land shares): a court's Ort given with another Land is a contradiction, and the
+# holidays of neither can be trusted (the Landgericht Hamburg entered with Bayern got Fronleichnam).
+ORT_LAND = {
+    ort.casefold(): land
+    for land, orte in {
+        "BW": "Stuttgart Mannheim Karlsruhe Freiburg_im_Breisgau Heidelberg Ulm Heilbronn Pforzheim Reutlingen Tübingen Konstanz",
+        "BY": "München Nürnberg Augsburg Regensburg Ingolstadt Würzburg Erlangen Bamberg Bayreuth Passau Landshut",
+        "BE": "Berlin",
+        "BB": "Potsdam Cottbus",
+        "HB": "Bremen Bremerhaven",
+        "HH": "Hamburg",
+        "HE": "Wiesbaden Kassel Darmstadt Gießen Marburg Fulda",
+        "MV": "Schwerin Rostock Greifswald Stralsund Neubrandenburg",
+        "NI": "Hannover Braunschweig Osnabrück Wolfsburg Göttingen Salzgitter Hildesheim Lüneburg Celle Verden",
+        "NW": "Düsseldorf Köln Dortmund Duisburg Bochum Wuppertal Bielefeld Bonn Gelsenkirchen Aachen "
+        "Mönchengladbach Krefeld Leverkusen Solingen Paderborn Neuss Siegen Detmold Arnsberg",
+        "RP": "Mainz Koblenz Trier Kaiserslautern Ludwigshafen_am_Rhein Zweibrücken",
+        "SL": "Saarbrücken",
+        "SN": "Dresden Leipzig Chemnitz Zwickau Görlitz Bautzen",
+        "ST": "Magdeburg Dessau-Roßlau Stendal",
+        "SH": "Kiel Lübeck Flensburg Schleswig Itzehoe",
+        "TH": "Erfurt Jena Gera Gotha Meiningen",
+    }.items()
+    for ort in (name.replace("_", " ") for name in orte.split())
+}
+
+
+def ort_land_widerspruch(land: str, ort: str | None) -> str | None:
+    """The reason (German) when the Ort is a place of another Land than `land` (``ORT_LAND``), else None."""
+    richtig = ORT_LAND.get((ort or "").strip().casefold())
+    if richtig is None or richtig == land:
+        return None
+    return GRUND_ORT_LAND.format(ort=ort, richtig=BUNDESLAENDER[richtig], land=BUNDESLAENDER[land])
+
+
 GRUND_ABWEICHEND = (
     "Angegeben ist {ort}, das Gericht der Akte liegt anderswo. Läuft die Frist bei einem anderen Gericht (etwa dem "
     "Rechtsmittelgericht, dem OVG oder dem BGH), zählen dessen Feiertage (§ 222 Abs. 2 ZPO, § 193 BGB), sonst die "
@@ -1172,6 +1211,7 @@ def berechne_frist(
     _fristbeginn_pruefen(fristbeginn)
     _vorfrist_tage_pruefen(vorfrist_tage)
     kalender = Feiertagskalender(land, ort)
+    ort_unsicher = ort_unsicher or ort_land_widerspruch(land, ort)
 
     ablauf = _ablauf(ereignis_datum, dauer, einheit, fristbeginn, kalender)
     warnungen: list[str] = []

@@ -121,3 +121,16 @@ def test_the_tax_objection_and_the_finance_court_claim_run_one_month_at_the_tax_
     assert "§ 355 Abs. 1 Satz 1 AO" in einspruch.rechtsgrundlage and "vierten Tag" in einspruch.erlaeuterung
     klage = fristen.berechne_preset("klage_fgo", datetime.date(2026, 11, 6), "NW", ort="Köln")
     assert klage.fristablauf == datetime.date(2026, 12, 7) and "§ 47 Abs. 1 FGO" in klage.rechtsgrundlage
+
+
+def test_a_court_place_that_lies_in_another_land_gives_the_earliest_end_and_says_why(call, anwalt):
+    """Landgericht Hamburg entered with Bayern: Fronleichnam (27.05.2027) was counted as a holiday,
+    though not one in Hamburg - a day too late (review of stop 34)."""
+    akte = AkteFactory(anwalt=anwalt, gericht_name="Landgericht Hamburg", gericht_ort="Hamburg", gericht_bundesland="BY")
+    result = call(anwalt, "berechne_frist", {"ereignis_datum": "2027-05-13", "vorlage": "einspruch_versaeumnisurteil"}, akte=akte)
+    assert result.ok, result.error
+    assert result.data["fristablauf"] == "2027-05-27"
+    assert any("„Hamburg“ liegt in Hamburg, angegeben ist aber Bayern" in w for w in result.data["warnungen"])
+    # a place the table does not know, or one that fits, changes nothing
+    assert fristen.ort_land_widerspruch("BY", "Hamburg") and not fristen.ort_land_widerspruch("HH", "Hamburg")
+    assert fristen.ort_land_widerspruch("BY", "Kleinkleckersdorf") is None
