@@ -780,6 +780,56 @@ DECISION_MARKER_RE = re.compile(
 DECISION_CONTEXT_CHARS = 160
 
 
+# Courts as they are cited and as a decision names them ("BGH" / "Bundesgerichtshof").
+COURT_NAMES = {
+    "BVerfG": "Bundesverfassungsgericht",
+    "BGH": "Bundesgerichtshof",
+    "BAG": "Bundesarbeitsgericht",
+    "BSG": "Bundessozialgericht",
+    "BVerwG": "Bundesverwaltungsgericht",
+    "BFH": "Bundesfinanzhof",
+    "BPatG": "Bundespatentgericht",
+    "EuGH": "Gerichtshof",
+    "OLG": "Oberlandesgericht",
+    "KG": "Kammergericht",
+    "LG": "Landgericht",
+    "AG": "Amtsgericht",
+    "LAG": "Landesarbeitsgericht",
+    "ArbG": "Arbeitsgericht",
+    "VGH": "Verwaltungsgerichtshof",
+    "OVG": "Oberverwaltungsgericht",
+    "VG": "Verwaltungsgericht",
+    "LSG": "Landessozialgericht",
+    "SG": "Sozialgericht",
+    "FG": "Finanzgericht",
+}
+_COURT_CITED_RE = re.compile(
+    r"(?<![\wäöüß])(?P<court>" + "|".join(sorted(COURT_NAMES, key=len, reverse=True)) + r")(?![\wäöüß])"
+    r"(?:\s+(?P<ort>(?!Urt\b|Urteil\b|Beschl\b|Beschluss\b|vom\b|v\b)[A-ZÄÖÜ][\wäöüß-]+))?"
+)
+
+
+def _court_cited(text: str, start: int) -> tuple[str, str] | None:
+    """The court cited right before the Aktenzeichen at `start` ("OLG Köln, Urt. v. … – 5 U 88/24"):
+    its abbreviation and place, or None."""
+    before = text[max(0, start - DECISION_CONTEXT_CHARS) : start]
+    before = before[before.rfind("\n\n") + 2 :] if "\n\n" in before else before
+    courts = list(_COURT_CITED_RE.finditer(before))
+    return (courts[-1]["court"], courts[-1]["ort"] or "") if courts else None
+
+
+def _court_fits(gericht: str, court: tuple[str, str] | None) -> bool:
+    """Whether a stored decision's court (`Urteil.gericht`) is the court cited (abbreviation or full
+    name, as a word; and its place, if one was cited)."""
+    if court is None:
+        return True
+    abbreviation, ort = court
+    names = (abbreviation, COURT_NAMES[abbreviation])
+    if not any(re.search(rf"(?<![\wäöüß]){re.escape(name)}(?![\wäöüß])", gericht) for name in names):
+        return False
+    return not ort or ort.casefold() in gericht.casefold()
+
+
 def _cited_as_decision(text: str, start: int) -> bool:
     """Whether the Aktenzeichen at `start` cites a decision: a court or decision word before it in
     its paragraph, and not a file number ("Az.: 12 C 345/25" in a Schriftsatz's head)."""
@@ -814,8 +864,11 @@ def check_aktenzeichen(text: str) -> list[dict[str, Any]]:
     results = []
     for found_az in found:
         az, match = found_az["az"], None
+        # a decision of another court with the same number is not the one cited ("OLG Köln, 5 U 88/24")
+        court = _court_cited(text, found_az.start("az"))
+        of_court = [u for u in candidates if _court_fits(u.gericht, court)]
         for cited in dict.fromkeys((found_az["az"], found_az["core"])):
-            match = _stored_decision(candidates, cited)
+            match = _stored_decision(of_court, cited)
             if match is not None:
                 az = cited
                 break

@@ -96,3 +96,29 @@ def test_a_cost_schedule_number_whose_text_is_missing_is_shown_and_counted_as_un
     assert report["nicht_pruefbar"] == 1 and report["nicht_im_bestand"] == 0
     html = link_citations("<p>Gerichtsgebühr nach KV 9999 GKG; Verfahrensgebühr Nr. 3100 VV RVG.</p>")
     assert html.count(NICHT_PRUEFBAR) == 1
+
+
+@pytest.mark.django_db
+def test_a_decision_of_another_court_with_the_same_number_is_not_the_one_cited():
+    """Review of stop 34: "OLG Köln, 5 U 88/24" was linked as verified to the decision of the OLG
+    Musterstadt with that number."""
+    Urteil.objects.create(
+        external_id="olg",
+        gericht="DEMO – Oberlandesgericht Musterstadt",
+        datum="2024-06-01",
+        aktenzeichen="DEMO 5 U 88/24",
+        text="t",
+    )
+    Urteil.objects.create(
+        external_id="bgh", gericht="Bundesgerichtshof", datum="2024-01-10", aktenzeichen="VIII ZR 123/22", text="t"
+    )
+
+    def checked(text: str) -> list[tuple[str, bool]]:
+        return [(r["zitiert"], r["ok"]) for r in check_aktenzeichen(text)]
+
+    assert checked("OLG Köln, Urt. v. 1.6.2024 – 5 U 88/24") == [("5 U 88/24", False)]
+    assert checked("LG Köln, 5 U 88/24") == [("5 U 88/24", False)]
+    assert checked("OLG Musterstadt, Urt. v. 1.6.2024 – 5 U 88/24") == [("5 U 88/24", True)]
+    assert checked("BGH, Urt. v. 10.1.2024 – VIII ZR 123/22") == [("VIII ZR 123/22", True)]
+    assert checked("Bundesgerichtshof, VIII ZR 123/22") == [("VIII ZR 123/22", True)]  # no abbreviation: no court check
+    assert checked("BAG, Urt. v. 10.1.2024 – VIII ZR 123/22") == [("VIII ZR 123/22", False)]

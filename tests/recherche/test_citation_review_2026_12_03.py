@@ -114,9 +114,16 @@ def test_every_fee_number_of_a_list_is_checked_and_linked_to_its_entry(shipped_g
 
 @pytest.mark.django_db
 def test_decisions_are_found_by_the_aktenzeichen_as_courts_write_it():
+    courts = {  # the court each decision names (a cited court must fit it, stop 34)
+        "DEMO 12 C 345/24": "DEMO – Amtsgericht Musterstadt",
+        "432 C 1234/19": "Amtsgericht München",
+        "B 4 AS 12/23 R": "Bundessozialgericht",
+        "L 7 AS 123/24 B ER": "Landessozialgericht Nordrhein-Westfalen",
+        "2 O 45/25": "Landgericht Musterstadt",
+    }
     stored = {
-        az: Urteil.objects.create(external_id=az, gericht="G", datum="2024-03-14", aktenzeichen=az, text="t")
-        for az in ("DEMO 12 C 345/24", "432 C 1234/19", "B 4 AS 12/23 R", "L 7 AS 123/24 B ER", "2 O 45/25")
+        az: Urteil.objects.create(external_id=az, gericht=gericht, datum="2024-03-14", aktenzeichen=az, text="t")
+        for az, gericht in courts.items()
     }
     text = (
         "Vgl. AG Musterstadt, Urt. v. 14.03.2024 – DEMO 12 C 345/24; AG München, Urt. v. 1.2.2020 – 432 C 1234/19; "
