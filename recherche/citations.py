@@ -458,8 +458,9 @@ def extract(text: str, names: LawNames, *, bare_numbers: bool = False) -> list[Z
     pos = 0
     pattern = re.compile(
         rf"(?P<anl>{ANLAGE_KW}\s*(?P<anum>\d{{1,2}}[a-z]?)(?:{ANLAGE_ZU})?\s+(?:(?:zu[mr]?|des|der)\s+)?(?P<alaw>{LAW_TOKEN}))"
-        rf"|(?P<verz>(?:{NR_KW}\s*)?(?P<vnum>{ENTRIES})\s+(?P<vv>VV|KV)[\s-]+(?P<vlaw>{LAW_TOKEN}))"
-        rf"|(?P<verz2>(?P<vv2>VV|KV)[\s-]+(?:(?P<vlaw2>{LAW_TOKEN})\s+(?:{NR_KW}\s*)?(?P<vnum2>{ENTRIES})|(?:{NR_KW}\s*)?(?P<vnum3>{ENTRIES})\s+(?P<vlaw3>{LAW_TOKEN})))"
+        rf"|(?P<vorbem>Vorbem(?:\.|erkung)\s*\d(?:\.\d){{0,3}}(?:\s*{ABSATZ_KW}\s*\d{{1,2}})?\s+(?P<vbv>VV|KV)[\s-]+(?:zu[mr]\s+)?(?P<vblaw>{LAW_TOKEN}))"
+        rf"|(?P<verz>(?:{NR_KW}\s*)?(?P<vnum>{ENTRIES})\s+(?P<vv>VV|KV)[\s-]+(?:zu[mr]\s+)?(?P<vlaw>{LAW_TOKEN}))"
+        rf"|(?P<verz2>(?P<vv2>VV|KV)[\s-]+(?:(?:zu[mr]\s+)?(?P<vlaw2>{LAW_TOKEN})\s+(?:{NR_KW}\s*)?(?P<vnum2>{ENTRIES})|(?:{NR_KW}\s*)?(?P<vnum3>{ENTRIES})\s+(?:zu[mr]\s+)?(?P<vlaw3>{LAW_TOKEN})))"
         rf"|(?P<para>{PARA_KW})"
         rf"|(?P<prelaw>(?<![\wäöüß§.])(?P<plaw>{LAW_TOKEN})\s+(?={PARA_KW}))"
         + (rf"|(?P<bare>(?<![\wäöüß§.,/-])(?={SECTION_NUM}\s+{LAW_TOKEN}))" if bare_numbers else "")
@@ -473,6 +474,21 @@ def extract(text: str, names: LawNames, *, bare_numbers: bool = False) -> list[Z
             canonical = names.lookup(match["alaw"])
             if canonical is not None or _looks_like_law(match["alaw"]):
                 targets.append(Ziel("Anlage", match["anum"], canonical or match["alaw"], start=match.start(), end=match.end()))
+            pos = match.end()
+            continue
+        if match["vorbem"]:
+            # "Vorbem. 3 Abs. 4 VV RVG": a preliminary remark of the schedule, which is its Anlage
+            canonical = names.lookup(match["vblaw"]) or match["vblaw"]
+            targets.append(
+                Ziel(
+                    "Anlage",
+                    VERZEICHNIS_ANLAGE[match["vbv"]],
+                    canonical,
+                    detail=match["vbv"],
+                    start=match.start(),
+                    end=match.end(),
+                )
+            )
             pos = match.end()
             continue
         if match["verz"] or match["verz2"]:

@@ -122,3 +122,16 @@ def test_a_decision_of_another_court_with_the_same_number_is_not_the_one_cited()
     assert checked("BGH, Urt. v. 10.1.2024 – VIII ZR 123/22") == [("VIII ZR 123/22", True)]
     assert checked("Bundesgerichtshof, VIII ZR 123/22") == [("VIII ZR 123/22", True)]  # no abbreviation: no court check
     assert checked("BAG, Urt. v. 10.1.2024 – VIII ZR 123/22") == [("VIII ZR 123/22", False)]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Vorbem. 3 Abs. 4 VV RVG", [("Anlage", "1", "RVG", "")]),
+        ("Vorbemerkung 3.2.1 VV RVG", [("Anlage", "1", "RVG", "")]),
+        ("Nr. 3100 VV zum RVG", [("Anlage", "1", "RVG", "")]),
+    ],
+)
+def test_preliminary_remarks_and_schedules_zum_law(text, expected):
+    """They were dropped silently, and search read "Vorbem. 3 Abs. 4" as "§ 3 Abs. 4 VV" (review of stop 34)."""
+    assert _targets(text) == expected
