@@ -1349,7 +1349,7 @@ def berechne_preset(
         norm_zivil=preset.rechtsgrundlage,
         spaet=format_datum(ergebnis.fristablauf),
     )
-    return replace(straf, warnungen=(*straf.warnungen, warnung), erlaeuterung=f"{straf.erlaeuterung}\n{warnung}")
+    return mit_warnung(straf, warnung)
 
 
 def mit_zukunftswarnung(ergebnis: FristErgebnis, preset_key: str | None, heute: date) -> FristErgebnis:
@@ -1362,8 +1362,9 @@ def mit_zukunftswarnung(ergebnis: FristErgebnis, preset_key: str | None, heute: 
     kann_kuenftig = preset is not None and (preset.ereignis_kann_kuenftig or preset.art == "rueckwaerts")
     if ergebnis.ereignis_datum <= heute or kann_kuenftig:
         return ergebnis
-    warnung = WARNUNG_ZUKUNFT.format(ereignis=format_datum(ergebnis.ereignis_datum), heute=format_datum(heute))
-    return replace(ergebnis, warnungen=(*ergebnis.warnungen, warnung), erlaeuterung=f"{ergebnis.erlaeuterung}\n{warnung}")
+    return mit_warnung(
+        ergebnis, WARNUNG_ZUKUNFT.format(ereignis=format_datum(ergebnis.ereignis_datum), heute=format_datum(heute))
+    )
 
 
 def _berechne_preset(
@@ -1435,11 +1436,13 @@ def _berechne_preset(
     )
 
 
-def _mit_warnung(preset: FristPreset, ergebnis: FristErgebnis) -> FristErgebnis:
-    if not preset.warnung:
-        return ergebnis
-    warnung = f"Achtung: {preset.warnung}"
+def mit_warnung(ergebnis: FristErgebnis, warnung: str) -> FristErgebnis:
+    """`ergebnis` with one more warning, in `warnungen` and as the last line of the explanation."""
     return replace(ergebnis, warnungen=(*ergebnis.warnungen, warnung), erlaeuterung=f"{ergebnis.erlaeuterung}\n{warnung}")
+
+
+def _mit_warnung(preset: FristPreset, ergebnis: FristErgebnis) -> FristErgebnis:
+    return mit_warnung(ergebnis, f"Achtung: {preset.warnung}") if preset.warnung else ergebnis
 
 
 def _preset_rechner(
