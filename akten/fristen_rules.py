@@ -13,7 +13,19 @@ from dataclasses import dataclass
 from django.utils import timezone
 
 from rechner.feiertage import bundesweiter_feiertag
-from rechner.fristen import FEHLER_KEIN_BUNDESLAND, PRESETS, OrtArt, ortstext
+from rechner.fristen import (
+    FEHLER_KEIN_BUNDESLAND,
+    PRESETS,
+    Einheit,
+    Fristbeginn,
+    FristErgebnis,
+    OrtArt,
+    berechne_frist,
+    berechne_preset,
+    mit_zukunftswarnung,
+    ort_unsicher_grund,
+    ortstext,
+)
 from rechner.tabellen import format_datum
 
 from .models import Akte, KalenderEintrag, KanzleiProfil
@@ -80,6 +92,54 @@ def frist_ort_oder_fehler(*, akte: Akte | None) -> FristOrt:
     if ort is None:
         raise KalenderRegelFehler(FEHLER_KEIN_BUNDESLAND)
     return ort
+
+
+def frist_berechnen(
+    *,
+    ort: FristOrt,
+    akte: Akte | None,
+    ereignis_datum: datetime.date | None,
+    vorlage: str | None,
+    dauer: int | None = None,
+    einheit: Einheit | str | None = None,
+    fristbeginn: Fristbeginn = "ereignis",
+    vorfrist_tage: int | None = 7,
+    vorfrist_arbeitstage: bool = False,
+    verkuendung: datetime.date | None = None,
+    notfrist: bool = False,
+) -> FristErgebnis:
+    """The Fristenrechner at `ort`, as the tools and the Rechner page run it: a `vorlage` (whose
+    shorter criminal-procedure twin applies when the Akte's Sachgebiet may be a criminal or Bußgeld
+    matter) or a period of `dauer` `einheit`; a triggering event after today is warned about.
+    Raises rechner.fristen.FristError (German) for invalid input."""
+    if vorlage:
+        ergebnis = berechne_preset(
+            vorlage,
+            ereignis_datum,
+            ort.bundesland,
+            ort=ort.ort,
+            ortsquelle=ort.quelle,
+            ort_art=ort.art,
+            vorfrist_tage=vorfrist_tage,
+            vorfrist_arbeitstage=vorfrist_arbeitstage,
+            verkuendung=verkuendung,
+            sachgebiet=akte.sachgebiet if akte is not None else None,
+        )
+    else:
+        ergebnis = berechne_frist(
+            ereignis_datum=ereignis_datum,  # type: ignore[arg-type]  # checked by berechne_frist
+            dauer=dauer,  # type: ignore[arg-type]
+            einheit=einheit,  # type: ignore[arg-type]
+            bundesland=ort.bundesland,
+            ort=ort.ort,
+            ortsquelle=ort.quelle,
+            fristbeginn=fristbeginn,
+            ort_unsicher=ort_unsicher_grund(ort.art, ort.bundesland, ort.ort),
+            vorfrist_tage=vorfrist_tage,
+            vorfrist_arbeitstage=vorfrist_arbeitstage,
+            notfrist=notfrist,
+        )
+    return mit_zukunftswarnung(ergebnis, vorlage, timezone.localdate())
 
 
 ERR_ORT_OHNE_LAND = (

@@ -12,8 +12,8 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from akten.fristen_rules import QUELLE_ANGABE, FristOrt, KalenderRegelFehler, frist_ort, frist_ort_bestimmen
-from akten.models import Akte, Role, User
+from akten.fristen_rules import QUELLE_ANGABE, FristOrt, KalenderRegelFehler, frist_berechnen, frist_ort, frist_ort_bestimmen
+from akten.models import Akte, User
 from akten.policy import firm_tools_page
 from drafts.models import HelenaDraft
 from drafts.services import DraftError, draft_create
@@ -59,49 +59,25 @@ FEHLER_TITEL = "Bitte gib eine Bezeichnung für die Frist an."
 ENTWURF_AKTEN_HOECHSTENS = 300
 
 
-def _darf_entwerfen(user: Any) -> bool:
-    """Staff may propose calendar entries; a MANDANT never sees Fristen or drafts."""
-    return user.is_active and (user.is_admin_role or user.role != Role.MANDANT)
-
-
 def _frist_berechnen(daten: dict[str, Any], ort: FristOrt, akte: Akte | None = None) -> fristen.FristErgebnis:
-    """Run the Fristenrechner for a valid FristForm at ``ort`` (for ``akte``: its Sachgebiet counts);
-    a triggering event after today is warned about. Raises FristError."""
-    ergebnis = _berechnet(daten, ort, akte)
-    return fristen.mit_zukunftswarnung(ergebnis, daten["vorlage"], timezone.localdate())
-
-
-def _berechnet(daten: dict[str, Any], ort: FristOrt, akte: Akte | None) -> fristen.FristErgebnis:
-    if daten["vorlage"]:
-        return fristen.berechne_preset(
-            daten["vorlage"],
-            daten["ereignisdatum"],
-            ort.bundesland,
-            ort=ort.ort,
-            ortsquelle=ort.quelle,
-            ort_art=ort.art,
-            vorfrist_tage=daten["vorfrist"],
-            vorfrist_arbeitstage=daten["vorfrist_arbeitstage"],
-            verkuendung=daten["verkuendung"],
-            sachgebiet=akte.sachgebiet if akte is not None else None,
-        )
-    return fristen.berechne_frist(
+    """akten.fristen_rules.frist_berechnen for a valid FristForm at ``ort``. Raises FristError."""
+    return frist_berechnen(
+        ort=ort,
+        akte=akte,
         ereignis_datum=daten["ereignisdatum"],
+        vorlage=daten["vorlage"] or None,
         dauer=daten["dauer"],
         einheit=daten["einheit"],
-        bundesland=ort.bundesland,
-        ort=ort.ort,
-        ortsquelle=ort.quelle,
         fristbeginn=daten["fristbeginn"],
-        ort_unsicher=fristen.ort_unsicher_grund(ort.art, ort.bundesland, ort.ort),
         vorfrist_tage=daten["vorfrist"],
         vorfrist_arbeitstage=daten["vorfrist_arbeitstage"],
+        verkuendung=daten["verkuendung"],
     )
 
 
 def _fristen_seite(request: HttpRequest, form: FristForm, ergebnis: fristen.FristErgebnis | None) -> HttpResponse:
     akten = None
-    if ergebnis is not None and _darf_entwerfen(request.user):
+    if ergebnis is not None:  # staff only reach this page (firm_tools_page)
         akten = (
             Akte.objects.visible_to(request.user)
             .filter(status=Akte.Status.OFFEN)
@@ -135,7 +111,7 @@ def frist_entwurf(request: HttpRequest) -> HttpResponse:
     """ "Als Frist-Entwurf in die Akte übernehmen": recompute the deadline at the Akte's court and
     propose it through drafts.services.draft_create (the same path and validator as Helena's)."""
     user = request.user
-    if not isinstance(user, User) or not _darf_entwerfen(user):
+    if not isinstance(user, User):  # firm_tools_page: signed in, active, never a MANDANT
         raise Http404
     akte_id = request.POST.get("akte", "")
     akte = Akte.objects.visible_to(request.user).filter(pk=int(akte_id)).first() if akte_id.isdigit() else None

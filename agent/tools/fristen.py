@@ -5,10 +5,9 @@ from __future__ import annotations
 import datetime
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from django.utils import timezone
 from pydantic import Field, model_validator
 
-from akten.fristen_rules import FristOrt, KalenderRegelFehler, frist_ort_bestimmen
+from akten.fristen_rules import FristOrt, KalenderRegelFehler, frist_berechnen, frist_ort_bestimmen
 from akten.models import Akte
 from rechner import fristen
 from rechner.tabellen import wochentag
@@ -84,43 +83,22 @@ def frist_ort_fuer(berechnung: FristBerechnung, akte: Akte | None) -> FristOrt:
 def fristenrechner(
     ereignis_datum: datetime.date, berechnung: FristBerechnung, ort: FristOrt, akte: Akte | None
 ) -> fristen.FristErgebnis:
-    """Run rechner.fristen for the parameters at ``ort`` (the Akte's Sachgebiet decides whether a
-    shorter criminal-procedure twin applies); a triggering event after today is warned about.
-    FristError becomes a ToolError with its German text."""
-    ergebnis = _berechnet(ereignis_datum, berechnung, ort, akte)
-    return fristen.mit_zukunftswarnung(ergebnis, berechnung.vorlage, timezone.localdate())
-
-
-def _berechnet(
-    ereignis_datum: datetime.date, berechnung: FristBerechnung, ort: FristOrt, akte: Akte | None
-) -> fristen.FristErgebnis:
+    """akten.fristen_rules.frist_berechnen for the parameters at ``ort``; FristError becomes a
+    ToolError with its German text."""
+    if berechnung.vorlage is None and (berechnung.dauer is None or berechnung.einheit is None):
+        raise ToolError(ERR_ART)
     try:
-        if berechnung.vorlage is not None:
-            return fristen.berechne_preset(
-                berechnung.vorlage,
-                ereignis_datum,
-                ort.bundesland,
-                ort=ort.ort,
-                ortsquelle=ort.quelle,
-                ort_art=ort.art,
-                vorfrist_tage=berechnung.vorfrist_tage,
-                vorfrist_arbeitstage=berechnung.vorfrist_arbeitstage,
-                verkuendung=berechnung.verkuendung,
-                sachgebiet=akte.sachgebiet if akte is not None else None,
-            )
-        if berechnung.dauer is None or berechnung.einheit is None:
-            raise ToolError(ERR_ART)
-        return fristen.berechne_frist(
+        return frist_berechnen(
+            ort=ort,
+            akte=akte,
             ereignis_datum=ereignis_datum,
+            vorlage=berechnung.vorlage,
             dauer=berechnung.dauer,
             einheit=berechnung.einheit,
-            bundesland=ort.bundesland,
-            ort=ort.ort,
-            ortsquelle=ort.quelle,
             fristbeginn=berechnung.fristbeginn,
-            ort_unsicher=fristen.ort_unsicher_grund(ort.art, ort.bundesland, ort.ort),
             vorfrist_tage=berechnung.vorfrist_tage,
             vorfrist_arbeitstage=berechnung.vorfrist_arbeitstage,
+            verkuendung=berechnung.verkuendung,
             notfrist=berechnung.notfrist,
         )
     except fristen.FristError as exc:
