@@ -60,14 +60,14 @@ POLL_SECONDS_EXECUTING_HERE = 0.25
 # it would cost more than the delivery itself; every 2 s, 20,000 deltas through a tail take as long
 # as without it and a streamed answer's p50 per frame is unchanged (the look's frame waits for it).
 ACCESS_RECHECK_SECONDS = 2.0
+# After these, the next answer text asks for access again (see the module docstring).
+RECHECK_BEFORE_NEXT_TEXT = frozenset({EventType.STEP_STARTED, EventType.TOOL_RESULT, EventType.MODEL_RESPONSE})
+# Event fields of the firm's operations, left out for viewers who do not see its internal side.
+INTERNAL_EVENT_FIELDS = frozenset({"at", "usage", "model", "tier", "ms", "from_tier", "to_tier"})
 
 # Events the socket completes for its user before sending: the answer as HTML, the full draft card;
 # and one it trims: an escalation goes out with its category, not the model server's error text
 # (which can name internal hosts or echo what the server got), which stays in the trace.
-# Event fields of the firm's operations, left out for viewers who do not see its internal side.
-INTERNAL_EVENT_FIELDS = frozenset({"at", "usage", "model", "tier", "ms", "from_tier", "to_tier"})
-# After these, the next answer text asks for access again (see the module docstring).
-RECHECK_BEFORE_NEXT_TEXT = frozenset({EventType.STEP_STARTED, EventType.TOOL_RESULT, EventType.MODEL_RESPONSE})
 ENRICHED_EVENTS = frozenset({EventType.DRAFT_CREATED, EventType.RUN_CAP_REACHED, EventType.ESCALATION, *TERMINAL_EVENT_TYPES})
 ESCALATION_REASON = "Modell gewechselt"
 
