@@ -787,15 +787,6 @@ def _normalise_az(value: str) -> str:
 # An Aktenzeichen right after these words is a file number (the Akte's court case, a prosecutor's
 # or the firm's own), not a decision cited: "Az.: 12 C 345/25", "Geschäftszeichen 2 Js 1234/25".
 FILE_NUMBER_BEFORE_RE = re.compile(r"(?:Az\.?|Aktenzeichen|Geschäftszeichen|Zeichen|Gz\.?)\s*:?\s*$", re.IGNORECASE)
-# What shows an Aktenzeichen to be a decision cited: a court or a kind of decision before it, in the
-# same paragraph ("BGH, Urt. v. 12.3.2020 – VIII ZR 123/19", "LAG Köln, 5 Sa 12/24").
-DECISION_MARKER_RE = re.compile(
-    r"(?<![\wäöüß])(?:BVerfG|BGH|BAG|BSG|BVerwG|BFH|BPatG|EuGH|EGMR|OLG|KG|LG|AG|LAG|ArbG|VGH|OVG|VG|LSG|SG|FG|"
-    r"Urt\.|Urteil|Beschl\.|Beschluss|Entscheidung|Gerichtsbescheid|Versäumnisurteil|Rechtsprechung)(?![\wäöüß])"
-)
-DECISION_CONTEXT_CHARS = 160
-
-
 # Courts as they are cited and as a decision names them ("BGH" / "Bundesgerichtshof").
 COURT_NAMES = {
     "BVerfG": "Bundesverfassungsgericht",
@@ -819,18 +810,30 @@ COURT_NAMES = {
     "SG": "Sozialgericht",
     "FG": "Finanzgericht",
 }
+_COURTS = "|".join(sorted(COURT_NAMES, key=len, reverse=True))
+# What shows an Aktenzeichen to be a decision cited: a court or a kind of decision before it, in the
+# same paragraph ("BGH, Urt. v. 12.3.2020 – VIII ZR 123/19", "LAG Köln, 5 Sa 12/24").
+DECISION_MARKER_RE = re.compile(
+    rf"(?<![\wäöüß])(?:{_COURTS}|EGMR|"
+    r"Urt\.|Urteil|Beschl\.|Beschluss|Entscheidung|Gerichtsbescheid|Versäumnisurteil|Rechtsprechung)(?![\wäöüß])"
+)
+DECISION_CONTEXT_CHARS = 160
 _COURT_CITED_RE = re.compile(
-    r"(?<![\wäöüß])(?P<court>" + "|".join(sorted(COURT_NAMES, key=len, reverse=True)) + r")(?![\wäöüß])"
+    rf"(?<![\wäöüß])(?P<court>{_COURTS})(?![\wäöüß])"
     r"(?:\s+(?P<ort>(?!Urt\b|Urteil\b|Beschl\b|Beschluss\b|vom\b|v\b)[A-ZÄÖÜ][\wäöüß-]+))?"
 )
+
+
+def _paragraph_before(text: str, start: int) -> str:
+    """Up to DECISION_CONTEXT_CHARS before `start`, within its paragraph: where a citation's court stands."""
+    before = text[max(0, start - DECISION_CONTEXT_CHARS) : start]
+    return before[before.rfind("\n\n") + 2 :] if "\n\n" in before else before
 
 
 def _court_cited(text: str, start: int) -> tuple[str, str] | None:
     """The court cited right before the Aktenzeichen at `start` ("OLG Köln, Urt. v. … – 5 U 88/24"):
     its abbreviation and place, or None."""
-    before = text[max(0, start - DECISION_CONTEXT_CHARS) : start]
-    before = before[before.rfind("\n\n") + 2 :] if "\n\n" in before else before
-    courts = list(_COURT_CITED_RE.finditer(before))
+    courts = list(_COURT_CITED_RE.finditer(_paragraph_before(text, start)))
     return (courts[-1]["court"], courts[-1]["ort"] or "") if courts else None
 
 
@@ -849,8 +852,7 @@ def _court_fits(gericht: str, court: tuple[str, str] | None) -> bool:
 def _cited_as_decision(text: str, start: int) -> bool:
     """Whether the Aktenzeichen at `start` cites a decision: a court or decision word before it in
     its paragraph, and not a file number ("Az.: 12 C 345/25" in a Schriftsatz's head)."""
-    before = text[max(0, start - DECISION_CONTEXT_CHARS) : start]
-    before = before[before.rfind("\n\n") + 2 :] if "\n\n" in before else before
+    before = _paragraph_before(text, start)
     if FILE_NUMBER_BEFORE_RE.search(before):
         return False
     return DECISION_MARKER_RE.search(before) is not None
