@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import re
 from decimal import Decimal
 from typing import Annotated, Any, Literal
 
@@ -226,3 +227,39 @@ def format_validation_error(error: ValidationError) -> str:
         message = item["msg"].removeprefix("Value error, ")
         parts.append(f"{where}: {message}" if where else message)
     return "; ".join(parts)
+
+
+def draft_prose(typ: str, payload: Any) -> str:
+    """The text of a draft whose norm citations are checked against the corpus (one line per
+    field): a document's or note's text, a Frist's title, description and legal basis, the
+    reasons of an Akte change, a time record's activity, and a fee note's text, notes and fee
+    numbers ("Nr. 3100 VV RVG"). Read from the stored payload as it is, valid or not."""
+    if not isinstance(payload, dict):
+        return ""
+
+    def text(value: Any) -> str:
+        return value if isinstance(value, str) else ""
+
+    def mapping(value: Any) -> dict[str, Any]:
+        return value if isinstance(value, dict) else {}
+
+    lines: list[str] = []
+    if typ == "DOKUMENT":
+        lines.append(text(payload.get("inhalt_markdown")))
+    elif typ in ("NOTIZ", "ZEITERFASSUNG"):
+        lines += [text(payload.get("titel")), text(payload.get("text")), text(payload.get("beschreibung"))]
+    elif typ == "FRIST":
+        berechnung = mapping(payload.get("berechnung"))
+        lines += [text(payload.get("titel")), text(payload.get("beschreibung")), text(berechnung.get("rechtsgrundlage"))]
+    elif typ == "AKTE_UPDATE":
+        changes = mapping(payload.get("changes"))
+        lines += [text(payload.get("begruendung")), text(changes.get("notizen")), text(changes.get("zusammenfassung"))]
+    elif typ == "KOSTENNOTE":
+        lines += [text(payload.get("titel")), text(payload.get("text"))]
+        lines += [text(hinweis) for hinweis in payload.get("hinweise") or []]
+        for key in ("positionen", "anrechnungen", "auslagen"):
+            for position in payload.get(key) or []:
+                vv = text(position.get("vv")) if isinstance(position, dict) else ""
+                if re.fullmatch(r"\d{4}", vv.strip()):
+                    lines.append(f"Nr. {vv.strip()} VV RVG")
+    return "\n\n".join(line for line in lines if line.strip())

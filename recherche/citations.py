@@ -135,6 +135,9 @@ class Ziel:
     detail: str = ""  # "S. 1", "Nr. 3100", "ff." as written
     eintrag: str = ""  # a VV/KV number inside an Anlage ("3100")
     alte_fassung: bool = False  # "§ 434 BGB a. F.": a version the corpus does not hold
+    # "§ 280 Abs. 1 und 3 S. 2 BGB": the Satz or Nummer in `detail` may belong to either Absatz;
+    # "§ 626 Abs. 1 und 2 S. 3 BGB", read as "§ 2 S. 3": the section itself is a guess
+    unterteilung_unsicher: bool = False
     start: int = 0
     end: int = 0
 
@@ -198,6 +201,12 @@ class Pruefbericht:
     def nicht_im_bestand(self) -> int:
         return sum(not a.ok for a in self.normen) + sum(not u["ok"] for u in self.urteile)
 
+    def offen(self) -> list[dict[str, str]]:
+        """The citations that did not resolve: what was cited and why it is marked."""
+        return [{"zitiert": a.ziel.text, "grund": a.grund} for a in self.normen if not a.ok] + [
+            {"zitiert": u["zitiert"], "grund": u["grund"]} for u in self.urteile if not u["ok"]
+        ]
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "geprueft": len(self.normen) + len(self.urteile),
@@ -213,6 +222,8 @@ GRUND_GESETZ = "Gesetz „{gesetz}“ ist nicht im Bestand."
 GRUND_NORM = "{zitat} gibt es im Bestand nicht."
 GRUND_AUFGEHOBEN = "{zitat} ist weggefallen (aufgehoben)."
 GRUND_ABSATZ = "{zitat} hat keinen Absatz {absatz}."
+GRUND_SATZ = "{stelle} hat keinen Satz {satz}."
+GRUND_NUMMER = "{stelle} hat keine Nummer {nummer}."
 GRUND_EINTRAG = "Nr. {eintrag} steht nicht im {verzeichnis} des {gesetz}."
 HINWEIS_ALTE_FASSUNG = (
     "Zitiert ist eine alte Fassung (a. F.); im Bestand ist nur die geltende Fassung ({stand}). "
@@ -349,6 +360,9 @@ class _Item:
     start: int
     end: int
     art: str
+    # named with its own "§" or "Art." (or first of its chain): "§ 626 Abs. 1 und 2 S. 3" may be
+    # read as "§ 2 S. 3", and such a guess must not raise an alarm about Sätze or Nummern
+    own_keyword: bool = True
 
 
 # No section of the corpus has more Absätze (54: § 52 EStG) or Nummern (72: § 3 EStG) than this: a larger
@@ -410,7 +424,8 @@ def _parse_items(text: str, pos: int, art: str, *, plural: bool = False) -> tupl
             nummer = nummer + " § " + re.sub(r"\s+", "", inner["num"])
             subs, end = inner["subs"] or "", inner.end()
         start = item.start() if item_start is None else item_start
-        items.append(_Item(nummer, _absaetze(subs), _detail(subs), start, end, current_art))
+        own_keyword = plural or not items or item_start is not None
+        items.append(_Item(nummer, _absaetze(subs), _detail(subs), start, end, current_art, own_keyword))
         pos, item_start = end, None
         link = re.match(rf"\s*(?:{LINK})\s*(?:(?P<para>{PARA_KW})\s*)?(?={NUM})", text[pos:])
         if not link:
@@ -559,6 +574,7 @@ def extract(text: str, names: LawNames, *, bare_numbers: bool = False) -> list[Z
                     absatz=absatz,
                     detail=item.detail,
                     alte_fassung=old_version,
+                    unterteilung_unsicher=len(absaetze) > 1 or not item.own_keyword,
                     start=item.start,
                     end=item.end,
                 )
@@ -646,6 +662,49 @@ def absatz_numbers(text: str) -> list[str]:
         if at_line_start or (found and _subdivision_key(match[1]) > _subdivision_key(found[-1])):
             found.append(match[1])
     return found
+
+
+def absatz_text(text: str, absatz: str) -> str | None:
+    """The text of Absatz `absatz` of a section, up to the next Absatz (None if it has none such)."""
+    starts = []
+    found: list[str] = []
+    for match in _ABSATZ_START.finditer(text):
+        at_line_start = match.start() == 0 or text[match.start() - 1] == "\n"
+        if at_line_start or (found and _subdivision_key(match[1]) > _subdivision_key(found[-1])):
+            found.append(match[1])
+            starts.append(match.start())
+    if absatz not in found:
+        return None
+    index = found.index(absatz)
+    return text[starts[index] : starts[index + 1] if index + 1 < len(starts) else len(text)]
+
+
+# A numbered item inside running text: "… wenn 1. der Mieter …, 2. der Vermieter …"; "8a. Renten …".
+_NUMMER_ITEM_RE = re.compile(r"(?:(?<=[\s:;,])|^)(\d{1,3}[a-z]?)\.\s+(?=\S)")
+# A Satz marked by the source (EStG): "<sup>2</sup>Knüpfen …".
+_SATZ_MARK_RE = re.compile(r"<sup>(\d{1,3})</sup>")
+# Where a Satz may end. It counts more ends than there are (abbreviations, "1. der …"), never fewer:
+# too many Sätze cost a missed alarm, too few a false one.
+_SATZ_END_RE = re.compile(r"[.!?][\"“”)\]]*\s+(?=\S)")
+
+
+def has_nummer(block: str, nummer: str) -> bool | None:
+    """Whether a section's or an Absatz's text has the numbered item `nummer` ("4", "8a"); None
+    when the text has no numbered list (items "1." and "2." in this order), so nothing can be said.
+    "Nr. 3b" is also written for Nummer 3 Buchstabe b (§ 275 Abs. 1 Nr. 3b SGB V): an item with a
+    letter counts as there if its Nummer is."""
+    items = [match[1] for match in _NUMMER_ITEM_RE.finditer(block)]
+    if "1" not in items or "2" not in items[items.index("1") :]:
+        return None
+    return nummer in items or nummer.rstrip("abcdefghijklmnopqrstuvwxyz") in items
+
+
+def satz_count(block: str) -> int:
+    """How many Sätze a section's or an Absatz's text may have at most: every possible sentence end
+    (see _SATZ_END_RE), or the source's highest Satz mark if that is more."""
+    body = re.sub(r"^\(\d+[a-z]?\)\s*", "", block.strip())
+    # the marks alone are not enough: some sources mark only a few of the Sätze (§ 25 Abs. 4a AufenthG)
+    return max([1 + len(_SATZ_END_RE.findall(body)), *(int(n) for n in _SATZ_MARK_RE.findall(block))])
 
 
 TABLE_ENTRY = re.compile(r"(?:(?<=\[)|(?<=; ))(?P<nr>\d{4})\s*\|")
@@ -761,9 +820,43 @@ def resolve(targets: list[Ziel]) -> list[Aufloesung]:
                 result.anker = f"abs-{target.absatz}"
             elif numbers or target.absatz != "1":
                 result.grund = GRUND_ABSATZ.format(zitat=norm.zitat, absatz=target.absatz)
+        if not result.grund and not target.eintrag and not target.alte_fassung and norm.nummer == target.nummer:
+            result.grund = _subdivision_missing(target, norm.text, gesetz=target.gesetz)
         if result.anker:
             result.reader_url += f"#{result.anker}"
     return results
+
+
+_DETAIL_SATZ_RE = re.compile(SATZ_LIST)
+_DETAIL_NR_RE = re.compile(NR_LIST)
+
+
+def _subdivision_missing(target: Ziel, text: str, *, gesetz: str) -> str:
+    """Why the Satz or Nummer a target names is not in its section or Absatz ("" if it may be):
+    "§ 573 Abs. 2 Nr. 4 BGB" (Abs. 2 has Nr. 1-3), "§ 626 Abs. 2 S. 5 BGB". Checked only where the
+    answer is certain enough never to raise a false alarm: a Nummer where the text has a numbered
+    list, a Satz against an upper bound of the Sätze, never a Satz that belongs to a Nummer
+    ("Nr. 11 S. 2"), a detail shared by several Absätze or one of a section the chain only suggests."""
+    if not target.detail or target.unterteilung_unsicher:
+        return ""
+    if target.absatz:
+        block = absatz_text(text, target.absatz)
+    else:
+        block = text if absatz_numbers(text) in ([], ["1"]) else None  # one Absatz: the section
+    if block is None:
+        return ""
+    stelle = f"{target.art} {target.nummer}" + (f" Abs. {target.absatz}" if target.absatz else "") + f" {gesetz}"
+    if nummern := _DETAIL_NR_RE.search(target.detail):
+        for nummer in re.findall(r"\d+(?:\s?[a-z](?![\wäöüß]))?", re.sub(NR_KW, "", nummern[0])):
+            nummer = re.sub(r"\s+", "", nummer)
+            if has_nummer(block, nummer) is False:
+                return GRUND_NUMMER.format(stelle=stelle, nummer=nummer)
+        return ""
+    if saetze := _DETAIL_SATZ_RE.search(target.detail):
+        highest = max(int(n) for n in re.findall(r"\d+", re.sub(SATZ_KW, "", saetze[0])))
+        if highest > satz_count(block):
+            return GRUND_SATZ.format(stelle=stelle, satz=highest)
+    return ""
 
 
 # Markdown emphasis: "**§ 573** BGB" is one citation, split by the marks (single underscores stay:

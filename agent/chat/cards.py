@@ -12,10 +12,11 @@ from django.utils.html import escape
 
 from akten.models import Akte, Dokument, User
 from drafts.models import HelenaDraft
+from drafts.schemas import draft_prose
 from drafts.selectors import draft_list, drafts_by_ids
 from drafts.services import draft_version, user_may_review
 from helena.markdown import render_markdown
-from recherche.citations import link_citations
+from recherche.citations import check_text, link_citations
 
 # Aktenzeichen as Helena writes them: "Akte 12/25"
 AKTE_RE = re.compile(r"\bAkte\s+(?P<az>\d{1,6}/\d{2,4})\b")
@@ -118,6 +119,9 @@ def draft_card(draft: HelenaDraft, *, viewer: User) -> dict[str, Any]:
         card["people"] = _responsible_choices(draft.akte, payload.get("verantwortlich_id"))
     if draft.typ == HelenaDraft.Typ.DOKUMENT:
         card["preview_html"] = link_citations(render_markdown(str(payload.get("inhalt_markdown", ""))))
+    elif prose := draft_prose(draft.typ, payload):
+        # the document's preview marks them in its text; the other cards list them
+        card["zitate_offen"] = check_text(prose).offen()
     if draft.typ == HelenaDraft.Typ.AKTE_UPDATE and draft.akte is not None:
         changes = payload.get("changes") or {}
         # After approval the Akte already holds the new values; the draft kept the old ones for undo.

@@ -53,6 +53,7 @@ from agent.tools.base import ToolContext
 from agent.tools.discovery import all_tools
 from akten.models import Akte
 from drafts.models import HelenaDraft
+from drafts.schemas import draft_prose
 from helena.db import reconnect_after_error
 from recherche.citations import answer_citation_trace
 
@@ -306,17 +307,14 @@ def conversation_reply_save(run: AgentRun) -> None:
     Conversation.objects.filter(pk=run.conversation_id).update(updated_at=run.finished_at or timezone.now())
 
 
-# Draft types with a text of their own, and where their payload keeps it.
-DRAFT_TEXT_FIELDS = {HelenaDraft.Typ.DOKUMENT: "inhalt_markdown", HelenaDraft.Typ.NOTIZ: "text"}
-
-
 def _citation_trace(run_id: int, answer: str) -> dict[str, object]:
-    """The answer.citations payload: the final answer and the texts of the run's drafts checked."""
+    """The answer.citations payload: the final answer and the texts of the run's drafts checked
+    (every type: a Frist's legal basis and a fee note's numbers are citations too)."""
     texts = {
-        draft.pk: str(draft.payload.get(DRAFT_TEXT_FIELDS[draft.typ], ""))
-        for draft in HelenaDraft.objects.filter(origin_run_id=run_id, typ__in=DRAFT_TEXT_FIELDS).only("pk", "typ", "payload")
+        draft.pk: draft_prose(draft.typ, draft.payload)
+        for draft in HelenaDraft.objects.filter(origin_run_id=run_id).only("pk", "typ", "payload")
     }
-    return answer_citation_trace(answer, entwuerfe=texts)
+    return answer_citation_trace(answer, entwuerfe={pk: text for pk, text in texts.items() if text})
 
 
 _CANCEL_POLL_SQL = f"SELECT id FROM {AgentRun._meta.db_table} WHERE id = ANY(%s) AND cancel_requested"  # noqa: S608 - _meta

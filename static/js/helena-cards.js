@@ -85,6 +85,15 @@
     ]);
   }
 
+  function unresolvedCitations(card) {
+    var open = card.zitate_offen || [];
+    if (!open.length) return null;
+    return el("div", { className: "missing-fields citations-open", role: "note" }, [
+      el("p", { text: "Zitate nicht im Bestand – bitte prüfen:" }),
+      el("ul", {}, open.map(function (z) { return el("li", { text: z.zitiert + ": " + z.grund }); })),
+    ]);
+  }
+
   function euro(value) {
     var n = Number(value);
     return isNaN(n) ? String(value) : n.toLocaleString("de-DE", { minimumFractionDigits: 2, maximumFractionDigits: 2 }) + " €";
@@ -291,6 +300,8 @@
     }
     root.appendChild(head);
     root.appendChild(body(card));
+    var citations = unresolvedCitations(card);
+    if (citations) root.appendChild(citations);
     if (card.status === "PENDING" && !card.can_review) {
       root.appendChild(el("p", { className: "draft-result muted", text: "Wartet auf Prüfung durch eine Anwältin, einen Anwalt oder die Sachbearbeitung." }));
     } else if (card.status === "PENDING") {

@@ -40,6 +40,7 @@ def test_new_draft_appears_and_approval_updates_the_lists(helena_server, browser
         payload={
             "typ": "FRIST", "titel": "Klageerwiderungsfrist",
             "datum": timezone.localdate().isoformat(), "fristablauf": due.isoformat(),
+            "beschreibung": "Frist nach § 9 XYZG",
         },
     )  # fmt: skip
     AgentRun.objects.filter(pk=run.pk).update(status="DONE", finished_at=timezone.now())
@@ -48,6 +49,8 @@ def test_new_draft_appears_and_approval_updates_the_lists(helena_server, browser
     card.wait_for(timeout=20_000)
     assert "Keine offenen Entwürfe." not in page.inner_text("section[aria-labelledby=dr-h]")
     assert "Klageerwiderungsfrist" not in page.inner_text("[data-live=kalender]")
+    # a citation in the Frist's description that is not in the corpus is listed on the card
+    assert "§ 9 XYZG: Gesetz „XYZG“ ist nicht im Bestand." in card.locator(".citations-open").inner_text()
 
     card.locator("text=Übernehmen").click()
     page.wait_for_selector("[data-live=kalender]:has-text('Klageerwiderungsfrist')", timeout=20_000)

@@ -679,3 +679,31 @@ def test_a_run_carries_the_reads_of_the_runs_whose_rejected_drafts_its_prompt_na
     assert run in runs_of(lawyer)
     Akte.objects.filter(pk=other.pk).update(anwalt=UserFactory(role=Role.ANWALT))  # gone for the lawyer
     assert run not in runs_of(lawyer)
+
+
+@DB
+def test_the_citations_of_a_frist_draft_are_checked_too(tier1, scripted_llm):
+    """Before, only document and note drafts were checked: a Frist's description citing a Nummer
+    the section lacks passed the trace unmarked."""
+    from recherche.models import Gesetz, Norm
+
+    gesetz = Gesetz.objects.create(abkuerzung="BGB", titel="Bürgerliches Gesetzbuch", slug="bgb", stand="Stand X")
+    Norm.objects.create(
+        gesetz=gesetz, art="§", nummer="573", titel="Kündigung", text="(1) Eins.\n\n(2) Wenn 1. a, 2. b oder 3. c.", position=1
+    )
+    akte = AkteFactory()
+    arguments = {
+        "akte": akte.aktenzeichen,
+        "typ": "WIEDERVORLAGE",
+        "titel": "Kündigung prüfen",
+        "datum": "2027-01-04",
+        "beschreibung": "Eigenbedarf nach § 573 Abs. 2 Nr. 2 BGB, Verwertung nach § 573 Abs. 2 Nr. 4 BGB",
+    }
+    scripted_llm.script([{"tool_calls": [{"name": "create_draft_frist", "arguments": arguments}]}, {"text": "Liegt bereit."}])
+    done = execute(services.run_create(user=akte.anwalt, text="Wiedervorlage anlegen", akte=akte, mode="INLINE"))
+    draft = HelenaDraft.objects.get(origin_run=done, typ=HelenaDraft.Typ.FRIST)
+    check = AgentStep.objects.get(run=done, type="answer.citations").payload
+    (entwurf,) = check["entwuerfe"]
+    assert entwurf["draft"] == draft.pk and (entwurf["geprueft"], entwurf["nicht_im_bestand"]) == (2, 1)
+    assert [n["grund"] for n in entwurf["normen"] if not n["ok"]] == ["§ 573 Abs. 2 BGB hat keine Nummer 4."]
+    assert check["nicht_im_bestand_gesamt"] == 1

@@ -1,0 +1,71 @@
+"""Which text of a draft the citation check reads (drafts.schemas.draft_prose), and the draft card's
+list of citations that are not in the corpus."""
+
+import pytest
+
+from drafts.models import HelenaDraft
+from drafts.schemas import draft_prose
+from tests.factories import AkteFactory, HelenaDraftFactory
+
+
+@pytest.mark.parametrize(
+    ("typ", "payload", "expected"),
+    [
+        ("DOKUMENT", {"titel": "T", "inhalt_markdown": "Nach § 1 BGB"}, "Nach § 1 BGB"),
+        ("NOTIZ", {"titel": "Zu § 2", "text": "und § 3 BGB"}, "Zu § 2\n\nund § 3 BGB"),
+        (
+            "FRIST",
+            {
+                "titel": "Berufung",
+                "beschreibung": "§ 517 ZPO",
+                "berechnung": {"fristablauf": "2027-01-04", "rechtsgrundlage": "§ 520 ZPO"},
+            },
+            "Berufung\n\n§ 517 ZPO\n\n§ 520 ZPO",
+        ),
+        ("ZEITERFASSUNG", {"beschreibung": "Prüfung § 626 BGB", "minuten": 30}, "Prüfung § 626 BGB"),
+        ("AKTE_UPDATE", {"changes": {"zusammenfassung": "§ 573 BGB"}, "begruendung": "Neu"}, "Neu\n\n§ 573 BGB"),
+        (
+            "KOSTENNOTE",
+            {
+                "titel": "Kostennote",
+                "hinweise": ["Anrechnung nach Vorbem. 3 Abs. 4 VV RVG"],
+                "positionen": [{"vv": "3100", "bezeichnung": "Verfahrensgebühr"}, {"vv": "x", "bezeichnung": "?"}],
+                "auslagen": [{"vv": "7002", "bezeichnung": "Pauschale"}],
+            },
+            "Kostennote\n\nAnrechnung nach Vorbem. 3 Abs. 4 VV RVG\n\nNr. 3100 VV RVG\n\nNr. 7002 VV RVG",
+        ),
+        ("FRIST", "kaputt", ""),
+        ("KOSTENNOTE", {"positionen": ["kaputt"], "hinweise": [3]}, ""),
+    ],
+)
+def test_the_text_of_each_draft_type_that_the_citation_check_reads(typ, payload, expected):
+    assert draft_prose(typ, payload) == expected
+
+
+@pytest.mark.django_db
+def test_a_frist_card_lists_its_citations_that_are_not_in_the_corpus():
+    from agent.chat.cards import draft_card
+    from recherche.models import Gesetz, Norm
+
+    gesetz = Gesetz.objects.create(abkuerzung="ZPO", titel="Zivilprozessordnung", slug="zpo", stand="Stand X")
+    Norm.objects.create(gesetz=gesetz, art="§", nummer="517", titel="Berufungsfrist", text="(1) Ein Satz.", position=1)
+    akte = AkteFactory()
+    draft = HelenaDraftFactory(
+        akte=akte,
+        typ=HelenaDraft.Typ.FRIST,
+        titel="Berufungsfrist",
+        payload={
+            "typ": "FRIST",
+            "titel": "Berufungsfrist",
+            "datum": "2027-01-04",
+            "fristablauf": "2027-02-04",
+            "beschreibung": "§ 517 ZPO; Begründung § 520 Abs. 9 ZPO, vgl. § 517 S. 2 ZPO",
+        },
+    )
+    card = draft_card(draft, viewer=akte.anwalt)
+    assert card["zitate_offen"] == [
+        {"zitiert": "§ 520 Abs. 9 ZPO", "grund": "§ 520 ZPO gibt es im Bestand nicht."},
+        {"zitiert": "§ 517 S. 2 ZPO", "grund": "§ 517 ZPO hat keinen Satz 2."},
+    ]
+    clean = HelenaDraftFactory(akte=akte, typ=HelenaDraft.Typ.NOTIZ, titel="N", payload={"text": "Nach § 517 ZPO."})
+    assert draft_card(clean, viewer=akte.anwalt)["zitate_offen"] == []
