@@ -1,3 +1,4 @@
+import datetime
 from pathlib import PurePath
 from typing import Any
 
@@ -18,7 +19,7 @@ from akten.admin_mixins import (
     VisibleUserAdminMixin,
 )
 
-from .fristen_rules import KalenderRegelFehler, kalender_eintrag_pruefen
+from .fristen_rules import KalenderRegelFehler, berechnung_einhalten, kalender_eintrag_pruefen
 from .metadaten import freigabe_pruefen
 from .models import (
     Akte,
@@ -187,6 +188,19 @@ class KalenderEintragAdminForm(forms.ModelForm):
                 )
             except KalenderRegelFehler as fehler:
                 self.add_error(None, fehler.message)
+        berechnung = self.instance.berechnung if self.instance.pk else None
+        if isinstance(berechnung, dict) and berechnung.get("fristablauf"):
+            try:
+                berechnung_einhalten(
+                    typ=cleaned.get("typ") or "",
+                    fristablauf=cleaned.get("fristablauf"),
+                    notfrist=bool(cleaned.get("notfrist")),
+                    berechnet=datetime.date.fromisoformat(berechnung["fristablauf"]),
+                    berechnet_notfrist=bool(berechnung.get("notfrist")),
+                    rechtsgrundlage=str(berechnung.get("rechtsgrundlage") or ""),
+                )
+            except KalenderRegelFehler as fehler:
+                self.add_error(None, fehler.message)
         verantwortlich = cleaned.get("verantwortlich")
         if verantwortlich is not None and not verantwortlich_zulaessig(akte=cleaned.get("akte"), user=verantwortlich):
             self.add_error("verantwortlich", ERR_VERANTWORTLICH)
@@ -201,7 +215,19 @@ class KalenderEintragAdmin(AkteBoundAdmin):
     search_fields = ["titel", "akte__aktenzeichen"]
     date_hierarchy = "datum"
     # Done is marked in the Fristenkontrolle (kalender_eintrag_erledigen: who, when, Aktenverlauf).
-    readonly_fields = ["erledigt", "erledigt_at", "erledigt_von"]
+    readonly_fields = ["erledigt", "erledigt_at", "erledigt_von", "berechnet"]
+
+    @admin.display(description=_("Berechnet (Fristenrechner)"))
+    def berechnet(self, obj: KalenderEintrag) -> str:
+        berechnung = obj.berechnung if isinstance(obj.berechnung, dict) else None
+        if not berechnung or not berechnung.get("fristablauf"):
+            return "–"
+        text = f"{datetime.date.fromisoformat(berechnung['fristablauf']):%d.%m.%Y}"
+        if berechnung.get("notfrist"):
+            text += ", Notfrist"
+        if berechnung.get("rechtsgrundlage"):
+            text += f" ({berechnung['rechtsgrundlage']})"
+        return text + "; ein späterer Fristablauf wird abgelehnt"
 
     def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
         if obj.verantwortlich_id is None:

@@ -60,6 +60,44 @@ class KalenderRegelFehler(ValueError):
         self.message = message
 
 
+ERR_NACH_BERECHNUNG = (
+    "Der Fristablauf {angegeben} liegt nach dem berechneten Fristablauf {berechnet}{grundlage}. Ein späteres Datum "
+    "kann die Frist kosten; {rat}"
+)
+RAT_ENTWURF = "ist das Ausgangsdatum falsch, lehne den Entwurf ab und lass die Frist neu berechnen."
+RAT_EINTRAG = "ist das Ausgangsdatum falsch, lege die Frist mit dem Fristenrechner neu an und erledige diese."
+ERR_BERECHNETE_FRIST_TYP = "Eine berechnete Frist bleibt eine Frist (kein Termin, keine Wiedervorlage)."
+ERR_BERECHNETE_NOTFRIST = "Die berechnete Frist ist eine Notfrist; die Kennzeichnung bleibt."
+
+
+def berechnung_einhalten(
+    *,
+    typ: str,
+    fristablauf: datetime.date | None,
+    notfrist: bool,
+    berechnet: datetime.date,
+    berechnet_notfrist: bool,
+    rechtsgrundlage: str = "",
+    rat: str = RAT_EINTRAG,
+) -> None:
+    """A Frist the Fristenrechner computed may be moved earlier by a person, never later, stays a
+    Frist and keeps its Notfrist: on the draft (edit, approval) and on the stored entry (admin).
+    Raises KalenderRegelFehler."""
+    if typ != KalenderEintrag.Typ.FRIST:
+        raise KalenderRegelFehler(ERR_BERECHNETE_FRIST_TYP)
+    if fristablauf is not None and fristablauf > berechnet:
+        raise KalenderRegelFehler(
+            ERR_NACH_BERECHNUNG.format(
+                angegeben=f"{fristablauf:%d.%m.%Y}",
+                berechnet=f"{berechnet:%d.%m.%Y}",
+                grundlage=f" ({rechtsgrundlage})" if rechtsgrundlage else "",
+                rat=rat,
+            )
+        )
+    if berechnet_notfrist and not notfrist:
+        raise KalenderRegelFehler(ERR_BERECHNETE_NOTFRIST)
+
+
 @dataclass(frozen=True)
 class FristOrt:
     """The place whose holidays count for a deadline, where that place comes from (``quelle``, German)

@@ -717,6 +717,10 @@ class KalenderEintrag(models.Model):
     fristablauf = models.DateField(_("Fristablauf"), null=True, blank=True)
     vorfrist = models.DateField(_("Vorfrist"), null=True, blank=True)
     notfrist = models.BooleanField(_("Notfrist"), default=False)
+    # What the Fristenrechner computed when the entry came from a computed draft ({"fristablauf":
+    # ISO date, "notfrist", "rechtsgrundlage"}): no later path may move the Fristablauf past it
+    # (akten.fristen_rules.berechnung_einhalten).
+    berechnung = models.JSONField(_("Berechnung des Fristenrechners"), null=True, blank=True, editable=False)
     erledigt = models.BooleanField(_("erledigt"), default=False)
     erledigt_at = models.DateTimeField(_("erledigt am"), null=True, blank=True)
     erledigt_von = models.ForeignKey(

@@ -162,6 +162,7 @@ def kalender_eintrag_create(
     uhrzeit: datetime.time | None = None,
     beschreibung: str = "",
     verantwortlich: User | None = None,
+    berechnung: dict[str, Any] | None = None,
     activity_data: dict[str, Any] | None = None,
 ) -> KalenderEintrag:
     eintrag = KalenderEintrag(
@@ -175,6 +176,7 @@ def kalender_eintrag_create(
         uhrzeit=uhrzeit,
         beschreibung=beschreibung,
         verantwortlich=verantwortlich or by,
+        berechnung=berechnung,
     )
     eintrag.full_clean()
     eintrag.save()

@@ -94,14 +94,6 @@ class FristBerechnet(_Payload):
     rechtsgrundlage: Annotated[str, StringConstraints(max_length=300)] = ""
 
 
-ERR_FRIST_NACH_BERECHNUNG = (
-    "Der Fristablauf {angegeben} liegt nach dem berechneten Fristablauf {berechnet}{grundlage}. Ein späteres Datum "
-    "kann die Frist kosten; ist das Ausgangsdatum falsch, lehne den Entwurf ab und lass die Frist neu berechnen."
-)
-ERR_BERECHNETE_FRIST_TYP = "Eine berechnete Frist bleibt eine Frist (kein Termin, keine Wiedervorlage)."
-ERR_BERECHNETE_NOTFRIST = "Die berechnete Frist ist eine Notfrist; die Kennzeichnung bleibt."
-
-
 class KalenderPayload(_Payload):
     typ: Literal["FRIST", "TERMIN", "WIEDERVORLAGE"]
     titel: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
@@ -129,18 +121,20 @@ class KalenderPayload(_Payload):
         return self
 
     def _check_berechnung(self, berechnung: FristBerechnet) -> None:
-        if self.typ != "FRIST":
-            raise ValueError(ERR_BERECHNETE_FRIST_TYP)
-        if self.fristablauf is not None and self.fristablauf > berechnung.fristablauf:
-            raise ValueError(
-                ERR_FRIST_NACH_BERECHNUNG.format(
-                    angegeben=f"{self.fristablauf:%d.%m.%Y}",
-                    berechnet=f"{berechnung.fristablauf:%d.%m.%Y}",
-                    grundlage=f" ({berechnung.rechtsgrundlage})" if berechnung.rechtsgrundlage else "",
-                )
+        from akten.fristen_rules import RAT_ENTWURF, KalenderRegelFehler, berechnung_einhalten
+
+        try:
+            berechnung_einhalten(
+                typ=self.typ,
+                fristablauf=self.fristablauf,
+                notfrist=self.notfrist,
+                berechnet=berechnung.fristablauf,
+                berechnet_notfrist=berechnung.notfrist,
+                rechtsgrundlage=berechnung.rechtsgrundlage,
+                rat=RAT_ENTWURF,
             )
-        if berechnung.notfrist and not self.notfrist:
-            raise ValueError(ERR_BERECHNETE_NOTFRIST)
+        except KalenderRegelFehler as fehler:
+            raise ValueError(fehler.message) from None
 
 
 class NotizPayload(_Payload):

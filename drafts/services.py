@@ -333,6 +333,7 @@ def _create_record(draft: HelenaDraft, by: User) -> tuple[models.Model, dict[str
             uhrzeit=model.uhrzeit,
             beschreibung=model.beschreibung,
             verantwortlich=verantwortlich,
+            berechnung=model.berechnung.model_dump(mode="json") if model.berechnung else None,
             activity_data=origin,
         )
         return record, {}

@@ -12,7 +12,7 @@ from tests.factories import AkteFactory, HelenaDraftFactory
     ("typ", "payload", "expected"),
     [
         ("DOKUMENT", {"titel": "T", "inhalt_markdown": "Nach § 1 BGB"}, "Nach § 1 BGB"),
-        ("NOTIZ", {"titel": "Zu § 2", "text": "und § 3 BGB"}, "Zu § 2\n\nund § 3 BGB"),
+        ("NOTIZ", {"titel": "Zu § 1", "text": "und § 2 BGB"}, "Zu § 1\n\nund § 2 BGB"),
         (
             "FRIST",
             {
