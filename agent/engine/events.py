@@ -10,8 +10,8 @@ The loop writes to an `EventSink` (`await sink.emit(type, **payload)`); tests an
 `ListSink` / `NullSink`. Plain Python: no Django.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations` here: Python 3.11 sees NotRequired only in evaluated
+# annotations; postponed ones made every optional payload key a required one.
 from enum import StrEnum
 from typing import Any, NotRequired, Protocol, TypedDict
 
@@ -93,6 +93,8 @@ class ToolCallEvent(TypedDict):
     tool: str
     args: dict[str, Any]
     label: str
+    # what the model sent when it was no JSON object even after repair (`args` is then {}), capped
+    raw_args: NotRequired[str]
 
 
 class ToolResultEvent(TypedDict):

@@ -388,3 +388,16 @@ async def test_the_token_limit_makes_no_further_model_call(scripted_llm):
 
     assert outcome.status == RunStatus.CAP_REACHED and outcome.answer == ""
     assert "Tokenlimit" in outcome.error and len(scripted_llm.chat_requests) == 1
+
+
+async def test_unreadable_tool_arguments_are_kept_in_the_trace_not_replaced_by_an_empty_object(scripted_llm):
+    """Before, the tool.call event of a call whose arguments were no JSON object even after repair
+    said args {}, as if the model had sent none; the trace now keeps what it sent."""
+    raw = '{"query": "Kündigung" "limit": 3}'
+    scripted_llm.script([{"tool_calls": [{"name": "echo", "arguments": raw}]}, {"text": "Ich formuliere die Suche neu."}])
+    outcome, sink = await run(openai(scripted_llm), MemoryToolBox({"echo": echo}))
+
+    (event,) = sink.of_type("tool.call")
+    assert event["args"] == {} and event["raw_args"] == raw
+    (result,) = sink.of_type("tool.result")
+    assert result["ok"] is False and "JSON-Objekt" in result["summary"]
