@@ -86,7 +86,9 @@ ABSATZ_LIST = rf"{ABSATZ_KW}\s*{ABSATZ_NUM}(?:\s*{LIST_SEP}\s*{ABSATZ_NUM}{OPENS
 SATZ_LIST = rf"{SATZ_KW}\s*{SATZ_NUM}(?:\s*{LIST_SEP}\s*{SATZ_NUM}{OPENS_SECTION})*"
 NR_LIST = rf"{NR_KW}\s*{NR_NUM}(?:\s*{LIST_SEP}\s*{NR_NUM}{OPENS_SECTION})*"
 # A roman Absatz may carry its Satz as a bare number: "§ 823 I 1 BGB" is § 823 Abs. 1 S. 1 BGB.
-ROMAN_SATZ = rf"{ROMAN}(?:\s+\d{{1,2}}(?![\wäöüß.,]))?"
+# "I 1", "I 1, 2" (Sätze 1 and 2), "I 1, II Nr. 1", "I 1, 281 I 1": a comma may follow the Satz
+# unless another short number does (a Satz the list did not take)
+ROMAN_SATZ = rf"{ROMAN}(?:\s+\d{{1,2}}(?:\s*,\s*\d{{1,2}}(?![\wäöüß.,]))*(?![\wäöüß.]|,\s*\d{{1,2}}(?!\d)))?"
 # Halbsatz and Alternative also as ordinals: "§ 812 Abs. 1 S. 1, 2. Alt. BGB".
 HS_ALT = rf"(?:{HS_KW}|{ALT_KW})\s*\d|\d\.\s*(?:{HS_KW}|{ALT_KW})"
 SUB = rf"(?:{ABSATZ_LIST}|{SATZ_LIST}|{NR_LIST}|{HS_ALT}|{LIT_KW}\s*[a-z]{{1,2}}\)?|ff\.?|f\.|{ROMAN_SATZ})"
@@ -333,8 +335,37 @@ class LawNames:
         after = LAW_TOKEN_RE.match(text, pos)
         if after and _looks_like_law(after.group(0)):
             return self.lookup(after.group(0)) or re.sub(r"\s+", " ", after.group(0)), after.end()
+        written = UNKNOWN_TITLE_RE.match(text, pos)
+        if written and written["name"] not in GENERIC_LAW_WORDS and written["name"] not in CONTRACT_DOCUMENTS:
+            # a statute written out that the corpus does not hold ("§ 3 des Gewaltschutzgesetzes"):
+            # named, so that it is reported as not in the corpus instead of being dropped
+            return re.sub(r"(gesetz|gesetzbuch)(?:es|s|e)$", r"\1", written["name"]), written.end()
         return None
 
+
+# A statute's written-out name ending like one ("Gewaltschutzgesetz", "Gewerbeordnung",
+# "Sozialgesetzbuches"), the corpus's own titles being matched before.
+UNKNOWN_TITLE_RE = re.compile(
+    r"(?:(?:des|der|dem|im)\s+)?(?P<name>[A-ZÄÖÜ][a-zäöüß]{2,}(?:-[A-Za-zÄÖÜäöüß]+)?"
+    r"(?:gesetz|gesetzbuch|ordnung|verordnung)(?:es|s|e)?)(?![\wäöüß-])"
+)
+# Words of that shape that name no particular statute ("nach § 3 der Verordnung" points back).
+GENERIC_LAW_WORDS = frozenset(
+    f"{word}{ending}"
+    for word in (
+        "Verordnung", "Rechtsverordnung", "Bundesgesetz", "Landesgesetz", "Bundesverordnung", "Landesverordnung",
+        "Einführungsgesetz", "Änderungsgesetz", "Ausführungsgesetz", "Artikelgesetz", "Begleitgesetz",
+        "Haushaltsgesetz", "Vertragsgesetz", "Zustimmungsgesetz", "Mantelgesetz", "Rahmengesetz",
+    )
+    for ending in ("", "es", "s", "e")
+)  # fmt: skip
+# Rules of a house, a club or a body, not statutes: like contract terms, nothing to check.
+CONTRACT_DOCUMENTS = frozenset(
+    {"Hausordnung", "Geschäftsordnung", "Betriebsordnung", "Benutzungsordnung", "Arbeitsordnung", "Gartenordnung",
+     "Vereinsordnung", "Spielordnung", "Platzordnung", "Badeordnung", "Parkordnung"}
+)  # fmt: skip
+# Characters that are invisible in the text but split a citation ("§\u200b823 BGB"): read as spaces.
+ZERO_WIDTH_AS_SPACE = str.maketrans({"\u200b": " ", "\u200c": " ", "\u200d": " ", "\u2060": " ", "\ufeff": " ", "\u00ad": " "})
 
 # Abbreviations of contract terms, not statutes: "§ 3 AGB der Beklagten", "§ 6 Abs. 2 MV" (Mietvertrag),
 # "§ 2 ARB 2010" cite a clause of a contract, which is no citation to check against the corpus.
@@ -468,6 +499,7 @@ def extract(text: str, names: LawNames, *, bare_numbers: bool = False) -> list[Z
     """Every cited target in `text`, in order. A chain without its own law takes the next law that
     follows it ("§ 626 Abs. 2 i. V. m. § 174 BGB"); a law written before the § applies to it
     ("BGB § 433"). With `bare_numbers`, "573c BGB" (a search query) counts as "§ 573c BGB"."""
+    text = text.translate(ZERO_WIDTH_AS_SPACE)  # same length: the spans stay those of the text given
     targets: list[Ziel] = []
     pending: list[_Item] = []
     pos = 0
