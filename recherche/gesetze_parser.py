@@ -17,6 +17,22 @@ import yaml
 NORM_HEADING = re.compile(r"^(?:\(XXXX\)\s*)?(?P<art>§§?|Art\.?|Artikel|Anlage)(?=[\s\d(]|$)\s*(?P<rest>.*)$")
 NUMBER = re.compile(r"^(?P<nummer>\d+[a-z]*(?:\s*(?:bis|und|,)\s*\d+[a-z]*)*)\s*(?P<titel>.*)$")
 HEADING = re.compile(r"^(?P<hashes>#{1,6})\s*(?P<text>.*?)\s*$")
+# The nouns of a statute's outline ("Buch 1", "Erster Teil", "Titel 2", "Unterabschnitt 3"). The
+# source's heading levels are not reliable (BGB: "Titel 1" at level 4, "Titel 2" at level 5; Markdown
+# has six levels, so "Untertitel" and "Kapitel" share the last): a heading of a kind already in the
+# path replaces that entry and what lies below it.
+OUTLINE_KIND = re.compile(
+    r"^(?:\S+\s+){0,2}?(?P<kind>Buch|Teil|Unterteil|Hauptteil|Kapitel|Unterkapitel|Abschnitt|Unterabschnitt"
+    r"|Hauptabschnitt|Hauptstück|Titel|Untertitel|Abteilung|Unterabteilung)(?![\wäöüß])"
+)
+# Outline headings numbered without a noun: "II. Der Bund und die Länder" (GG), "VIIIa.", "4a.", "a)", "B.".
+OUTLINE_NUMBERING = (
+    ("I.", re.compile(r"^[IVXL]+\s?[a-z]?\.\s")),
+    ("1.", re.compile(r"^\d+[a-z]?\.\s")),
+    ("a)", re.compile(r"^[a-z]\)\s")),
+    ("A.", re.compile(r"^[A-Z]\.\s")),
+)
+MAX_HEADING_LEVEL = 6
 STAND_KEYS = ("Zuletzt geändert durch", "Neugefasst durch", "Stand")
 
 
@@ -136,7 +152,8 @@ def parse_gesetz(text: str, *, fallback_slug: str = "") -> ParsedGesetz:
         aliase=_aliases(abkuerzung, amtabk, jurabk),
         bjnr=str(front.get("bjnr") or "").strip(),
     )
-    structure: dict[int, str] = {}
+    # the outline above the next section: (kind or "", heading level, heading)
+    structure: list[tuple[str, int, str]] = []
     preamble: list[str] = []
     current: ParsedNorm | None = None
     current_lines: list[str] = []
@@ -172,13 +189,12 @@ def parse_gesetz(text: str, *, fallback_slug: str = "") -> ParsedGesetz:
         parts = _norm_parts(heading_text)
         if parts is None:
             finish()
-            structure = {lvl: txt for lvl, txt in structure.items() if lvl < level}
-            structure[level] = heading_text
+            structure = _outline_push(structure, heading_text, level)
             if article is not None and level <= article[0]:
                 article = None
             continue
         art, nummer, titel = parts
-        outline = [structure[lvl] for lvl in sorted(structure)]
+        outline = [text for _, _, text in structure]
         inside = article is not None and level > article[0]
         if art == "Art." and inside and article is not None and nummer == article[1]:
             continue  # the article's number repeated as a heading of its own ("Art 248" under "Art 248 …")
@@ -203,6 +219,20 @@ def parse_gesetz(text: str, *, fallback_slug: str = "") -> ParsedGesetz:
     finish()
     gesetz.stand = _stand(preamble)
     return gesetz
+
+
+def _outline_push(structure: list[tuple[str, int, str]], heading: str, level: int) -> list[tuple[str, int, str]]:
+    """The outline after `heading` (at Markdown `level`): a kind already in it ("Titel 2" after
+    "Titel 1") replaces that entry and everything below; otherwise the levels decide, where the
+    last level holds several kinds ("Untertitel", then "Kapitel" inside it)."""
+    match = OUTLINE_KIND.match(heading)
+    kind = match["kind"] if match else next((style for style, pattern in OUTLINE_NUMBERING if pattern.match(heading)), "")
+    kinds = [entry[0] for entry in structure]
+    if kind and kind in kinds:
+        kept = structure[: kinds.index(kind)]
+    else:
+        kept = [e for e in structure if e[1] < level or (e[1] == level == MAX_HEADING_LEVEL and e[0] and kind)]
+    return [*kept, (kind, level, heading)]
 
 
 def _stand(preamble: list[str]) -> str:

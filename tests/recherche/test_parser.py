@@ -102,3 +102,32 @@ def test_the_shipped_egbgb_has_no_two_norms_of_one_citation():
     assert len(citations) == len(set(citations))
     assert ("Art.", "246a § 1") in citations and ("Art.", "229 § 6") in citations
     assert not [n for n in gesetz.normen if n.art == "§"]
+
+
+def test_the_outline_of_a_section_follows_the_kind_of_heading_not_the_sources_levels():
+    """Before, the path kept every heading of a higher Markdown level: § 1922 BGB read "Buch 1
+    Allgemeiner Teil › Buch 5 Erbrecht", § 21 BGB "Titel 1 … › Titel 2 …" without its Untertitel,
+    Art. 20 GG "I. Die Grundrechte › II. Der Bund und die Länder" (14,926 of 16,412 paths)."""
+
+    def outline(name: str, art: str, nummer: str) -> str:
+        return next(n.gliederung for n in parse_file(SHIPPED / f"{name}.md").normen if (n.art, n.nummer) == (art, nummer))
+
+    assert outline("bgb", "§", "1922") == "Buch 5 Erbrecht › Abschnitt 1 Erbfolge"
+    assert outline("bgb", "§", "21") == (
+        "Buch 1 Allgemeiner Teil › Abschnitt 1 Personen › Titel 2 Juristische Personen › Untertitel 1 Vereine › "
+        "Kapitel 1 Allgemeine Vorschriften"
+    )
+    assert outline("bgb", "§", "573") == (
+        "Buch 2 Recht der Schuldverhältnisse › Abschnitt 8 Einzelne Schuldverhältnisse › Titel 5 Mietvertrag, Pachtvertrag › "
+        "Untertitel 2 Mietverhältnisse über Wohnraum › Kapitel 5 Beendigung des Mietverhältnisses › "
+        "Unterkapitel 2 Mietverhältnisse auf unbestimmte Zeit"
+    )
+    assert outline("zpo", "§", "517") == "Buch 3 Rechtsmittel › Abschnitt 1 Berufung"
+    assert outline("gg", "Art.", "20") == "II. Der Bund und die Länder"
+    assert (
+        outline("stgb", "§", "38")
+        == "Allgemeiner Teil › Dritter Abschnitt Rechtsfolgen der Tat › Erster Titel Strafen › Freiheitsstrafe"
+    )
+    assert outline("estg", "§", "15") == (
+        "II. Einkommen › 8. Die einzelnen Einkunftsarten › b) Gewerbebetrieb (§ 2 Absatz 1 Satz 1 Nummer 2)"
+    )
