@@ -34,6 +34,7 @@ OUTLINE_NUMBERING = (
 )
 MAX_HEADING_LEVEL = 6
 STAND_KEYS = ("Zuletzt geändert durch", "Neugefasst durch", "Stand")
+UNAMENDED = "Ursprüngliche Fassung vom {datum} (keine Änderung vermerkt)"
 
 
 @dataclass
@@ -242,6 +243,15 @@ def _stand(preamble: list[str]) -> str:
             for value in preamble[index + 1 :]:
                 if value.strip().startswith(":"):
                     return f"{line.strip()} {value.strip().lstrip(':').strip()}"
+    # Never amended (WoFlV of 2003): the source names no change, only the Ausfertigung.
+    for index, line in enumerate(preamble):
+        if line.strip() == "Ausfertigungsdatum":
+            for value in preamble[index + 1 :]:
+                match = re.fullmatch(r":\s*(\d{4})-(\d{2})-(\d{2})", value.strip())
+                if match:
+                    return UNAMENDED.format(datum=f"{int(match[3])}.{int(match[2])}.{match[1]}")
+                if value.strip():
+                    break
     return ""
 
 

@@ -71,6 +71,8 @@ def test_the_shipped_corpus_is_the_2026_one_with_stand_for_every_statute():
     assert len(index) == 85
     rvg = parse_file(SHIPPED / "rvg.md")
     assert rvg.stand == "Zuletzt geändert durch Art. 14 G v. 8.12.2025 I Nr. 318"
+    # never amended since its Ausfertigung: before, its Stand read "unbekannt"
+    assert parse_file(SHIPPED / "woflv.md").stand == "Ursprüngliche Fassung vom 25.11.2003 (keine Änderung vermerkt)"
 
 
 def test_sections_inside_an_egbgb_article_are_norms_of_that_article():
