@@ -31,8 +31,7 @@ EMBED_CHARS = 700
 # Part of each statute file's hash: raise it when chunking or the embedding input of norms changes,
 # so that the next ingestion re-indexes every statute (vectors come from the shipped cache).
 # 7: the outline by the kind of heading (recherche.gesetze_parser), the Stand of an unamended
-# statute; 6: a section repealed as
-# "(1) (weggefallen)" is aufgehoben; 5: EGBGB article sections
+# statute; 6: a section repealed as "(1) (weggefallen)" is aufgehoben; 5: EGBGB article sections
 NORM_INDEX_VERSION = "7"
 
 
