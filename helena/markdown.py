@@ -2,6 +2,8 @@
 writer (schriftgut.vorlagen.markdown_absaetze) reads too: rendered, then sanitised with nh3 so
 that no raw HTML from a document, a template or a model ever reaches the page or the file."""
 
+import re
+
 import markdown
 import nh3
 from markdown.extensions.tables import TableExtension
@@ -36,10 +38,34 @@ ALLOWED_TAGS = {
 ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "ol": {"start"}, "th": {"align"}, "td": {"align"}}
 
 
+# The element names of HTML: an angle bracket that opens one of them is markup (sanitised below);
+# any other is text - a placeholder in a draft ("Sehr geehrte <Anrede>", "<Datum einsetzen>") or a
+# comparison ("< 5.000 €"), which the sanitiser would otherwise drop without a trace.
+HTML_ELEMENTS = frozenset(
+    """a abbr address area article aside audio b base bdi bdo big blockquote body br button canvas caption center
+    cite code col colgroup data datalist dd del details dfn dialog div dl dt em embed fieldset figcaption figure font
+    footer form frame frameset h1 h2 h3 h4 h5 h6 head header hgroup hr html i iframe img input ins kbd label legend li
+    link main map mark math menu meta meter nav noscript object ol optgroup option output p param picture pre
+    progress q rp rt ruby s samp script search section select slot small source span strike strong style sub summary
+    sup svg table tbody td template textarea tfoot th thead time title tr track tt u ul var video wbr""".split()
+)
+_ANGLE_RE = re.compile(r"<(?P<autolink>(?:https?://|mailto:)[^\s<>]*>|[^\s@<>]+@[^\s@<>]+>)?/?(?P<name>[A-Za-z][\w-]*)?")
+# Stands for a literal "<" while Markdown runs (a private-use character it leaves alone, also in code).
+_LITERAL_LT = "\ue000"
+
+
+def _angle(match: re.Match[str]) -> str:
+    if match["autolink"] or (match["name"] and match["name"].lower() in HTML_ELEMENTS):
+        return match.group(0)
+    return _LITERAL_LT + match.group(0)[1:]
+
+
 def render_markdown(text: str) -> str:
     html = markdown.markdown(
-        text or "", extensions=[TableExtension(use_align_attribute=True), "sane_lists", "fenced_code"], output_format="html"
-    )
+        _ANGLE_RE.sub(_angle, (text or "").replace(_LITERAL_LT, "")),
+        extensions=[TableExtension(use_align_attribute=True), "sane_lists", "fenced_code"],
+        output_format="html",
+    ).replace(_LITERAL_LT, "&lt;")
     return nh3.clean(
         html,
         tags=ALLOWED_TAGS,

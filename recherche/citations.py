@@ -901,6 +901,22 @@ def check_text(text: str) -> Pruefbericht:
     return _pruefbericht(_MARKDOWN_HERVORHEBUNG.sub("", text), law_names())
 
 
+def offen_je_text(texts: dict[int, str]) -> dict[int, list[dict[str, str]]]:
+    """The citations of each text that did not resolve (Pruefbericht.offen), for many texts at
+    once (the draft cards of a page): the norms of all of them in one lookup, so a page's queries
+    do not grow with its drafts; decisions are looked up only for texts that cite one."""
+    if not texts:
+        return {}
+    names = law_names()
+    plain = {key: _MARKDOWN_HERVORHEBUNG.sub("", text) for key, text in texts.items()}
+    targets = {key: extract(text, names) for key, text in plain.items()}
+    resolved = iter(resolve([target for key in plain for target in targets[key]]))
+    return {
+        key: Pruefbericht(normen=[next(resolved) for _ in targets[key]], urteile=check_aktenzeichen(text)).offen()
+        for key, text in plain.items()
+    }
+
+
 def _pruefbericht(text: str, names: LawNames) -> Pruefbericht:
     return Pruefbericht(normen=resolve(extract(text, names)), urteile=check_aktenzeichen(text))
 

@@ -16,7 +16,7 @@ from drafts.schemas import draft_prose
 from drafts.selectors import draft_list, drafts_by_ids
 from drafts.services import draft_version, user_may_review
 from helena.markdown import render_markdown
-from recherche.citations import check_text, link_citations
+from recherche.citations import link_citations, offen_je_text
 
 # Aktenzeichen as Helena writes them: "Akte 12/25"
 AKTE_RE = re.compile(r"\bAkte\s+(?P<az>\d{1,6}/\d{2,4})\b")
@@ -119,9 +119,6 @@ def draft_card(draft: HelenaDraft, *, viewer: User) -> dict[str, Any]:
         card["people"] = _responsible_choices(draft.akte, payload.get("verantwortlich_id"))
     if draft.typ == HelenaDraft.Typ.DOKUMENT:
         card["preview_html"] = link_citations(render_markdown(str(payload.get("inhalt_markdown", ""))))
-    elif prose := draft_prose(draft.typ, payload):
-        # the document's preview marks them in its text; the other cards list them
-        card["zitate_offen"] = check_text(prose).offen()
     if draft.typ == HelenaDraft.Typ.AKTE_UPDATE and draft.akte is not None:
         changes = payload.get("changes") or {}
         # After approval the Akte already holds the new values; the draft kept the old ones for undo.
@@ -161,8 +158,22 @@ def _plain(value: Any) -> str:
     return str(value)
 
 
+def with_open_citations(cards: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each card without a document preview gets `zitate_offen`: the citations of its text that
+    are not in the corpus (a document's preview marks them in its text). All cards in one lookup."""
+    prose = {
+        index: draft_prose(card["typ"], card["payload"])
+        for index, card in enumerate(cards)
+        if card["typ"] != HelenaDraft.Typ.DOKUMENT
+    }
+    offen = offen_je_text({index: text for index, text in prose.items() if text})
+    for index in prose:
+        cards[index]["zitate_offen"] = offen.get(index, [])
+    return cards
+
+
 def draft_cards(*, user: User, draft_ids: list[int]) -> list[dict[str, Any]]:
-    return [draft_card(d, viewer=user) for d in drafts_by_ids(user=user, draft_ids=draft_ids)]
+    return with_open_citations([draft_card(d, viewer=user) for d in drafts_by_ids(user=user, draft_ids=draft_ids)])
 
 
 def akte_draft_cursor(*, user: User, akte_id: int) -> int:

@@ -16,7 +16,7 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
 from agent.chat import conversations, feedback, notifications
-from agent.chat.cards import answer_html, draft_card
+from agent.chat.cards import answer_html, draft_card, with_open_citations
 from agent.chat.consumers import german_error
 from agent.llm.demo import DEMO_MODEL
 from agent.models import AgentRun, AnswerFeedback, Message
@@ -44,8 +44,9 @@ def _turns(user: User, conversation: Any) -> list[dict[str, Any]]:
     items = list(selectors.conversation_messages(user=user, conversation=conversation))
     run_ids = [m.run_id for m in items if m.run_id]
     cards: dict[int, list[dict[str, Any]]] = {}
-    for draft in drafts_of_runs(user=user, run_ids=run_ids):
-        cards.setdefault(draft.origin_run_id or 0, []).append(draft_card(draft, viewer=user))
+    drafts = list(drafts_of_runs(user=user, run_ids=run_ids))
+    for draft, card in zip(drafts, with_open_citations([draft_card(d, viewer=user) for d in drafts]), strict=True):
+        cards.setdefault(draft.origin_run_id or 0, []).append(card)
     ratings = dict(
         AnswerFeedback.objects.filter(user=user, message__in=[m.pk for m in items]).values_list("message_id", "rating")
     )

@@ -5,7 +5,7 @@ from django.urls import reverse
 from django.utils.html import json_script
 from django.utils.safestring import SafeString
 
-from agent.chat.cards import draft_card
+from agent.chat.cards import draft_card, with_open_citations
 from agent.chat.routing import WS_PATH
 from agent.engine.events import client_config
 from agent.models import AgentRun
@@ -18,7 +18,7 @@ register = template.Library()
 @register.filter(name="draft_cards")
 def draft_cards_filter(drafts: Any, viewer: User) -> list[dict[str, Any]]:
     """Draft cards (see agent.chat.cards) for a queryset the view has already scoped to `viewer`."""
-    return [draft_card(d, viewer=viewer) for d in drafts.select_related("akte", "result_content_type")]
+    return with_open_citations([draft_card(d, viewer=viewer) for d in drafts.select_related("akte", "result_content_type")])
 
 
 @register.simple_tag

@@ -44,7 +44,7 @@ def test_the_text_of_each_draft_type_that_the_citation_check_reads(typ, payload,
 
 @pytest.mark.django_db
 def test_a_frist_card_lists_its_citations_that_are_not_in_the_corpus():
-    from agent.chat.cards import draft_card
+    from agent.chat.cards import draft_cards
     from recherche.models import Gesetz, Norm
 
     gesetz = Gesetz.objects.create(abkuerzung="ZPO", titel="Zivilprozessordnung", slug="zpo", stand="Stand X")
@@ -62,10 +62,11 @@ def test_a_frist_card_lists_its_citations_that_are_not_in_the_corpus():
             "beschreibung": "§ 517 ZPO; Begründung § 520 Abs. 9 ZPO, vgl. § 517 S. 2 ZPO",
         },
     )
-    card = draft_card(draft, viewer=akte.anwalt)
+    card = draft_cards(user=akte.anwalt, draft_ids=[draft.pk])[0]
     assert card["zitate_offen"] == [
         {"zitiert": "§ 520 Abs. 9 ZPO", "grund": "§ 520 ZPO gibt es im Bestand nicht."},
         {"zitiert": "§ 517 S. 2 ZPO", "grund": "§ 517 ZPO hat keinen Satz 2."},
     ]
     clean = HelenaDraftFactory(akte=akte, typ=HelenaDraft.Typ.NOTIZ, titel="N", payload={"text": "Nach § 517 ZPO."})
-    assert draft_card(clean, viewer=akte.anwalt)["zitate_offen"] == []
+    cards = {card["id"]: card for card in draft_cards(user=akte.anwalt, draft_ids=[clean.pk, draft.pk])}
+    assert (len(cards[clean.pk]["zitate_offen"]), len(cards[draft.pk]["zitate_offen"])) == (0, 2)

@@ -151,3 +151,18 @@ def test_a_mandant_gets_404_for_the_firms_research_and_calculators_but_reads_the
     for url in firm_tools + public_texts:
         response = (api_client if url.startswith("/api/") else client).get(url)
         assert response.status_code == 200, url
+
+
+def test_the_reader_shows_the_sources_satz_numbers_as_superscripts_and_escapes_everything_else(client, user):
+    """EStG marks its Sätze "<sup>2</sup>"; the reader showed that markup as text."""
+    from recherche.models import Gesetz
+
+    gesetz = Gesetz.objects.create(abkuerzung="EStG", titel="Einkommensteuergesetz", slug="estg", stand="Stand X")
+    norm = Norm.objects.create(
+        gesetz=gesetz, art="§", nummer="2", titel="Umfang", position=1,
+        text="(1) <sup>1</sup>Der Einkommensteuer unterliegen Einkünfte. <sup>2</sup>Zu welcher <b>Einkunftsart</b> …",
+    )  # fmt: skip
+    client.force_login(user)
+    html = client.get(f"/recherche/normen/{norm.pk}/").content.decode()
+    assert '<p id="abs-1">(1) <sup>1</sup>Der Einkommensteuer unterliegen Einkünfte. <sup>2</sup>Zu welcher' in html
+    assert "&lt;b&gt;Einkunftsart&lt;/b&gt;" in html and "&lt;sup&gt;" not in html

@@ -184,3 +184,13 @@ def test_plain_text_documents_keep_their_lines_and_characters():
         "Anbei:\n* Mietvertrag\n* Kündigung",
         "Vorgelegt als <Anlage K 1> & K_2 [Kopie]. 1.200 €",
     ]
+
+
+def test_placeholders_and_comparisons_in_angle_brackets_stay_text_on_screen_and_in_word():
+    """Before, the sanitiser took "<Anrede>" for a tag and dropped it: the draft read "Sehr geehrte ,"
+    in the preview and in the Word file."""
+    markdown = "Sehr geehrte <Anrede>,\n\nStreitwert < 5.000 €, Termin am <Datum einsetzen>.\n\n`a<b`"
+    html = render_markdown(markdown)
+    assert "&lt;Anrede&gt;" in html and "&lt; 5.000 €" in html and "&lt;Datum einsetzen&gt;" in html
+    assert "<code>a&lt;b</code>" in html
+    assert _absaetze(_word(markdown)) == ["Sehr geehrte <Anrede>,", "Streitwert < 5.000 €, Termin am <Datum einsetzen>.", "a<b"]
