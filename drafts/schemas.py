@@ -225,9 +225,9 @@ def format_validation_error(error: ValidationError) -> str:
 
 def draft_prose(typ: str, payload: Any) -> str:
     """The text of a draft whose norm citations are checked against the corpus (one line per
-    field): a document's or note's text, a Frist's title, description and legal basis, the
-    reasons of an Akte change, a time record's activity, and a fee note's text, notes and fee
-    numbers ("Nr. 3100 VV RVG"). Read from the stored payload as it is, valid or not."""
+    field): a document's title and text, a note's, a Frist's title, description and legal basis,
+    an Akte change's reasons and new texts, a time record's activity, and a fee note's text, notes
+    and fee numbers ("Nr. 3100 VV RVG"). Read from the stored payload as it is, valid or not."""
     if not isinstance(payload, dict):
         return ""
 
@@ -239,7 +239,7 @@ def draft_prose(typ: str, payload: Any) -> str:
 
     lines: list[str] = []
     if typ == "DOKUMENT":
-        lines.append(text(payload.get("inhalt_markdown")))
+        lines += [text(payload.get("titel")), text(payload.get("inhalt_markdown"))]
     elif typ in ("NOTIZ", "ZEITERFASSUNG"):
         lines += [text(payload.get("titel")), text(payload.get("text")), text(payload.get("beschreibung"))]
     elif typ == "FRIST":
@@ -247,7 +247,8 @@ def draft_prose(typ: str, payload: Any) -> str:
         lines += [text(payload.get("titel")), text(payload.get("beschreibung")), text(berechnung.get("rechtsgrundlage"))]
     elif typ == "AKTE_UPDATE":
         changes = mapping(payload.get("changes"))
-        lines += [text(payload.get("begruendung")), text(changes.get("notizen")), text(changes.get("zusammenfassung"))]
+        lines += [text(payload.get("begruendung"))]
+        lines += [text(changes.get(field)) for field in ("wegen", "notizen", "zusammenfassung")]
     elif typ == "KOSTENNOTE":
         lines += [text(payload.get("titel")), text(payload.get("text"))]
         lines += [text(hinweis) for hinweis in payload.get("hinweise") or []]

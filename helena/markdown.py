@@ -49,13 +49,17 @@ HTML_ELEMENTS = frozenset(
     progress q rp rt ruby s samp script search section select slot small source span strike strong style sub summary
     sup svg table tbody td template textarea tfoot th thead time title tr track tt u ul var video wbr""".split()
 )
-_ANGLE_RE = re.compile(r"<(?P<autolink>(?:https?://|mailto:)[^\s<>]*>|[^\s@<>]+@[^\s@<>]+>)?/?(?P<name>[A-Za-z][\w-]*)?")
+_ANGLE_RE = re.compile(
+    r"<(?P<autolink>(?:https?://|mailto:)[^\s<>]*>|[^\s@<>]+@[^\s@<>]+>)?(?P<comment>!--)?/?(?P<name>[A-Za-z][\w-]*)?"
+)
 # Stands for a literal "<" while Markdown runs (a private-use character it leaves alone, also in code).
 _LITERAL_LT = "\ue000"
 
 
 def _angle(match: re.Match[str]) -> str:
-    if match["autolink"] or (match["name"] and match["name"].lower() in HTML_ELEMENTS):
+    # Markup only in lower case, as HTML is written: "<Form der Zustellung>", "<Title>" are German
+    # placeholders. A comment stays markup (the sanitiser removes it).
+    if match["autolink"] or match["comment"] or (match["name"] and match["name"] in HTML_ELEMENTS):
         return match.group(0)
     return _LITERAL_LT + match.group(0)[1:]
 

@@ -86,9 +86,11 @@ ABSATZ_LIST = rf"{ABSATZ_KW}\s*{ABSATZ_NUM}(?:\s*{LIST_SEP}\s*{ABSATZ_NUM}{OPENS
 SATZ_LIST = rf"{SATZ_KW}\s*{SATZ_NUM}(?:\s*{LIST_SEP}\s*{SATZ_NUM}{OPENS_SECTION})*"
 NR_LIST = rf"{NR_KW}\s*{NR_NUM}(?:\s*{LIST_SEP}\s*{NR_NUM}{OPENS_SECTION})*"
 # A roman Absatz may carry its Satz as a bare number: "§ 823 I 1 BGB" is § 823 Abs. 1 S. 1 BGB.
-# "I 1", "I 1, 2" (Sätze 1 and 2), "I 1, II Nr. 1", "I 1, 281 I 1": a comma may follow the Satz
-# unless another short number does (a Satz the list did not take)
-ROMAN_SATZ = rf"{ROMAN}(?:\s+\d{{1,2}}(?:\s*,\s*\d{{1,2}}(?![\wäöüß.,]))*(?![\wäöüß.]|,\s*\d{{1,2}}(?!\d)))?"
+# "I 1", "I 1, 2, 3", "I 1 und 2" (Sätze), "I 1, II Nr. 1", "I 1, 281 I 1": a further Satz after a
+# comma is a small number (at most 12) that no "S."/"Abs."/"Nr." or roman Absatz follows; anything
+# else there is the chain's next section ("§§ 1 I 1, 4 S. 2 KSchG", "§§ 280 I 1, 31 BGB").
+ROMAN_SATZ_MORE = r"\s*(?:,|und|u\.|bis|–|-)\s*(?:1[0-2]|[1-9])(?![\wäöüß.])(?!\s*(?:S\.|Satz|Abs|Nr|[IVX]+(?![\wäöüß])))"
+ROMAN_SATZ = rf"{ROMAN}(?:\s+\d{{1,2}}(?![\wäöüß.])(?:{ROMAN_SATZ_MORE})*)?"
 # Halbsatz and Alternative also as ordinals: "§ 812 Abs. 1 S. 1, 2. Alt. BGB".
 HS_ALT = rf"(?:{HS_KW}|{ALT_KW})\s*\d|\d\.\s*(?:{HS_KW}|{ALT_KW})"
 SUB = rf"(?:{ABSATZ_LIST}|{SATZ_LIST}|{NR_LIST}|{HS_ALT}|{LIT_KW}\s*[a-z]{{1,2}}\)?|ff\.?|f\.|{ROMAN_SATZ})"
@@ -335,19 +337,23 @@ class LawNames:
         after = LAW_TOKEN_RE.match(text, pos)
         if after and _looks_like_law(after.group(0)):
             return self.lookup(after.group(0)) or re.sub(r"\s+", " ", after.group(0)), after.end()
+        book = SOZIALGESETZBUCH_RE.match(text, pos)
+        if book:  # "§ 45 Sozialgesetzbuch X", "§ 31 des Sozialgesetzbuchs (SGB) II"
+            number = book["book"] if not book["book"].isdigit() else ROMAN_BOOKS.get(int(book["book"]), book["book"])
+            return self.lookup(f"SGB {number}") or f"SGB {number}", book.end()
         written = UNKNOWN_TITLE_RE.match(text, pos)
-        if written and written["name"] not in GENERIC_LAW_WORDS and written["name"] not in CONTRACT_DOCUMENTS:
+        if written and _names_a_statute(written["name"]):
             # a statute written out that the corpus does not hold ("§ 3 des Gewaltschutzgesetzes"):
             # named, so that it is reported as not in the corpus instead of being dropped
             return re.sub(r"(gesetz|gesetzbuch)(?:es|s|e)$", r"\1", written["name"]), written.end()
         return None
 
 
-# A statute's written-out name ending like one ("Gewaltschutzgesetz", "Gewerbeordnung",
-# "Sozialgesetzbuches"), the corpus's own titles being matched before.
+# A statute's written-out name ending like one ("Gewaltschutzgesetz", "Finanzgerichtsordnung",
+# "Fahrerlaubnis-Verordnung"), the corpus's own titles being matched before.
 UNKNOWN_TITLE_RE = re.compile(
-    r"(?:(?:des|der|dem|im)\s+)?(?P<name>[A-ZÄÖÜ][a-zäöüß]{2,}(?:-[A-Za-zÄÖÜäöüß]+)?"
-    r"(?:gesetz|gesetzbuch|ordnung|verordnung)(?:es|s|e)?)(?![\wäöüß-])"
+    r"(?:(?:des|der|dem|im)\s+)?(?P<name>[A-ZÄÖÜ][a-zäöüß]{2,}(?:-[A-Za-zÄÖÜäöüß][a-zäöüß]+)*?"
+    r"-?(?:[Gg]esetz|[Gg]esetzbuch|[Oo]rdnung|[Vv]erordnung)(?:es|s|e)?)(?![\wäöüß-])"
 )
 # Words of that shape that name no particular statute ("nach § 3 der Verordnung" points back).
 GENERIC_LAW_WORDS = frozenset(
@@ -359,11 +365,32 @@ GENERIC_LAW_WORDS = frozenset(
     )
     for ending in ("", "es", "s", "e")
 )  # fmt: skip
-# Rules of a house, a club or a body, not statutes: like contract terms, nothing to check.
-CONTRACT_DOCUMENTS = frozenset(
-    {"Hausordnung", "Geschäftsordnung", "Betriebsordnung", "Benutzungsordnung", "Arbeitsordnung", "Gartenordnung",
-     "Vereinsordnung", "Spielordnung", "Platzordnung", "Badeordnung", "Parkordnung"}
-)  # fmt: skip
+# An "-ordnung" is a statute only in these kinds ("Finanzgerichtsordnung", "Handwerksordnung"); most
+# are rules of a house, a club, a university or a tariff ("Hausordnung", "Beitragsordnung",
+# "Prüfungsordnung"), which, like contract terms, are nothing to check against the corpus. Every
+# "-verordnung" is an ordinance.
+STATUTE_ORDNUNG = re.compile(
+    r"(?:prozess|gerichts|abgaben|insolvenz|gewerbe|handwerks|grundbuch|anwalts|notar|verkehrs|zulassungs|approbations"
+    r"|gebühren|kosten|vergabe|wahl|verfahrens)ordnung$"
+)
+# "Sozialgesetzbuch" is the name of twelve books: with its book it is one of them, alone none.
+SOZIALGESETZBUCH_RE = re.compile(
+    r"(?:(?:des|dem|im)\s+)?Sozialgesetzbuch(?:es|s)?\s+(?:\(SGB\)\s+)?(?P<book>XIV|XIII|XII|XI|X|IX|VIII|VII|VI|V|IV|III|II|I|1[0-4]|[1-9])(?![\wäöüß])"
+)
+ROMAN_BOOKS = {
+    n: r for n, r in enumerate(["", "I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI", "XII", "XIII", "XIV"]) if n
+}
+
+
+def _names_a_statute(name: str) -> bool:
+    if name in GENERIC_LAW_WORDS or name.startswith("Sozialgesetzbuch"):
+        return False
+    stem = name.lower().replace("-", "")
+    if stem.endswith("ordnung") and not stem.endswith("verordnung"):
+        return STATUTE_ORDNUNG.search(stem) is not None
+    return True
+
+
 # Characters that are invisible in the text but split a citation ("§\u200b823 BGB"): read as spaces.
 ZERO_WIDTH_AS_SPACE = str.maketrans({"\u200b": " ", "\u200c": " ", "\u200d": " ", "\u2060": " ", "\ufeff": " ", "\u00ad": " "})
 
@@ -455,7 +482,7 @@ def _parse_items(text: str, pos: int, art: str, *, plural: bool = False) -> tupl
             nummer = nummer + " § " + re.sub(r"\s+", "", inner["num"])
             subs, end = inner["subs"] or "", inner.end()
         start = item.start() if item_start is None else item_start
-        own_keyword = plural or not items or item_start is not None
+        own_keyword = not items or item_start is not None
         items.append(_Item(nummer, _absaetze(subs), _detail(subs), start, end, current_art, own_keyword))
         pos, item_start = end, None
         link = re.match(rf"\s*(?:{LINK})\s*(?:(?P<para>{PARA_KW})\s*)?(?={NUM})", text[pos:])
@@ -713,6 +740,7 @@ def absatz_text(text: str, absatz: str) -> str | None:
 
 # A numbered item inside running text: "… wenn 1. der Mieter …, 2. der Vermieter …"; "8a. Renten …".
 _NUMMER_ITEM_RE = re.compile(r"(?:(?<=[\s:;,])|^)(\d{1,3}[a-z]?)\.\s+(?=\S)")
+_NUMMER_RANGE_RE = re.compile(r"(?:(?<=[\s:;,])|^)(\d{1,3})\.\s*bis\s*(\d{1,3})\.\s")
 # A Satz marked by the source (EStG): "<sup>2</sup>Knüpfen …".
 _SATZ_MARK_RE = re.compile(r"<sup>(\d{1,3})</sup>")
 # Where a Satz may end. It counts more ends than there are (abbreviations, "1. der …"), never fewer:
@@ -728,6 +756,9 @@ def has_nummer(block: str, nummer: str) -> bool | None:
     items = [match[1] for match in _NUMMER_ITEM_RE.finditer(block)]
     if "1" not in items or "2" not in items[items.index("1") :]:
         return None
+    # repealed together: "3. bis 5. (weggefallen)" (§ 145 Abs. 2 GewO) holds Nr. 4 as well
+    for low, high in _NUMMER_RANGE_RE.findall(block):
+        items += [str(n) for n in range(int(low) + 1, min(int(high), int(low) + 50))]
     return nummer in items or nummer.rstrip("abcdefghijklmnopqrstuvwxyz") in items
 
 

@@ -11,7 +11,11 @@ from tests.factories import AkteFactory, HelenaDraftFactory
 @pytest.mark.parametrize(
     ("typ", "payload", "expected"),
     [
-        ("DOKUMENT", {"titel": "T", "inhalt_markdown": "Nach § 1 BGB"}, "Nach § 1 BGB"),
+        (
+            "DOKUMENT",
+            {"titel": "Klage nach § 823 BGB", "inhalt_markdown": "Nach § 1 BGB"},
+            "Klage nach § 823 BGB\n\nNach § 1 BGB",
+        ),
         ("NOTIZ", {"titel": "Zu § 1", "text": "und § 2 BGB"}, "Zu § 1\n\nund § 2 BGB"),
         (
             "FRIST",
@@ -23,7 +27,11 @@ from tests.factories import AkteFactory, HelenaDraftFactory
             "Berufung\n\n§ 517 ZPO\n\n§ 520 ZPO",
         ),
         ("ZEITERFASSUNG", {"beschreibung": "Prüfung § 626 BGB", "minuten": 30}, "Prüfung § 626 BGB"),
-        ("AKTE_UPDATE", {"changes": {"zusammenfassung": "§ 573 BGB"}, "begruendung": "Neu"}, "Neu\n\n§ 573 BGB"),
+        (
+            "AKTE_UPDATE",
+            {"changes": {"wegen": "§ 535 BGB", "zusammenfassung": "§ 573 BGB"}, "begruendung": "Neu"},
+            "Neu\n\n§ 535 BGB\n\n§ 573 BGB",
+        ),
         (
             "KOSTENNOTE",
             {
@@ -47,7 +55,8 @@ def test_a_frist_card_lists_its_citations_that_are_not_in_the_corpus():
     from agent.chat.cards import draft_cards
     from recherche.models import Gesetz, Norm
 
-    gesetz = Gesetz.objects.create(abkuerzung="ZPO", titel="Zivilprozessordnung", slug="zpo", stand="Stand X")
+    # a statute of its own: the shipped ZPO may be in the database (tests/recherche ingest it per session)
+    gesetz = Gesetz.objects.create(abkuerzung="FrPrG", titel="Fristenprüfgesetz", slug="frprg", stand="Stand X")
     Norm.objects.create(gesetz=gesetz, art="§", nummer="517", titel="Berufungsfrist", text="(1) Ein Satz.", position=1)
     akte = AkteFactory()
     draft = HelenaDraftFactory(
@@ -59,14 +68,14 @@ def test_a_frist_card_lists_its_citations_that_are_not_in_the_corpus():
             "titel": "Berufungsfrist",
             "datum": "2027-01-04",
             "fristablauf": "2027-02-04",
-            "beschreibung": "§ 517 ZPO; Begründung § 520 Abs. 9 ZPO, vgl. § 517 S. 2 ZPO",
+            "beschreibung": "§ 517 FrPrG; Begründung § 520 Abs. 9 FrPrG, vgl. § 517 S. 2 FrPrG",
         },
     )
     card = draft_cards(user=akte.anwalt, draft_ids=[draft.pk])[0]
     assert card["zitate_offen"] == [
-        {"zitiert": "§ 520 Abs. 9 ZPO", "grund": "§ 520 ZPO gibt es im Bestand nicht."},
-        {"zitiert": "§ 517 S. 2 ZPO", "grund": "§ 517 ZPO hat keinen Satz 2."},
+        {"zitiert": "§ 520 Abs. 9 FrPrG", "grund": "§ 520 FrPrG gibt es im Bestand nicht."},
+        {"zitiert": "§ 517 S. 2 FrPrG", "grund": "§ 517 FrPrG hat keinen Satz 2."},
     ]
-    clean = HelenaDraftFactory(akte=akte, typ=HelenaDraft.Typ.NOTIZ, titel="N", payload={"text": "Nach § 517 ZPO."})
+    clean = HelenaDraftFactory(akte=akte, typ=HelenaDraft.Typ.NOTIZ, titel="N", payload={"text": "Nach § 517 FrPrG."})
     cards = {card["id"]: card for card in draft_cards(user=akte.anwalt, draft_ids=[clean.pk, draft.pk])}
     assert (len(cards[clean.pk]["zitate_offen"]), len(cards[draft.pk]["zitate_offen"])) == (0, 2)

@@ -65,6 +65,8 @@ def test_the_numbered_items_of_an_absatz_and_an_upper_bound_of_its_saetze():
     assert has_nummer(absatz_text(text, "2"), "3a") is True
     assert has_nummer(absatz_text(text, "2"), "4") is False
     assert has_nummer(absatz_text(text, "1"), "1") is None  # no list: nothing can be said
+    # repealed together (§ 145 Abs. 2 GewO): the range holds its inner numbers
+    assert has_nummer("(2) Wer 1. a, 2. b, 3. bis 5. (weggefallen) 6. c", "4") is True
     assert satz_count(absatz_text(text, "1")) == 2
     assert satz_count(absatz_text(text, "3")) == 2  # a sentence ending inside a table still ends
     # Where the source marks only some Sätze, the count is never below the sentence ends.

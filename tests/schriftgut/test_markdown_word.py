@@ -194,3 +194,12 @@ def test_placeholders_and_comparisons_in_angle_brackets_stay_text_on_screen_and_
     assert "&lt;Anrede&gt;" in html and "&lt; 5.000 €" in html and "&lt;Datum einsetzen&gt;" in html
     assert "<code>a&lt;b</code>" in html
     assert _absaetze(_word(markdown)) == ["Sehr geehrte <Anrede>,", "Streitwert < 5.000 €, Termin am <Datum einsetzen>.", "a<b"]
+
+
+def test_placeholders_named_like_html_elements_stay_text_and_comments_stay_hidden():
+    """Review: "<Form der Zustellung>", "<Title>" and "<Option A>" were read as the HTML elements
+    form, title and option and dropped. HTML is written in lower case; a capitalised name is a
+    placeholder."""
+    html = render_markdown("<Form der Zustellung> wählen, <Title>, <Option A>. <!-- intern --> <SCRIPT>x</SCRIPT>")
+    assert "&lt;Form der Zustellung&gt;" in html and "&lt;Title&gt;" in html and "&lt;Option A&gt;" in html
+    assert "intern" not in html and "<script" not in html.lower()
