@@ -76,6 +76,8 @@ def test_a_frist_card_lists_its_citations_that_are_not_in_the_corpus():
         {"zitiert": "§ 520 Abs. 9 FrPrG", "grund": "§ 520 FrPrG gibt es im Bestand nicht."},
         {"zitiert": "§ 517 S. 2 FrPrG", "grund": "§ 517 FrPrG hat keinen Satz 2."},
     ]
-    clean = HelenaDraftFactory(akte=akte, typ=HelenaDraft.Typ.NOTIZ, titel="N", payload={"text": "Nach § 517 FrPrG."})
+    clean = HelenaDraftFactory(
+        akte=akte, typ=HelenaDraft.Typ.NOTIZ, titel="N", payload={"titel": "Nach § 517 FrPrG", "text": "Bitte prüfen."}
+    )
     cards = {card["id"]: card for card in draft_cards(user=akte.anwalt, draft_ids=[clean.pk, draft.pk])}
     assert (len(cards[clean.pk]["zitate_offen"]), len(cards[draft.pk]["zitate_offen"])) == (0, 2)
