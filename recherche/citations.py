@@ -711,31 +711,31 @@ def law_names() -> LawNames:
 _ABSATZ_START = re.compile(r"(?m)(?:^|(?<=[.;:]\s))\((\d+[a-z]?)\)\s")
 
 
-def absatz_numbers(text: str) -> list[str]:
-    """The numbered Absätze of a section's text ("(1)", "(2)", "(2a)") in order: at the start of a
-    line, or - where the source prints an Absatz inside the one before ("… besteht. (5) Die
-    Absätze …", § 127 MarkenG) - after a sentence, if it continues the count."""
-    found: list[str] = []
+def _absatz_starts(text: str) -> list[tuple[str, int]]:
+    """The numbered Absätze of a section's text ("(1)", "(2)", "(2a)") and where each starts: at the
+    start of a line, or - where the source prints an Absatz inside the one before ("… besteht. (5)
+    Die Absätze …", § 127 MarkenG) - after a sentence, if it continues the count."""
+    found: list[tuple[str, int]] = []
     for match in _ABSATZ_START.finditer(text):
         at_line_start = match.start() == 0 or text[match.start() - 1] == "\n"
-        if at_line_start or (found and _subdivision_key(match[1]) > _subdivision_key(found[-1])):
-            found.append(match[1])
+        if at_line_start or (found and _subdivision_key(match[1]) > _subdivision_key(found[-1][0])):
+            found.append((match[1], match.start()))
     return found
+
+
+def absatz_numbers(text: str) -> list[str]:
+    """The numbered Absätze of a section's text in order (see _absatz_starts)."""
+    return [number for number, _ in _absatz_starts(text)]
 
 
 def absatz_text(text: str, absatz: str) -> str | None:
     """The text of Absatz `absatz` of a section, up to the next Absatz (None if it has none such)."""
-    starts = []
-    found: list[str] = []
-    for match in _ABSATZ_START.finditer(text):
-        at_line_start = match.start() == 0 or text[match.start() - 1] == "\n"
-        if at_line_start or (found and _subdivision_key(match[1]) > _subdivision_key(found[-1])):
-            found.append(match[1])
-            starts.append(match.start())
-    if absatz not in found:
+    starts = _absatz_starts(text)
+    numbers = [number for number, _ in starts]
+    if absatz not in numbers:
         return None
-    index = found.index(absatz)
-    return text[starts[index] : starts[index + 1] if index + 1 < len(starts) else len(text)]
+    index = numbers.index(absatz)
+    return text[starts[index][1] : starts[index + 1][1] if index + 1 < len(starts) else len(text)]
 
 
 # A numbered item inside running text: "… wenn 1. der Mieter …, 2. der Vermieter …"; "8a. Renten …".
