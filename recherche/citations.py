@@ -31,6 +31,8 @@ from typing import TYPE_CHECKING, Any
 
 from django.db import connection
 
+from .gesetze_parser import canonical_abkuerzung
+
 if TYPE_CHECKING:
     from .models import Urteil
 
@@ -338,9 +340,9 @@ class LawNames:
         if after and _looks_like_law(after.group(0)):
             return self.lookup(after.group(0)) or re.sub(r"\s+", " ", after.group(0)), after.end()
         book = SOZIALGESETZBUCH_RE.match(text, pos)
-        if book:  # "§ 45 Sozialgesetzbuch X", "§ 31 des Sozialgesetzbuchs (SGB) II"
-            number = book["book"] if not book["book"].isdigit() else ROMAN_BOOKS.get(int(book["book"]), book["book"])
-            return self.lookup(f"SGB {number}") or f"SGB {number}", book.end()
+        if book:  # "§ 45 Sozialgesetzbuch X", "§ 31 des Sozialgesetzbuchs (SGB) II", "Sozialgesetzbuch 2"
+            sgb = canonical_abkuerzung(f"SGB {book['book']}")
+            return self.lookup(sgb) or sgb, book.end()
         written = UNKNOWN_TITLE_RE.match(text, pos)
         if written and _names_a_statute(written["name"]):
             # a statute written out that the corpus does not hold ("§ 3 des Gewaltschutzgesetzes"):
@@ -377,9 +379,6 @@ STATUTE_ORDNUNG = re.compile(
 SOZIALGESETZBUCH_RE = re.compile(
     r"(?:(?:des|dem|im)\s+)?Sozialgesetzbuch(?:es|s)?\s+(?:\(SGB\)\s+)?(?P<book>XIV|XIII|XII|XI|X|IX|VIII|VII|VI|V|IV|III|II|I|1[0-4]|[1-9])(?![\wäöüß])"
 )
-ROMAN_BOOKS = {
-    n: r for n, r in enumerate(["", "I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI", "XII", "XIII", "XIV"]) if n
-}
 
 
 def _names_a_statute(name: str) -> bool:
@@ -929,13 +928,13 @@ _MARKDOWN_HERVORHEBUNG = re.compile(r"\*{1,3}|_{2,3}")
 
 def check_text(text: str) -> Pruefbericht:
     """Every norm and decision citation of `text` (an answer, a draft; Markdown), resolved."""
-    return _pruefbericht(_MARKDOWN_HERVORHEBUNG.sub("", text), law_names())
+    return check_texts({0: text})[0]
 
 
-def offen_je_text(texts: dict[int, str]) -> dict[int, list[dict[str, str]]]:
-    """The citations of each text that did not resolve (Pruefbericht.offen), for many texts at
-    once (the draft cards of a page): the norms of all of them in one lookup, so a page's queries
-    do not grow with its drafts; decisions are looked up only for texts that cite one."""
+def check_texts(texts: dict[int, str]) -> dict[int, Pruefbericht]:
+    """`check_text` for many texts at once (a run's answer and drafts, the draft cards of a page):
+    the norms of all of them in one lookup, so the queries do not grow with the texts; decisions
+    are looked up only for texts that cite one."""
     if not texts:
         return {}
     names = law_names()
@@ -943,7 +942,7 @@ def offen_je_text(texts: dict[int, str]) -> dict[int, list[dict[str, str]]]:
     targets = {key: extract(text, names) for key, text in plain.items()}
     resolved = iter(resolve([target for key in plain for target in targets[key]]))
     return {
-        key: Pruefbericht(normen=[next(resolved) for _ in targets[key]], urteile=check_aktenzeichen(text)).offen()
+        key: Pruefbericht(normen=[next(resolved) for _ in targets[key]], urteile=check_aktenzeichen(text))
         for key, text in plain.items()
     }
 
@@ -1217,8 +1216,9 @@ def answer_citation_trace(text: str, *, entwuerfe: dict[int, str] | None = None)
     its own entry in `entwuerfe`; `nicht_im_bestand_gesamt` counts both. Never raises: a failing
     check must not fail the run it reports on."""
     try:
+        reports = check_texts({pk: body for pk, body in (entwuerfe or {}).items()})
         payload = check_text(text).as_dict() if text else Pruefbericht().as_dict()
-        drafts = [{"draft": pk, **check_text(body).as_dict()} for pk, body in sorted((entwuerfe or {}).items())]
+        drafts = [{"draft": pk, **reports[pk].as_dict()} for pk in sorted(reports)]
     except Exception as exc:  # noqa: BLE001 - reported in the trace instead of ending the run
         logger.exception("citation check failed")
         return {"geprueft": 0, "nicht_im_bestand": 0, "normen": [], "urteile": [], "fehler": type(exc).__name__}

@@ -59,7 +59,10 @@ class ParsedGesetz:
     bjnr: str = ""
 
 
-ROMAN = {1: "I", 2: "II", 3: "III", 4: "IV", 5: "V", 6: "VI", 7: "VII", 8: "VIII", 9: "IX", 10: "X", 11: "XI", 12: "XII"}
+ROMAN = {
+    1: "I", 2: "II", 3: "III", 4: "IV", 5: "V", 6: "VI", 7: "VII", 8: "VIII", 9: "IX", 10: "X", 11: "XI", 12: "XII",
+    13: "XIII", 14: "XIV",
+}  # fmt: skip
 
 
 def canonical_abkuerzung(raw: str) -> str:

@@ -16,7 +16,7 @@ from drafts.schemas import draft_prose
 from drafts.selectors import draft_list, drafts_by_ids
 from drafts.services import draft_version, user_may_review
 from helena.markdown import render_markdown
-from recherche.citations import link_citations, offen_je_text
+from recherche.citations import check_texts, link_citations
 
 # Aktenzeichen as Helena writes them: "Akte 12/25"
 AKTE_RE = re.compile(r"\bAkte\s+(?P<az>\d{1,6}/\d{2,4})\b")
@@ -166,9 +166,9 @@ def with_open_citations(cards: list[dict[str, Any]]) -> list[dict[str, Any]]:
         for index, card in enumerate(cards)
         if card["typ"] != HelenaDraft.Typ.DOKUMENT
     }
-    offen = offen_je_text({index: text for index, text in prose.items() if text})
+    reports = check_texts({index: text for index, text in prose.items() if text})
     for index in prose:
-        cards[index]["zitate_offen"] = offen.get(index, [])
+        cards[index]["zitate_offen"] = reports[index].offen() if index in reports else []
     return cards
 
 
