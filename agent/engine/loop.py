@@ -435,6 +435,9 @@ class Engine:
         self.untrusted_seen = False
         self.compact = False
         self._budgets: dict[int, Budget] = {}
+        # the list last offered and what it was made of: the same list object for the same tools, so
+        # the budget counts the schemas' tokens once per change, not once per step
+        self._offered: tuple[tuple[frozenset[str], bool, bool], list[dict[str, Any]]] | None = None
         # the delta gate of the model call in flight (its streamed text survives a timeout)
         self.gate: _DeltaGate | None = None
 
@@ -484,9 +487,14 @@ class Engine:
         current = self.tools.names()  # a tool the matrix took away during the run is no longer offered
         if allowed is not None:
             current &= allowed
+        shorten = self.route.demo and not self.compact
+        key = (frozenset(current), self.compact, shorten)  # compacting replaces self.schemas
+        if self._offered is not None and self._offered[0] == key:
+            return self._offered[1]
         specs = [s for s in self.schemas if s.get("function", {}).get("name") in current]
-        if self.route.demo and not self.compact:
-            return [compact_schema(spec) for spec in specs]
+        if shorten:
+            specs = [compact_schema(spec) for spec in specs]
+        self._offered = (key, specs)
         return specs
 
     async def _compact_tools(self, step: int, reason: str) -> None:

@@ -152,3 +152,23 @@ def test_tool_tokens_are_those_of_the_tools_offered_now():
 
     short_tokens = budget.count_tools(offered("kurz"))
     assert budget.count_tools(offered("sehr lange Beschreibung " * 200)) > short_tokens * 20
+
+
+@pytest.mark.asyncio
+async def test_the_tool_schemas_are_counted_once_while_the_offer_stays_the_same(scripted_llm):
+    """Every step fits the transcript around the tools; their schemas were serialised and counted
+    again at each step although nothing changed (a list built afresh per step)."""
+    schema_counts = []
+
+    def tokenizer(text: str) -> int:
+        if '"parameters"' in text:  # the schemas, not the assistant's tool calls
+            schema_counts.append(text)
+        return len(text) // 4
+
+    scripted_llm.script([{"tool_calls": [call("search", q=str(i))]} for i in range(3)] + [{"text": "Fertig."}])
+
+    outcome, _ = await run(openai(scripted_llm), MemoryToolBox({"search": lambda a: ToolResult(data=[f"Treffer {a['q']}"])}), tokenizer=tokenizer)
+
+    assert outcome.status == RunStatus.DONE and outcome.answer == "Fertig."
+    assert len(scripted_llm.chat_requests) == 4 and all(r.body["tools"] for r in scripted_llm.chat_requests)
+    assert len(schema_counts) == 1
