@@ -27,8 +27,8 @@ The policy, in words (the README's "Zugriffsregel" repeats it):
   how many runs of others wait ahead), and a finished one never when it started (created → started
   is the time it waited behind others; her duration counts from her request). Nor the firm's own
   tools: the Recherche (search page and API, the firm's Muster) and the Rechner answer her 404
-  (`firm_tools_page`); the readers of a norm and a court decision, public texts her answers link
-  to, stay open to her.
+  (`firm_tools_page`), and Helena never searches the Muster for her (`Tool.firm_only`); the
+  readers of a norm and a court decision, public texts her answers link to, stay open to her.
 - Nobody sees a row they may not reach: "missing" and "forbidden" both answer 404.
 """
 

@@ -114,6 +114,7 @@ class ToolPermissionAdmin(admin.ModelAdmin):
                 "title": tools[name].progress_label.rstrip(" …."),
                 "kind": "schreibt (Entwurf)" if tools[name].writes else "liest",
                 "cross_akte": tools[name].cross_akte,
+                "firm_only": tools[name].firm_only,
                 "available": tools[name].available(),
                 "cells": [
                     {

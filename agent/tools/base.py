@@ -44,6 +44,9 @@ class Tool:
     writes: bool = False
     # read tools that reach across Akten (search over all of the user's Akten or firm documents)
     cross_akte: bool = False
+    # the firm's own work product (its Muster): never for a MANDANT, whatever the matrix says
+    # (akten/policy.py: the firm's tools answer her 404)
+    firm_only: bool = False
     # offered only when this returns True (e.g. search_web needs a configured backend)
     available: Callable[[], bool] = lambda: True
     # the German progress label of a call ("Durchsuche Gesetze …"); empty: derived from the name

@@ -2,7 +2,7 @@
 
 ToolPermission rows (a missing row means "not allowed") are seeded lazily with the defaults of
 `default_allowed` for every (role, tool) pair that has no row yet, and after `migrate`. A MANDANT
-never gets a `cross_akte` tool, whatever the matrix says (`role_may_ever_use`). The admin grid
+never gets a `cross_akte` or `firm_only` tool, whatever the matrix says (`role_may_ever_use`). The admin grid
 changes the matrix through `tool_matrix_update`, which records every change.
 
 Every tool call checks its (role, tool) row as it is now, inside the one query that also resolves
@@ -43,7 +43,8 @@ MATRIX_VERSION_KEY = "helena:tool-matrix:version"
 
 def default_allowed(role: str, tool: Tool) -> bool:
     """The seeded default: ADMIN and ANWALT everything; SACHBEARBEITER everything but update_akte;
-    SEKRETARIAT reads and create_notiz; PRAKTIKANT and MANDANT reads (MANDANT no cross-Akte search)."""
+    SEKRETARIAT reads and create_notiz; PRAKTIKANT and MANDANT reads (MANDANT no cross-Akte search
+    and none of the firm's own work product)."""
     if role in (Role.ADMIN, Role.ANWALT):
         return True
     if role == Role.SACHBEARBEITER:
@@ -53,13 +54,14 @@ def default_allowed(role: str, tool: Tool) -> bool:
     if role == Role.PRAKTIKANT:
         return not tool.writes
     if role == Role.MANDANT:
-        return not tool.writes and not tool.cross_akte
+        return not tool.writes and role_may_ever_use(role, tool)
     return False
 
 
 def role_may_ever_use(role: str, tool: Tool) -> bool:
-    """Hard limits above the matrix: a MANDANT never searches across Akten or firm documents."""
-    return not (role == Role.MANDANT and tool.cross_akte)
+    """Hard limits above the matrix: a MANDANT never searches across Akten or firm documents, and
+    never reads the firm's own work product (its Muster)."""
+    return not (role == Role.MANDANT and (tool.cross_akte or tool.firm_only))
 
 
 def tool_matrix_ensure_defaults(*, using: str = "default") -> int:

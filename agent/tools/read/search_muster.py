@@ -58,4 +58,5 @@ TOOL = Tool(
     ),
     params=SearchMusterParams,
     execute=execute,
+    firm_only=True,
 )

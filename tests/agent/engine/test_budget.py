@@ -167,7 +167,9 @@ async def test_the_tool_schemas_are_counted_once_while_the_offer_stays_the_same(
 
     scripted_llm.script([{"tool_calls": [call("search", q=str(i))]} for i in range(3)] + [{"text": "Fertig."}])
 
-    outcome, _ = await run(openai(scripted_llm), MemoryToolBox({"search": lambda a: ToolResult(data=[f"Treffer {a['q']}"])}), tokenizer=tokenizer)
+    outcome, _ = await run(
+        openai(scripted_llm), MemoryToolBox({"search": lambda a: ToolResult(data=[f"Treffer {a['q']}"])}), tokenizer=tokenizer
+    )
 
     assert outcome.status == RunStatus.DONE and outcome.answer == "Fertig."
     assert len(scripted_llm.chat_requests) == 4 and all(r.body["tools"] for r in scripted_llm.chat_requests)

@@ -25,6 +25,7 @@ from agent.tools.executor import toolbox_for
 from agent.tools.permissions import (
     _MatrixCache,
     default_allowed,
+    tool_matrix,
     tool_matrix_changed,
     tool_matrix_ensure_defaults,
     tool_matrix_update,
@@ -68,6 +69,7 @@ WRITE_TOOLS = {
     "create_alert",
 }
 CROSS_AKTE = {"search_alle_akten", "search_dokumente"}
+FIRM_ONLY = {"search_muster"}
 
 
 # --- discovery ---------------------------------------------------------------------------------
@@ -78,6 +80,7 @@ def test_discovery_finds_every_tool_with_its_kind():
     assert set(tools) == READ_TOOLS | WRITE_TOOLS
     assert {n for n, t in tools.items() if t.writes} == WRITE_TOOLS
     assert {n for n, t in tools.items() if t.cross_akte} == CROSS_AKTE
+    assert {n for n, t in tools.items() if t.firm_only} == FIRM_ONLY
 
 
 @pytest.fixture
@@ -229,7 +232,7 @@ EXPECTED_DEFAULTS = {
     Role.SACHBEARBEITER: READ_TOOLS | WRITE_TOOLS - {"update_akte"},
     Role.SEKRETARIAT: READ_TOOLS | {"create_notiz"},
     Role.PRAKTIKANT: set(READ_TOOLS),
-    Role.MANDANT: READ_TOOLS - CROSS_AKTE,
+    Role.MANDANT: READ_TOOLS - CROSS_AKTE - FIRM_ONLY,
 }
 
 
@@ -351,6 +354,32 @@ def test_mandant_never_gets_cross_akte_search_even_if_the_matrix_says_so(call):
     mandant = UserFactory(role=Role.MANDANT)
     assert not toolbox_for(ToolContext(user=mandant)).names() & CROSS_AKTE
     assert "steht dir nicht zur Verfügung" in call(mandant, "search_alle_akten", {"suche": "a"}).error
+
+
+def test_mandant_never_searches_the_firms_muster_even_if_the_matrix_says_so(call, tmp_path):
+    """The firm's own templates are its work product: the Muster page and API answer a Mandant 404,
+    and Helena's search_muster gave her their names, descriptions and full text (the seeded matrix
+    allowed every read tool but the cross-Akte searches)."""
+    from recherche.services import muster_ingest
+
+    source = tmp_path / "kanzlei_vergleich.md"
+    source.write_text(
+        "---\nname: Vergleichslinie Mietminderung\nkategorie: Mietrecht\nkanzlei_eigen: true\n"
+        "beschreibung: Interne Verhandlungslinie\n---\nHöchstens 70 Prozent der Minderung als Vergleich anbieten.\n",
+        encoding="utf-8",
+    )
+    muster_ingest(source)
+    mandant, anwalt = UserFactory(role=Role.MANDANT), UserFactory(role=Role.ANWALT)
+    assert not default_allowed(Role.MANDANT, all_tools()["search_muster"])
+    ToolPermission.objects.filter(role=Role.MANDANT, tool="search_muster").update(allowed=True)  # as seeded before
+    tool_matrix_changed()
+
+    assert "search_muster" not in toolbox_for(ToolContext(user=mandant)).names()
+    refused = call(mandant, "search_muster", {"suche": "Mietminderung Vergleich", "mit_text": True})
+    assert "steht dir nicht zur Verfügung" in refused.error and "70 Prozent" not in json.dumps(refused.data, ensure_ascii=False)
+    assert not tool_matrix()["search_muster"][Role.MANDANT]
+    found = call(anwalt, "search_muster", {"suche": "Mietminderung Vergleich", "mit_text": True})
+    assert "70 Prozent" in found.data["muster"][0]["text"]
 
 
 def test_unknown_tool_is_an_error_result(call):
