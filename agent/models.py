@@ -32,8 +32,11 @@ class Conversation(models.Model):
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, verbose_name=_("Benutzer"), on_delete=models.CASCADE, related_name="conversations"
     )
+    # PROTECT, not SET_NULL: a null Akte means "general", which its user may see whatever Akten they
+    # reach; deleting the Akte would have given back what it hid (an ended Vertretung, a mandate).
+    # The runs and conversations that hold its content go first (admin), then the Akte.
     akte = models.ForeignKey(
-        Akte, verbose_name=_("Akte"), on_delete=models.SET_NULL, null=True, blank=True, related_name="conversations"
+        Akte, verbose_name=_("Akte"), on_delete=models.PROTECT, null=True, blank=True, related_name="conversations"
     )
     title = models.CharField(_("Titel"), max_length=200, default="Neues Gespräch")
     created_at = models.DateTimeField(_("angelegt"), auto_now_add=True)
@@ -58,8 +61,10 @@ class Message(models.Model):
     conversation = models.ForeignKey(Conversation, verbose_name=_("Gespräch"), on_delete=models.CASCADE, related_name="messages")
     role = models.CharField(_("Rolle"), max_length=10, choices=Role.choices)
     text = models.TextField(_("Text"))
+    # CASCADE: the question and answer of a run go with it. SET_NULL left its answer as a turn of no
+    # run, which everyone who sees the conversation sees, also whoever the run's reads hide it from.
     run = models.ForeignKey(
-        "AgentRun", verbose_name=_("Lauf"), on_delete=models.SET_NULL, null=True, blank=True, related_name="messages"
+        "AgentRun", verbose_name=_("Lauf"), on_delete=models.CASCADE, null=True, blank=True, related_name="messages"
     )
     created_at = models.DateTimeField(_("Zeitpunkt"), auto_now_add=True)
 
@@ -135,8 +140,8 @@ class AgentRun(models.Model):
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, verbose_name=_("Benutzer"), on_delete=models.PROTECT, related_name="agent_runs"
     )
-    akte = models.ForeignKey(
-        "akten.Akte", verbose_name=_("Akte"), on_delete=models.SET_NULL, null=True, blank=True, related_name="agent_runs"
+    akte = models.ForeignKey(  # PROTECT: see Conversation.akte
+        "akten.Akte", verbose_name=_("Akte"), on_delete=models.PROTECT, null=True, blank=True, related_name="agent_runs"
     )
     conversation = models.ForeignKey(
         Conversation, verbose_name=_("Gespräch"), on_delete=models.SET_NULL, null=True, blank=True, related_name="runs"
@@ -244,7 +249,8 @@ class ToolCallAudit(models.Model):
         AgentRun, verbose_name=_("Lauf"), on_delete=models.CASCADE, null=True, blank=True, related_name="audits"
     )
     user = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name=_("Benutzer"), on_delete=models.PROTECT, related_name="+")
-    akte = models.ForeignKey(Akte, verbose_name=_("Akte"), on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    # PROTECT: see Conversation.akte (a run that read the Akte would be shown again to whoever ran it)
+    akte = models.ForeignKey(Akte, verbose_name=_("Akte"), on_delete=models.PROTECT, null=True, blank=True, related_name="+")
     # A search across Akten (no one `akte`): the ids of the Akten its result showed. Who may no
     # longer see one of them no longer sees the call, nor the run that made it (agent/runs/selectors.py).
     akten = ArrayField(models.BigIntegerField(), verbose_name=_("Akten im Ergebnis"), default=list, blank=True, editable=False)

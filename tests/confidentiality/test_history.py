@@ -175,3 +175,50 @@ def test_the_feedback_admin_shows_staff_only_verdicts_in_their_own_visible_conve
     assert client.get(reverse("admin:agent_answerfeedback_change", args=[feedback.pk])).status_code in (302, 404)
     client.force_login(UserFactory(role=Role.ADMIN, is_staff=True, is_superuser=True))  # ADMIN sees all
     assert "Fremdkommentar" in client.get(reverse("admin:agent_answerfeedback_changelist")).content.decode()
+
+
+@pytest.mark.django_db
+def test_deleting_the_akte_does_not_give_back_the_runs_it_hid():
+    """Runs, conversations and tool calls pointed at their Akte with SET_NULL: deleting the Akte
+    turned them into general ones, and the ex-deputy saw his run on it and a general run that read
+    it again. Now the Akte cannot be deleted while they hold its content."""
+    from django.db.models import ProtectedError
+
+    from agent.models import ToolCallAudit
+
+    world = build_world()
+    conversation, run = _run_on_akte(world, world.deputy, akte=world.akte)
+    ToolCallAudit.objects.create(run=run, user=world.deputy, akte=world.akte, tool="read_akte_detail", summary="ok")
+    general = Conversation.objects.create(user=world.deputy, title="Was ist los?")
+    sachstand = world.markers["sachstand"]
+    general_run = AgentRun.objects.create(
+        user=world.deputy,
+        conversation=general,
+        task="Was ist los?",
+        status=AgentRun.Status.DONE,
+        answer=sachstand,
+        finished_at=timezone.now(),
+    )
+    Message.objects.create(conversation=general, role=Message.Role.ASSISTANT, text=sachstand, run=general_run)
+    ToolCallAudit.objects.create(run=general_run, user=world.deputy, akte=world.akte, tool="read_akte", summary="ok")
+    world.end_vertretung()
+    admin = User.objects.create_superuser(email="admin-loeschen@kanzlei.example", password="x")  # noqa: S106
+    staff = Client()
+    staff.force_login(admin)
+
+    page = staff.post(reverse("admin:akten_akte_delete", args=[world.akte.pk]), {"post": "yes"})
+    with pytest.raises(ProtectedError):
+        world.akte.delete()
+
+    assert page.status_code == 200 and "Kann Akte nicht löschen" in page.content.decode()  # protected objects named
+    world.akte.refresh_from_db()
+    deputy = Client()
+    deputy.force_login(world.deputy)
+    assert deputy.get(reverse("helena-conversation", args=[conversation.pk])).status_code == 404
+    assert deputy.get(reverse("api-run-detail", args=[run.pk])).status_code == 404
+    assert world.leaked(deputy.get(reverse("helena-conversation", args=[general.pk])).content.decode()) == []
+    # what held the Akte's content goes first; then the Akte can go
+    AgentRun.objects.filter(pk__in=[run.pk, general_run.pk]).delete()
+    conversation.delete()
+    world.akte.delete()
+    assert world.leaked(deputy.get(reverse("helena-conversation", args=[general.pk])).content.decode()) == []
