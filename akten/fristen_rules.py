@@ -147,8 +147,8 @@ def frist_berechnen(
     notfrist: bool = False,
 ) -> FristErgebnis:
     """The Fristenrechner at `ort`, as the tools and the Rechner page run it: a `vorlage` (whose
-    shorter criminal-procedure twin applies when the Akte's Sachgebiet may be a criminal or Bußgeld
-    matter) or a period of `dauer` `einheit`; a triggering event after today is warned about.
+    shorter twin applies when the Akte may be a criminal or Bußgeld matter, or one before the
+    Arbeitsgericht: its Sachgebiet or its court) or a period of `dauer` `einheit`; a triggering event after today is warned about.
     Raises rechner.fristen.FristError (German) for invalid input."""
     if vorlage:
         ergebnis = berechne_preset(
@@ -162,6 +162,7 @@ def frist_berechnen(
             vorfrist_arbeitstage=vorfrist_arbeitstage,
             verkuendung=verkuendung,
             sachgebiet=akte.sachgebiet if akte is not None else None,
+            gericht_name=akte.gericht_name if akte is not None else None,
         )
     else:
         ergebnis = berechne_frist(

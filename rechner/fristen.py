@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import calendar
 import functools
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
@@ -196,6 +197,14 @@ WARNUNG_STRAFSACHE = (
     "Der Rechner nimmt dieses frühere Datum; nach der Vorlage „{vorlage}“ ({norm_zivil}) endete sie am {spaet}. "
     "Prüfe, welche Verfahrensordnung gilt."
 )
+# Sachgebiete whose Akten may be before an Arbeitsgericht (an Akte whose court is one counts too).
+ARBEITSSACHEN = {"ARBEITSRECHT": "eine Arbeitssache"}
+ARBEITSGERICHT_ART = "vor einem Arbeitsgericht"
+WARNUNG_ARBEITSSACHE = (
+    "Die Akte ist {art}: Vor dem Arbeitsgericht beträgt diese Frist {dauer} ({norm}) und endet am {frueh}. "
+    "Der Rechner nimmt dieses frühere Datum; nach der Vorlage „{vorlage}“ ({norm_zivil}) endete sie am {spaet}. "
+    "Prüfe, ob die Sache vor dem Arbeitsgericht geführt wird."
+)
 WARNUNG_ZUKUNFT = (
     "Das Ereignisdatum {ereignis} liegt in der Zukunft (heute ist der {heute}). Eine Zustellung oder Verkündung kann "
     "noch nicht geschehen sein: Prüfe das Datum, auch das Jahr – ein falsches Jahr verschiebt das Fristende entsprechend."
@@ -267,6 +276,9 @@ class FristPreset:
     # The preset of the same remedy in criminal and Bußgeld proceedings (StPO, OWiG), whose period is
     # shorter: for an Akte that may be such a matter the earlier end applies (``berechne_preset``).
     strafsachen: str = ""
+    # Likewise before the Arbeitsgericht (ArbGG: one week instead of two for the Einspruch and the
+    # Widerspruch in the Mahnverfahren), for an Akte in Arbeitsrecht or at an Arbeitsgericht.
+    arbeitssachen: str = ""
     # The triggering event may lie ahead (a Termin, the agreed end of a contract); for the others a
     # date after today is most likely a typing error and is warned about (``mit_zukunftswarnung``).
     ereignis_kann_kuenftig: bool = False
@@ -402,6 +414,7 @@ PRESETS: dict[str, FristPreset] = {
             "Zustellung des Versäumnisurteils",
             "Vor dem Arbeitsgericht beträgt die Einspruchsfrist nur eine Woche (§ 59 Abs. 1 Satz 1 ArbGG): Vorlage "
             "„einspruch_versaeumnisurteil_arbgg“.",
+            arbeitssachen="einspruch_versaeumnisurteil_arbgg",
         ),
         FristPreset(
             "einspruch_versaeumnisurteil_arbgg",
@@ -424,6 +437,7 @@ PRESETS: dict[str, FristPreset] = {
             "Im arbeitsgerichtlichen Mahnverfahren beträgt sie nur eine Woche (§ 46a Abs. 1 ArbGG, § 59 Abs. 1 Satz 1 "
             "ArbGG): Vorlage „einspruch_vollstreckungsbescheid_arbgg“.",
             gericht="mahngericht",
+            arbeitssachen="einspruch_vollstreckungsbescheid_arbgg",
         ),
         FristPreset(
             "einspruch_vollstreckungsbescheid_arbgg",
@@ -448,6 +462,7 @@ PRESETS: dict[str, FristPreset] = {
             "Keine Notfrist: Widerspruch ist bis zur Verfügung des Vollstreckungsbescheids möglich (§ 694 Abs. 1 ZPO). "
             "Im arbeitsgerichtlichen Mahnverfahren beträgt die Frist eine Woche (§ 46a Abs. 3 ArbGG).",
             gericht="mahngericht",
+            arbeitssachen="widerspruch_mahnbescheid_arbgg",
         ),
         FristPreset(
             "widerspruch_mahnbescheid_arbgg",
@@ -1314,12 +1329,16 @@ def berechne_preset(
     vorfrist_arbeitstage: bool = False,
     verkuendung: date | None = None,
     sachgebiet: str | None = None,
+    gericht_name: str | None = None,
 ) -> FristErgebnis:
     """Calculate a preset period (see ``PRESETS``) triggered by the event on ``ereignis_datum``;
-    ``_berechne_preset`` says how. ``sachgebiet`` is the Akte's (akten.models.Sachgebiet): where it
-    may be a criminal or Bußgeld matter (``STRAFSACHEN``) and the preset has a shorter twin there
-    (``FristPreset.strafsachen``: § 45 Abs. 1, § 311 Abs. 2 StPO, one week instead of two), the
-    earlier end applies, with a warning naming the later one and the rule it follows."""
+    ``_berechne_preset`` says how. ``sachgebiet`` is the Akte's (akten.models.Sachgebiet) and
+    ``gericht_name`` its court: where the Akte may be a matter of a procedural order with a shorter
+    period for the same remedy and the preset has that twin, the earlier end applies, with a warning
+    naming the later one and the rule it follows: a criminal or Bußgeld matter (``STRAFSACHEN``,
+    ``FristPreset.strafsachen``: § 45 Abs. 1, § 311 Abs. 2 StPO, one week instead of two), or one
+    before the Arbeitsgericht (``ARBEITSSACHEN`` or a court named Arbeitsgericht,
+    ``FristPreset.arbeitssachen``: § 59 Abs. 1, § 46a Abs. 1, 3 ArbGG, one week instead of two)."""
     rechnung = functools.partial(
         _berechne_preset,
         bundesland=bundesland,
@@ -1331,25 +1350,37 @@ def berechne_preset(
     )
     ergebnis = rechnung(preset_key, ereignis_datum, verkuendung=verkuendung)
     preset = PRESETS[preset_key]
+    kuerzer: list[tuple[FristErgebnis, str, str, str]] = []  # (result, twin, Akte's kind, warning)
     art = STRAFSACHEN.get(sachgebiet or "")
     # in criminal proceedings a decision pronounced in presence is made known by its Verkündung (§ 35 StPO)
     ausloeser = ereignis_datum or verkuendung
-    if not preset.strafsachen or art is None or ausloeser is None:
+    if preset.strafsachen and art is not None and ausloeser is not None:
+        kuerzer.append((rechnung(preset.strafsachen, ausloeser, verkuendung=None), preset.strafsachen, art, WARNUNG_STRAFSACHE))
+    art = ARBEITSSACHEN.get(sachgebiet or "") or (ARBEITSGERICHT_ART if _ist_arbeitsgericht(gericht_name) else None)
+    if preset.arbeitssachen and art is not None and ereignis_datum is not None:
+        arbeit = rechnung(preset.arbeitssachen, ereignis_datum, verkuendung=verkuendung)
+        kuerzer.append((arbeit, preset.arbeitssachen, art, WARNUNG_ARBEITSSACHE))
+    frueher = [k for k in kuerzer if k[0].fristablauf < ergebnis.fristablauf]
+    if not frueher:
         return ergebnis
-    straf = rechnung(preset.strafsachen, ausloeser, verkuendung=None)
-    if straf.fristablauf >= ergebnis.fristablauf:
-        return ergebnis
-    zwilling = PRESETS[preset.strafsachen]
-    warnung = WARNUNG_STRAFSACHE.format(
+    kurz, zwilling_key, art, vorlage_warnung = min(frueher, key=lambda k: k[0].fristablauf)
+    zwilling = PRESETS[zwilling_key]
+    warnung = vorlage_warnung.format(
         art=art,
         dauer=_dauer_text(zwilling.dauer, zwilling.einheit),
         norm=zwilling.rechtsgrundlage,
-        frueh=format_datum(straf.fristablauf),
+        frueh=format_datum(kurz.fristablauf),
         vorlage=preset.label,
         norm_zivil=preset.rechtsgrundlage,
         spaet=format_datum(ergebnis.fristablauf),
     )
-    return mit_warnung(straf, warnung)
+    return mit_warnung(kurz, warnung)
+
+
+def _ist_arbeitsgericht(gericht_name: str | None) -> bool:
+    """Arbeitsgericht, Landesarbeitsgericht, Bundesarbeitsgericht (also "ArbG Köln", "LAG Hamm")."""
+    name = gericht_name or ""
+    return re.search("arbeitsgericht", name, re.IGNORECASE) is not None or re.search(r"\b(?:ArbG|LAG|BAG)\b", name) is not None
 
 
 def mit_zukunftswarnung(ergebnis: FristErgebnis, preset_key: str | None, heute: date) -> FristErgebnis:
