@@ -425,6 +425,10 @@ class ZinsForm(forms.Form):
         label="Beteiligte",
         choices=[
             ("verbraucher", "Verbraucher beteiligt – 5 Prozentpunkte (§ 288 Abs. 1 BGB)"),
+            (
+                "verbraucher_glaeubiger",
+                "Nur der Gläubiger ist Verbraucher, Entgeltforderung – 5 Prozentpunkte und 40 € (§ 288 Abs. 1, 5 BGB)",
+            ),
             ("unternehmer", "Kein Verbraucher, Entgeltforderung – 9 Prozentpunkte und 40 € (§ 288 Abs. 2, 5 BGB)"),
         ],
         initial="verbraucher",

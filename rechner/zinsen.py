@@ -27,8 +27,13 @@ from rechner.tabellen import als_decimal, format_datum, format_euro, format_zahl
 
 DATEN = Path(__file__).resolve().parent / "data" / "basiszinssatz.json"
 
-Glaeubigerart = Literal["verbraucher", "unternehmer"]
-AUFSCHLAG: dict[str, Decimal] = {"verbraucher": Decimal(5), "unternehmer": Decimal(9)}
+# "verbraucher": a consumer is a party, or the claim is no Entgeltforderung (§ 288 Abs. 1 BGB);
+# "verbraucher_glaeubiger": only the creditor is a consumer, the debtor is not, and the claim is an
+# Entgeltforderung: 5 points, and the 40 EUR of § 288 Abs. 5 BGB, which asks only about the debtor;
+# "unternehmer": no consumer is a party and the claim is an Entgeltforderung (§ 288 Abs. 2, 5 BGB).
+Glaeubigerart = Literal["verbraucher", "verbraucher_glaeubiger", "unternehmer"]
+AUFSCHLAG: dict[str, Decimal] = {"verbraucher": Decimal(5), "verbraucher_glaeubiger": Decimal(5), "unternehmer": Decimal(9)}
+MIT_PAUSCHALE = frozenset({"verbraucher_glaeubiger", "unternehmer"})
 PAUSCHALE_288_5 = Decimal("40.00")
 
 FEHLER_BETRAG = "Die Hauptforderung muss größer als 0 Euro sein (angegeben: {wert})."
@@ -40,7 +45,10 @@ FEHLER_NICHT_HINTERLEGT = (
     "oder ein Administrator kann den von der Deutschen Bundesbank bekanntgemachten Satz unter Verwaltung → Rechner → "
     "Basiszinssätze ergänzen; bis dahin kannst du die Verzinsung bis {bis} berechnen."
 )
-FEHLER_ART = "Unbekannte Art „{wert}“: zulässig sind „verbraucher“ (§ 288 Abs. 1 BGB) und „unternehmer“ (§ 288 Abs. 2 BGB)."
+FEHLER_ART = (
+    "Unbekannte Art „{wert}“: zulässig sind „verbraucher“ (§ 288 Abs. 1 BGB), „verbraucher_glaeubiger“ (§ 288 Abs. 1, 5 "
+    "BGB) und „unternehmer“ (§ 288 Abs. 2, 5 BGB)."
+)
 
 
 class ZinsError(ValueError):
@@ -131,7 +139,9 @@ def verzugszinsen(
 ) -> Zinsberechnung:
     """Interest under § 288 BGB on ``hauptforderung`` for every day from ``von`` to ``bis`` (both included).
 
-    ``art="unternehmer"`` (no consumer involved, Entgeltforderung): 9 points and the 40 EUR Pauschale.
+    ``art`` (``Glaeubigerart``): "unternehmer" (no consumer involved, Entgeltforderung) 9 points and the 40 EUR
+    Pauschale; "verbraucher_glaeubiger" (a consumer's Entgeltforderung against a debtor who is none) 5 points and the
+    Pauschale; "verbraucher" 5 points.
     ``historie``: the Basiszinssätze to use; without it only the shipped ones (the pages and the agent tool pass
     ``rechner.selectors.basiszins_historie()``, which adds the Kanzlei's entries). Raises ZinsError with a German message.
     """
@@ -163,8 +173,8 @@ def verzugszinsen(
         summe += zinsen
         perioden.append(Zinsperiode(beginn, ende, tage, jahrestage, basis, satz, runde_cent(zinsen)))
         beginn = ende + timedelta(days=1)
-    pauschale = PAUSCHALE_288_5 if art == "unternehmer" else Decimal("0.00")
-    norm = "§ 288 Abs. 1 BGB (5 Prozentpunkte)" if art == "verbraucher" else "§ 288 Abs. 2 BGB (9 Prozentpunkte)"
+    pauschale = PAUSCHALE_288_5 if art in MIT_PAUSCHALE else Decimal("0.00")
+    norm = "§ 288 Abs. 2 BGB (9 Prozentpunkte)" if art == "unternehmer" else "§ 288 Abs. 1 BGB (5 Prozentpunkte)"
     zeilen = [
         f"Verzugszinsen auf {format_euro(betrag)} vom {format_datum(von)} bis {format_datum(bis)} nach {norm} über dem "
         "Basiszinssatz (§ 247 BGB), taggenau je Halbjahr:"

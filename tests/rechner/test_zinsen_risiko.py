@@ -59,6 +59,16 @@ def test_zinsen_unternehmer_ueber_den_jahreswechsel() -> None:
     assert "§ 288 Abs. 2 BGB" in zinsen.erlaeuterung
 
 
+def test_zinsen_verbraucher_als_glaeubiger_einer_entgeltforderung_bekommt_die_pauschale() -> None:
+    """§ 288 Abs. 5 BGB asks only whether the debtor is a consumer: a consumer's price claim against a
+    company gets the 40 € at 5 points (before: the Pauschale came only with the 9 points)."""
+    zinsen = verzugszinsen(hauptforderung="1.000", von=date(2025, 3, 1), bis=date(2025, 3, 31), art="verbraucher_glaeubiger")
+    fuenf = verzugszinsen(hauptforderung="1.000", von=date(2025, 3, 1), bis=date(2025, 3, 31), art="verbraucher")
+    assert zinsen.pauschale == Decimal("40.00") and fuenf.pauschale == Decimal("0.00")
+    assert zinsen.zinsen == fuenf.zinsen and zinsen.perioden[0].zinssatz == Decimal("7.27")  # 2,27 % + 5 points
+    assert "§ 288 Abs. 1 BGB" in zinsen.erlaeuterung and "§ 288 Abs. 5 BGB: 40,00 €" in zinsen.erlaeuterung
+
+
 @pytest.mark.parametrize(
     ("kwargs", "meldung"),
     [

@@ -28,7 +28,8 @@ ANNAHME_ART = (
     "Nicht angegeben, ob ein Verbraucher beteiligt ist: gerechnet mit 5 Prozentpunkten über dem Basiszinssatz "
     "(§ 288 Abs. 1 BGB). Ist an dem Rechtsgeschäft kein Verbraucher beteiligt und ist die Forderung eine "
     "Entgeltforderung (Gegenleistung für eine Ware oder Leistung, kein Schadensersatz), sind es 9 Prozentpunkte und "
-    "die Pauschale von 40 € (§ 288 Abs. 2 und 5 BGB); bitte erfragen."
+    "die Pauschale von 40 € (§ 288 Abs. 2 und 5 BGB). Die Pauschale steht dem Gläubiger einer Entgeltforderung auch "
+    "zu, wenn nur er Verbraucher ist und der Schuldner nicht (§ 288 Abs. 5 BGB); bitte erfragen."
 )
 
 
@@ -39,11 +40,13 @@ class CalcVerzugszinsenParams(Params):
     von: Annotated[datetime.date, Field(description="First day with interest: the day after default began (YYYY-MM-DD).")]
     bis: Annotated[datetime.date, Field(description="Last day with interest (YYYY-MM-DD), e.g. the payment day.")]
     art: Annotated[
-        Literal["verbraucher", "unternehmer"],
+        Literal["verbraucher", "verbraucher_glaeubiger", "unternehmer"],
         Field(
-            description="'verbraucher': 5 points (§ 288 Abs. 1), also for every claim that is not an Entgeltforderung "
-            "(e.g. Schadensersatz); 'unternehmer': no consumer involved AND an Entgeltforderung (price for goods or "
-            "services), 9 points and 40 EUR (§ 288 Abs. 2, 5)."
+            description="'verbraucher': 5 points (§ 288 Abs. 1), when the debtor is a consumer or the claim is no "
+            "Entgeltforderung (e.g. Schadensersatz); 'verbraucher_glaeubiger': the creditor is a consumer, the debtor "
+            "is not, and the claim is an Entgeltforderung: 5 points and 40 EUR (§ 288 Abs. 1, 5); 'unternehmer': no "
+            "consumer involved AND an Entgeltforderung (price for goods or services), 9 points and 40 EUR "
+            "(§ 288 Abs. 2, 5)."
         ),
     ] = "verbraucher"
 
