@@ -530,7 +530,16 @@ UST_REGELSATZ = Decimal("0.19")  # § 12 Abs. 1 UStG, Nr. 7008 VV RVG
 # Anrechnung targets in procedural order: the Geschäftsgebühr is credited against the first
 # Verfahrensgebühr of the court proceedings; the Mahnverfahren fee against that of the Rechtsstreit.
 _GERICHTLICHE_VERFAHRENSGEBUEHREN = ("3305", "3307", "3100", "3101")
-_MAHNVERFAHREN_ZIEL = "3100"
+# the Verfahrensgebühr of the Rechtsstreit that follows a Mahnverfahren, in full or reduced form
+_MAHNVERFAHREN_ZIELE = ("3100", "3101")
+# Nr. 2100/2101 is credited against a fee of the Rechtsmittelverfahren (Anm. zu Nr. 2100 VV RVG)
+_RECHTSMITTEL_VERFAHRENSGEBUEHREN = ("3200", "3201", "3206", "3207", "3208")
+# The Verfahrensgebühren of the court proceedings a PKH procedure can be for (§ 16 Nr. 2 RVG)
+_VERFAHRENSGEBUEHREN_JE_RECHTSZUG = {
+    Angelegenheit.ERSTER_RECHTSZUG: ("3100", "3101"),
+    Angelegenheit.BERUFUNG: ("3200", "3201"),
+    Angelegenheit.REVISION: ("3206", "3207", "3208"),
+}
 _EINIGUNG = ("1000", "1003", "1004")
 
 
@@ -733,9 +742,14 @@ def erhoehung(auftraggeber: int) -> Decimal:
 def _angelegenheit(request: PositionRequest, nummer: VvNummer, requests: Sequence[PositionRequest]) -> Angelegenheit:
     if request.angelegenheit is not None:
         return request.angelegenheit
+    vorhanden = {VV[r.vv].angelegenheit for r in requests if r.vv in VV}
+    if nummer.vv == "3335":
+        # § 16 Nr. 2 RVG: the PKH procedure and the proceedings it is for are one Angelegenheit (one
+        # Nr. 7002; its fee is credited against theirs, see _anrechnungen); the first instance first
+        rechtszug = [a for a in _VERFAHRENSGEBUEHREN_JE_RECHTSZUG if a in vorhanden]
+        return rechtszug[0] if rechtszug else Angelegenheit.PKH_VERFAHREN
     if nummer.angelegenheit is not None:
         return nummer.angelegenheit
-    vorhanden = {VV[r.vv].angelegenheit for r in requests if r.vv in VV}
     if nummer.vv == "1000" and Angelegenheit.AUSSERGERICHTLICH in vorhanden:
         return Angelegenheit.AUSSERGERICHTLICH
     gerichtlich = [angelegenheit for angelegenheit in _GERICHTLICH if angelegenheit in vorhanden]
@@ -1176,7 +1190,7 @@ def _anrechnungen(
             anrechnen(
                 ziel, satz, wert, version_von(quelle.angelegenheit), "Vorbem. 3 Abs. 4", _anrechnungslabel(quelle.rate, ziel)
             )
-    rechtsstreit = next((g for g in gebuehren if g.vv == _MAHNVERFAHREN_ZIEL), None)
+    rechtsstreit = next((g for vv in _MAHNVERFAHREN_ZIELE for g in gebuehren if g.vv == vv), None)
     if rechtsstreit is not None:
         for quelle in (g for g in gebuehren if g.vv in ("3305", "3307")):
             anrechnen(
@@ -1186,6 +1200,31 @@ def _anrechnungen(
                 version_von(quelle.angelegenheit),
                 f"Anm. zu {quelle.vv}",
                 f"Anrechnung der Verfahrensgebühr Nr. {quelle.vv} auf Nr. {rechtsstreit.vv} (Anm. zu Nr. {quelle.vv} VV RVG)",
+            )
+    rechtsmittel = next((g for vv in _RECHTSMITTEL_VERFAHRENSGEBUEHREN for g in gebuehren if g.vv == vv), None)
+    if rechtsmittel is not None:
+        for quelle in (g for g in gebuehren if g.vv in ("2100", "2101")):
+            anrechnen(
+                rechtsmittel,
+                quelle.rate,
+                min(quelle.value, rechtsmittel.value),
+                version_von(quelle.angelegenheit),
+                "Anm. zu 2100",
+                f"Anrechnung der Gebühr Nr. {quelle.vv} (Prüfung der Erfolgsaussicht) auf Nr. {rechtsmittel.vv} "
+                "(Anm. zu Nr. 2100 VV RVG)",
+            )
+    for quelle in (g for g in gebuehren if g.vv == "3335"):
+        ziele = _VERFAHRENSGEBUEHREN_JE_RECHTSZUG.get(quelle.angelegenheit, ())
+        verfahren = next((g for vv in ziele for g in gebuehren if g.vv == vv), None)
+        if verfahren is not None:
+            anrechnen(
+                verfahren,
+                quelle.rate,
+                min(quelle.value, verfahren.value),
+                version_von(quelle.angelegenheit),
+                "§ 16 Nr. 2 RVG",
+                f"Nr. 3335 neben Nr. {verfahren.vv}: Verfahren über die Prozesskostenhilfe und Hauptsache sind dieselbe "
+                "Angelegenheit, die Verfahrensgebühr entsteht nur einmal (§ 16 Nr. 2, § 15 Abs. 2 RVG)",
             )
     return zeilen
 
