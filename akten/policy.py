@@ -77,15 +77,13 @@ MANDANT_AKTE_FIELDS = frozenset(
 MANDANT_BETEILIGTER_FIELDS = frozenset({"id", "rolle", "rolle_label", "name"})
 # Fields of a user reference (anwalt) a MANDANT may receive.
 MANDANT_USER_FIELDS = frozenset({"id", "name", "email"})
-# Fields of a Dokument a MANDANT may receive (not the extraction errors or internal flags).
-MANDANT_DOKUMENT_FIELDS = frozenset(
-    {"id", "akte", "aktenzeichen", "name", "mime_type", "groesse", "created_at", "download_url", "text"}
-)
+# Fields of a Dokument a MANDANT may receive (not the extraction errors or internal flags). Not its
+# size: that is the stored original's, comments and tracked changes included, and the difference to
+# the cleaned file she downloads tells that something was taken out, and how much.
+MANDANT_DOKUMENT_FIELDS = frozenset({"id", "akte", "aktenzeichen", "name", "mime_type", "created_at", "download_url", "text"})
 # The same for Helena's document tools (read_dokumente, read_dokument_detail), in their names: no
-# status ("Entwurf"), no author, no "drafted by Helena", no release flag, no extraction state.
-MANDANT_DOKUMENT_TOOL_FIELDS = frozenset(
-    {"id", "titel", "akte", "datum", "typ", "groesse_bytes", "text", "gekuerzt", "text_laenge", "hinweis"}
-)
+# status ("Entwurf"), no author, no "drafted by Helena", no release flag, no extraction state, no size.
+MANDANT_DOKUMENT_TOOL_FIELDS = frozenset({"id", "titel", "akte", "datum", "typ", "text", "gekuerzt", "text_laenge", "hinweis"})
 # Fields of a Termin (KalenderEintrag) a MANDANT may receive, in the API's and the tools' names: what
 # her page shows (date, time, title), never the internal description or who in the firm handles it.
 MANDANT_TERMIN_FIELDS = frozenset({"id", "akte", "aktenzeichen", "typ", "typ_label", "titel", "datum", "uhrzeit"})

@@ -11,6 +11,7 @@ import zipfile
 
 import docx
 import pytest
+from asgiref.sync import async_to_sync
 from django.test import Client
 from django.urls import reverse
 from docx.oxml.ns import qn
@@ -18,6 +19,8 @@ from lxml import etree
 from pypdf import PdfReader, PdfWriter
 from pypdf.generic import ArrayObject, DecodedStreamObject, DictionaryObject, FloatObject, NameObject, TextStringObject
 
+from agent.tools.base import ToolContext
+from agent.tools.executor import toolbox_for
 from akten import services as akten_services
 from akten.metadaten import ERR_NICHT_BEREITSTELLBAR, GRUND_FORMAT
 from akten.models import Dokument, Role
@@ -132,6 +135,27 @@ def test_a_released_word_file_reaches_the_mandantin_without_comments_changes_and
     # Staff keep the record as uploaded.
     intern = _download(world.lawyer, dokument)
     assert intern.status_code == 200 and intern.content == original
+
+
+def test_the_mandantin_learns_no_size_of_the_file_before_it_was_cleaned(settings):
+    """`groesse` was the stored original's: 37 KB where her download had 33 KB, telling her that, and
+    how much, was taken out. API and Helena's document tools leave the size out for her."""
+    world = build_world()
+    dokument = _released(world, "brief.docx", _word_mit_vorgeschichte())
+    mandantin, anwalt = Client(), Client()
+    mandantin.force_login(world.mandantin)
+    anwalt.force_login(world.lawyer)
+
+    detail = mandantin.get(reverse("api-dokument-detail", args=[dokument.pk])).json()
+    liste = mandantin.get(reverse("api-dokument-list")).json()
+    settings.HELENA_TOOLS_THREAD_SENSITIVE = True  # the tool reads this test's transaction
+    box = toolbox_for(ToolContext(user=world.mandantin, akte=world.akte, run=None))
+    werkzeug = async_to_sync(box.execute)("read_dokumente", {"akte": world.akte.aktenzeichen}, call_id="c1")
+
+    assert detail["name"] == dokument.name and "groesse" not in detail
+    assert all("groesse" not in eintrag for eintrag in liste["results"])
+    assert werkzeug.ok and werkzeug.data["dokumente"] and all("groesse_bytes" not in d for d in werkzeug.data["dokumente"])
+    assert anwalt.get(reverse("api-dokument-detail", args=[dokument.pk])).json()["groesse"] == dokument.groesse
 
 
 def test_a_released_pdf_reaches_the_mandantin_without_metadata_notes_and_attachments():
