@@ -20,6 +20,7 @@ from typing import Literal
 
 from rechner import gkg, rvg
 from rechner.rvg import PositionRequest
+from rechner.tabellen import format_euro
 
 Gericht = Literal["zivil", "arbeit"]
 
@@ -28,6 +29,11 @@ FEHLER_GERICHT = "Unbekannte Gerichtsbarkeit „{wert}“: zulässig sind „ziv
 HINWEIS_VORSTEUER = (
     "Eigener Anwalt ohne Umsatzsteuer (Vorsteuerabzug). Der Gegenanwalt ist mit Umsatzsteuer gerechnet: Sie ist "
     "nur dann nicht zu erstatten, wenn der Gegner zum Vorsteuerabzug berechtigt ist (§ 104 Abs. 2 Satz 3 ZPO)."
+)
+
+HINWEIS_ANHAENGIG = (
+    "Gerichtsgebühr des ersten Rechtszugs nach dem Recht vom {datum:%d.%m.%Y} ({alt}): maßgeblich ist, wann die Klage "
+    "anhängig wurde (§ 71 Abs. 1 GKG). Wird sie erst jetzt eingereicht, beträgt sie {neu} (Recht vom {heute:%d.%m.%Y})."
 )
 
 _INSTANZEN: dict[str, tuple[tuple[str, tuple[str, ...], str], ...]] = {
@@ -78,6 +84,10 @@ def prozesskostenrisiko(
     if gericht not in _INSTANZEN:
         raise rvg.RvgError(FEHLER_GERICHT.format(wert=gericht))
     zeilen: list[RisikoZeile] = []
+    hinweise = [
+        "Annahme: vollständiges Unterliegen nach streitiger Verhandlung ohne Vergleich; Gegenanwalt mit denselben "
+        "Gebühren; ohne Reisekosten, Sachverständige und Zeugen.",
+    ]
     berufung_ab = max(datum, heute)
     for index, (name, vv_nummern, kv) in enumerate(_INSTANZEN[gericht][:instanzen]):
         stichtag = datum if index == 0 else berufung_ab
@@ -91,11 +101,14 @@ def prozesskostenrisiko(
         erstattung = not (gericht == "arbeit" and index == 0)
         gegner = berechnung.gross if erstattung else Decimal("0.00")
         gebuehr = gkg.kv_gebuehr(kv, streitwert, on=stichtag).amount
+        if index == 0 and gkg.version_for(datum) != gkg.version_for(berufung_ab):
+            # § 71 Abs. 1 GKG: the court fee follows the day the case became pending, which may be
+            # today rather than the day of the mandate
+            spaeter = gkg.kv_gebuehr(kv, streitwert, on=berufung_ab).amount
+            hinweise.append(
+                HINWEIS_ANHAENGIG.format(datum=datum, alt=format_euro(gebuehr), neu=format_euro(spaeter), heute=heute)
+            )
         zeilen.append(RisikoZeile(name, anwalt, gegner, gebuehr, anwalt + gegner + gebuehr, erstattung))
-    hinweise = [
-        "Annahme: vollständiges Unterliegen nach streitiger Verhandlung ohne Vergleich; Gegenanwalt mit denselben "
-        "Gebühren; ohne Reisekosten, Sachverständige und Zeugen.",
-    ]
     if instanzen == 2 and berufung_ab != datum:
         hinweise.append(
             f"Berufung gerechnet nach dem Recht vom {berufung_ab:%d.%m.%Y}: sie wird frühestens heute beauftragt und "

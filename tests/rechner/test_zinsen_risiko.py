@@ -130,3 +130,15 @@ def test_die_berufung_eines_alten_mandats_kostet_nach_heutigem_recht() -> None:
     risiko = prozesskostenrisiko(streitwert=Decimal(5000), datum=date(2025, 5, 1), instanzen=2, heute=date(2026, 12, 3))
     assert [z.gericht for z in risiko.zeilen] == [Decimal("483.00"), Decimal("682.00")]
     assert any("Berufung gerechnet nach dem Recht vom 03.12.2026" in h for h in risiko.hinweise)
+
+
+def test_risiko_nennt_die_gerichtsgebuehr_nach_heutigem_recht_wenn_die_klage_erst_jetzt_eingereicht_wird() -> None:
+    """§ 71 Abs. 1 GKG: the court fee follows the day the case became pending. For a mandate of May
+    2025 the first instance was charged at the old table without a word (483,00 € instead of 511,50 €
+    if the action is filed now)."""
+    risiko = prozesskostenrisiko(streitwert=Decimal(5000), datum=date(2025, 5, 20), heute=date(2026, 12, 4))
+    assert risiko.zeilen[0].gericht == Decimal("483.00")
+    hinweis = next(h for h in risiko.hinweise if "§ 71 Abs. 1 GKG" in h)
+    assert "483,00 €" in hinweis and "511,50 €" in hinweis
+    gleich = prozesskostenrisiko(streitwert=Decimal(5000), datum=date(2025, 7, 20), heute=date(2026, 12, 4))
+    assert not any("§ 71 Abs. 1 GKG" in h for h in gleich.hinweise)

@@ -175,7 +175,17 @@ class GetKostenRulesParams(Params):
     akte: Annotated[str | None, Field(max_length=40, description=AKTE_FIELD_DESCRIPTION)] = None
     datum: Annotated[
         datetime.date | None,
-        Field(description="Date of the mandate (RVG, § 60 RVG) or of filing (GKG, § 71 GKG); default today."),
+        Field(
+            description="Date of the mandate (RVG, § 60 RVG); also the day the case became pending for the court fees "
+            "(GKG, § 71 GKG) unless datum_anhaengig is given; default today."
+        ),
+    ] = None
+    datum_anhaengig: Annotated[
+        datetime.date | None,
+        Field(
+            description="GKG: day the proceedings became (or will become) pending, if it differs from 'datum' (the "
+            "mandate): the court fees follow the law of that day (§ 71 Abs. 1 GKG)."
+        ),
     ] = None
     datum_aussergerichtlich: Annotated[
         datetime.date | None,
@@ -389,10 +399,12 @@ def execute(ctx: ToolContext, params: GetKostenRulesParams) -> ToolResult:
             data["rvg"] = _rvg_data(calc)
             sources.append({"rechner": "RVG", "fassung": calc.version_label})
         if params.gkg_nummern:
-            positionen = gkg.kv_gebuehren(list(params.gkg_nummern), wert, on=datum)
-            version = gkg.version_for(datum)
+            anhaengig = params.datum_anhaengig or datum
+            positionen = gkg.kv_gebuehren(list(params.gkg_nummern), wert, on=anhaengig)
+            version = gkg.version_for(anhaengig)
             data["gkg"] = {
                 "fassung": version.label,
+                "anhaengig": iso(anhaengig),
                 "positionen": [
                     {"nr": p.kv, "bezeichnung": p.label, "satz": format_satz(p.rate), "betrag_eur": money(p.amount)}
                     for p in positionen
@@ -412,6 +424,13 @@ def execute(ctx: ToolContext, params: GetKostenRulesParams) -> ToolResult:
     return ok(data, sources=sources, count=len(params.rvg_positionen) + len(params.gkg_nummern), akte=akte)
 
 
+ANNAHME_ANHAENGIG = (
+    "Gerichtsgebühren nach dem Recht am {datum} berechnet, dem angegebenen Datum. Maßgeblich ist, wann das Verfahren "
+    "anhängig wurde (§ 71 Abs. 1 GKG), nicht der Auftrag: ist es später anhängig geworden oder wird die Klage erst "
+    "jetzt eingereicht, gilt womöglich eine neuere Fassung – bitte datum_anhaengig angeben."
+)
+
+
 def _annahmen(params: GetKostenRulesParams, datum: datetime.date, data: dict[str, Any]) -> list[str]:
     """The inputs the call left out that change the result: the date (the fee version; also of the
     Rahmen amounts and of the FamGKG values) and, for fees that Nr. 1008 VV RVG raises, the number of
@@ -423,6 +442,13 @@ def _annahmen(params: GetKostenRulesParams, datum: datetime.date, data: dict[str
     familie = params.familie
     if familie is not None and familie.art == "scheidung" and "anrechte" not in familie.model_fields_set:
         annahmen.append(ANNAHME_ANRECHTE)
+    if (
+        params.gkg_nummern
+        and params.datum is not None
+        and params.datum_anhaengig is None
+        and gkg.version_for(params.datum) != gkg.version_for(today())
+    ):
+        annahmen.append(ANNAHME_ANHAENGIG.format(datum=f"{params.datum:%d.%m.%Y}"))
     if "auftraggeber" not in params.model_fields_set and (
         any(rvg.VV[p.vv].erhoehungsfaehig for p in params.rvg_positionen if p.vv in rvg.VV) or params.rahmen_positionen
     ):

@@ -368,3 +368,20 @@ def test_eigenes_datum_fuer_die_berufung(call, anwalt):
             "fassung": "RVG i. d. F. des KostBRÄG 2025 (Aufträge ab 01.06.2025)",
         }
     ]
+
+
+def test_gerichtsgebuehren_nach_dem_tag_der_anhaengigkeit_nicht_des_auftrags(call, anwalt):
+    """§ 60 RVG follows the mandate, § 71 Abs. 1 GKG the day the case became pending. One `datum`
+    served both: a mandate of 20.05.2025 and a Klage of 10.06.2025 got the court fee of the old table
+    (483,00 € instead of 511,50 €) without a word."""
+    args = {"gegenstandswert": 5000, "rvg_positionen": [{"vv": "3100"}], "gkg_nummern": ["1210"], "datum": "2025-05-20"}
+    beides = call(anwalt, "get_kosten_rules", {**args, "datum_anhaengig": "2025-06-10"})
+    assert beides.ok, beides.error
+    assert beides.data["gkg"]["positionen"][0]["betrag_eur"] == "511.50" and beides.data["gkg"]["anhaengig"] == "2025-06-10"
+    assert "KostRÄG 2021" in beides.data["rvg"]["fassung"]  # the lawyer's fee keeps the mandate's law
+    assert not any("§ 71 Abs. 1 GKG" in a for a in beides.data.get("annahmen", []))
+
+    nur_auftrag = call(anwalt, "get_kosten_rules", args)
+    assert nur_auftrag.ok, nur_auftrag.error
+    assert nur_auftrag.data["gkg"]["positionen"][0]["betrag_eur"] == "483.00"
+    assert any("§ 71 Abs. 1 GKG" in a and "datum_anhaengig" in a for a in nur_auftrag.data["annahmen"])
