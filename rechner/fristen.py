@@ -197,6 +197,10 @@ WARNUNG_STRAFSACHE = (
     "Der Rechner nimmt dieses frühere Datum; nach der Vorlage „{vorlage}“ ({norm_zivil}) endete sie am {spaet}. "
     "Prüfe, welche Verfahrensordnung gilt."
 )
+WARNUNG_KUERZER_FALLS = (
+    "Achtung: {fall} beträgt die Frist nur {dauer} ({norm}) und endet schon am {frueh} (Vorlage „{vorlage}“). Prüfe, "
+    "welche Entscheidung vorliegt; im Zweifel gilt das frühere Datum."
+)
 # Sachgebiete whose Akten may be before an Arbeitsgericht (an Akte whose court is one counts too).
 ARBEITSSACHEN = {"ARBEITSRECHT": "eine Arbeitssache"}
 ARBEITSGERICHT_ART = "vor einem Arbeitsgericht"
@@ -279,6 +283,10 @@ class FristPreset:
     # Likewise before the Arbeitsgericht (ArbGG: one week instead of two for the Einspruch and the
     # Widerspruch in the Mahnverfahren), for an Akte in Arbeitsrecht or at an Arbeitsgericht.
     arbeitssachen: str = ""
+    # A shorter preset for a kind of decision the inputs cannot tell apart (key, the case in German,
+    # "Gegen eine Endentscheidung im Verfahren der einstweiligen Anordnung …"): its earlier end is
+    # named in a warning (``berechne_preset``).
+    kuerzer_falls: tuple[str, str] = ("", "")
     # The triggering event may lie ahead (a Termin, the agreed end of a contract); for the others a
     # date after today is most likely a typing error and is warned about (``mit_zukunftswarnung``).
     ereignis_kann_kuenftig: bool = False
@@ -544,6 +552,11 @@ PRESETS: dict[str, FristPreset] = {
             "nicht schriftlich bekannt gegeben werden, beginnt die Frist spätestens fünf Monate nach Erlass (§ 63 Abs. 3 "
             "Satz 2 FamFG; als Verkündungsdatum das Datum des Erlasses angeben).",
             grenze_monate=5,
+            kuerzer_falls=(
+                "beschwerde_famfg_zwei_wochen",
+                "Gegen eine Endentscheidung im Verfahren der einstweiligen Anordnung oder über die Genehmigung eines "
+                "Rechtsgeschäfts",
+            ),
         ),
         FristPreset(
             "beschwerde_famfg_zwei_wochen",
@@ -1360,6 +1373,9 @@ def berechne_preset(
     if preset.arbeitssachen and art is not None and ereignis_datum is not None:
         arbeit = rechnung(preset.arbeitssachen, ereignis_datum, verkuendung=verkuendung)
         kuerzer.append((arbeit, preset.arbeitssachen, art, WARNUNG_ARBEITSSACHE))
+    if preset.kuerzer_falls[0] and ereignis_datum is not None:
+        kurz = rechnung(preset.kuerzer_falls[0], ereignis_datum, verkuendung=verkuendung)
+        ergebnis = _kuerzer_falls(preset, kurz, ergebnis)
     frueher = [k for k in kuerzer if k[0].fristablauf < ergebnis.fristablauf]
     if not frueher:
         return ergebnis
@@ -1375,6 +1391,24 @@ def berechne_preset(
         spaet=format_datum(ergebnis.fristablauf),
     )
     return mit_warnung(kurz, warnung)
+
+
+def _kuerzer_falls(preset: FristPreset, kurz: FristErgebnis, ergebnis: FristErgebnis) -> FristErgebnis:
+    """``ergebnis`` with a warning naming the earlier end of the shorter preset for a kind of decision
+    the inputs cannot tell apart (``FristPreset.kuerzer_falls``)."""
+    if kurz.fristablauf >= ergebnis.fristablauf:
+        return ergebnis
+    zwilling = PRESETS[preset.kuerzer_falls[0]]
+    return mit_warnung(
+        ergebnis,
+        WARNUNG_KUERZER_FALLS.format(
+            fall=preset.kuerzer_falls[1],
+            dauer=_dauer_text(zwilling.dauer, zwilling.einheit),
+            norm=zwilling.rechtsgrundlage,
+            frueh=format_datum(kurz.fristablauf),
+            vorlage=zwilling.key,
+        ),
+    )
 
 
 def _ist_arbeitsgericht(gericht_name: str | None) -> bool:

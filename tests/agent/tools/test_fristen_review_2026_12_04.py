@@ -48,3 +48,14 @@ def test_a_civil_akte_keeps_the_zpo_period(call, anwalt, vorlage, norm):
     assert result.ok, result.error
     assert result.data["fristablauf"] == "2026-12-15"
     assert not any(w.startswith("Die Akte ist") for w in result.data["warnungen"])
+
+
+def test_the_famfg_month_names_the_two_weeks_of_an_einstweilige_anordnung(call, anwalt):
+    """§ 63 Abs. 2 FamFG: two weeks against an Endentscheidung in the einstweilige Anordnung. The
+    month's result only mentioned it in its explanation; now a warning names the earlier end."""
+    akte = AkteFactory(anwalt=anwalt, sachgebiet="FAMILIENRECHT", gericht_name="Amtsgericht Köln", gericht_bundesland="NW")
+    result = call(anwalt, "berechne_frist", {"ereignis_datum": "2026-12-01", "vorlage": "beschwerde_famfg"}, akte=akte)
+    assert result.ok, result.error
+    assert result.data["fristablauf"] == "2027-01-04"  # 01.01. Neujahr, 02./03.01. weekend
+    warnung = next(w for w in result.data["warnungen"] if "§ 63 Abs. 2 FamFG" in w)
+    assert "15.12.2026" in warnung and "einstweiligen Anordnung" in warnung
