@@ -129,6 +129,8 @@ def verfahrenswert(
         return wert, (
             f"Unterhalt: 12 × {format_euro(monat)} = {format_euro(12 * monat)} (§ 51 Abs. 1 FamGKG) "
             f"zuzüglich Rückstand bei Einreichung {format_euro(alt)} (§ 51 Abs. 2 FamGKG) = {format_euro(wert)}.",
+            "Wird Unterhalt für weniger als zwölf Monate gefordert, ist höchstens der Gesamtbetrag der geforderten "
+            "Leistung maßgeblich (§ 51 Abs. 1 Satz 1 FamGKG).",
         )
     if art != "scheidung":
         raise gkg.GkgError(FEHLER_ART.format(wert=art))
@@ -159,6 +161,10 @@ def verfahrenswert(
         )
         wert += je * kinder
     zeilen.append(f"Verfahrenswert gesamt (§ 44 Abs. 1 FamGKG: ein Verfahren): {format_euro(wert)}.")
+    zeilen.append(
+        "Der Wert der Ehesache ist hier allein aus dem Einkommen berechnet; das Gericht bestimmt ihn nach Ermessen unter "
+        "Berücksichtigung aller Umstände, auch des Vermögens der Ehegatten (§ 43 Abs. 1 FamGKG), und kann höher liegen."
+    )
     return wert, tuple(zeilen)
 
 
