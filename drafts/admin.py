@@ -8,6 +8,7 @@ from django.urls import path, reverse
 from django.views.decorators.http import require_POST
 
 from akten.admin_mixins import VisibleToAdminMixin
+from helena.text import as_id
 
 from . import services
 from .models import DraftRevision, HelenaAlert, HelenaDraft
@@ -80,7 +81,7 @@ class HelenaDraftAdmin(VisibleToAdminMixin, admin.ModelAdmin):
             services.draft_accept(
                 draft_id=draft.pk,
                 by=request.user,  # type: ignore[arg-type]
-                version=int(version) if version.isdigit() else None,
+                version=as_id(version),
             )
         except services.DraftError as exc:
             self.message_user(request, exc.message, messages.ERROR)

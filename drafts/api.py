@@ -12,6 +12,7 @@ from rest_framework.views import APIView
 
 from helena.api import WriteRateLimitMixin, request_user
 from helena.api_docs import AKTE_FILTER, api_doc, path_id
+from helena.text import as_id
 
 from . import selectors, services
 from .models import HelenaAlert, HelenaDraft
@@ -45,9 +46,7 @@ class DraftListApi(generics.ListAPIView):
     def get_queryset(self) -> Any:
         params = self.request.query_params
         akte = params.get("akte", "")
-        return selectors.draft_list(
-            user=request_user(self.request), status=params.get("status", ""), akte_id=int(akte) if akte.isdigit() else None
-        )
+        return selectors.draft_list(user=request_user(self.request), status=params.get("status", ""), akte_id=as_id(akte))
 
 
 @extend_schema_view(

@@ -84,7 +84,8 @@ class DraftAcceptSerializer(serializers.Serializer):
     version = serializers.IntegerField(
         required=False,
         min_value=0,
-        help_text="Die geprüfte Fassung (Feld `version` des Entwurfs); wurde er seitdem geändert, antwortet die API mit 409.",
+        help_text="Die geprüfte Fassung (Feld `version` des Entwurfs); wurde er seitdem geändert, antwortet die API mit "
+        "409. Ohne sie lässt sich nur ein nie bearbeiteter Entwurf übernehmen.",
     )
 
 

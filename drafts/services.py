@@ -60,6 +60,17 @@ ERR_UNDO_EXPIRED = "Die Übernahme liegt mehr als {seconds} Sekunden zurück und
 ERR_UNDO_NOT_APPROVER = "Du darfst Übernahmen nicht rückgängig machen. Bitte wende dich an eine Anwältin oder einen Anwalt."
 ERR_UNDO_NOT_REVIEWER = "Nur wer den Entwurf übernommen hat, kann die Übernahme rückgängig machen."
 ERR_UNDO_AKTE_CHANGED = "Die Akte wurde seit der Übernahme erneut geändert; bitte ändere sie direkt."
+ERR_VERSION_NEEDED = (
+    "Der Entwurf wurde seit dem Vorschlag bearbeitet (jetzt Fassung {jetzt}). Bitte prüfe ihn und übernimm die "
+    "geprüfte Fassung (version)."
+)
+ERR_KOSTENNOTE_RECHNER = (
+    "Beträge und Grundlagen einer Kostennote kommen aus dem RVG-Rechner und lassen sich im Entwurf nicht ändern "
+    "(geändert: {felder}). Rechne im Rechner neu und lege daraus einen neuen Entwurf an."
+)
+ERR_UNDO_RECORD_GONE = (
+    "Was aus dem Entwurf „{titel}“ entstand, ist inzwischen gelöscht; die Übernahme lässt sich nicht mehr rückgängig machen."
+)
 ERR_UNDO_RECORD_CHANGED = (
     "„{titel}“ wurde seit der Übernahme geändert (z. B. erledigt, bearbeitet oder eine neue Fassung); "
     "Rückgängig würde diese Änderung löschen. Bitte bearbeite oder lösche den Eintrag direkt."
@@ -291,16 +302,19 @@ def _create_record(draft: HelenaDraft, by: User) -> tuple[models.Model, dict[str
             )
         except VorlagenFehler as exc:
             raise DraftInvalid(ERR_RENDER.format(details=exc.message)) from exc
-        record = schriftgut_services.dokument_aus_entwurf(
-            akte=akte,
-            by=by,
-            name=model.titel,
-            docx=schriftstueck.docx,
-            quelle_markdown=model.inhalt_markdown,
-            mandant_sichtbar=model.mandant_sichtbar,
-            vorlage=model.vorlage.model_dump() if model.vorlage else None,
-            activity_data=origin,
-        )
+        try:
+            record = schriftgut_services.dokument_aus_entwurf(
+                akte=akte,
+                by=by,
+                name=model.titel,
+                docx=schriftstueck.docx,
+                quelle_markdown=model.inhalt_markdown,
+                mandant_sichtbar=model.mandant_sichtbar,
+                vorlage=model.vorlage.model_dump() if model.vorlage else None,
+                activity_data=origin,
+            )
+        except ValueError as exc:  # the document rules (akten.services.dokument_create): German, for the approver
+            raise DraftInvalid(str(exc)) from exc
         return record, {}
     if isinstance(model, KostennotePayload):
         nummer = schriftgut_services.rechnungsnummer_vergeben(jahr=timezone.localdate().year)
@@ -372,7 +386,8 @@ def draft_accept(*, draft_id: int, by: User, version: int | None = None) -> Hele
 
     `version` is the version `by` reviewed (`draft_version`; the card and the admin always send it):
     when the draft was edited since, nothing is created (DraftConflict), so the Endkontrolle never
-    names someone for content they did not see. Locks the draft row. Raises DraftNotFound
+    names someone for content they did not see. Without `version` only a draft never edited is
+    accepted. Locks the draft row. Raises DraftNotFound
     (invisible or missing), DraftPermissionDenied (role may not approve), DraftConflict (not PENDING
     any more, e.g. a concurrent accept won; or changed since `version`) and DraftInvalid (payload no
     longer valid).
@@ -381,7 +396,12 @@ def draft_accept(*, draft_id: int, by: User, version: int | None = None) -> Hele
     if not user_may_review(by, draft):
         raise DraftPermissionDenied(ERR_NOT_APPROVER)
     _require_pending(draft, "übernommen")
-    if version is not None and version != (jetzt := draft_version(draft)):
+    jetzt = draft_version(draft)
+    if version is None and jetzt != 0:
+        # edited since it was proposed: without the version reviewed, a replayed or scripted accept
+        # would put the approver's name under content they may never have seen
+        raise DraftConflict(ERR_VERSION_NEEDED.format(jetzt=jetzt))
+    if version is not None and version != jetzt:
         raise DraftConflict(ERR_CHANGED_SINCE.format(jetzt=jetzt, geprueft=version))
     record, undo_data = _create_record(draft, by)
     if draft.typ != HelenaDraft.Typ.AKTE_UPDATE:
@@ -419,6 +439,30 @@ def _keep_berechnung(draft: HelenaDraft, payload: dict[str, Any]) -> dict[str, A
     return {**payload, "berechnung": stored} if stored is not None else payload
 
 
+# What the RVG calculator computed for a Kostennote: an edit keeps it (text, period, advances and
+# title stay editable), so the issued note is always the calculator's result.
+RECHNER_FELDER = (
+    "gegenstandswert",
+    "auftragsdatum",
+    "tabelle",
+    "positionen",
+    "anrechnungen",
+    "auslagen",
+    "netto",
+    "ust_satz",
+    "ust",
+    "brutto",
+)
+
+
+def _keep_rechnung(draft: HelenaDraft, payload: dict[str, Any]) -> None:
+    """Refuse an edit that changes what the calculator computed (DraftInvalid, German)."""
+    stored = draft.payload if isinstance(draft.payload, dict) else {}
+    geaendert = [feld for feld in RECHNER_FELDER if payload.get(feld) != stored.get(feld)]
+    if geaendert:
+        raise DraftInvalid(ERR_KOSTENNOTE_RECHNER.format(felder=", ".join(geaendert)))
+
+
 @transaction.atomic
 def draft_edit(*, draft_id: int, by: User, payload: dict[str, Any]) -> HelenaDraft:
     """Replace the payload of a PENDING draft, keeping the previous version as a revision; the
@@ -431,6 +475,8 @@ def draft_edit(*, draft_id: int, by: User, payload: dict[str, Any]) -> HelenaDra
     if draft.typ == HelenaDraft.Typ.FRIST and isinstance(payload, dict):
         payload = _keep_berechnung(draft, payload)
     model = _validated(draft.typ, payload)
+    if draft.typ == HelenaDraft.Typ.KOSTENNOTE:
+        _keep_rechnung(draft, payload_to_json(model))
     _regeln_pruefen(draft.akte, model)
     number = draft.revisions.count() + 1
     DraftRevision.objects.create(draft=draft, number=number, titel=draft.titel, payload=draft.payload, edited_by=by)
@@ -538,7 +584,9 @@ def draft_undo(*, draft_id: int, by: User) -> HelenaDraft:
         record_model = draft.result_content_type.model_class() if draft.result_content_type else None
         if record_model is None:
             raise DraftConflict(ERR_UNDO_NOT_ACCEPTED)
-        record = record_model._default_manager.select_for_update().get(pk=draft.result_object_id)
+        record = record_model._default_manager.select_for_update().filter(pk=draft.result_object_id).first()
+        if record is None:  # deleted elsewhere since (the admin): nothing left to take back
+            raise DraftConflict(ERR_UNDO_RECORD_GONE.format(titel=draft.titel))
         if "record" in draft.undo_data and _record_state(record) != draft.undo_data["record"]:
             raise DraftConflict(ERR_UNDO_RECORD_CHANGED.format(titel=draft.titel))
         stored_files = [getattr(record, "datei", None)]

@@ -15,3 +15,12 @@ def shorten(text: str, width: int) -> str:
     room = line[: width - len(ELLIPSIS) + 1]
     head = room.rsplit(" ", 1)[0] if " " in room else room[: width - len(ELLIPSIS)]
     return head.rstrip(" ,;:.-–") + ELLIPSIS
+
+
+def as_id(raw: object) -> int | None:
+    """A primary key from user input, or None: ASCII digits only (`str.isdigit` also accepts "²",
+    which `int` refuses with a 500), at most 18 of them (within PostgreSQL's bigint)."""
+    text = str(raw).strip() if raw is not None else ""
+    if not (text.isascii() and text.isdigit() and len(text) <= 18):
+        return None
+    return int(text)

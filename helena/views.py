@@ -17,6 +17,7 @@ from akten import selectors as akten_selectors
 from akten.models import STAFF_ROLES, Akte, AktenActivity, Beteiligter, Dezernat, KalenderEintrag, User
 from akten.policy import MANDANT_MESSAGE_MAX_CHARS, is_mandant
 from drafts import selectors as drafts_selectors
+from helena.text import as_id
 
 from .api import NOT_FOUND_MESSAGE, RATE_LIMITED_MESSAGE, request_user
 
@@ -128,7 +129,7 @@ def start(request: HttpRequest) -> HttpResponse:
 
 def _int_param(request: HttpRequest, name: str) -> int | None:
     raw = request.GET.get(name, "")
-    return int(raw) if raw.isdigit() and len(raw) < 10 else None
+    return as_id(raw)
 
 
 @login_required

@@ -17,6 +17,7 @@ from akten.models import Akte, User
 from akten.policy import firm_tools_page
 from drafts.models import HelenaDraft
 from drafts.services import DraftError, draft_create
+from helena.text import as_id
 
 from . import famgkg, fristen, gkg, rahmen, risiko, rvg, zinsen
 from .forms import FamilienForm, FristForm, GkgForm, RahmenForm, RisikoForm, RvgForm, ZinsForm
@@ -113,8 +114,8 @@ def frist_entwurf(request: HttpRequest) -> HttpResponse:
     user = request.user
     if not isinstance(user, User):  # firm_tools_page: signed in, active, never a MANDANT
         raise Http404
-    akte_id = request.POST.get("akte", "")
-    akte = Akte.objects.visible_to(request.user).filter(pk=int(akte_id)).first() if akte_id.isdigit() else None
+    akte_id = as_id(request.POST.get("akte", ""))
+    akte = Akte.objects.visible_to(request.user).filter(pk=akte_id).first() if akte_id is not None else None
     if akte is None:
         raise Http404
     form = FristForm(request.POST)

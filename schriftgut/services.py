@@ -36,6 +36,7 @@ from akten.models import (
     VorlagenStand,
 )
 from akten.signals import dokument_saved
+from helena.text import as_id
 
 from .briefkopf import briefkopf_anwenden
 from .builtin import MITGELIEFERT, NACH_SCHLUESSEL, mitgeliefert_inhalt
@@ -81,8 +82,8 @@ def vorlage_waehlen(ref: str | int) -> VorlagenWahl:
     text = str(ref).strip()
     eigene = list(DokumentVorlage.objects.filter(aktiv=True))
     gesucht = text.lower()
-    if text.isdigit():
-        treffer_eigen = [v for v in eigene if v.pk == int(text)]
+    if (pk := as_id(text)) is not None:
+        treffer_eigen = [v for v in eigene if v.pk == pk]
     else:
         treffer_eigen = sorted((v for v in eigene if v.name.lower() in gesucht), key=lambda v: len(v.name), reverse=True)
     mitgeliefert_treffer = sorted(

@@ -9,6 +9,7 @@ returned as a list, so that nothing is silently empty.
 from __future__ import annotations
 
 import io
+import logging
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -28,12 +29,21 @@ from helena.markdown import render_markdown
 
 from .platzhalter import MEHRZEILIG, OPTIONAL, PLATZHALTER, Kontext
 
+logger = logging.getLogger(__name__)
+
 ERR_KEIN_DOCX = "Die Datei ist keine Word-Datei im DOCX-Format (bitte in Word als .docx speichern; .doc und PDF gehen nicht)."
 ERR_SYNTAX = "Die Vorlage hat einen Fehler in der Platzhalter-Syntax: {detail}"
 ERR_UNBEKANNT = "Die Vorlage verwendet unbekannte Platzhalter: {namen}. Erlaubt sind: {erlaubt}."
 ERR_FREITEXT = "Der Platzhalter freitext muss als eigener Absatz stehen: {{p freitext }}."
 ERR_ZU_GROSS = "Die Vorlage ist zu groß (höchstens {mb} MB)."
 ERR_RENDER = "Die Vorlage konnte nicht gefüllt werden: {detail}"
+# What the template engine's (English) errors mean for the person filling the template.
+RENDER_UNDEFINED = (
+    "sie verwendet einen Platzhalter, der für dieses Schriftstück keinen passenden Wert hat (etwa „rechnung“ "
+    "außerhalb einer Kostennote). Bitte die Vorlage prüfen oder eine andere wählen."
+)
+RENDER_SYNTAX = "ihre Platzhalter enthalten einen Fehler (Zeile {zeile}). Bitte die Vorlage in der Verwaltung prüfen."
+RENDER_OTHER = "ihre Platzhalter enthalten einen Fehler. Bitte die Vorlage in der Verwaltung prüfen."
 
 MAX_VORLAGE_BYTES = 10 * 1024 * 1024
 FEHLT = "[fehlt: {was}]"
@@ -339,7 +349,15 @@ def vorlage_rendern(inhalt: bytes, kontext: Kontext, *, extra: dict[str, Any] | 
     try:
         tpl.render(context, jinja_env=_jinja_env(), autoescape=True)
     except jinja2.TemplateError as exc:
-        raise VorlagenFehler(ERR_RENDER.format(detail=getattr(exc, "message", None) or type(exc).__name__)) from exc
+        # the engine's own text (English, names of its objects) is for the operators' log only
+        logger.warning("Vorlage nicht gefüllt: %s: %s", type(exc).__name__, getattr(exc, "message", ""))
+        if isinstance(exc, jinja2.UndefinedError):
+            detail = RENDER_UNDEFINED
+        elif isinstance(exc, jinja2.TemplateSyntaxError):
+            detail = RENDER_SYNTAX.format(zeile=exc.lineno)
+        else:
+            detail = RENDER_OTHER
+        raise VorlagenFehler(ERR_RENDER.format(detail=detail)) from exc
     # docxtpl writes the filled headers and footers into new parts that python-docx's objects do not
     # point to until the file is read again: without this the letterhead went into a part never
     # saved, and the PDF showed the header's placeholders unfilled.

@@ -27,6 +27,7 @@ from akten.selectors import ERR_AKTE_NOT_FOUND, akte_get
 from drafts.selectors import drafts_of_runs
 from helena.api import request_user
 from helena.errors import NotFound
+from helena.text import as_id
 
 logger = logging.getLogger(__name__)
 
@@ -95,7 +96,7 @@ def chat(request: HttpRequest, pk: int | None = None) -> HttpResponse:
 
 
 def _int(value: str | None) -> int | None:
-    return int(value) if value and value.isdigit() else None
+    return as_id(value)
 
 
 @login_required

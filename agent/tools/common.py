@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from agent.engine.tools import ToolResult
 from agent.tools.base import ToolContext
 from akten.models import Akte, User
+from helena.text import as_id
 
 ERR_AKTE = "Akte {ref} nicht gefunden oder kein Zugriff. Nutze search_alle_akten, um die richtige Akte zu finden."
 ERR_AKTE_MISSING = (
@@ -78,8 +79,8 @@ def akte_resolve(ctx: ToolContext, ref: str | None) -> Akte:
         return akte
     ref = str(ref).strip()
     akte = visible.filter(aktenzeichen__iexact=ref).first()
-    if akte is None and ref.isdigit():
-        akte = visible.filter(pk=int(ref)).first()
+    if akte is None and (pk := as_id(ref)) is not None:
+        akte = visible.filter(pk=pk).first()
     if akte is None:
         raise ToolError(ERR_AKTE.format(ref=ref))
     ctx.akten_resolved.add(akte.pk)

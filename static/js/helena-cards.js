@@ -168,9 +168,16 @@
     return el("p", { className: "note-text", text: p.text || "" });
   }
 
+  // What the RVG calculator computed for a Kostennote stays as it is (drafts.services.RECHNER_FELDER).
+  var FIXED_FIELDS = {
+    KOSTENNOTE: ["gegenstandswert", "auftragsdatum", "tabelle", "netto", "ust_satz", "ust", "brutto"],
+  };
+
   function editableFields(card) {
     var p = card.typ === "AKTE_UPDATE" ? (card.payload.changes || {}) : card.payload || {};
+    var fixed = FIXED_FIELDS[card.typ] || [];
     return Object.keys(p).filter(function (key) {
+      if (fixed.indexOf(key) >= 0) return false;
       var value = p[key];
       return value === null || ["string", "number", "boolean"].indexOf(typeof value) >= 0;
     }).map(function (key) { return [key, p[key]]; });

@@ -52,7 +52,9 @@ def test_edit_reject_undo_through_the_api(api_client, draft):
     invalid = api_client.patch(f"/api/drafts/{draft.pk}/", {"payload": {"text": ""}}, format="json")
     assert invalid.status_code == 400
 
-    accepted = api_client.post(f"/api/drafts/{draft.pk}/accept/")
+    unversioned = api_client.post(f"/api/drafts/{draft.pk}/accept/")
+    assert unversioned.status_code == 409 and "Fassung" in unversioned.json()["detail"]  # edited: the version reviewed
+    accepted = api_client.post(f"/api/drafts/{draft.pk}/accept/", {"version": 1}, format="json")
     assert Notiz.objects.get(pk=accepted.json()["result"]["id"]).text == "Neu"
     undone = api_client.post(f"/api/drafts/{draft.pk}/undo/")
     assert undone.status_code == 200 and undone.json()["status"] == "PENDING"

@@ -300,7 +300,7 @@ def test_an_edit_cannot_move_a_computed_fristablauf_later(api_client):
     response = api_client.patch(f"/api/drafts/{draft.pk}/", {"payload": edit}, format="json")
     assert response.status_code == 200, response.content
     assert response.json()["payload"]["berechnung"] == draft.payload["berechnung"]
-    assert api_client.post(f"/api/drafts/{draft.pk}/accept/").status_code == 200
+    assert api_client.post(f"/api/drafts/{draft.pk}/accept/", {"version": 1}, format="json").status_code == 200
     assert KalenderEintrag.objects.get().fristablauf == earlier
 
 

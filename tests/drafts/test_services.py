@@ -218,7 +218,9 @@ def test_edit_keeps_revision_history():
     edited = services.draft_edit(draft_id=draft.pk, by=draft.akte.anwalt, payload={"titel": "v3", "text": "dritte Fassung"})
     assert edited.payload == {"titel": "v3", "text": "dritte Fassung"}
     assert [(r.number, r.payload["text"]) for r in edited.revisions.all()] == [(1, "erste Fassung"), (2, "zweite Fassung")]
-    notiz = Notiz.objects.get(pk=services.draft_accept(draft_id=draft.pk, by=draft.akte.anwalt).result_object_id)
+    with pytest.raises(services.DraftConflict, match="bearbeitet"):  # edited: only with the version reviewed
+        services.draft_accept(draft_id=draft.pk, by=draft.akte.anwalt)
+    notiz = Notiz.objects.get(pk=services.draft_accept(draft_id=draft.pk, by=draft.akte.anwalt, version=2).result_object_id)
     assert notiz.text == "dritte Fassung"
 
 
