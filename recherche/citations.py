@@ -24,8 +24,8 @@ import functools
 import json
 import logging
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -59,7 +59,7 @@ ROMAN_VALUES = {"I": 1, "V": 5, "X": 10}
 ABSATZ_KW = r"(?:[Aa]bs\.|Abs\b|Absatz|Absätze|Absätzen)"  # "abs." too: lower case is common in e-mails
 SATZ_KW = r"(?:S\.|Satz|Sätze|Sätzen)"
 NR_KW = r"(?:[Nn]r\.|Nrn\.|Nummer|Nummern)"
-HS_KW = r"(?:Hs\.|Halbs\.|Halbsatz|HS)"
+HS_KW = r"(?:Hs\.?|Halbs\.|Halbsatz|HS)"
 ALT_KW = r"(?:Alt\.|Alternative|Var\.|Variante)"
 LIT_KW = r"(?:lit\.|Buchst\.|Buchstabe)"
 PARA_KW = r"(?:§§|§|Art\.|(?<![\wäöüß])art\.|Art\b|Artt\.|Artikel|Paragraf(?:en)?\b|Paragraph(?:en)?\b)"
@@ -78,24 +78,38 @@ LAW_TOKEN = r"(?:SGB\s+(?:[IVX]{1,4}|\d{1,2})(?![\wäöüß])|[A-ZÄÖÜ][A-Za-z
 # A Nummer may carry a letter with a parenthesis, as the statute prints it: "Nr. 3 a)", "Nr. 3a)".
 NR_NUM = rf"\d{{1,4}}(?:\s?[a-z]\)|{LETTER}(?![\wäöüß]))"
 SATZ_NUM = r"\d{1,3}(?![\wäöüß.])"  # never an ordinal "2. Alt."
-# Lists of Absätze, Sätze and Nummern: "Abs. 1 und 2", "S. 1, 2", "Nr. 1 bis 3", unless the number
-# opens a new section ("§§ 280 Abs. 1, 241 Abs. 2 BGB", "§§ 987 Abs. 1, 990 ff. BGB" – a number
-# followed by its own subdivision). Where a list and a chain share numbers ("§§ 823 Abs. 1, 826 BGB"),
-# `_list_runs_into_section` decides.
-LIST_SEP = r"(?:,|und|u\.|bis|–|-)"
+# Parts finer than a Nummer, which the check keeps in the citation but does not look into: "Hs. 2",
+# "2. Alt.", "Var. 4", "Fall 2", "Gr. 1", "UAbs. 1" (EU law), "letzter Hs.", "a. E." (am Ende), a
+# letter "lit. b", "lit. b aa", "b)", "aa)", "Doppelbuchst. aa".
+PART_KW = rf"(?:{HS_KW}|{ALT_KW}|Fall|Gr\.|Gruppe|UAbs\.|Unterabs\.|Unterabsatz|Spiegelstrich)"
+ORDINAL_PART = rf"\d{{1,2}}\.\s*{PART_KW}"
+PART = (
+    rf"(?:{PART_KW}\s*\d{{1,2}}|{ORDINAL_PART}|(?:erster|letzter)\s+(?:{PART_KW}|{SATZ_KW})|a\.\s?E\.|aE"
+    rf"|{LIT_KW}\s*[a-z]{{1,2}}\)?(?:\s+[a-z]{{2}}\)?)?|Doppelbuchst(?:\.|abe)\s*[a-z]{{2}}|[a-z]{{1,2}}\))"
+)
+# Lists of Absätze, Sätze and Nummern: "Abs. 1 und 2", "S. 1, 2", "Nr. 1 bis 3", "Nr. 2 oder 3", unless
+# the number opens a new section ("§§ 280 Abs. 1, 241 Abs. 2 BGB", "§§ 987 Abs. 1, 990 ff. BGB" – a
+# number followed by its own Absatz, or, after a Satz or Nummer, by any subdivision). Where a list and
+# a chain share numbers ("§§ 823 Abs. 1, 826 BGB"), `_split_list` decides.
+LIST_SEP = r"(?:,|und|u\.|oder|bzw\.|bis|–|-)"
 OPENS_SECTION = rf"(?!\s*(?:{ABSATZ_KW}|{SATZ_KW}|{NR_KW}|ff\.|f\.))"
-ABSATZ_LIST = rf"{ABSATZ_KW}\s*{ABSATZ_NUM}(?:\s*{LIST_SEP}\s*{ABSATZ_NUM}{OPENS_SECTION})*"
+# After an Absatz a number with a Satz or Nummer is the next Absatz under one "§" ("§ 626 Abs. 1 und 2
+# S. 3 BGB": Abs. 2 S. 3); under "§§" `_split_list` makes it a section.
+OPENS_SECTION_AFTER_ABSATZ = rf"(?!\s*(?:{ABSATZ_KW}|ff\.|f\.))"
+NOT_ORDINAL = rf"(?!\.\s*{PART_KW})"  # "Abs. 1, 1. Alt.": the first alternative, no Absatz 1
+ABSATZ_LIST = rf"{ABSATZ_KW}\s*{ABSATZ_NUM}(?:\s*{LIST_SEP}\s*{ABSATZ_NUM}{OPENS_SECTION_AFTER_ABSATZ}{NOT_ORDINAL})*"
 SATZ_LIST = rf"{SATZ_KW}\s*{SATZ_NUM}(?:\s*{LIST_SEP}\s*{SATZ_NUM}{OPENS_SECTION})*"
-NR_LIST = rf"{NR_KW}\s*{NR_NUM}(?:\s*{LIST_SEP}\s*{NR_NUM}{OPENS_SECTION})*"
+NR_LIST = rf"{NR_KW}\s*{NR_NUM}(?:\s*{LIST_SEP}\s*{NR_NUM}{OPENS_SECTION}{NOT_ORDINAL})*"
 # A roman Absatz may carry its Satz as a bare number: "§ 823 I 1 BGB" is § 823 Abs. 1 S. 1 BGB.
 # "I 1", "I 1, 2, 3", "I 1 und 2" (Sätze), "I 1, II Nr. 1", "I 1, 281 I 1": a further Satz after a
 # comma is a small number (at most 12) that no "S."/"Abs."/"Nr." or roman Absatz follows; anything
 # else there is the chain's next section ("§§ 1 I 1, 4 S. 2 KSchG", "§§ 280 I 1, 31 BGB").
-ROMAN_SATZ_MORE = r"\s*(?:,|und|u\.|bis|–|-)\s*(?:1[0-2]|[1-9])(?![\wäöüß.])(?!\s*(?:S\.|Satz|Abs|Nr|[IVX]+(?![\wäöüß])))"
-ROMAN_SATZ = rf"{ROMAN}(?:\s+\d{{1,2}}(?![\wäöüß.])(?:{ROMAN_SATZ_MORE})*)?"
-# Halbsatz and Alternative also as ordinals: "§ 812 Abs. 1 S. 1, 2. Alt. BGB".
-HS_ALT = rf"(?:{HS_KW}|{ALT_KW})\s*\d|\d\.\s*(?:{HS_KW}|{ALT_KW})"
-SUB = rf"(?:{ABSATZ_LIST}|{SATZ_LIST}|{NR_LIST}|{HS_ALT}|{LIT_KW}\s*[a-z]{{1,2}}\)?|ff\.?|f\.|{ROMAN_SATZ})"
+ROMAN_SATZ_MORE = rf"\s*{LIST_SEP}\s*(?:1[0-2]|[1-9])(?![\wäöüß.])(?!\s*(?:S\.|Satz|Abs|Nr|[IVX]+(?![\wäöüß])))"
+ROMAN_SATZ = rf"(?P<roman>{ROMAN})(?:\s+(?P<roman_satz>\d{{1,2}}(?![\wäöüß.])(?:{ROMAN_SATZ_MORE})*))?"
+# One subdivision of a section, each kind in a group of its own for `_groups`.
+SUB = rf"(?:(?P<absatz>{ABSATZ_LIST})|(?P<detail>{SATZ_LIST}|{NR_LIST}|{PART}|ff\.?|f\.)|{ROMAN_SATZ})"
+# Between two subdivisions: "Abs. 1 S. 1, Abs. 2 Nr. 1", "Abs. 1 und Abs. 3", "Nr. 2 oder Nr. 3".
+SUB_SEP = r"\s*(?:(?:,|und|u\.|oder|bzw\.|sowie)\s*)?"
 LINK = r"(?:,|;|und|u\.|sowie|oder|bzw\.|bis|–|-)"
 # Between a citation chain and the statute it names: "§ 433 des BGB", "§ 20 im Grundgesetz".
 LAW_ARTICLE = r"(?:des|der|dem|im)\s+"
@@ -109,19 +123,50 @@ ALTE_FASSUNG_RE = re.compile(r"\s*(?:,\s*)?(?:a\.\s?F\.|aF(?![\wäöüß])|(?:in
 
 # Entries of a fee table: "3100", "3100, 3104", "3100 und Nr. 3104".
 ENTRIES = r"\d{4}(?:\s*(?:,|und|u\.|sowie|oder|bzw\.)\s*(?:Nr\.\s*)?\d{4})*(?![\wäöüß])"
+# The forms of a fee table's entries: "Nr. 3100 VV RVG", "Nr. 3100 des VV RVG", "3100 VV-RVG", "VV RVG Nr.
+# 3100", "KV 1210 GKG", "GKG-KV Nr. 1210", "Nr. 3100 RVG-VV", with a note of the entry ("Nr. 1008 Anm.
+# Abs. 1 VV RVG"). Each names the entries (`num`), the table (`vv`) and the statute (`law`).
+FEE_ENTRIES = rf"(?:{NR_KW}\s*)?(?P<num>{ENTRIES})"
+FEE_NOTE = rf"(?:\s*Anm(?:\.|erkung)(?:\s*{ABSATZ_KW}\s*\d{{1,2}})?(?:\s*{SATZ_KW}\s*\d{{1,2}})?)?"
+FEE_TABLE = r"(?P<vv>VV|KV)"
+FEE_LAW = rf"(?:zu[mr]\s+)?(?P<law>{LAW_TOKEN})"
+FEE_LAW_JOINED = r"(?P<law>[A-ZÄÖÜ][A-Za-zÄÖÜäöüß]*)-(?P<vv>VV|KV)(?![\wäöüß-])"  # "GKG-KV", "RVG-VV"
+FEE_FORMS = [
+    re.compile(rf"{FEE_ENTRIES}{FEE_NOTE}\s+(?:(?:des|der)\s+)?{FEE_TABLE}[\s-]+{FEE_LAW}"),
+    re.compile(rf"{FEE_TABLE}[\s-]+{FEE_LAW}\s+{FEE_ENTRIES}"),
+    re.compile(rf"{FEE_TABLE}[\s-]+{FEE_ENTRIES}\s+{FEE_LAW}"),
+    re.compile(rf"{FEE_LAW_JOINED}\s+{FEE_ENTRIES}"),
+    re.compile(rf"{FEE_ENTRIES}{FEE_NOTE}\s+{FEE_LAW_JOINED}"),
+]
+# "Vorbem. 3 Abs. 4 S. 1 VV RVG": a preliminary remark of a fee table.
+VORBEMERKUNG = (
+    rf"Vorbem(?:\.|erkung)\s*\d(?:\.\d){{0,3}}(?:\s*{ABSATZ_KW}\s*\d{{1,2}})?(?:\s*{SATZ_KW}\s*\d{{1,2}})?"
+    rf"\s+(?:(?:des|der)\s+)?{FEE_TABLE}[\s-]+{FEE_LAW}"
+)
+VORBEMERKUNG_RE = re.compile(VORBEMERKUNG)
+
+
+def _unnamed(pattern: str) -> str:
+    """`pattern` with its named groups unnamed: several forms naming the same groups in one alternation."""
+    return re.sub(r"\(\?P<\w+>", "(?:", pattern)
+
+
+# After a statute, a chain of the same kind without its own "§": "§ 823 II BGB iVm 263 I StGB", and
+# after "§§" also "§§ 7, 18 StVG, 115 VVG".
+IVM_TAIL_RE = re.compile(rf"\s*(?:jeweils\s+)?{IVM}\s*(?={SECTION_NUM})")
+LIST_TAIL_RE = re.compile(rf"\s*(?:,|und|sowie)\s*(?={SECTION_NUM})")
 
 # "Anlage 2 zu § 13 RVG", "Anl. 1 (zu § 3 Abs. 2) GKG": an annex, with the section it belongs to.
 ANLAGE_KW = r"(?<![\wäöüß])(?:Anlage|Anl\.)"
 ANLAGE_ZU = rf"\s*\(?\s*zu[mr]?\s+(?:§|Art\.)\s*{NUM}(?:\s*{ABSATZ_KW}\s*\d{{1,3}})?(?:\s*{SATZ_KW}\s*\d{{1,3}})?\s*\)?"
 
 # One item: a number with its subdivisions ("823 Abs. 1 S. 1", "280 I, III").
-# "\s*(?:,\s*)?", not "\s*,?\s*": two free runs of spaces around an optional comma split a long run of
-# spaces in quadratically many ways (a "§ 1" before 20,000 spaces took a minute).
-ITEM_RE = re.compile(rf"(?P<num>{SECTION_NUM})(?P<subs>(?:\s*(?:,\s*)?{SUB}(?![\wäöüß]))*)")
+# SUB_SEP is "\s*(?:,\s*)?", not "\s*,?\s*": two free runs of spaces around an optional comma split a
+# long run of spaces in quadratically many ways (a "§ 1" before 20,000 spaces took a minute).
+ITEM_RE = re.compile(rf"(?P<num>{SECTION_NUM})(?P<subs>(?:{SUB_SEP}{SUB}(?![\wäöüß]))*)")
+SUB_RE = re.compile(rf"{SUB}(?![\wäöüß])")
 LAW_ARTICLE_RE = re.compile(LAW_ARTICLE)
 LAW_TOKEN_RE = re.compile(LAW_TOKEN)
-ABSATZ_RE = re.compile(rf"{ABSATZ_KW}\s*(?P<a>{ABSATZ_NUM})(?P<more>(?:\s*(?:,|und|u\.|bis|–|-)\s*{ABSATZ_NUM})*)")
-ROMAN_RE = re.compile(rf"(?<![\wäöüß.]){ROMAN}")
 # "VIII ZR 123/20", "2 AZR 12/23", "1 BvR 123/22", an Amtsgericht's "432 C 1234/19", the social courts'
 # "B 4 AS 12/23 R", "L 7 AS 123/24 B ER"; a letter or two after the year may also be the next word.
 AKTENZEICHEN_RE = re.compile(
@@ -146,6 +191,9 @@ class Ziel:
     unterteilung_unsicher: bool = False
     start: int = 0
     end: int = 0
+    # "§§ 7 Abs. 1, 17, 18 StVG": 17 read as § 7 Abs. 17 (this target) may be the section § 17 instead;
+    # `resolve` takes that reading where the subdivision is not there and the section is
+    lesart_abschnitt: Ziel | None = None
 
     @property
     def text(self) -> str:
@@ -226,6 +274,10 @@ class Pruefbericht:
 NICHT_IM_BESTAND = "nicht im Bestand – bitte prüfen"
 GRUND_GESETZ = "Gesetz „{gesetz}“ ist nicht im Bestand."
 GRUND_NORM = "{zitat} gibt es im Bestand nicht."
+# A number the statute's text in the corpus skips: below its first section (the shipped EGBGB starts at
+# Art. 219), or in a gap of its numbers (§§ 3 to 6 BGB, repealed and left out by the source).
+GRUND_NORM_VOR_BESTAND = "{zitat} ist im Bestand nicht enthalten (Text des Gesetzes im Bestand lückenhaft)."
+GRUND_NORM_LUECKE = "{zitat} ist im Bestand nicht enthalten (weggefallen oder Text im Bestand lückenhaft)."
 GRUND_AUFGEHOBEN = "{zitat} ist weggefallen (aufgehoben)."
 GRUND_ABSATZ = "{zitat} hat keinen Absatz {absatz}."
 GRUND_SATZ = "{stelle} hat keinen Satz {satz}."
@@ -235,6 +287,11 @@ HINWEIS_ALTE_FASSUNG = (
     "Zitiert ist eine alte Fassung (a. F.); im Bestand ist nur die geltende Fassung ({stand}). "
     "Den Wortlaut zur maßgeblichen Zeit bitte in der amtlichen Fassung prüfen."
 )
+HINWEIS_ALTE_FASSUNG_WEGGEFALLEN = (
+    "Zitiert ist eine alte Fassung (a. F.); in der geltenden Fassung ({stand}) ist {zitat} weggefallen. "
+    "Den Wortlaut zur maßgeblichen Zeit bitte in der amtlichen Fassung prüfen."
+)
+GRUND_ALTE_FASSUNG_FEHLT = "{zitat} a. F. ist im Bestand nicht enthalten; die geltende Fassung hat keinen {zitat}."
 GELTENDE_FASSUNG = "a. F. – verlinkt ist die geltende Fassung"
 # A number of a cost schedule whose text the corpus lacks: the law is there, the number unchecked.
 NICHT_PRUEFBAR = "Nummer nicht prüfbar – Text nicht im Bestand"
@@ -325,19 +382,27 @@ class LawNames:
         # "SGB-II" is written for "SGB II" as often as not
         return self.canonical.get(re.sub(r"^(SGB)-(?=[IVX\d])", r"\1 ", re.sub(r"\s+", " ", written)).lower())
 
-    def law_at(self, text: str, pos: int) -> tuple[str, int] | None:
-        """The statute named right at `pos` (after a citation chain), as canonical abbreviation and
-        end: "BGB", "des BGB", "des Bürgerlichen Gesetzbuchs", "Kündigungsschutzgesetz", or an
-        unknown abbreviation that looks like one ("DSGVO")."""
+    def law_at(self, text: str, pos: int, *, art: str = "§") -> tuple[str, int] | None:
+        """The statute named right at `pos` (after a citation chain of `art`), as canonical
+        abbreviation and end: "BGB", "des BGB", "des Bürgerlichen Gesetzbuchs",
+        "Kündigungsschutzgesetz", or one the corpus does not hold, named as written: an abbreviation
+        that looks like one ("DSGVO"), a Land's ("PolG NRW", also "VwVfG NRW"), European law
+        ("Rom I-VO", "Richtlinie 93/13/EWG")."""
+        european = EU_ACT_RE.match(text, pos)
+        if european:
+            return " ".join(european["name"].split()), european.end()
         titled = self.title_re.match(text, pos)
         if titled and titled.lastindex:
             return self.title_targets[titled.lastindex - 1], titled.end()
         article = LAW_ARTICLE_RE.match(text, pos)
         known = (article and self.known_re.match(text, article.end())) or self.known_re.match(text, pos)
+        after = known or LAW_TOKEN_RE.match(text, pos)
+        land = LAND_RE.match(text, after.end()) if after else None
+        if after and land and (known or _looks_like_law(after.group(0), art)):
+            return f"{' '.join(after.group(0).split())} {land['land']}", land.end()
         if known:
             return self.lookup(known.group(0)) or known.group(0), known.end()
-        after = LAW_TOKEN_RE.match(text, pos)
-        if after and _looks_like_law(after.group(0)):
+        if after and _looks_like_law(after.group(0), art):
             return self.lookup(after.group(0)) or re.sub(r"\s+", " ", after.group(0)), after.end()
         book = SOZIALGESETZBUCH_RE.match(text, pos)
         if book:  # "§ 45 Sozialgesetzbuch X", "§ 31 des Sozialgesetzbuchs (SGB) II", "Sozialgesetzbuch 2"
@@ -351,6 +416,18 @@ class LawNames:
         return None
 
 
+# European law as it is cited: "Rom I-VO", "Rom II", "Brüssel Ia-VO", "Verordnung (EU) 2016/679",
+# "Richtlinie 93/13/EWG", "RL 93/13/EWG", "VO (EG) Nr. 593/2008".
+EU_ACT_RE = re.compile(
+    rf"(?:{LAW_ARTICLE})?(?P<name>(?:Rom|Brüssel)\s+(?:I{{1,3}}|I{{1,2}}[ab])(?:-VO|-Verordnung)?"
+    r"|(?:Verordnung|VO|Richtlinie|RL)\s*(?:\((?:EU|EG|EWG|Euratom)\)\s*)?(?:Nr\.\s*)?\d{1,4}/\d{1,4}(?:/(?:EU|EG|EWG))?)"
+    r"(?![\wäöüß/-])"
+)
+# A Land's statute: its abbreviation followed by the Land's ("PolG NRW", "BauO Bln", "VwVfG NRW" is not
+# the federal VwVfG).
+LAND_RE = re.compile(
+    r"\s+(?P<land>NRW|NW|BW|Bln|Bbg|Brem|HB|HH|Hmb|MV|M-V|LSA|RP|RLP|SH|Saar|Bay|BY|Nds|Hess|Sachs|SN|Thür|TH)(?![\wäöüß-])"
+)
 # A statute's written-out name ending like one ("Gewaltschutzgesetz", "Finanzgerichtsordnung",
 # "Fahrerlaubnis-Verordnung"), the corpus's own titles being matched before.
 UNKNOWN_TITLE_RE = re.compile(
@@ -390,43 +467,62 @@ def _names_a_statute(name: str) -> bool:
     return True
 
 
-# Characters that are invisible in the text but split a citation ("§\u200b823 BGB"): read as spaces.
+# Characters that are invisible in the text but split a citation ("§\u200b823 BGB"): read as spaces. A soft
+# hyphen inside a word or a number is taken out (`_without_soft_hyphens`), elsewhere it is a space too
+# ("§ 823\u00adBGB").
+SOFT_HYPHEN_INSIDE_RE = re.compile(r"(?:(?<=\d)\u00ad+(?=\d)|(?<=[^\W\d_])\u00ad+(?=[^\W\d_]))")
 ZERO_WIDTH_AS_SPACE = str.maketrans({"\u200b": " ", "\u200c": " ", "\u200d": " ", "\u2060": " ", "\ufeff": " ", "\u00ad": " "})
 
 # Abbreviations of contract terms, not statutes: "§ 3 AGB der Beklagten", "§ 6 Abs. 2 MV" (Mietvertrag),
-# "§ 2 ARB 2010" cite a clause of a contract, which is no citation to check against the corpus.
-CONTRACT_TERMS = frozenset({"AGB", "ARB", "AVB", "AKB", "AUB", "VGB", "VHB", "MV", "AV", "GV"})
+# "§ 2 ARB 2010" cite a clause of a contract, which is no citation to check against the corpus; so do the
+# agreements of employers and employees: "§ 5 BV" (Betriebsvereinbarung; GBV, KBV: of the Gesamt- and
+# Konzernbetriebsrat), "§ 4 DV" (Dienstvereinbarung), "§ 6 TV", "§ 12 MTV" (Manteltarifvertrag), "§ 34
+# TVöD", "§ 8 TV-L".
+CONTRACT_TERMS = frozenset(
+    {"AGB", "ARB", "AVB", "AKB", "AUB", "VGB", "VHB", "MV", "AV", "GV", "BV", "GBV", "KBV", "DV", "TV", "MTV", "TVöD", "TV-L"}
+)
+# Cited by article, "BV" is the Bavarian constitution ("Art. 118 BV"), a law the corpus does not hold.
+CONSTITUTIONS_CITED_BY_ARTICLE = frozenset({"BV"})
 
 
-def _looks_like_law(token: str) -> bool:
+def _looks_like_law(token: str, art: str = "§") -> bool:
     """An unknown abbreviation is taken for a law only if it looks like one ("DSGVO", "BayBO",
-    "SGB IX"), never an ordinary word ("Die", "Satz") or a contract's terms ("AGB", "MV")."""
+    "SGB IX"), never an ordinary word ("Die", "Satz") or a contract's terms ("AGB", "MV", "BV")."""
     if re.fullmatch(r"SGB\s+\S+", token):
         return True
     if token in CONTRACT_TERMS:
-        return False
+        return art == "Art." and token in CONSTITUTIONS_CITED_BY_ARTICLE
     letters = token.replace("-", "")
     return 2 <= len(letters) <= 12 and sum(ch.isupper() for ch in letters) >= 2 and not re.fullmatch(ROMAN, token)
+
+
+# An item's subdivisions by Absatz: (the Absätze, the Satz, Nummer and finer parts that go with them).
+Gruppe = tuple[list[str], str]
 
 
 @dataclass
 class _Item:
     nummer: str
-    absaetze: list[str]
-    detail: str
+    gruppen: list[Gruppe]
     start: int
     end: int
     art: str
-    # named with its own "§" or "Art." (or first of its chain): "§ 626 Abs. 1 und 2 S. 3" may be
+    # named with its own "§" or "Art." (or first of its chain): "§§ 626 Abs. 1 und 2 S. 3" may be
     # read as "§ 2 S. 3", and such a guess must not raise an alarm about Sätze or Nummern
     own_keyword: bool = True
+    # "§§ 7 Abs. 1, 17 StVG": the number 17 read as a subdivision of the section before it (§ 7 Abs. 17);
+    # the item itself is the other reading, the section § 17 (see `Ziel.lesart_abschnitt`)
+    lesart_unterteilung: tuple[str, list[Gruppe]] | None = None
 
 
 # No section of the corpus has more Absätze (54: § 52 EStG) or Nummern (72: § 3 EStG) than this: a larger
 # number after a list of them is the chain's next section ("§§ 823 Abs. 1, 826 BGB").
 MAX_SUBDIVISION = 99
-LIST_HEAD_RE = re.compile(rf"(?:{ABSATZ_KW}|{SATZ_KW}|{NR_KW})\s*(?P<n>{NR_NUM})")
-LIST_MORE_RE = re.compile(rf"\s*(?P<sep>{LIST_SEP})\s*(?P<n>{NR_NUM})")
+LIST_HEAD_RE = re.compile(rf"(?<![\wäöüß])(?:{ABSATZ_KW}|{SATZ_KW}|{NR_KW})\s*(?P<n>{NR_NUM})")
+# A further number of a list; never an ordinal ("S. 1, 1. Alt.": the first alternative of Satz 1).
+LIST_MORE_RE = re.compile(rf"\s*(?P<sep>{LIST_SEP})\s*(?P<n>{NR_NUM}){NOT_ORDINAL}")
+RANGE_SEPS = ("bis", "–", "-")
+SATZ_OR_NR_FOLLOWS = re.compile(rf"\s*(?:{SATZ_KW}|{NR_KW})")
 CHAIN_GOES_ON = rf"\s*(?:{LINK})\s*(?:{PARA_KW}\s*)?(?={NUM})"
 
 
@@ -436,31 +532,62 @@ def _subdivision_key(number: str) -> tuple[int, str]:
     return (int(match[1]), match[2]) if match else (0, "")
 
 
-def _list_runs_into_section(subs: str, *, only_section_of_plural: bool) -> int | None:
+@dataclass
+class _ListSplit:
+    cut: int | None  # the offset of the separator before the chain's next section
+    head_number: int = 0  # where the number of the last list's head starts ("Nr. 1, 31a": at "1")
+    ambiguous: list[re.Match[str]] = field(default_factory=list)
+
+
+def _split_list(subs: str, *, plural: bool, alone: bool) -> _ListSplit:
     """Where a list of Absätze, Sätze or Nummern in an item's subdivisions runs into the chain's next
-    section: the offset of the separator before that section, or None. A further Absatz, Satz or
-    Nummer follows the one before it ("Abs. 1, 3"); a number that goes back or is larger than any
-    subdivision is a section ("§§ 280 Abs. 1, 3, 283 BGB", "§§ 823 Abs. 1, 826 BGB"). A chain
-    written with "§§" names at least two sections: when its only section ends in a list, the list's
-    last number is the second section ("§§ 1 Abs. 1, 2 KSchG": § 1 Abs. 1 and § 2)."""
-    last = None
+    section. A further Absatz, Satz or Nummer follows the one before it ("Abs. 1, 3"); a number that
+    goes back or is larger than any subdivision is a section ("§§ 280 Abs. 1, 3, 283 BGB", "§§ 823
+    Abs. 1, 826 BGB"), and under "§§" so is a number after an Absatz with a Satz or Nummer of its own
+    ("§§ 626 Abs. 1, 2 S. 3"). A chain written with "§§" names at least two sections: when its only
+    section ends in a list, the list's last number is the second section ("§§ 1 Abs. 1, 2 KSchG": § 1
+    Abs. 1 and § 2).
+
+    Under "§§" the further numbers that end the list may be subdivisions or sections ("§§ 7 Abs. 1,
+    17, 18 StVG": § 17; "§§ 280 Abs. 1, 3, 283 BGB": Abs. 3): they are returned as `ambiguous`, for
+    `resolve` to decide against the corpus."""
+    cut = last = None
     for head in LIST_HEAD_RE.finditer(subs):
         previous, pos = _subdivision_key(head["n"]), head.end()
         while more := LIST_MORE_RE.match(subs, pos):
             number = _subdivision_key(more["n"])
-            if number <= previous or number[0] > MAX_SUBDIVISION:
-                return more.start()
-            last = more.start() if more["sep"] not in ("bis", "–", "-") and not subs[more.end() :].strip() else None
+            absatz_with_details = plural and head[0][0] in "Aa" and SATZ_OR_NR_FOLLOWS.match(subs, more.end())
+            if number <= previous or number[0] > MAX_SUBDIVISION or absatz_with_details:
+                cut = more.start()
+                break
+            last = more.start() if more["sep"] not in RANGE_SEPS and not subs[more.end() :].strip() else None
             previous, pos = number, more.end()
-    return last if only_section_of_plural else None
+        if cut is not None:
+            break
+    if cut is None and alone:
+        cut = last
+    split = _ListSplit(cut)
+    body = subs if cut is None else subs[:cut]
+    heads = list(LIST_HEAD_RE.finditer(body)) if plural else []
+    if heads:
+        run, pos = [], heads[-1].end()
+        while more := LIST_MORE_RE.match(body, pos):
+            if more["sep"] not in RANGE_SEPS and re.fullmatch(NUM, more["n"]):
+                run.append(more)
+            pos = more.end()
+        if not body[pos:].strip():
+            split.head_number, split.ambiguous = heads[-1].start("n"), run
+    return split
 
 
 def _parse_items(text: str, pos: int, art: str, *, plural: bool = False) -> tuple[list[_Item], int]:
     """Items of a chain starting at `pos` (just after a § / Art. keyword; `plural` for "§§", "Artt."):
-    "280 I, III, § 281", "187, 188", "4 bis 6", "305 ff.". Returns the items and the end of the chain."""
+    "280 I, III, § 281", "187, 188", "4 bis 6", "305 ff.", "280 I i. V. m. 241 II". Returns the items
+    and the end of the chain."""
     items: list[_Item] = []
     current_art = art
     item_start: int | None = None
+    named = True  # the item has its own keyword, or follows an "i. V. m."
     while True:
         ws = re.match(r"\s*", text[pos:])
         item = ITEM_RE.match(text, pos + (ws.end() if ws else 0))
@@ -469,9 +596,9 @@ def _parse_items(text: str, pos: int, art: str, *, plural: bool = False) -> tupl
         subs = item["subs"] or ""
         end = item.end()
         alone = plural and not items and not re.match(CHAIN_GOES_ON, text[end:])
-        cut = _list_runs_into_section(subs, only_section_of_plural=alone)
-        if cut is not None:
-            subs, end = subs[:cut], item.start("subs") + cut
+        split = _split_list(subs, plural=plural, alone=alone)
+        if split.cut is not None:
+            subs, end = subs[: split.cut], item.start("subs") + split.cut
         nummer = re.sub(r"\s+", "", item["num"])
         # "Art. 246a § 1 Abs. 2 EGBGB": a section inside an article is the norm "Art. 246a § 1"
         # (recherche.gesetze_parser), with its own subdivisions.
@@ -481,10 +608,20 @@ def _parse_items(text: str, pos: int, art: str, *, plural: bool = False) -> tupl
             nummer = nummer + " § " + re.sub(r"\s+", "", inner["num"])
             subs, end = inner["subs"] or "", inner.end()
         start = item.start() if item_start is None else item_start
-        own_keyword = not items or item_start is not None
-        items.append(_Item(nummer, _absaetze(subs), _detail(subs), start, end, current_art, own_keyword))
+        own_keyword = not items or named
+        if split.ambiguous and not inner:
+            # "§§ 7 Abs. 1, 17, 18 StVG": the item up to its list's last numbers, then each of them as a
+            # section of its own that may be a subdivision of this one instead
+            offset, main_end = item.start("subs"), split.ambiguous[0].start()
+            items.append(_Item(nummer, _groups(subs[:main_end]), start, offset + main_end, current_art, own_keyword))
+            for more in split.ambiguous:
+                reading = (nummer, _groups(subs[: split.head_number] + more["n"]))
+                span = (offset + more.start("n"), offset + more.end("n"))
+                items.append(_Item(more["n"], _groups(""), *span, current_art, own_keyword=False, lesart_unterteilung=reading))
+        else:
+            items.append(_Item(nummer, _groups(subs), start, end, current_art, own_keyword))
         pos, item_start = end, None
-        link = re.match(rf"\s*(?:{LINK})\s*(?:(?P<para>{PARA_KW})\s*)?(?={NUM})", text[pos:])
+        link = re.match(rf"\s*(?:{LINK}|(?P<ivm>{IVM}))\s*(?:(?P<para>{PARA_KW})\s*)?(?={NUM})", text[pos:])
         if not link:
             break
         if re.match(r"\s*(?:bis|–|-)", text[pos:]) and not link["para"]:
@@ -493,118 +630,111 @@ def _parse_items(text: str, pos: int, art: str, *, plural: bool = False) -> tupl
                 low, high = int(items[-1].nummer), int(upper["num"])
                 if 0 < high - low <= 30:
                     for number in range(low + 1, high):
-                        items.append(_Item(str(number), [], "", items[-1].start, upper.end(), current_art))
+                        items.append(_Item(str(number), _groups(""), items[-1].start, upper.end(), current_art))
         if link["para"]:
             current_art = "Art." if link["para"].lower().startswith("art") else "§"
             item_start = pos + link.start("para")
+        named = bool(link["para"] or link["ivm"])
         pos += link.end()
     return items, pos
 
 
-def _absaetze(subs: str) -> list[str]:
-    """The Absätze named in an item's subdivisions: "Abs. 1", "Abs. 1 und 2", roman "I, III"."""
-    found: list[str] = []
-    for match in ABSATZ_RE.finditer(subs):
-        found += [re.sub(r"\s+", "", n) for n in re.findall(ABSATZ_NUM, match["a"] + (match["more"] or ""))]
-    if not found:
-        stripped = re.sub(OTHER_SUBS, " ", subs)
-        stripped = re.sub(r"(?<=[IVX])\s+\d{1,2}(?![\wäöüß])", " ", stripped)  # "I 1": the 1 is a Satz
-        found = [str(_roman(r)) for r in ROMAN_RE.findall(stripped) if r]
-    return found
-
-
-OTHER_SUBS = rf"{SATZ_LIST}|{NR_LIST}|{HS_ALT}|{LIT_KW}\s*[a-z]{{1,2}}\)?"
-
-
-def _detail(subs: str) -> str:
-    parts = re.findall(rf"{SATZ_LIST}|{NR_LIST}|{HS_ALT}|{LIT_KW}\s*[a-z]{{1,2}}|ff\.?|f\.", subs)
-    return " ".join(re.sub(r"\s+", " ", p) for p in parts)
+def _groups(subs: str) -> list[Gruppe]:
+    """An item's subdivisions by Absatz, each Absatz with its own Satz and Nummer: "Abs. 1 S. 1, Abs. 2
+    Nr. 7" → (["1"], "S. 1"), (["2"], "Nr. 7"); "II 4" → (["2"], "S. 4"); "Abs. 1 und 2 S. 3" →
+    (["1", "2"], "S. 3"); "S. 2" → ([""], "S. 2"); "" → ([""], "")."""
+    groups: list[tuple[list[str], list[str]]] = []
+    for sub in SUB_RE.finditer(subs):
+        if sub["absatz"]:
+            groups.append(([re.sub(r"\s+", "", n) for n in re.findall(ABSATZ_NUM, sub["absatz"])], []))
+        elif sub["roman"]:
+            groups.append(
+                ([str(_roman(sub["roman"]))], [f"S. {' '.join(sub['roman_satz'].split())}"] if sub["roman_satz"] else [])
+            )
+        else:
+            if not groups:
+                groups.append(([""], []))
+            groups[-1][1].append(" ".join(sub["detail"].split()))
+    return [(absaetze, " ".join(details)) for absaetze, details in groups] or [([""], "")]
 
 
 def extract(text: str, names: LawNames, *, bare_numbers: bool = False) -> list[Ziel]:
     """Every cited target in `text`, in order. A chain without its own law takes the next law that
     follows it ("§ 626 Abs. 2 i. V. m. § 174 BGB"); a law written before the § applies to it
     ("BGB § 433"). With `bare_numbers`, "573c BGB" (a search query) counts as "§ 573c BGB"."""
-    text = text.translate(ZERO_WIDTH_AS_SPACE)  # same length: the spans stay those of the text given
+    # Soft hyphens inside a word or number go; the other invisible characters become spaces, which keeps
+    # the text's length. `offsets` maps the spans back to the text given.
+    text, offsets = _without_soft_hyphens(text)
+    text = text.translate(ZERO_WIDTH_AS_SPACE)
     targets: list[Ziel] = []
     pending: list[_Item] = []
     pos = 0
+    # "§ 823 II BGB iVm 263 I StGB": a chain after "i. V. m." without its own "§" (the keyword, where it starts)
+    continuation: tuple[str, int] | None = None
     pattern = re.compile(
         rf"(?P<anl>{ANLAGE_KW}\s*(?P<anum>\d{{1,2}}[a-z]?)(?:{ANLAGE_ZU})?\s+(?:(?:zu[mr]?|des|der)\s+)?(?P<alaw>{LAW_TOKEN}))"
-        rf"|(?P<vorbem>Vorbem(?:\.|erkung)\s*\d(?:\.\d){{0,3}}(?:\s*{ABSATZ_KW}\s*\d{{1,2}})?\s+(?P<vbv>VV|KV)[\s-]+(?:zu[mr]\s+)?(?P<vblaw>{LAW_TOKEN}))"
-        rf"|(?P<verz>(?:{NR_KW}\s*)?(?P<vnum>{ENTRIES})\s+(?P<vv>VV|KV)[\s-]+(?:zu[mr]\s+)?(?P<vlaw>{LAW_TOKEN}))"
-        rf"|(?P<verz2>(?P<vv2>VV|KV)[\s-]+(?:(?:zu[mr]\s+)?(?P<vlaw2>{LAW_TOKEN})\s+(?:{NR_KW}\s*)?(?P<vnum2>{ENTRIES})|(?:{NR_KW}\s*)?(?P<vnum3>{ENTRIES})\s+(?:zu[mr]\s+)?(?P<vlaw3>{LAW_TOKEN})))"
+        rf"|(?P<vorbem>{_unnamed(VORBEMERKUNG)})"
+        rf"|(?P<verz>{'|'.join(_unnamed(form.pattern) for form in FEE_FORMS)})"
         rf"|(?P<para>{PARA_KW})"
         rf"|(?P<prelaw>(?<![\wäöüß§.])(?P<plaw>{LAW_TOKEN})\s+(?={PARA_KW}))"
         + (rf"|(?P<bare>(?<![\wäöüß§.,/-])(?={SECTION_NUM}\s+{LAW_TOKEN}))" if bare_numbers else "")
     )
     while True:
-        match = pattern.search(text, pos)
-        if not match:
+        match = None if continuation else pattern.search(text, pos)
+        if continuation:
+            art_kw, chain_start = continuation
+            items_from, prelaw, skip_to, continuation = chain_start, None, chain_start + 1, None
+        elif not match:
             break
-        if match["anl"]:
+        elif match["anl"]:
             # "Anlage 2 zu § 13 RVG", "Anlage 1 zum GKG": the annex itself, never "§ 2 RVG"
             canonical = names.lookup(match["alaw"])
             if canonical is not None or _looks_like_law(match["alaw"]):
                 targets.append(Ziel("Anlage", match["anum"], canonical or match["alaw"], start=match.start(), end=match.end()))
             pos = match.end()
             continue
-        if match["vorbem"]:
+        elif match["vorbem"]:
             # "Vorbem. 3 Abs. 4 VV RVG": a preliminary remark of the schedule, which is its Anlage
-            canonical = names.lookup(match["vblaw"]) or match["vblaw"]
-            targets.append(
-                Ziel(
-                    "Anlage",
-                    VERZEICHNIS_ANLAGE[match["vbv"]],
-                    canonical,
-                    detail=match["vbv"],
-                    start=match.start(),
-                    end=match.end(),
-                )
-            )
-            pos = match.end()
-            continue
-        if match["verz"] or match["verz2"]:
-            law = match["vlaw"] or match["vlaw2"] or match["vlaw3"]
-            group = next(g for g in ("vnum", "vnum2", "vnum3") if match[g])
-            kind = match["vv"] or match["vv2"]
-            canonical = names.lookup(law) or law
-            # "Nr. 3100, 3104 VV RVG": each entry is its own link; the first span takes "Nr.", the last the law.
-            entries = list(re.finditer(r"\d{4}", match[group]))
-            for index, entry in enumerate(entries):
-                start = match.start(group) + entry.start()
-                if index == 0:
-                    start = match.start() + (len(match.group(0)) - len(match.group(0).lstrip()))
-                end = match.end() if index == len(entries) - 1 else match.start(group) + entry.end()
+            if vorbem := VORBEMERKUNG_RE.match(text, match.start()):
+                canonical, kind = names.lookup(vorbem["law"]) or vorbem["law"], vorbem["vv"]
                 targets.append(
-                    Ziel("Anlage", VERZEICHNIS_ANLAGE[kind], canonical, eintrag=entry[0], detail=kind, start=start, end=end)
+                    Ziel("Anlage", VERZEICHNIS_ANLAGE[kind], canonical, detail=kind, start=match.start(), end=match.end())
                 )
             pos = match.end()
             continue
-        prelaw = None
-        if match["prelaw"]:
-            prelaw = match["plaw"]
-            if names.lookup(prelaw) is None and not _looks_like_law(prelaw):
-                pos = match.end()
-                continue
-            para = re.match(PARA_KW, text[match.end() :])
-            art_kw = para.group(0) if para else "§"
-            chain_start, items_from = match.start(), match.end() + (para.end() if para else 0)
-        elif match["para"]:
-            art_kw, chain_start, items_from = match["para"], match.start(), match.end()
+        elif match["verz"]:
+            targets += _fee_targets(text, match.start(), names)
+            pos = match.end()
+            continue
         else:
-            art_kw, chain_start, items_from = "§", match.start(), match.start()
+            prelaw = None
+            if match["prelaw"]:
+                prelaw = match["plaw"]
+                if names.lookup(prelaw) is None and not _looks_like_law(prelaw):
+                    pos = match.end()
+                    continue
+                para = re.match(PARA_KW, text[match.end() :])
+                art_kw = para.group(0) if para else "§"
+                chain_start, items_from = match.start(), match.end() + (para.end() if para else 0)
+            elif match["para"]:
+                art_kw, chain_start, items_from = match["para"], match.start(), match.end()
+            else:
+                art_kw, chain_start, items_from = "§", match.start(), match.start()
+            skip_to = match.end()
         art = "Art." if art_kw.lower().startswith("art") else "§"
         items, end = _parse_items(text, items_from, art, plural=art_kw in ("§§", "Artt."))
         if not items:
-            pos = max(match.end(), pos + 1)
+            pos = max(skip_to, pos + 1)
             continue
         items[0].start = chain_start
-        law = (names.lookup(prelaw) or re.sub(r"\s+", " ", prelaw), end) if prelaw else names.law_at(text, _skip_space(text, end))
+        if prelaw:
+            law: tuple[str, int] | None = (names.lookup(prelaw) or re.sub(r"\s+", " ", prelaw), end)
+        else:
+            law = names.law_at(text, _skip_space(text, end), art=items[-1].art)
         # "§ 434 a. F. BGB": the old version named before the law.
         fassung_first = ALTE_FASSUNG_RE.match(text, end) if law is None and not prelaw else None
         if fassung_first is not None:
-            law = names.law_at(text, _skip_space(text, fassung_first.end()))
+            law = names.law_at(text, _skip_space(text, fassung_first.end()), art=items[-1].art)
         if law is None:
             # "§ 626 Abs. 2 i. V. m. § 174 BGB": the chain takes the law of the chain that follows.
             ivm = re.match(rf"\s*(?:(?:jeweils\s+)?{IVM}|{LINK})\s*(?={PARA_KW})", text[end:])
@@ -622,25 +752,71 @@ def extract(text: str, names: LawNames, *, bare_numbers: bool = False) -> list[Z
         if fassung is not None:
             items[-1].end = law_end = fassung.end()
         for item in [*pending, *items]:
-            nummer = item.nummer
-            absaetze = item.absaetze or [""]
-            targets += [
-                Ziel(
-                    item.art,
-                    nummer,
-                    canonical,
-                    absatz=absatz,
-                    detail=item.detail,
-                    alte_fassung=old_version,
-                    unterteilung_unsicher=len(absaetze) > 1 or not item.own_keyword,
-                    start=item.start,
-                    end=item.end,
-                )
-                for absatz in absaetze
-            ]
+            targets += _item_targets(item, canonical, alte_fassung=old_version)
         pending = []
         pos = law_end
-    return _dedupe(targets)
+        if prelaw is None and (tail := IVM_TAIL_RE.match(text, law_end)):
+            continuation = (items[-1].art, tail.end())
+        elif prelaw is None and art_kw in ("§§", "Artt.") and (tail := LIST_TAIL_RE.match(text, law_end)):
+            continuation = (art_kw, tail.end())
+    targets = _dedupe(targets)
+    return [_span_in(target, offsets) for target in targets] if offsets else targets
+
+
+def _item_targets(item: _Item, gesetz: str, *, alte_fassung: bool) -> list[Ziel]:
+    """The targets of one item of a chain: one per Absatz, each with the Satz and Nummer of its group."""
+    nummer, gruppen = item.lesart_unterteilung or (item.nummer, item.gruppen)
+    abschnitt = None
+    if item.lesart_unterteilung is not None:
+        abschnitt = Ziel(item.art, item.nummer, gesetz, alte_fassung=alte_fassung, start=item.start, end=item.end)
+    guess = not item.own_keyword and item.lesart_unterteilung is None
+    return [
+        Ziel(
+            item.art,
+            nummer,
+            gesetz,
+            absatz=absatz,
+            detail=detail,
+            alte_fassung=alte_fassung,
+            unterteilung_unsicher=len(absaetze) > 1 or guess,
+            start=item.start,
+            end=item.end,
+            lesart_abschnitt=abschnitt,
+        )
+        for absaetze, detail in gruppen
+        for absatz in absaetze
+    ]
+
+
+def _fee_targets(text: str, pos: int, names: LawNames) -> list[Ziel]:
+    """The entries of a fee table cited at `pos` ("Nr. 3100, 3104 VV RVG", "GKG-KV Nr. 1210"): each
+    entry its own target; the first span starts with the citation, the last ends with it."""
+    fee = next(m for form in FEE_FORMS if (m := form.match(text, pos)))
+    canonical = names.lookup(fee["law"]) or fee["law"]
+    entries = list(re.finditer(r"\d{4}", fee["num"]))
+    kind = fee["vv"]
+    targets = []
+    for index, entry in enumerate(entries):
+        start = fee.start() if index == 0 else fee.start("num") + entry.start()
+        end = fee.end() if index == len(entries) - 1 else fee.start("num") + entry.end()
+        targets.append(Ziel("Anlage", VERZEICHNIS_ANLAGE[kind], canonical, eintrag=entry[0], detail=kind, start=start, end=end))
+    return targets
+
+
+def _without_soft_hyphens(text: str) -> tuple[str, list[int] | None]:
+    """`text` without the soft hyphens inside a word or a number ("Gesetz\u00adbuchs", "82\u00ad3"), and the
+    offset in `text` of each character left (None if nothing was taken out)."""
+    dropped = {index for match in SOFT_HYPHEN_INSIDE_RE.finditer(text) for index in range(*match.span())}
+    if not dropped:
+        return text, None
+    offsets = [index for index in range(len(text)) if index not in dropped]
+    return "".join(text[index] for index in offsets), offsets
+
+
+def _span_in(target: Ziel, offsets: list[int]) -> Ziel:
+    """`target` with its span in the text given before the soft hyphens were taken out."""
+    other = _span_in(target.lesart_abschnitt, offsets) if target.lesart_abschnitt else None
+    return replace(target, start=offsets[target.start], end=offsets[target.end - 1] + 1, lesart_abschnitt=other)
 
 
 def _skip_space(text: str, pos: int) -> int:
@@ -650,10 +826,10 @@ def _skip_space(text: str, pos: int) -> int:
 
 
 def _dedupe(targets: list[Ziel]) -> list[Ziel]:
-    seen: set[tuple[str, str, str, str, str, int]] = set()
+    seen: set[tuple[str, str, str, str, str, str, int]] = set()
     unique = []
     for target in targets:
-        key = (target.art, target.nummer, target.gesetz, target.absatz, target.eintrag, target.start)
+        key = (target.art, target.nummer, target.gesetz, target.absatz, target.detail, target.eintrag, target.start)
         if key not in seen:
             seen.add(key)
             unique.append(target)
@@ -742,9 +918,13 @@ _NUMMER_ITEM_RE = re.compile(r"(?:(?<=[\s:;,])|^)(\d{1,3}[a-z]?)\.\s+(?=\S)")
 _NUMMER_RANGE_RE = re.compile(r"(?:(?<=[\s:;,])|^)(\d{1,3})\.\s*bis\s*(\d{1,3})\.\s")
 # A Satz marked by the source (EStG): "<sup>2</sup>Knüpfen …".
 _SATZ_MARK_RE = re.compile(r"<sup>(\d{1,3})</sup>")
-# Where a Satz may end. It counts more ends than there are (abbreviations, "1. der …"), never fewer:
-# too many Sätze cost a missed alarm, too few a false one.
-_SATZ_END_RE = re.compile(r"[.!?][\"“”)\]]*\s+(?=\S)")
+# Where a Satz may end. It counts more ends than there are (abbreviations such as "z. B. der", numbered
+# items "1. der …"), never fewer: too many Sätze cost a missed alarm, too few a false one. Only a dot
+# before a number is no end: that of "Abs. 2", "Nr. 3", "S. 1" (a sentence begins with a word or a
+# "§"). Numbered items still count: taking them out too ("§ 1 Abs. 2 S. 5 KSchG", four Sätze) flags
+# references to other statutes among the statutes' own (bench/zitat_verweise.py), as long as that
+# bench cannot tell them apart.
+_SATZ_END_RE = re.compile(r"[.!?][\"“”)\]]*\s+(?=[^\s\d])")
 
 
 def has_nummer(block: str, nummer: str) -> bool | None:
@@ -814,17 +994,22 @@ def _article_fallback(target: Ziel, norms: dict[tuple[str, str, str], list[Any]]
 
 def resolve(targets: list[Ziel]) -> list[Aufloesung]:
     """Look each target up: the section (first by position, not repealed), the Absatz anchor and the
-    statute's Stand, or the reason it is not in the corpus. Two queries for any number of targets."""
+    statute's Stand, or the reason it is not in the corpus. Two queries for any number of targets, and
+    a third for the numbers of the statutes when a section is not there and its reason is needed
+    (`_missing_section`).
+
+    A target with another reading (`Ziel.lesart_abschnitt`) resolves as the section of that reading
+    where its own subdivision is not there and the section is."""
     from django.db.models import Q
-    from django.urls import reverse
 
     from .models import Gesetz, Norm
 
     if not targets:
         return []
-    gesetze = {g.abkuerzung: g for g in Gesetz.objects.filter(abkuerzung__in={t.gesetz for t in targets})}
+    readings = [*targets, *(t.lesart_abschnitt for t in targets if t.lesart_abschnitt)]
+    gesetze = {g.abkuerzung: g for g in Gesetz.objects.filter(abkuerzung__in={t.gesetz for t in readings})}
     condition = Q(pk__in=[])
-    for target in targets:
+    for target in readings:
         if target.gesetz in gesetze:
             condition |= Q(gesetz__abkuerzung=target.gesetz, art=target.art, nummer=target.nummer)
             if " § " in target.nummer:  # the article and its sections, for `_article_fallback`
@@ -834,59 +1019,130 @@ def resolve(targets: list[Ziel]) -> list[Aufloesung]:
     norms: dict[tuple[str, str, str], list[Norm]] = {}
     for norm in Norm.objects.filter(condition).select_related("gesetz").order_by("position"):
         norms.setdefault((norm.gesetz.abkuerzung, norm.art, norm.nummer), []).append(norm)
+    lacking = {t.gesetz for t in readings if t.gesetz in gesetze and not norms.get((t.gesetz, t.art, t.nummer))}
+
+    @functools.cache
+    def numbers() -> dict[tuple[str, str], list[tuple[str, bool]]]:
+        """The numbers (and whether repealed) of the sections and articles of all statutes that lack a
+        cited one: one query, made when the first reason is needed."""
+        found: dict[tuple[str, str], list[tuple[str, bool]]] = {}
+        rows = Norm.objects.filter(gesetz__abkuerzung__in=lacking).exclude(nummer__contains=" § ")
+        for gesetz, art, nummer, aufgehoben in rows.values_list("gesetz__abkuerzung", "art", "nummer", "aufgehoben"):
+            found.setdefault((gesetz, art), []).append((nummer, aufgehoben))
+        return found
+
+    def numbers_of(gesetz: str, art: str) -> list[tuple[str, bool]]:
+        return numbers().get((gesetz, art), [])
+
     results = []
     for target in targets:
-        result = Aufloesung(ziel=target)
+        result = _resolve_one(target, gesetze, norms, numbers_of)
+        if target.lesart_abschnitt is not None and not result.ok:
+            section = _resolve_one(target.lesart_abschnitt, gesetze, norms, numbers_of)
+            result = section if section.ok else result
         results.append(result)
-        gesetz = gesetze.get(target.gesetz)
-        if gesetz is None:
-            result.grund = GRUND_GESETZ.format(gesetz=target.gesetz)
-            continue
-        result.stand = gesetz.stand
-        candidates = norms.get((target.gesetz, target.art, target.nummer), []) or _article_fallback(target, norms)
-        zitat = f"{target.art} {target.nummer} {target.gesetz}"
-        if not candidates:
-            result.grund = GRUND_NORM.format(zitat=zitat)
-            continue
-        # An article without text whose sections follow it ("Art 246a" of the EGBGB with its §§ 1 ff.)
-        # is a container, not repealed.
-        live = [n for n in candidates if not n.aufgehoben or (not n.text.strip() and "weggefallen" not in n.titel)]
-        if target.eintrag:
-            live = [n for n in live if anlage_entry(n.text, target.eintrag)] or live
-        if not live:
-            result.norm_id, result.zitat = candidates[0].pk, zitat
-            result.reader_url = reverse("norm-detail", args=[candidates[0].pk])
-            result.grund = GRUND_AUFGEHOBEN.format(zitat=zitat)
-            continue
-        norm = live[0]
-        result.norm_id, result.zitat = norm.pk, norm.zitat
-        result.reader_url = reverse("norm-detail", args=[norm.pk])
-        if target.alte_fassung:
-            result.hinweis = HINWEIS_ALTE_FASSUNG.format(stand=gesetz.stand or "Stand unbekannt")
-        if target.eintrag:
-            if anlage_entry_repealed(norm.text, target.eintrag):
-                result.grund = GRUND_AUFGEHOBEN.format(zitat=f"Nr. {target.eintrag} {target.detail or 'VV'} {target.gesetz}")
-            elif anlage_entry(norm.text, target.eintrag):
-                result.anker = f"nr-{target.eintrag}"
-            elif not TABLE_ENTRY.search(norm.text):
-                # The source has only the annex's Fundstelle (GKG-KV, FamGKG/GNotKG tables): the
-                # citation is sound, its text is not in the corpus.
-                result.hinweis = HINWEIS_OHNE_TEXT.format(zitat=norm.zitat)
-                result.nicht_pruefbar = True
-            else:
-                verzeichnis = "Vergütungsverzeichnis" if target.detail == "VV" else "Kostenverzeichnis"
-                result.grund = GRUND_EINTRAG.format(eintrag=target.eintrag, verzeichnis=verzeichnis, gesetz=target.gesetz)
-        elif target.absatz and norm.nummer == target.nummer:  # not the Absatz of a section in its article's stead
-            numbers = absatz_numbers(norm.text)
-            if target.absatz in numbers:
-                result.anker = f"abs-{target.absatz}"
-            elif numbers or target.absatz != "1":
-                result.grund = GRUND_ABSATZ.format(zitat=norm.zitat, absatz=target.absatz)
-        if not result.grund and not target.eintrag and not target.alte_fassung and norm.nummer == target.nummer:
-            result.grund = _subdivision_missing(target, norm.text, gesetz=target.gesetz)
-        if result.anker:
-            result.reader_url += f"#{result.anker}"
     return results
+
+
+def _resolve_one(
+    target: Ziel,
+    gesetze: dict[str, Any],
+    norms: dict[tuple[str, str, str], list[Any]],
+    numbers_of: Callable[[str, str], list[tuple[str, bool]]],
+) -> Aufloesung:
+    """One target against the statutes and norms `resolve` read."""
+    from django.urls import reverse
+
+    result = Aufloesung(ziel=target)
+    gesetz = gesetze.get(target.gesetz)
+    if gesetz is None:
+        result.grund = GRUND_GESETZ.format(gesetz=target.gesetz)
+        return result
+    result.stand = gesetz.stand
+    candidates = norms.get((target.gesetz, target.art, target.nummer), []) or _article_fallback(target, norms)
+    zitat = f"{target.art} {target.nummer} {target.gesetz}"
+    if not candidates:
+        if target.alte_fassung:
+            result.grund = GRUND_ALTE_FASSUNG_FEHLT.format(zitat=zitat)
+        else:
+            result.grund = _missing_section(target.nummer, numbers_of(target.gesetz, target.art)).format(zitat=zitat)
+        return result
+    # An article without text whose sections follow it ("Art 246a" of the EGBGB with its §§ 1 ff.)
+    # is a container, not repealed.
+    live = [n for n in candidates if not n.aufgehoben or (not n.text.strip() and "weggefallen" not in n.titel)]
+    if target.eintrag:
+        live = [n for n in live if anlage_entry(n.text, target.eintrag)] or live
+    if not live:
+        result.norm_id, result.zitat = candidates[0].pk, zitat
+        result.reader_url = reverse("norm-detail", args=[candidates[0].pk])
+        if target.alte_fassung:  # "§ 847 BGB a. F.": in force then, repealed since
+            result.hinweis = HINWEIS_ALTE_FASSUNG_WEGGEFALLEN.format(stand=gesetz.stand or "Stand unbekannt", zitat=zitat)
+        else:
+            result.grund = GRUND_AUFGEHOBEN.format(zitat=zitat)
+        return result
+    norm = live[0]
+    result.norm_id, result.zitat = norm.pk, norm.zitat
+    result.reader_url = reverse("norm-detail", args=[norm.pk])
+    if target.alte_fassung:
+        result.hinweis = HINWEIS_ALTE_FASSUNG.format(stand=gesetz.stand or "Stand unbekannt")
+    if target.eintrag:
+        if anlage_entry_repealed(norm.text, target.eintrag):
+            result.grund = GRUND_AUFGEHOBEN.format(zitat=f"Nr. {target.eintrag} {target.detail or 'VV'} {target.gesetz}")
+        elif anlage_entry(norm.text, target.eintrag):
+            result.anker = f"nr-{target.eintrag}"
+        elif not TABLE_ENTRY.search(norm.text):
+            # The source has only the annex's Fundstelle (GKG-KV, FamGKG/GNotKG tables): the
+            # citation is sound, its text is not in the corpus.
+            result.hinweis = HINWEIS_OHNE_TEXT.format(zitat=norm.zitat)
+            result.nicht_pruefbar = True
+        else:
+            verzeichnis = "Vergütungsverzeichnis" if target.detail == "VV" else "Kostenverzeichnis"
+            result.grund = GRUND_EINTRAG.format(eintrag=target.eintrag, verzeichnis=verzeichnis, gesetz=target.gesetz)
+    elif target.absatz and norm.nummer == target.nummer:  # not the Absatz of a section in its article's stead
+        numbers_of_norm = absatz_numbers(norm.text)
+        if target.absatz in numbers_of_norm:
+            result.anker = f"abs-{target.absatz}"
+        elif (numbers_of_norm or target.absatz != "1") and not target.alte_fassung:
+            # an earlier version may have had other Absätze ("§ 850k Abs. 7 ZPO a. F.")
+            result.grund = GRUND_ABSATZ.format(zitat=norm.zitat, absatz=target.absatz)
+    if not result.grund and not target.eintrag and not target.alte_fassung and norm.nummer == target.nummer:
+        result.grund = _subdivision_missing(target, norm.text, gesetz=target.gesetz)
+    if result.anker:
+        result.reader_url += f"#{result.anker}"
+    return result
+
+
+_NUMBER_RE = re.compile(r"(\d+)([a-z]*)")
+
+
+def _missing_section(nummer: str, present: list[tuple[str, bool]]) -> str:
+    """Why a section or article the statute's norms (`present`: number and whether repealed, of one
+    kind) do not hold is not there, as a reason to format with the citation. A complete statute has
+    every number up to its last (a repealed one as "(weggefallen)", several as "§§ 2 bis 4"); a number
+    below its first one means that the text in the corpus is incomplete, a gap in its numbers that the
+    number was repealed and left out by the source or that the text is incomplete. Only a number
+    beyond the last one is no section of the statute."""
+    cited = _NUMBER_RE.fullmatch(nummer)
+    if not cited:
+        return GRUND_NORM
+    key = (int(cited[1]), cited[2])
+    keys: list[tuple[int, str]] = []
+    for number, aufgehoben in present:
+        found = [_NUMBER_RE.fullmatch(n) for n in re.findall(r"\d+[a-z]*", number)]
+        members = [(int(m[1]), m[2]) for m in found if m]
+        if " bis " in number and len(members) == 2 and not members[0][1] and not members[1][1]:
+            members = [(n, "") for n in range(members[0][0], members[1][0] + 1)]
+        if aufgehoben and key in members:  # "§ 3 TestG" of "§§ 2 bis 4 (weggefallen)"
+            return GRUND_AUFGEHOBEN
+        keys += members
+    if not keys or key > max(keys):
+        return GRUND_NORM
+    if key[0] < min(keys)[0]:
+        return GRUND_NORM_VOR_BESTAND
+    letters = [letter for number, letter in keys if number == key[0]]
+    if key[1] and letters and max(letters) < key[1]:  # "§ 573e BGB": beyond the last letter of its number
+        return GRUND_NORM
+    return GRUND_NORM_LUECKE
 
 
 _DETAIL_SATZ_RE = re.compile(SATZ_LIST)
@@ -908,14 +1164,15 @@ def _subdivision_missing(target: Ziel, text: str, *, gesetz: str) -> str:
     if block is None:
         return ""
     stelle = f"{target.art} {target.nummer}" + (f" Abs. {target.absatz}" if target.absatz else "") + f" {gesetz}"
-    if nummern := _DETAIL_NR_RE.search(target.detail):
-        for nummer in re.findall(r"\d+(?:\s?[a-z](?![\wäöüß]))?", re.sub(NR_KW, "", nummern[0])):
+    # every list of its kind: "Nr. 2 und Nr. 3", "S. 1 oder S. 3"
+    if nummern := _DETAIL_NR_RE.findall(target.detail):
+        for nummer in re.findall(r"\d+(?:\s?[a-z](?![\wäöüß]))?", re.sub(NR_KW, "", " ".join(nummern))):
             nummer = re.sub(r"\s+", "", nummer)
             if has_nummer(block, nummer) is False:
                 return GRUND_NUMMER.format(stelle=stelle, nummer=nummer)
         return ""
-    if saetze := _DETAIL_SATZ_RE.search(target.detail):
-        highest = max(int(n) for n in re.findall(r"\d+", re.sub(SATZ_KW, "", saetze[0])))
+    if saetze := _DETAIL_SATZ_RE.findall(target.detail):
+        highest = max(int(n) for n in re.findall(r"\d+", re.sub(SATZ_KW, "", " ".join(saetze))))
         if highest > satz_count(block):
             return GRUND_SATZ.format(stelle=stelle, satz=highest)
     return ""
