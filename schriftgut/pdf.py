@@ -83,6 +83,7 @@ class Absatz:
     seitenumbruch: bool = False  # a page break after the paragraph's text
     umbruch_vorher: bool = False  # a page break before it (pageBreakBefore, or a break before any text)
     einzug: float = 0.0  # left indent in mm (nested lists, quotes, Anträge)
+    mit_naechstem: bool = False  # a heading, or keepNext: not alone at the foot of a page
 
     @property
     def text(self) -> str:
@@ -109,6 +110,7 @@ def _absatz(p: Any, part: Any, default_size: float, fussnoten: dict[str, int] | 
     absatz.einzug = max(0.0, min(float(einzug.mm), 80.0)) if einzug is not None else 0.0
     if p.pPr is not None and p.pPr.find(qn("w:pageBreakBefore")) is not None:
         absatz.umbruch_vorher = True
+    absatz.mit_naechstem = bool(style_name) or (p.pPr is not None and p.pPr.find(qn("w:keepNext")) is not None)
     # A field's cached result is skipped only where the PDF puts its own value (page numbers); the
     # result of any other field (a date, a name, a cross-reference) is the text Word shows.
     feld = ""
@@ -143,6 +145,10 @@ def _absatz(p: Any, part: Any, default_size: float, fussnoten: dict[str, int] | 
                 absatz.teile.append(Teil(str(nummer).translate(_HOCH), bold, italic, size))
             elif tag == qn("w:tab"):
                 absatz.teile.append(Teil("    ", bold, italic, size))
+            elif tag == qn("w:noBreakHyphen"):
+                absatz.teile.append(Teil("-", bold, italic, size))  # Word's non-breaking hyphen (Ctrl+Shift+-)
+            elif tag == qn("w:sym"):
+                absatz.teile.append(Teil(_symbol(child), bold, italic, size))
             elif tag in (qn("w:br"), qn("w:cr")):
                 if child.get(qn("w:type")) == "page":
                     if absatz.text.strip():
@@ -170,6 +176,25 @@ def _absatz(p: Any, part: Any, default_size: float, fussnoten: dict[str, int] | 
 @dataclass
 class Tabelle:
     zeilen: list[list[Absatz]]
+
+
+# Characters of Word's symbol fonts (<w:sym w:font="Symbol" w:char="F0B7"/>) as Unicode; the code is
+# the font's own, offset by F000. Unknown ones print as a bullet rather than vanish.
+_SYMBOLE = {
+    "symbol": {0xB7: "•", 0xAE: "→", 0xAC: "←", 0xB3: "≥", 0xA3: "≤", 0xB1: "±", 0xD7: "×", 0xA7: "§", 0xB0: "°"},
+    "wingdings": {0xA8: "☐", 0xFC: "✓", 0xFB: "✗", 0xFD: "☒", 0xFE: "☑", 0x6C: "●", 0x9F: "•", 0xA7: "▪", 0xD8: "➢"},
+}
+
+
+def _symbol(sym: Any) -> str:
+    font = (sym.get(qn("w:font")) or "").lower()
+    try:
+        code = int(sym.get(qn("w:char")) or "", 16)
+    except ValueError:
+        return ""
+    code = code - 0xF000 if code >= 0xF000 else code
+    tabelle = next((t for name, t in _SYMBOLE.items() if font.startswith(name)), {})
+    return tabelle.get(code, "•")
 
 
 def _wert(element: Any, tag: str) -> str | None:
@@ -288,7 +313,7 @@ def _block_elemente(
             for tr in child.iterchildren(qn("w:tr")):
                 zellen = []
                 for tc in tr.iterchildren(qn("w:tc")):
-                    absaetze = [_absatz(p, part, default_size, fussnoten) for p in tc.iterchildren(qn("w:p"))]
+                    absaetze = _zelle(tc, part, default_size, fussnoten)
                     zelle = absaetze[0] if absaetze else Absatz()
                     for weitere in absaetze[1:]:
                         zelle.teile += [Teil("\n"), *weitere.teile]
@@ -296,7 +321,25 @@ def _block_elemente(
                 zeilen.append(zellen)
             if zeilen:
                 bloecke.append(Tabelle(zeilen))
+        elif child.tag in (qn("w:sdt"), qn("w:customXml")):
+            # a content control (or custom XML) around whole paragraphs or tables: its content counts
+            inhalt = child.find(qn("w:sdtContent")) if child.tag == qn("w:sdt") else child
+            if inhalt is not None:
+                bloecke += _block_elemente(inhalt, part, default_size, nummern, fussnoten)
     return bloecke
+
+
+def _zelle(tc: Any, part: Any, default_size: float, fussnoten: dict[str, int] | None) -> list[Absatz]:
+    """The paragraphs of a table cell, also inside content controls and nested tables (a nested
+    table's cells, row by row, as lines of text)."""
+    absaetze: list[Absatz] = []
+    for block in _block_elemente(tc, part, default_size, None, fussnoten):
+        if isinstance(block, Absatz):
+            absaetze.append(block)
+        else:
+            for zeile in block.zeilen:
+                absaetze.append(Absatz(teile=[Teil(" | ".join(zelle.text for zelle in zeile if zelle.text.strip()))]))
+    return absaetze
 
 
 def _font_files() -> dict[str, tuple[Path, ...]]:
@@ -311,7 +354,13 @@ def _font_files() -> dict[str, tuple[Path, ...]]:
 
 class _Pdf(FPDF):
     def __init__(
-        self, *, kopf_erste: list[Absatz], kopf: list[Absatz], fuss_erste: list[Absatz], fuss: list[Absatz], **kw: Any
+        self,
+        *,
+        kopf_erste: list[Absatz | Tabelle],
+        kopf: list[Absatz | Tabelle],
+        fuss_erste: list[Absatz | Tabelle],
+        fuss: list[Absatz | Tabelle],
+        **kw: Any,
     ) -> None:
         super().__init__(**kw)
         self.kopf_erste, self.kopf, self.fuss_erste, self.fuss = kopf_erste, kopf, fuss_erste, fuss
@@ -330,8 +379,12 @@ class _Pdf(FPDF):
             .decode("latin-1")
         )
 
-    def _zeilen(self, absaetze: list[Absatz]) -> None:
-        for absatz in absaetze:
+    def _zeilen(self, bloecke: list[Absatz | Tabelle]) -> None:
+        for block in bloecke:
+            if isinstance(block, Tabelle):
+                self._spalten(block)
+                continue
+            absatz = block
             for bild in absatz.bilder:
                 breite = 40.0
                 x = {Align.C: (self.w - breite) / 2, Align.R: self.w - self.r_margin - breite}.get(absatz.align, self.l_margin)
@@ -351,17 +404,57 @@ class _Pdf(FPDF):
             self.set_font(self.schrift, "B" if erster.bold else "", groesse)
             self.multi_cell(0, groesse * 0.45, self.text_fuer(text), align=absatz.align, new_x="LMARGIN", new_y="NEXT")
 
+    def _spalten(self, tabelle: Tabelle) -> None:
+        """A table in a letterhead or footer (address | bank | phone, as firms lay them out): its
+        cells side by side, each in its share of the text width."""
+        for zeile in tabelle.zeilen:
+            breite = (self.w - self.l_margin - self.r_margin) / max(1, len(zeile))
+            oben, unten = self.get_y(), self.get_y()
+            for index, zelle in enumerate(zeile):
+                text = zelle.text.replace(SEITE, str(self.page_no())).replace(SEITEN, "{nb}")
+                if not text.strip():
+                    continue
+                groesse = next((t.size for t in zelle.teile if t.size), None) or 8.0
+                self.set_font(self.schrift, "B" if zelle.bold else "", groesse)
+                self.set_xy(self.l_margin + index * breite, oben)
+                self.multi_cell(breite, groesse * 0.45, self.text_fuer(text), align=zelle.align, new_x="LEFT", new_y="NEXT")
+                unten = max(unten, self.get_y())
+            self.set_xy(self.l_margin, unten)
+
     def header(self) -> None:
         self.set_y(10)
         self._zeilen(self.kopf_erste if self.page_no() == 1 and self.kopf_erste else self.kopf)
         self.set_y(max(self.get_y() + 4, self.t_margin))
 
     def footer(self) -> None:
-        absaetze = self.fuss_erste if self.page_no() == 1 and self.fuss_erste else self.fuss
-        if not any(a.text.strip() for a in absaetze):
+        bloecke = self.fuss_erste if self.page_no() == 1 and self.fuss_erste else self.fuss
+        if not _hat_text(bloecke):
             return
-        self.set_y(-15)
-        self._zeilen(absaetze)
+        self.set_y(-max(15.0, _hoehe(bloecke) + 5))
+        self._zeilen(bloecke)
+
+
+def _hat_text(bloecke: list[Absatz | Tabelle]) -> bool:
+    return any(
+        any(zelle.text.strip() for zeile in b.zeilen for zelle in zeile) if isinstance(b, Tabelle) else b.text.strip()
+        for b in bloecke
+    )
+
+
+def _hoehe(bloecke: list[Absatz | Tabelle]) -> float:
+    """Roughly how many mm a letterhead's or footer's text takes (lines × line height)."""
+
+    def zeilen(absatz: Absatz) -> int:
+        return absatz.text.count("\n") + 1 if absatz.text.strip() else 0
+
+    hoehe = 0.0
+    for block in bloecke:
+        if isinstance(block, Tabelle):
+            hoehe += sum(max((zeilen(zelle) for zelle in zeile), default=0) for zeile in block.zeilen) * 8.0 * 0.45
+        else:
+            groesse = next((t.size for t in block.teile if t.size), None) or 8.0
+            hoehe += zeilen(block) * groesse * 0.45
+    return hoehe
 
 
 def docx_zu_pdf(docx: DocxDocument) -> bytes:
@@ -371,10 +464,10 @@ def docx_zu_pdf(docx: DocxDocument) -> bytes:
     default_size = normal.size.pt if normal.size else 11.0
     erste_anders = section.different_first_page_header_footer
 
-    def lesen(hf: Any) -> list[Absatz]:
+    def lesen(hf: Any) -> list[Absatz | Tabelle]:
         if hf.is_linked_to_previous and hf is not section.header:
             return []
-        return [b for b in _block_elemente(hf._element, hf.part, 8.0) if isinstance(b, Absatz)]
+        return _block_elemente(hf._element, hf.part, 8.0)
 
     pdf = _Pdf(
         kopf_erste=lesen(section.first_page_header) if erste_anders else [],
@@ -409,9 +502,11 @@ def docx_zu_pdf(docx: DocxDocument) -> bytes:
     oben = section.top_margin / EMU_PER_MM if section.top_margin else 25
     unten = section.bottom_margin / EMU_PER_MM if section.bottom_margin else 20
     pdf.set_margins(links, max(oben, 20), rechts)
-    pdf.set_auto_page_break(True, margin=max(unten, 20))
+    # the text stops above the footer, however many lines the firm's footer has
+    fuss_hoehe = max(_hoehe(pdf.fuss), _hoehe(pdf.fuss_erste))
+    pdf.set_auto_page_break(True, margin=max(unten, 20, fuss_hoehe + 8))
     pdf.set_title(docx.core_properties.title or "")
-    pdf.set_creator("Helena")
+    # no creator: the file goes to the client and the other side, and which tool wrote it is the firm's business
     pdf.add_page()
     for block in bloecke:
         if isinstance(block, Tabelle):
@@ -488,6 +583,11 @@ def _absatz_schreiben(pdf: _Pdf, absatz: Absatz) -> None:
             pdf.ln(zeilenhoehe)
         return
     links = pdf.l_margin + absatz.einzug
+    if absatz.mit_naechstem and pdf.get_y() + zeilenhoehe * 4 > pdf.page_break_trigger:
+        pdf.add_page()  # a heading never ends a page: it goes with the start of its text
+    # text_columns starts at the larger of the current x and its margin: an indented paragraph
+    # before (a list, a quote) left x there, and every later paragraph kept that indent
+    pdf.set_x(links)
     with pdf.text_columns(text_align=absatz.align, l_margin=links, r_margin=pdf.r_margin) as spalten:
         with spalten.paragraph(bottom_margin=zeilenhoehe * 0.4) as par:
             for teil in absatz.teile:
