@@ -6,6 +6,7 @@ import re
 
 import markdown
 import nh3
+from markdown.extensions import Extension
 from markdown.extensions.tables import TableExtension
 
 ALLOWED_TAGS = {
@@ -64,10 +65,20 @@ def _angle(match: re.Match[str]) -> str:
     return _LITERAL_LT + match.group(0)[1:]
 
 
+class _NoIndentedCode(Extension):
+    """No code block for text indented by four spaces: in a letter or a Schriftsatz that is an
+    indented Antrag or quotation, not program code (fenced code blocks stay)."""
+
+    def extendMarkdown(self, md: markdown.Markdown) -> None:  # noqa: N802 - the library's name
+        md.parser.blockprocessors.deregister("code")
+
+
 def render_markdown(text: str) -> str:
+    """Markdown as the firm writes it: a single line break is a line break ("nl2br": addresses,
+    signatures, "a) … b) …" on their own lines), as in Word."""
     html = markdown.markdown(
         _ANGLE_RE.sub(_angle, (text or "").replace(_LITERAL_LT, "")),
-        extensions=[TableExtension(use_align_attribute=True), "sane_lists", "fenced_code"],
+        extensions=[TableExtension(use_align_attribute=True), "sane_lists", "fenced_code", "nl2br", _NoIndentedCode()],
         output_format="html",
     ).replace(_LITERAL_LT, "&lt;")
     return nh3.clean(

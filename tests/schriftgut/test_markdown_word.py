@@ -203,3 +203,20 @@ def test_placeholders_named_like_html_elements_stay_text_and_comments_stay_hidde
     html = render_markdown("<Form der Zustellung> wählen, <Title>, <Option A>. <!-- intern --> <SCRIPT>x</SCRIPT>")
     assert "&lt;Form der Zustellung&gt;" in html and "&lt;Title&gt;" in html and "&lt;Option A&gt;" in html
     assert "intern" not in html and "<script" not in html.lower()
+
+
+def test_a_single_line_break_stays_a_line_break_and_indented_text_stays_text():
+    """Review 2026-12-04: an address, a signature block and "a) … b) …" ran together on one line in
+    the preview, Word and the PDF (Markdown joins lines); an Antrag indented by four spaces came out
+    as a Courier code block."""
+    markdown = (
+        "Herrn\nMax Müller\nHauptstraße 1\n10115 Berlin\n\n    Die Klage wird abgewiesen.\n\n"
+        "Mit freundlichen Grüßen\nDr. Katrin Müller"
+    )
+    html = render_markdown(markdown)
+    assert "Herrn<br>" in html and "<pre>" not in html and "<code>" not in html
+    gelesen = _word(markdown)
+    texte = [p.text for p in gelesen.paragraphs if p.text.strip()]
+    assert texte[0].splitlines() == ["Herrn", "Max Müller", "Hauptstraße 1", "10115 Berlin"]
+    assert "Die Klage wird abgewiesen." in texte
+    assert all(run.font.name != "Courier New" for p in gelesen.paragraphs for run in p.runs)
