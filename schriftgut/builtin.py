@@ -11,6 +11,8 @@ from typing import Any
 import docx
 from docx.document import Document
 from docx.enum.text import WD_ALIGN_PARAGRAPH
+from docx.oxml import OxmlElement
+from docx.oxml.ns import qn
 from docx.shared import Cm, Pt
 
 from akten.models import DokumentVorlage
@@ -58,7 +60,26 @@ def _neu() -> Document:
     section.top_margin, section.bottom_margin = Cm(2.5), Cm(2)
     doc.styles["Normal"].font.size = Pt(11)
     doc.core_properties.author = "Helena"
+    doc.core_properties.language = "de-DE"
+    _deutsch(doc)
     return doc
+
+
+def _deutsch(doc: Document) -> None:
+    """German as the document's language (spelling and hyphenation in Word): python-docx's default
+    template says en-US in its default run properties and its theme font language."""
+    standard = doc.styles.element.find(qn("w:docDefaults"))
+    rpr = standard.find(f"{qn('w:rPrDefault')}/{qn('w:rPr')}") if standard is not None else None
+    if rpr is not None:
+        lang = rpr.find(qn("w:lang"))
+        if lang is None:
+            lang = OxmlElement("w:lang")
+            rpr.append(lang)
+        lang.set(qn("w:val"), "de-DE")
+        lang.set(qn("w:eastAsia"), "de-DE")
+    theme = doc.settings.element.find(qn("w:themeFontLang"))
+    if theme is not None:
+        theme.set(qn("w:val"), "de-DE")
 
 
 def _p(doc: Document, text: str = "", *, bold: bool = False, size: float | None = None, align: Any = None) -> None:
@@ -106,12 +127,12 @@ def _schriftsatz_allgemein() -> Document:
 def _brief(*, mahnung: bool) -> Document:
     doc = _neu()
     _p(doc, "{{ kanzlei_absender }}", size=7)
-    _p(doc, "{{ gegner }}")
-    _p(doc, "{{ gegner_anschrift }}")
+    _p(doc, "{{ empfaenger }}")
+    _p(doc, "{{ empfaenger_anschrift }}")
     _p(doc, "{{ ort_datum }}", align=WD_ALIGN_PARAGRAPH.RIGHT)
     _p(doc, "Unser Zeichen: {{ aktenzeichen }}", align=WD_ALIGN_PARAGRAPH.RIGHT)
     _p(doc, "{{ betreff }}", bold=True)
-    _p(doc, "Sehr geehrte Damen und Herren,")
+    _p(doc, "{{ anrede }}")
     if mahnung:
         _p(doc, "wir zeigen an, dass wir die rechtlichen Interessen von {{ mandant }} vertreten.")
     _p(doc, "{{p freitext }}")

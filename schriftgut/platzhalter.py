@@ -7,9 +7,11 @@ label) and printed as a visible marker „[fehlt: …]“, never left empty or a
 from __future__ import annotations
 
 import datetime
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from babel import Locale
 from django.utils import timezone
 
 from akten.models import Akte, Beteiligter, KanzleiProfil, Kontakt, User
@@ -61,6 +63,9 @@ PLATZHALTER: dict[str, str] = {
     "gegner": "Gegner/in",
     "gegner_anschrift": "Anschrift des Gegners",
     "gegnervertreter": "Vertreter/in des Gegners",
+    "empfaenger": "Empfänger/in eines Briefs an die Gegenseite: ihre Vertretung, wenn sie eine hat (§ 12 BORA), sonst der Gegner",
+    "empfaenger_anschrift": "Anschrift dieses Empfängers (Zeilen, im Ausland mit Land)",
+    "anrede": "Anrede dieses Empfängers, z. B. „Sehr geehrte Frau Schmidt,“ oder „Sehr geehrte Damen und Herren,“",
     "prozessbevollmaechtigte": "Prozessbevollmächtigte des Mandanten (die Kanzlei)",
     "streitwert": "Streitwert / Gegenstandswert in Euro",
     "anwalt": "verantwortliche Anwältin / verantwortlicher Anwalt",
@@ -70,7 +75,12 @@ PLATZHALTER: dict[str, str] = {
 }
 
 # Placeholders that hold lines (rendered with line breaks).
-MEHRZEILIG = frozenset({"briefkopf", "partner", "rubrum", "unterschrift", "mandant_anschrift", "gegner_anschrift"})
+MEHRZEILIG = frozenset(
+    {"briefkopf", "partner", "rubrum", "unterschrift", "mandant_anschrift", "gegner_anschrift", "empfaenger_anschrift"}
+)
+ANREDE_ALLGEMEIN = "Sehr geehrte Damen und Herren,"
+# Country names in German (CLDR, through Babel) for a foreign address's last line.
+_LAENDER = Locale("de")
 
 # May stay empty: a Kostennote needs no free text, a list of parties may be empty.
 OPTIONAL = frozenset({"freitext", "parteien"})
@@ -84,8 +94,24 @@ def datum_lang(day: datetime.date) -> str:
 
 
 def _anschrift_zeilen(kontakt: Kontakt) -> list[str]:
+    """Street and town; abroad the country in capitals as the last line (DIN 5008)."""
     zeilen = [kontakt.strasse, f"{kontakt.plz} {kontakt.ort}".strip()]
+    land = (kontakt.land or "DE").upper()
+    if land != "DE":
+        zeilen.append(_LAENDER.territories.get(land, land).upper())
     return [z for z in zeilen if z]
+
+
+def _anrede(kontakt: Kontakt | None) -> str:
+    """ "Sehr geehrte Frau Dr. Schmidt," for a person whose Anrede is known, else the general one."""
+    if kontakt is None or kontakt.typ == Kontakt.Typ.JURISTISCH or not kontakt.nachname:
+        return ANREDE_ALLGEMEIN
+    anrede = " ".join(kontakt.anrede.split())
+    if anrede.lower().startswith("frau"):
+        return f"Sehr geehrte {anrede} {kontakt.nachname},"
+    if anrede.lower().startswith("herr"):
+        return f"Sehr geehrter {anrede} {kontakt.nachname},"
+    return ANREDE_ALLGEMEIN
 
 
 def _feminin(kontakt: Kontakt) -> bool | None:
@@ -146,9 +172,16 @@ def _profil_werte(profil: KanzleiProfil | None) -> dict[str, Any]:
 
 
 def _rubrum(
-    *, akte: Akte, mandanten: list[Kontakt], gegner: list[Kontakt], mandant_partei: str, bevollmaechtigte: str | None
+    *,
+    akte: Akte,
+    mandanten: list[Kontakt],
+    gegner: list[Kontakt],
+    mandant_partei: str,
+    bevollmaechtigte: str | None,
+    gegnervertreter: str | None = None,
 ) -> str | None:
-    """The Rubrum of a pleading. Needs the Mandant's side (Kläger/Beklagter) and both parties."""
+    """The Rubrum of a pleading. Needs the Mandant's side (Kläger/Beklagter) and both parties; each
+    side with its Prozessbevollmächtigte where the Akte names them."""
     if mandant_partei not in (PARTEI_KLAEGER, PARTEI_BEKLAGTER) or not mandanten or not gegner:
         return None
     gegner_partei = PARTEI_BEKLAGTER if mandant_partei == PARTEI_KLAEGER else PARTEI_KLAEGER
@@ -162,6 +195,8 @@ def _rubrum(
             zeilen.append(f"– {parteibezeichnung(partei, kontakt)} –")
         if partei == mandant_partei and bevollmaechtigte:
             zeilen.append(f"Prozessbevollmächtigte: {bevollmaechtigte}")
+        elif partei != mandant_partei and gegnervertreter:
+            zeilen.append(f"Prozessbevollmächtigte: {gegnervertreter}")
     if akte.wegen:
         zeilen += ["", f"wegen {akte.wegen}"]
     return "\n".join(zeilen)
@@ -182,13 +217,21 @@ def kontext_fuer_akte(
     mandanten = [b.kontakt for b in beteiligte if b.rolle == Beteiligter.Rolle.MANDANT]
     gegner = [b.kontakt for b in beteiligte if b.rolle == Beteiligter.Rolle.GEGNER]
     vertreter = [b.kontakt for b in beteiligte if b.rolle == Beteiligter.Rolle.GEGNERVERTRETER]
+    # A letter to the other side goes to its lawyer where it has one (§ 12 BORA: no direct contact)
+    empfaenger = (vertreter or gegner or [None])[0]
     werte: dict[str, Any] = dict.fromkeys(PLATZHALTER)
     werte.update(_profil_werte(profil))
     anwalt: User | None = akte.anwalt
     anwalt_name = anwalt.get_full_name() if anwalt else ""
     bevollmaechtigte = None
     if profil and profil.name:
-        bevollmaechtigte = ", ".join(p for p in (f"Rechtsanwälte {profil.name}", profil.anschrift) if p)
+        # "Rechtsanwälte Müller & Becker", not "Rechtsanwälte Kanzlei Müller" or "Rechtsanwälte Müller Rechtsanwälte"
+        name = (
+            profil.name
+            if re.search(r"kanzlei|rechtsanw|anwälte|anwaltskanzlei|partg", profil.name, re.IGNORECASE)
+            else f"Rechtsanwälte {profil.name}"
+        )
+        bevollmaechtigte = ", ".join(p for p in (name, profil.anschrift) if p)
     ort = (profil.ort or profil.sitz_ort) if profil else ""
     werte.update(
         {
@@ -202,7 +245,12 @@ def kontext_fuer_akte(
             "gericht_ort": akte.gericht_ort,
             "gericht_aktenzeichen": akte.gericht_aktenzeichen,
             "rubrum": _rubrum(
-                akte=akte, mandanten=mandanten, gegner=gegner, mandant_partei=mandant_partei, bevollmaechtigte=bevollmaechtigte
+                akte=akte,
+                mandanten=mandanten,
+                gegner=gegner,
+                mandant_partei=mandant_partei,
+                bevollmaechtigte=bevollmaechtigte,
+                gegnervertreter=", ".join(", ".join([k.display_name, *_anschrift_zeilen(k)]) for k in vertreter) or None,
             ),
             "parteien": [
                 {"name": b.kontakt.display_name, "anschrift": b.kontakt.anschrift, "rolle": b.get_rolle_display()}
@@ -214,6 +262,9 @@ def kontext_fuer_akte(
             "gegner": ", ".join(k.display_name for k in gegner),
             "gegner_anschrift": "\n".join(_anschrift_zeilen(gegner[0])) if gegner else None,
             "gegnervertreter": ", ".join(", ".join([k.display_name, k.anschrift]) for k in vertreter),
+            "empfaenger": empfaenger.display_name if empfaenger else None,
+            "empfaenger_anschrift": "\n".join(_anschrift_zeilen(empfaenger)) if empfaenger else None,
+            "anrede": _anrede(empfaenger),
             "prozessbevollmaechtigte": bevollmaechtigte,
             "streitwert": format_euro(akte.gegenstandswert) if akte.gegenstandswert is not None else None,
             "anwalt": anwalt_name,
@@ -253,6 +304,9 @@ def beispiel_kontext(profil: KanzleiProfil | None) -> Kontext:
             "gegner": "Beispiel GmbH",
             "gegner_anschrift": "Hauptstraße 2\n12345 Musterstadt",
             "gegnervertreter": "Rechtsanwalt Max Beispiel, Nebenstraße 3, 12345 Musterstadt",
+            "empfaenger": "Rechtsanwalt Max Beispiel",
+            "empfaenger_anschrift": "Nebenstraße 3\n12345 Musterstadt",
+            "anrede": "Sehr geehrter Herr Beispiel,",
             "prozessbevollmaechtigte": "Rechtsanwälte Muster",
             "streitwert": "5.000,00 €",
             "anwalt": "Dr. Maria Muster",

@@ -38,7 +38,7 @@ def test_klageerwiderung_docx_has_letterhead_rubrum_and_every_field() -> None:
         "– Beklagte –",
         "Hans Schmidt, Hauptstraße 5, 10827 Berlin",
         "– Kläger –",
-        "Prozessbevollmächtigte: Rechtsanwälte Kanzlei Müller & Becker",
+        "Prozessbevollmächtigte: Kanzlei Müller & Becker",  # not "Rechtsanwälte Kanzlei …"
         "wegen Mietzahlung",
         "Die Miete wurde vollständig gezahlt.",
         "Katrin Müller",
