@@ -686,9 +686,10 @@ class Dokument(models.Model):
 def download_filename(name: str, suffix: str) -> str:
     """The name a download carries: a document's title as written („Kündigung Müller – Groß.pdf“,
     not „kundigung-muller.pdf“), without path separators, control characters or quotes, with
-    `suffix` (".pdf", or "" for none) instead of a file extension the title ends in."""
+    `suffix` (".pdf", or "" for none) instead of a file extension the title ends in. Nor the
+    characters Windows refuses in a file name (< > : | ? *): the lawyer saves it on a Kanzlei PC."""
     readable = re.sub(r"\s*\./\.\s*", " – ", name)  # „Müller ./. Groß“: the slash cannot stay
-    readable = " ".join(re.sub(r'[\\/\x00-\x1f\x7f"]+', " ", readable).split())
+    readable = " ".join(re.sub(r'[\\/\x00-\x1f\x7f"<>:|?*]+', " ", readable).split())
     readable = re.sub(r"\.(docx|pdf|txt|md|markdown)$", "", readable, flags=re.IGNORECASE)[:120].strip(" .")
     return f"{readable or 'Dokument'}{suffix}"
 

@@ -307,3 +307,10 @@ def test_zip_bomb_at_the_first_upload_is_not_unpacked(client, monkeypatch) -> No
     dokument = dokument_create(akte=akte, by=akte.anwalt, name="Anlage", filename="anlage.docx", content=bombe.getvalue())
     dokument.refresh_from_db()
     assert dokument.text_status == Dokument.TextStatus.FEHLER and "ZIP-Bombe" in dokument.text_fehler
+
+
+def test_download_names_leave_out_what_windows_refuses_in_a_file_name() -> None:
+    """Review 2026-12-04: "Az.: 12/26 – Frist?" kept ":" and "?", which a Kanzlei PC cannot save."""
+    from akten.models import download_filename
+
+    assert download_filename("Az.: 12/26 – Frist? <Entwurf> *neu* | alt", ".pdf") == "Az. 12 26 – Frist Entwurf neu alt.pdf"
