@@ -82,6 +82,15 @@ def _deutsch(doc: Document) -> None:
         theme.set(qn("w:val"), "de-DE")
 
 
+def _breiten(table: Any, cm: tuple[float, ...]) -> None:
+    """Column widths in cm, in the grid (read by the PDF) and on every cell (read by Word)."""
+    table.autofit = False
+    for spalte, breite in zip(table.columns, cm, strict=True):
+        spalte.width = Cm(breite)
+        for zelle in spalte.cells:
+            zelle.width = Cm(breite)
+
+
 def _p(doc: Document, text: str = "", *, bold: bool = False, size: float | None = None, align: Any = None) -> None:
     paragraph = doc.add_paragraph()
     if text:
@@ -175,6 +184,7 @@ def _kostennote() -> Document:
     for row in table.rows:
         for index in (2, 3, 4):
             row.cells[index].paragraphs[0].alignment = WD_ALIGN_PARAGRAPH.RIGHT
+    _breiten(table, (2.2, 7.6, 1.6, 2.6, 2.5))  # the description gets the room, not five equal columns
     summen = doc.add_table(rows=3, cols=2)
     summen.cell(0, 0).text = "{%tr for summe in rechnung.summen %}"
     summen.cell(1, 0).text = "{{ summe.bezeichnung }}"

@@ -176,6 +176,7 @@ def _absatz(p: Any, part: Any, default_size: float, fussnoten: dict[str, int] | 
 @dataclass
 class Tabelle:
     zeilen: list[list[Absatz]]
+    breiten: list[float] = field(default_factory=list)  # the grid's column widths (twips), if it has them
 
 
 # Characters of Word's symbol fonts (<w:sym w:font="Symbol" w:char="F0B7"/>) as Unicode; the code is
@@ -320,7 +321,10 @@ def _block_elemente(
                     zellen.append(zelle)
                 zeilen.append(zellen)
             if zeilen:
-                bloecke.append(Tabelle(zeilen))
+                raster = child.find(qn("w:tblGrid"))
+                spalten = [] if raster is None else list(raster.iterchildren(qn("w:gridCol")))
+                breiten = [float(spalte.get(qn("w:w")) or 0) for spalte in spalten]
+                bloecke.append(Tabelle(zeilen, breiten if breiten and all(breiten) else []))
         elif child.tag in (qn("w:sdt"), qn("w:customXml")):
             # a content control (or custom XML) around whole paragraphs or tables: its content counts
             inhalt = child.find(qn("w:sdtContent")) if child.tag == qn("w:sdt") else child
@@ -615,7 +619,14 @@ def _bilder_schreiben(pdf: _Pdf, absatz: Absatz) -> None:
 def _tabelle(pdf: _Pdf, tabelle: Tabelle, default_size: float) -> None:
     spalten = max(len(z) for z in tabelle.zeilen)
     pdf.set_font(pdf.schrift, "", default_size - 1)
-    with pdf.table(first_row_as_headings=False, line_height=(default_size - 1) * 0.5, borders_layout="HORIZONTAL_LINES") as table:
+    # the Word grid's proportions where it has as many columns as the rows (a description wider than a number)
+    breiten = tuple(tabelle.breiten) if len(tabelle.breiten) == spalten else None
+    with pdf.table(
+        first_row_as_headings=False,
+        line_height=(default_size - 1) * 0.5,
+        borders_layout="HORIZONTAL_LINES",
+        col_widths=breiten,
+    ) as table:
         for zeile in tabelle.zeilen:
             row = table.row()
             for index in range(spalten):

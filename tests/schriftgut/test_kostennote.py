@@ -154,3 +154,17 @@ def test_kostennote_takes_every_input_of_the_calculator_page(client):
     p = HelenaDraft.objects.get(typ="KOSTENNOTE").payload
     assert [Decimal(x["betrag"]) for x in p["auslagen"]] == [x.amount for x in seite.auslagen]
     assert (Decimal(p["netto"]), Decimal(p["ust"]), Decimal(p["brutto"])) == (seite.net, seite.ust, seite.gross)
+
+
+def test_the_fee_table_gives_the_description_the_room(client):
+    """Review 2026-12-04: five equal columns wrapped „Pauschale für Post- und Telekommunikationsentgelte“
+    over six lines and split „Telekommunikation|sentgelte“ inside the word in the PDF."""
+    kanzlei()
+    akte = akte_mit_parteien()
+    client.force_login(akte.anwalt)
+    _entwurf(client, akte)
+    draft = HelenaDraft.objects.get(typ="KOSTENNOTE")
+    dokument = Dokument.objects.get(pk=draft_accept(draft_id=draft.pk, by=akte.anwalt).result_object_id)
+    text = pdf_text(client.get(f"/api/dokumente/{dokument.pk}/datei/pdf/").content)
+    assert "Telekommunikationsentgelte" in text.replace("-\n", "")
+    assert "Telekommunikation\n" not in text and "Pauschale für Post- und" in text
