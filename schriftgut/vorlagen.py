@@ -333,6 +333,18 @@ def _wert(name: str, wert: Any, tpl: DocxTemplate) -> Any:
     return wert
 
 
+def _zellen_schliessen(body: Any) -> None:
+    """Every table cell ends with a paragraph, as Word requires: a cell whose "{{p freitext }}" was
+    empty, or ended in a table, was left without one, and Word called the file unreadable."""
+    from docx.oxml import OxmlElement
+    from docx.oxml.ns import qn
+
+    for zelle in body.iter(qn("w:tc")):
+        letztes = zelle[-1] if len(zelle) else None
+        if letztes is None or letztes.tag != qn("w:p"):
+            zelle.append(OxmlElement("w:p"))
+
+
 def vorlage_rendern(inhalt: bytes, kontext: Kontext, *, extra: dict[str, Any] | None = None) -> Gerendert:
     """Fill the template. Missing placeholders become „[fehlt: …]“ and are listed.
     Raises VorlagenFehler (never leaves a half-rendered file behind: the caller keeps its draft)."""
@@ -358,6 +370,7 @@ def vorlage_rendern(inhalt: bytes, kontext: Kontext, *, extra: dict[str, Any] | 
         else:
             detail = RENDER_OTHER
         raise VorlagenFehler(ERR_RENDER.format(detail=detail)) from exc
+    _zellen_schliessen(tpl.docx.element.body)
     # docxtpl writes the filled headers and footers into new parts that python-docx's objects do not
     # point to until the file is read again: without this the letterhead went into a part never
     # saved, and the PDF showed the header's placeholders unfilled.

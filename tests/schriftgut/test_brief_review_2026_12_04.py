@@ -80,3 +80,22 @@ def test_the_shipped_templates_are_german_documents():
     gelesen = docx.Document(io.BytesIO(ergebnis.docx))
     lang = gelesen.styles.element.find(f"{qn('w:docDefaults')}/{qn('w:rPrDefault')}/{qn('w:rPr')}/{qn('w:lang')}")
     assert lang is not None and lang.get(qn("w:val")) == "de-DE"
+
+
+@pytest.mark.parametrize("freitext", ["", "Text davor.\n\n| A | B |\n|---|---|\n| 1 | 2 |"])
+def test_a_cell_holding_the_free_text_still_ends_with_a_paragraph(freitext):
+    """Word requires a paragraph at the end of every table cell; a cell with "{{p freitext }}" was
+    left with none when the text was empty or ended in a table, and Word refused the file."""
+    from schriftgut.platzhalter import PLATZHALTER, Kontext
+    from schriftgut.vorlagen import vorlage_rendern
+
+    vorlage = docx.Document()
+    tabelle = vorlage.add_table(rows=1, cols=2)
+    tabelle.cell(0, 0).paragraphs[0].text = "{{ mandant }}"
+    tabelle.cell(0, 1).paragraphs[0].text = "{{p freitext }}"
+    puffer = io.BytesIO()
+    vorlage.save(puffer)
+    werte = dict.fromkeys(PLATZHALTER) | {"mandant": "Erika Mustermann", "freitext": freitext}
+    gerendert = vorlage_rendern(puffer.getvalue(), Kontext(werte=werte))
+    zellen = list(gerendert.docx.element.body.iter(qn("w:tc")))
+    assert zellen and all(zelle[-1].tag == qn("w:p") for zelle in zellen)
