@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.db import transaction
+from django.db.models import Sum
 from django.http import Http404
 from django.utils import timezone
 
@@ -213,6 +214,12 @@ def notiz_create(
     return notiz
 
 
+MINUTEN_JE_TAG = 24 * 60
+ERR_TAG_VOLL = (
+    "Am {datum} sind schon {erfasst} Minuten erfasst; mit {minuten} weiteren wären es mehr als 24 Stunden an einem Tag."
+)
+
+
 @transaction.atomic
 def zeiterfassung_create(
     *,
@@ -226,6 +233,9 @@ def zeiterfassung_create(
     stundensatz: Decimal | None = None,
     activity_data: dict[str, Any] | None = None,
 ) -> Zeiterfassung:
+    erfasst = Zeiterfassung.objects.filter(user=user or by, datum=datum).aggregate(summe=Sum("minuten"))["summe"] or 0
+    if erfasst + minuten > MINUTEN_JE_TAG:
+        raise ValidationError(ERR_TAG_VOLL.format(datum=f"{datum:%d.%m.%Y}", erfasst=erfasst, minuten=minuten))
     eintrag = Zeiterfassung(
         akte=akte,
         user=user or by,

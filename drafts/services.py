@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import FieldDoesNotExist
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import models, transaction
 from django.utils import timezone
 from pydantic import ValidationError
@@ -403,7 +404,10 @@ def draft_accept(*, draft_id: int, by: User, version: int | None = None) -> Hele
         raise DraftConflict(ERR_VERSION_NEEDED.format(jetzt=jetzt))
     if version is not None and version != jetzt:
         raise DraftConflict(ERR_CHANGED_SINCE.format(jetzt=jetzt, geprueft=version))
-    record, undo_data = _create_record(draft, by)
+    try:
+        record, undo_data = _create_record(draft, by)
+    except DjangoValidationError as exc:  # a record service's own rule (German): refused, nothing written
+        raise DraftInvalid("; ".join(exc.messages)) from exc
     if draft.typ != HelenaDraft.Typ.AKTE_UPDATE:
         undo_data = {**undo_data, "record": _record_state(record)}
     draft.status = HelenaDraft.Status.ACCEPTED

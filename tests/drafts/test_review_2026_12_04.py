@@ -135,3 +135,16 @@ def test_unicode_digits_in_ids_are_refused_not_a_500():
         "api": client.get("/api/drafts/?akte=99999999999999999999999").status_code,
     }
     assert 500 not in codes.values(), codes
+
+
+def test_no_day_holds_more_than_24_hours_of_time_records():
+    """Each entry was capped at 1,440 minutes, but any number of them fitted one day."""
+    akte = AkteFactory()
+    heute = timezone.localdate().isoformat()
+    erste = _draft("ZEITERFASSUNG", {"datum": heute, "minuten": 1000, "beschreibung": "Akte durchgesehen"}, akte)
+    zweite = _draft("ZEITERFASSUNG", {"datum": heute, "minuten": 500, "beschreibung": "Schriftsatz"}, akte)
+    services.draft_accept(draft_id=erste.pk, by=akte.anwalt)
+    response = _client(akte.anwalt).post(f"/api/drafts/{zweite.pk}/accept/", {"version": 0}, content_type="application/json")
+    assert response.status_code == 400 and "24 Stunden" in response.json()["detail"]
+    zweite.refresh_from_db()
+    assert zweite.status == HelenaDraft.Status.PENDING
