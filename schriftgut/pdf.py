@@ -236,6 +236,11 @@ class _Nummerierung:
 
     def __init__(self, docx: DocxDocument) -> None:
         self.ebenen: dict[str, dict[int, tuple[str, str, int, float]]] = {}
+        # Word counts per list definition (abstractNum): list instances sharing one continue each
+        # other's numbers, unless an instance restarts a level (startOverride) where it is first used
+        self.definition: dict[str, str] = {}
+        self.neustart: dict[str, dict[int, int]] = {}
+        self.neu_begonnen: set[tuple[str, int]] = set()
         self.zaehler: dict[str, dict[int, int]] = {}
         self.stil_nummern: dict[str, tuple[str, int]] = {}
         try:
@@ -245,9 +250,15 @@ class _Nummerierung:
         abstrakt = {a.get(qn("w:abstractNumId")): a for a in wurzel.iterchildren(qn("w:abstractNum"))}
         for num in wurzel.iterchildren(qn("w:num")):
             ref = num.find(qn("w:abstractNumId"))
-            definition = abstrakt.get(ref.get(qn("w:val")) if ref is not None else None)
+            definition_id = ref.get(qn("w:val")) if ref is not None else None
+            definition = abstrakt.get(definition_id)
             if definition is None:
                 continue
+            self.definition[num.get(qn("w:numId"))] = definition_id or ""
+            for override in num.iterchildren(qn("w:lvlOverride")):
+                start_override = override.find(qn("w:startOverride"))
+                if start_override is not None and (wert := start_override.get(qn("w:val"))) is not None:
+                    self.neustart.setdefault(num.get(qn("w:numId")), {})[int(override.get(qn("w:ilvl")) or 0)] = int(wert)
             ebenen = {}
             for lvl in definition.iterchildren(qn("w:lvl")):
                 fmt = _wert(lvl, "w:numFmt") or "decimal"
@@ -275,8 +286,12 @@ class _Nummerierung:
         ebenen = self.ebenen.get(num_id or "")
         if not ebenen or ebene not in ebenen:
             return None
-        zaehler = self.zaehler.setdefault(num_id or "", {})
+        zaehler = self.zaehler.setdefault(self.definition.get(num_id or "", num_id or ""), {})
         fmt, text, start, einzug = ebenen[ebene]
+        neustart = self.neustart.get(num_id or "", {}).get(ebene)
+        if neustart is not None and (num_id or "", ebene) not in self.neu_begonnen:
+            self.neu_begonnen.add((num_id or "", ebene))
+            zaehler[ebene] = neustart - 1
         zaehler[ebene] = zaehler.get(ebene, start - 1) + 1
         for tiefer in [e for e in zaehler if e > ebene]:
             del zaehler[tiefer]

@@ -84,3 +84,37 @@ def test_a_heading_does_not_end_a_page_and_the_file_names_no_tool():
         zeilen = [z for z in seite.extract_text().splitlines() if z.strip()]
         assert not zeilen[-1].startswith("Abschnitt"), zeilen[-3:]
     assert "Helena" not in str(reader.metadata or {})
+
+
+def test_word_lists_are_numbered_as_word_numbers_them():
+    """Word counts per list definition: another instance of the same list continues its numbers,
+    unless it restarts a level (startOverride). The PDF restarted every instance at 1 and ignored
+    the restart ("Antrag 5" printed as "1.")."""
+    from docx.oxml.ns import qn
+
+    document = docx.Document()
+    numbering = document.part.numbering_part.element
+    stil = document.styles["List Number"].element
+    num_id = stil.find(f"{qn('w:pPr')}/{qn('w:numPr')}/{qn('w:numId')}").get(qn("w:val"))
+    abstract = next(n for n in numbering.iterchildren(qn("w:num")) if n.get(qn("w:numId")) == num_id).find(qn("w:abstractNumId"))
+    abstract_id = abstract.get(qn("w:val"))
+    numbering.append(parse_xml(f'<w:num {W} w:numId="901"><w:abstractNumId w:val="{abstract_id}"/></w:num>'))
+    numbering.append(
+        parse_xml(
+            f'<w:num {W} w:numId="902"><w:abstractNumId w:val="{abstract_id}"/>'
+            '<w:lvlOverride w:ilvl="0"><w:startOverride w:val="5"/></w:lvlOverride></w:num>'
+        )
+    )
+
+    def nummeriert(text: str, instanz: str) -> None:
+        absatz = document.add_paragraph(text)
+        absatz._p.get_or_add_pPr().append(parse_xml(f'<w:numPr {W}><w:ilvl w:val="0"/><w:numId w:val="{instanz}"/></w:numPr>'))
+
+    document.add_paragraph("Erstens", style="List Number")
+    document.add_paragraph("Zweitens", style="List Number")
+    document.add_paragraph("Zwischentext")
+    nummeriert("Drittens", "901")
+    nummeriert("Antrag fünf", "902")
+    nummeriert("Antrag sechs", "902")
+    zeilen = [z.strip() for z in _text(document).splitlines()]
+    assert {"1. Erstens", "2. Zweitens", "3. Drittens", "5. Antrag fünf", "6. Antrag sechs"} <= set(zeilen), zeilen
