@@ -1190,42 +1190,29 @@ def _anrechnungen(
             anrechnen(
                 ziel, satz, wert, version_von(quelle.angelegenheit), "Vorbem. 3 Abs. 4", _anrechnungslabel(quelle.rate, ziel)
             )
-    rechtsstreit = next((g for vv in _MAHNVERFAHREN_ZIELE for g in gebuehren if g.vv == vv), None)
-    if rechtsstreit is not None:
-        for quelle in (g for g in gebuehren if g.vv in ("3305", "3307")):
-            anrechnen(
-                rechtsstreit,
-                quelle.rate,
-                min(quelle.value, rechtsstreit.value),
-                version_von(quelle.angelegenheit),
-                f"Anm. zu {quelle.vv}",
-                f"Anrechnung der Verfahrensgebühr Nr. {quelle.vv} auf Nr. {rechtsstreit.vv} (Anm. zu Nr. {quelle.vv} VV RVG)",
-            )
-    rechtsmittel = next((g for vv in _RECHTSMITTEL_VERFAHRENSGEBUEHREN for g in gebuehren if g.vv == vv), None)
-    if rechtsmittel is not None:
-        for quelle in (g for g in gebuehren if g.vv in ("2100", "2101")):
-            anrechnen(
-                rechtsmittel,
-                quelle.rate,
-                min(quelle.value, rechtsmittel.value),
-                version_von(quelle.angelegenheit),
-                "Anm. zu 2100",
-                f"Anrechnung der Gebühr Nr. {quelle.vv} (Prüfung der Erfolgsaussicht) auf Nr. {rechtsmittel.vv} "
-                "(Anm. zu Nr. 2100 VV RVG)",
-            )
+
+    def erste(nummern: Sequence[str]) -> _Gebuehr | None:
+        return next((g for vv in nummern for g in gebuehren if g.vv == vv), None)
+
+    def voll_anrechnen(quelle: _Gebuehr, ziel: _Gebuehr | None, vv: str, label: str) -> None:
+        """`quelle` credited at its full rate against `ziel`, on the value both share; `label` names
+        the target as {ziel}."""
+        if ziel is not None:
+            wert = min(quelle.value, ziel.value)
+            anrechnen(ziel, quelle.rate, wert, version_von(quelle.angelegenheit), vv, label.format(ziel=ziel.vv))
+
+    for quelle in (g for g in gebuehren if g.vv in ("3305", "3307")):
+        label = f"Anrechnung der Verfahrensgebühr Nr. {quelle.vv} auf Nr. {{ziel}} (Anm. zu Nr. {quelle.vv} VV RVG)"
+        voll_anrechnen(quelle, erste(_MAHNVERFAHREN_ZIELE), f"Anm. zu {quelle.vv}", label)
+    for quelle in (g for g in gebuehren if g.vv in ("2100", "2101")):
+        label = f"Anrechnung der Gebühr Nr. {quelle.vv} (Prüfung der Erfolgsaussicht) auf Nr. {{ziel}} (Anm. zu Nr. 2100 VV RVG)"
+        voll_anrechnen(quelle, erste(_RECHTSMITTEL_VERFAHRENSGEBUEHREN), "Anm. zu 2100", label)
     for quelle in (g for g in gebuehren if g.vv == "3335"):
-        ziele = _VERFAHRENSGEBUEHREN_JE_RECHTSZUG.get(quelle.angelegenheit, ())
-        verfahren = next((g for vv in ziele for g in gebuehren if g.vv == vv), None)
-        if verfahren is not None:
-            anrechnen(
-                verfahren,
-                quelle.rate,
-                min(quelle.value, verfahren.value),
-                version_von(quelle.angelegenheit),
-                "§ 16 Nr. 2 RVG",
-                f"Nr. 3335 neben Nr. {verfahren.vv}: Verfahren über die Prozesskostenhilfe und Hauptsache sind dieselbe "
-                "Angelegenheit, die Verfahrensgebühr entsteht nur einmal (§ 16 Nr. 2, § 15 Abs. 2 RVG)",
-            )
+        label = (
+            "Nr. 3335 neben Nr. {ziel}: Verfahren über die Prozesskostenhilfe und Hauptsache sind dieselbe Angelegenheit, "
+            "die Verfahrensgebühr entsteht nur einmal (§ 16 Nr. 2, § 15 Abs. 2 RVG)"
+        )
+        voll_anrechnen(quelle, erste(_VERFAHRENSGEBUEHREN_JE_RECHTSZUG.get(quelle.angelegenheit, ())), "§ 16 Nr. 2 RVG", label)
     return zeilen
 
 
