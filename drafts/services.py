@@ -303,19 +303,16 @@ def _create_record(draft: HelenaDraft, by: User) -> tuple[models.Model, dict[str
             )
         except VorlagenFehler as exc:
             raise DraftInvalid(ERR_RENDER.format(details=exc.message)) from exc
-        try:
-            record = schriftgut_services.dokument_aus_entwurf(
-                akte=akte,
-                by=by,
-                name=model.titel,
-                docx=schriftstueck.docx,
-                quelle_markdown=model.inhalt_markdown,
-                mandant_sichtbar=model.mandant_sichtbar,
-                vorlage=model.vorlage.model_dump() if model.vorlage else None,
-                activity_data=origin,
-            )
-        except ValueError as exc:  # the document rules (akten.services.dokument_create): German, for the approver
-            raise DraftInvalid(str(exc)) from exc
+        record = schriftgut_services.dokument_aus_entwurf(
+            akte=akte,
+            by=by,
+            name=model.titel,
+            docx=schriftstueck.docx,
+            quelle_markdown=model.inhalt_markdown,
+            mandant_sichtbar=model.mandant_sichtbar,
+            vorlage=model.vorlage.model_dump() if model.vorlage else None,
+            activity_data=origin,
+        )
         return record, {}
     if isinstance(model, KostennotePayload):
         nummer = schriftgut_services.rechnungsnummer_vergeben(jahr=timezone.localdate().year)
@@ -408,6 +405,8 @@ def draft_accept(*, draft_id: int, by: User, version: int | None = None) -> Hele
         record, undo_data = _create_record(draft, by)
     except DjangoValidationError as exc:  # a record service's own rule (German): refused, nothing written
         raise DraftInvalid("; ".join(exc.messages)) from exc
+    except ValueError as exc:  # the document rules (akten.services.dokument_create, for every document): German
+        raise DraftInvalid(str(exc)) from exc
     if draft.typ != HelenaDraft.Typ.AKTE_UPDATE:
         undo_data = {**undo_data, "record": _record_state(record)}
     draft.status = HelenaDraft.Status.ACCEPTED
