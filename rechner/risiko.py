@@ -36,6 +36,29 @@ HINWEIS_ANHAENGIG = (
     "anhängig wurde (§ 71 Abs. 1 GKG). Wird sie erst jetzt eingereicht, beträgt sie {neu} (Recht vom {heute:%d.%m.%Y})."
 )
 
+HINWEIS_BERUFUNGSSUMME = {
+    "zivil": (
+        "Die Berufung ist nur zulässig, wenn der Wert des Beschwerdegegenstands {summe} übersteigt oder das Gericht "
+        "sie im Urteil zulässt (§ 511 Abs. 2 ZPO{uebergang}); bei einem Streitwert von {wert} also nur nach Zulassung."
+    ),
+    "arbeit": (
+        "Die Berufung ist nur zulässig, wenn der Wert des Beschwerdegegenstands {summe} übersteigt, das Arbeitsgericht "
+        "sie zulässt oder es um Bestand, Begründung oder Kündigung eines Arbeitsverhältnisses geht (§ 64 Abs. 2 "
+        "ArbGG); bei einem Streitwert von {wert} sonst nur nach Zulassung."
+    ),
+}
+# § 511 Abs. 2 Nr. 1 ZPO: 1 000 Euro for decisions from 2026 on, 600 Euro before (§ 47 Abs. 1 EGZPO)
+BERUFUNGSSUMME_ZPO_AB = date(2026, 1, 1)
+
+
+def berufungssumme(gericht: str, urteil_ab: date) -> Decimal:
+    """The value the Beschwer must exceed for a Berufung without Zulassung: § 64 Abs. 2 lit. b ArbGG,
+    § 511 Abs. 2 Nr. 1 ZPO (for a judgment given, or heard to its end, from ``urteil_ab`` on)."""
+    if gericht == "arbeit" or urteil_ab < BERUFUNGSSUMME_ZPO_AB:
+        return Decimal("600")
+    return Decimal("1000")
+
+
 _INSTANZEN: dict[str, tuple[tuple[str, tuple[str, ...], str], ...]] = {
     "zivil": (("Erster Rechtszug", ("3100", "3104"), "1210"), ("Berufung", ("3200", "3202"), "1220")),
     "arbeit": (("Erster Rechtszug (Arbeitsgericht)", ("3100", "3104"), "8210"), ("Berufung (LAG)", ("3200", "3202"), "8220")),
@@ -113,6 +136,12 @@ def prozesskostenrisiko(
         hinweise.append(
             f"Berufung gerechnet nach dem Recht vom {berufung_ab:%d.%m.%Y}: sie wird frühestens heute beauftragt und "
             "eingelegt (§ 60 Abs. 1 RVG, § 71 Abs. 1 Satz 2 GKG)."
+        )
+    if instanzen == 2 and streitwert <= (summe := berufungssumme(gericht, berufung_ab)):
+        # the Beschwer cannot exceed the value in dispute: the estimate adds an instance that needs Zulassung
+        uebergang = ", für vor 2026 verkündete Urteile 600 € nach § 47 Abs. 1 EGZPO" if gericht == "zivil" else ""
+        hinweise.append(
+            HINWEIS_BERUFUNGSSUMME[gericht].format(summe=format_euro(summe), wert=format_euro(streitwert), uebergang=uebergang)
         )
     if vorsteuerabzug:
         hinweise.append(HINWEIS_VORSTEUER)

@@ -142,3 +142,27 @@ def test_risiko_nennt_die_gerichtsgebuehr_nach_heutigem_recht_wenn_die_klage_ers
     assert "483,00 €" in hinweis and "511,50 €" in hinweis
     gleich = prozesskostenrisiko(streitwert=Decimal(5000), datum=date(2025, 7, 20), heute=date(2026, 12, 4))
     assert not any("§ 71 Abs. 1 GKG" in h for h in gleich.hinweise)
+
+
+@pytest.mark.parametrize(
+    ("streitwert", "gericht", "heute", "summe"),
+    [
+        (Decimal(800), "zivil", date(2026, 12, 4), "1.000,00 €"),  # § 511 Abs. 2 Nr. 1 ZPO since 2026
+        (Decimal(1000), "zivil", date(2026, 12, 4), "1.000,00 €"),  # must exceed, not reach
+        (Decimal(500), "zivil", date(2025, 7, 1), "600,00 €"),  # before 2026: § 47 Abs. 1 EGZPO
+        (Decimal(550), "arbeit", date(2026, 12, 4), "600,00 €"),  # § 64 Abs. 2 lit. b ArbGG
+    ],
+)
+def test_zwei_instanzen_unter_der_berufungssumme_nennen_die_zulassung(streitwert, gericht, heute, summe) -> None:
+    """An estimate over two instances for a value the Beschwer cannot exceed the Berufungssumme with
+    adds an instance only a Zulassung opens: said, with the threshold of the law of the appeal."""
+    risiko = prozesskostenrisiko(streitwert=streitwert, datum=heute, heute=heute, instanzen=2, gericht=gericht)
+    hinweis = next(h for h in risiko.hinweise if "nur nach Zulassung" in h)
+    assert f"{summe} übersteigt" in hinweis
+    assert ("§ 511 Abs. 2 ZPO" if gericht == "zivil" else "§ 64 Abs. 2 ArbGG") in hinweis
+
+
+def test_ueber_der_berufungssumme_oder_mit_einer_instanz_kein_hinweis_auf_die_zulassung() -> None:
+    for streitwert, instanzen in ((Decimal("1000.01"), 2), (Decimal(500), 1)):
+        risiko = prozesskostenrisiko(streitwert=streitwert, datum=date(2026, 12, 4), heute=date(2026, 12, 4), instanzen=instanzen)
+        assert not any("Zulassung" in h for h in risiko.hinweise)

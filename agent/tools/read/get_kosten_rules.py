@@ -32,8 +32,9 @@ ERR_WERT_AKTE = "Die Akte {aktenzeichen} hat keinen Gegenstandswert. Gib 'gegens
 # What the calculation assumed for an input the call left out: said in the result, never silent.
 ANNAHME_ANRECHTE = (
     "Gerechnet ohne Versorgungsausgleich (0 Anrechte). Er wird im Scheidungsverbund in der Regel von Amts wegen "
-    "mitentschieden (§ 137 Abs. 2 FamFG) und erhöht den Wert je Anrecht um 10 % des Werts der Ehesache, mindestens "
-    "um 1.000 € (§ 50 Abs. 1 FamGKG); bitte die Zahl der Anrechte erfragen."
+    "mitentschieden (§ 137 Abs. 2 FamFG) und erhöht den Wert je Anrecht um 10 % des in drei Monaten erzielten "
+    "Nettoeinkommens der Ehegatten, insgesamt mindestens um 1.000 € (§ 50 Abs. 1 FamGKG); bitte die Zahl der Anrechte "
+    "erfragen."
 )
 ANNAHME_AUFTRAGGEBER = (
     "Gerechnet mit einem Auftraggeber. Bei mehreren Auftraggebern im selben Gegenstand erhöht sich die Geschäfts- "
