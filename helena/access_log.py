@@ -3,11 +3,17 @@
 A line holds the method, the path without its query string, the status, the duration and the id
 of the logged-in user; never the query string, a header, a body or a name. daphne's own access log
 (which prints the full request URI) is switched off wherever we start daphne (`-v 0`).
+
+The path keeps only what Helena's routes themselves write: their literal words ("akten",
+"dokumente", "admin"), numbers (ids) and the app's static files. Any other segment is "…": a typed or pasted URL such as
+/akten/Zacharias Quellenberg/ or a file name in a download link may carry client data.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
+import re
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
@@ -22,6 +28,39 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 USER_KEY = "helena.user_id"
+REDACTED = "…"
+_WORD = re.compile(r"[A-Za-z0-9_.-]+")
+_ID = re.compile(r"[0-9]{1,20}")
+
+
+@functools.cache
+def _route_words() -> frozenset[str]:
+    """The literal segments of every HTTP and websocket route ("akten", "api", "ws", "helena")."""
+    from django.urls import get_resolver
+
+    from agent.chat.routing import websocket_urlpatterns
+
+    words: set[str] = set()
+
+    def walk(patterns: list[Any]) -> None:
+        for pattern in patterns:
+            words.update(part for part in re.split(r"[/^$]", str(pattern.pattern)) if _WORD.fullmatch(part))
+            walk(getattr(pattern, "url_patterns", []))
+
+    walk(list(get_resolver().url_patterns))
+    walk(list(websocket_urlpatterns))
+    return frozenset(words)
+
+
+def loggable_path(path: str) -> str:
+    """`path` with every segment that is neither a literal word of a route nor an id replaced by "…"
+    (the app's own static files as they are)."""
+    from django.conf import settings
+
+    if path.startswith("/" + str(settings.STATIC_URL).lstrip("/")) and ".." not in path:
+        return path
+    words = _route_words()
+    return "/".join(part if not part or part in words or _ID.fullmatch(part) else REDACTED for part in path.split("/"))
 
 
 class AccessLogMiddleware:
@@ -57,7 +96,7 @@ class AccessLogMiddleware:
             logger.info(
                 "%s %s %s %dms user=%s",
                 method,
-                scope.get("path", ""),
+                loggable_path(scope.get("path", "")),
                 outcome["status"] or "-",
                 round((time.monotonic() - started) * 1000),
                 user or "-",

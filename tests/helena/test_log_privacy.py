@@ -253,6 +253,9 @@ def test_daphne_as_make_run_starts_it_writes_an_access_log_without_query_strings
         assert get(f"/api/akten/?q={PARTY}") == 200
         assert get(f"/?q={PARTY}") == 200
         assert get(f"/api/akten/?q={PARTY}%00") == 400
+        # a typed or pasted URL with a name in its path (the app's own links carry ids)
+        assert get(f"/akten/{PARTY}%20Meier/") == 404
+        assert get(f"/api/akten/{PARTY}/") == 404
     finally:
         daphne.terminate()
         daphne.wait(timeout=20)
@@ -260,7 +263,21 @@ def test_daphne_as_make_run_starts_it_writes_an_access_log_without_query_strings
     text = (tmp_path / "stdout.log").read_text() + (tmp_path / "stderr.log").read_text()
     assert "helena.access GET /api/akten/ 200" in text and f"user={anwalt.pk}" in text
     assert "helena.access GET /api/akten/ 400" in text
+    assert "helena.access GET /akten/…/ 404" in text and "helena.access GET /api/akten/…/ 404" in text
     assert_no_client_data(text)
+
+
+def test_the_access_log_keeps_route_words_ids_and_static_files_of_a_path_and_nothing_else():
+    from helena.access_log import loggable_path
+
+    assert loggable_path("/api/akten/12/") == "/api/akten/12/"
+    assert loggable_path("/admin/akten/akte/12/change/") == "/admin/akten/akte/12/change/"
+    assert loggable_path("/ws/helena/") == "/ws/helena/"
+    assert loggable_path("/static/css/app.css") == "/static/css/app.css"
+    assert loggable_path(f"/akten/{PARTY} Meier/") == "/akten/…/"
+    assert loggable_path("/dokumente/3/download/Klage Müller.pdf") == "/dokumente/3/download/…"
+    assert loggable_path("/akten/²/") == "/akten/…/"
+    assert loggable_path("/static/../akten/Müller") == "/…/…/akten/…"
 
 
 @pytest.mark.django_db(transaction=True)
