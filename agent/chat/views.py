@@ -51,10 +51,13 @@ def _turns(user: User, conversation: Any) -> list[dict[str, Any]]:
     ratings = dict(
         AnswerFeedback.objects.filter(user=user, message__in=[m.pk for m in items]).values_list("message_id", "rating")
     )
+    internal = sees_internal(user)
     turns = []
     for message in items:
         turn: dict[str, Any] = {"message": message, "run": message.run}
         turn["demo"] = message.run is not None and message.run.model_name == DEMO_MODEL
+        # the model and its tier are the firm's set-up, not shown to a Mandant (as in the websocket replay)
+        turn["model"] = message.run.model_name if internal and message.run is not None else ""
         if message.role == Message.Role.ASSISTANT:
             turn["html"] = mark_safe(answer_html(message.text, user=user))  # noqa: S308 - sanitised by nh3
             turn["cards"] = cards.get(message.run_id or 0, [])

@@ -80,3 +80,48 @@ def test_unknown_user_is_reported_per_task(tier1):
 def test_missing_task_is_a_usage_error():
     with pytest.raises(CommandError):
         call_command("helena_run", user="a@b.example", stdout=StringIO(), stderr=StringIO())
+
+
+@pytest.fixture
+def only_the_demo_model_answers(monkeypatch, scripted_llm):
+    """No model server is reached (tier 1 on a closed port): the demo model stands in, played here
+    by the scripted server (starting the real one would take its seconds in every test)."""
+    from agent.llm import demo
+    from agent.llm.factory import build_client
+    from agent.models import TierConfig
+
+    async def scripted_demo(**kwargs):
+        return build_client(TierConfig(tier=1, provider="OLLAMA", model="scripted", base_url=scripted_llm.url))
+
+    monkeypatch.setattr(demo, "demo_client", scripted_demo)
+    TierConfig.objects.all().delete()
+    TierConfig.objects.create(tier=1, name="Lokal", model="qwen", base_url="http://127.0.0.1:9", enabled=True)
+    scripted_llm.script([{"text": "Am 20.13.2026 endet die Wirbelnacht."}])
+
+
+def test_an_answer_of_the_demo_model_is_no_work_result_of_a_batch(only_the_demo_model_answers):
+    """Seen by an IT provider: with the model server down a nightly batch printed "1 von 1 Aufträgen
+    erledigt", exit code 0, "ok": true - for the nonsense of the 135 M demo model."""
+    user = UserFactory()
+    out, err = StringIO(), StringIO()
+
+    with pytest.raises(CommandError) as failed:
+        call_command("helena_run", "Welche Fristen laufen?", user=user.email, mode="inline", stdout=out, stderr=err)
+
+    assert failed.value.returncode == 1
+    [result] = results(out)
+    assert result["status"] == "DONE" and result["demo"] is True and result["ok"] is False
+    assert "Nur das eingebaute Demo-Modell hat geantwortet" in err.getvalue()
+
+
+def test_allow_demo_lets_the_demo_model_s_answer_count(only_the_demo_model_answers):
+    out, err = StringIO(), StringIO()
+    call_command("helena_run", "Hallo", user=UserFactory().email, mode="inline", allow_demo=True, stdout=out, stderr=err)
+    [result] = results(out)
+    assert result["ok"] is True and result["demo"] is True
+    assert "1 von 1 Aufträgen erledigt" in err.getvalue()
+
+
+def test_an_unreadable_tasks_file_is_a_german_usage_error(tmp_path: Path):
+    with pytest.raises(CommandError, match="lässt sich nicht lesen"):
+        call_command("helena_run", user="a@b.example", file=tmp_path / "fehlt.jsonl", stdout=StringIO(), stderr=StringIO())

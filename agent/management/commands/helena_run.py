@@ -8,8 +8,10 @@ A tasks file holds one JSON object per line: {"text": "...", "akte": "12/25", "m
 goes to stderr, one JSON result per task to stdout. The exit code is 1 when any task failed:
 status FAILED, TIMEOUT, CANCELLED or RATE_LIMITED, a run that ended without an answer, or a task
 that could not start (unknown user, Akte not found or not visible). DONE, CAP_REACHED and STALLED
-runs with an answer count as done. The progress on stderr names steps and tools, never the task's
-text or a tool's arguments (client data in a cron log); the results on stdout carry them.
+runs with an answer count as done, unless only the embedded demo model answered (no model server
+reached): its answer is no work result, so it fails the task ("demo": true in its result) unless
+`--allow-demo` says it may (trying Helena out on the embedded defaults). The progress on stderr
+names steps and tools, never the task's text or a tool's arguments (client data in a cron log); the results on stdout carry them.
 """
 
 from __future__ import annotations
@@ -29,6 +31,10 @@ from agent.runs.services import run_create
 from akten.models import Akte, User
 from helena.errors import NotFound
 
+DEMO_ANSWERED = (
+    "Nur das eingebaute Demo-Modell hat geantwortet: kein Modellserver erreicht. Die Antwort ist kein Arbeitsergebnis "
+    "(--allow-demo lässt sie gelten)."
+)
 OK_STATUSES = frozenset({AgentRun.Status.DONE, AgentRun.Status.CAP_REACHED, AgentRun.Status.STALLED})
 PROGRESS_EVENTS = {
     EventType.STEP_STARTED,
@@ -48,9 +54,15 @@ class Command(BaseCommand):
         parser.add_argument("--akte", help="Aktenzeichen der Akte (optional).")
         parser.add_argument("--mode", choices=["inline", "background"], help="Modus (sonst entscheidet der Klassifikator).")
         parser.add_argument("--file", type=Path, help="JSONL-Datei mit Aufträgen.")
+        parser.add_argument(
+            "--allow-demo",
+            action="store_true",
+            help="Antworten des eingebauten Demo-Modells gelten als erledigt (sonst: kein Modellserver = fehlgeschlagen).",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         tasks = self._tasks(options)
+        self.allow_demo = bool(options.get("allow_demo"))
         failed = 0
         for index, task in enumerate(tasks, start=1):
             result = self._run_one(index, len(tasks), task)
@@ -67,7 +79,11 @@ class Command(BaseCommand):
             if options.get("auftrag"):
                 raise CommandError("Entweder einen Auftrag oder --file angeben, nicht beides.")
             tasks = []
-            for number, line in enumerate(options["file"].read_text(encoding="utf-8").splitlines(), start=1):
+            try:
+                lines = options["file"].read_text(encoding="utf-8").splitlines()
+            except (OSError, UnicodeDecodeError) as exc:
+                raise CommandError(f"Die Datei {options['file']} lässt sich nicht lesen ({type(exc).__name__}).") from None
+            for number, line in enumerate(lines, start=1):
                 if not line.strip():
                     continue
                 try:
@@ -100,7 +116,11 @@ class Command(BaseCommand):
             message = "; ".join(exc.messages) if isinstance(exc, ValidationError) else str(exc)
             return {"task": task["text"], "ok": False, "error": message}
 
+        answered_by_demo: list[bool] = []
+
         async def progress(event: dict[str, Any]) -> None:
+            if event.get("demo"):  # the terminal event says whether the demo model answered
+                answered_by_demo.append(True)
             if event["type"] == "step.started":
                 self.stderr.write(f"{prefix}   {event['label']}")
             elif event["type"] == "tool.call":
@@ -111,9 +131,13 @@ class Command(BaseCommand):
         if run.is_active:
             run = async_to_sync(run_execute)(run.pk, publish=progress)
         self.stderr.write(f"{prefix}   {run.get_status_display()} ({run.steps_used} Schritte, {run.tool_calls} Werkzeugaufrufe)")
+        demo = bool(answered_by_demo)
+        if demo:
+            self.stderr.write(f"{prefix}   {DEMO_ANSWERED}")
         return {
             "task": task["text"],
-            "ok": run.status in OK_STATUSES and bool(run.answer.strip()),
+            "ok": run.status in OK_STATUSES and bool(run.answer.strip()) and (self.allow_demo or not demo),
+            "demo": demo,
             "run": run.pk,
             "status": run.status,
             "finish_reason": run.finish_reason,
