@@ -22,8 +22,8 @@ RUN pip install --no-cache-dir -r requirements.txt
 
 COPY --chown=helena . .
 # collectstatic needs settings but no secrets or database.
-RUN SECRET_KEY=build-only ALLOWED_HOSTS=build DATABASE_URL=postgres://build@localhost/build \
-    python manage.py collectstatic --noinput
+RUN SECRET_KEY="$(python -c 'import secrets; print(secrets.token_urlsafe(50))')" ALLOWED_HOSTS=build \
+    DATABASE_URL=postgres://build@localhost/build python manage.py collectstatic --noinput
 
 USER helena
 EXPOSE 8000

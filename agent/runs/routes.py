@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from asgiref.sync import async_to_sync
+from django.conf import settings
 
 from agent.engine.pii import Pseudonymizer, PseudonymizingClient, person_values
 from agent.engine.routing import (
@@ -17,7 +18,7 @@ from agent.engine.routing import (
     classify_rules,
     classify_with_llm,
 )
-from agent.llm.base import DeltaCallback, LLMClient, LLMResponse, Message
+from agent.llm.base import DeltaCallback, LLMClient, LLMResponse, LLMUnavailable, Message
 from agent.llm.demo_calls import DEMO_TOOLS
 from agent.models import EngineConfig, TierConfig
 from agent.runs.ratelimit import counter_available
@@ -79,6 +80,23 @@ class DemoClient:
         return await self._client.chat(messages, tools=tools, on_delta=on_delta)
 
 
+class NoModelClient:
+    """The one route when no tier is enabled and the demo model is off (production): the run ends
+    FAILED, saying that no language model is set up."""
+
+    model = ""
+    context_window = 8192
+
+    async def chat(
+        self,
+        messages: list[Message],
+        *,
+        tools: list[dict[str, Any]] | None = None,
+        on_delta: DeltaCallback | None = None,
+    ) -> LLMResponse:
+        raise LLMUnavailable(ERR_NO_TIER)
+
+
 def cloud_usable(tier: TierConfig, *, task_type: str, counter_ok: bool) -> bool:
     """A cloud tier only when enabled with the agreement on file, for an allowed task type, and
     while the rate-limit counter works (fail closed)."""
@@ -127,6 +145,7 @@ def known_values_for(*, user: User, akte: Akte | None) -> list[tuple[str, str]]:
 # cue words, and its call is written under a grammar).
 NO_OLLAMA = "Kein Ollama erreichbar – das eingebaute Demo-Modell antwortet."
 NO_TIER = "Kein Sprachmodell eingerichtet – das eingebaute Demo-Modell antwortet."
+ERR_NO_TIER = "Kein Sprachmodell eingerichtet. Bitte die Verwaltung bitten, eine Modellstufe einzurichten."
 # A local model server either accepts the connection at once or is not there.
 PROBE_SECONDS = 0.5
 
@@ -173,11 +192,14 @@ def routes_build(
     cloud = [t for t in enabled if cloud_usable(t, task_type=task_type, counter_ok=counter_ok)]
     chain = [t for t in local + cloud if t.tier >= start_tier] or local + cloud
     chain.sort(key=lambda t: t.tier)
+    with_demo = bool(getattr(settings, "HELENA_DEMO_MODEL", True))
+    if not chain and not with_demo:
+        return [Route(client=NoModelClient(), tier=1)]
     demo_model = demo_factory() if demo_factory else DemoClient(aktenzeichen=akte.aktenzeichen if akte else None)
     demo = Route(client=demo_model, tier=1, demo=True, offer_tools=DEMO_TOOLS, system_prompt=demo_prompt)
     if not chain:
         return [dataclasses.replace(demo, note=NO_TIER)]
-    if all(not t.is_cloud for t in chain) and not any(probe(t) for t in chain):
+    if with_demo and all(not t.is_cloud for t in chain) and not any(probe(t) for t in chain):
         return [dataclasses.replace(demo, note=NO_OLLAMA)]
     routes: list[Route] = []
     pseudonymizer: Pseudonymizer | None = None
@@ -189,6 +211,8 @@ def routes_build(
                 pseudonymizer.add_known(known_values_for(user=user, akte=akte))
             client = PseudonymizingClient(client, pseudonymizer)
         routes.append(Route(client=client, tier=tier.tier, local=not tier.is_cloud, demo=bool(getattr(client, "is_demo", False))))
+    if not with_demo:  # without a reachable server the run fails with the servers' errors
+        return routes
     if not any(route.local for route in routes) and start_tier < 3:
         routes.insert(0, demo)
     else:

@@ -254,6 +254,9 @@ HELENA_EVENT_BACKLOG = int(os.environ.get("HELENA_EVENT_BACKLOG", "16"))
 # Tool calls running at once per process (agent/tools/executor.py), each thread with its own
 # database connection: size PostgreSQL's max_connections for this times the number of processes.
 HELENA_TOOL_THREADS = int(os.environ.get("HELENA_TOOL_THREADS", "6"))
+# The embedded demo model answers where no model server does (`make run` without Ollama); production
+# turns it off unless HELENA_DEMO_MODEL=1 (settings/production.py).
+HELENA_DEMO_MODEL = os.environ.get("HELENA_DEMO_MODEL", "1") == "1"
 
 # Prometheus scrapes /metrics with `Authorization: Bearer <token>` (an ADMIN session works too).
 HELENA_METRICS_TOKEN = os.environ.get("HELENA_METRICS_TOKEN", "")

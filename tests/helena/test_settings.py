@@ -33,7 +33,23 @@ def test_production_settings_refuse_missing_secret_key():
     env.pop("SECRET_KEY")
     result = run_manage("check", env_extra=env)
     assert result.returncode != 0
-    assert "SECRET_KEY must be set" in result.stderr
+    assert "SECRET_KEY muss in Produktion gesetzt sein" in result.stderr
+
+
+def test_production_settings_refuse_a_weak_secret_key_and_a_wildcard_host():
+    """Seen by an IT provider: SECRET_KEY=x and ALLOWED_HOSTS=* started fine; only `check --deploy`,
+    which nothing runs, warned about the key, and about the wildcard not at all."""
+    for extra, message in (
+        ({"SECRET_KEY": "x"}, "SECRET_KEY ist zu schwach"),
+        ({"SECRET_KEY": "django-insecure-" + "kP3!v9#qL2@xR7$wT5^zN8&mB4*jH6(fD1)gS0"}, "SECRET_KEY ist zu schwach"),
+        ({"ALLOWED_HOSTS": "*"}, "ALLOWED_HOSTS muss die Namen"),
+        ({"ALLOWED_HOSTS": "helena.kanzlei.example,.example"}, None),
+    ):
+        result = run_manage("check", env_extra=PRODUCTION | extra)
+        if message is None:
+            assert result.returncode == 0, result.stderr
+        else:
+            assert result.returncode != 0 and message in result.stderr
 
 
 def test_base_settings_are_german_and_berlin():

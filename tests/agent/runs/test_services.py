@@ -135,6 +135,25 @@ def test_routes_respect_cloud_task_types_and_pseudonymise_and_fall_back_to_demo(
     assert type(schriftsatz[0].client).__name__ != "PseudonymizingClient"
 
 
+@DB
+def test_with_the_demo_model_off_a_run_without_a_model_server_fails_and_says_why(settings):
+    """Production (HELENA_DEMO_MODEL off): no nonsense of the 135 M model as a Kanzlei's answer, but
+    FAILED with the reason, for an unreachable server and for no tier at all."""
+    settings.HELENA_DEMO_MODEL = False
+    user = UserFactory()
+    TierConfig.objects.all().delete()
+    TierConfig.objects.create(tier=1, name="lokal", model="m", base_url="http://127.0.0.1:9", enabled=True)
+    routes = run_routes.routes_build(start_tier=1, task_type="FRAGE", user=user, akte=None)
+    assert [(r.tier, r.demo) for r in routes] == [(1, False)]
+    down = execute(services.run_create(user=user, text="Welche Fristen laufen?", mode="INLINE"))
+    assert down.status == AgentRun.Status.FAILED and "Kein Sprachmodell erreichbar" in down.error and not down.answer
+
+    TierConfig.objects.all().delete()
+    none = execute(services.run_create(user=user, text="Welche Fristen laufen?", mode="INLINE"))
+    assert none.status == AgentRun.Status.FAILED and "Kein Sprachmodell erreichbar" in none.error and not none.answer
+    assert AgentStep.objects.filter(run=none).order_by("-seq").values_list("type", flat=True).first() == "run.failed"
+
+
 @pytest.mark.django_db
 def test_without_an_answering_local_server_the_demo_model_is_the_only_route_and_says_so(scripted_llm):
     user = UserFactory()
