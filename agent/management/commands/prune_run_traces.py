@@ -1,7 +1,8 @@
 """Delete the traces (AgentStep rows, ToolCallAudit rows) of runs that finished more than
 HELENA_TRACE_RETENTION_DAYS days ago. The run itself (task, status, answer, times) stays, and so
 does one audit row per run with the Akten its tool calls showed: who may no longer see one of them
-must not see the run again once its trace is gone (agent/runs/reads.py)."""
+must not see the run again once its trace is gone (agent/runs/reads.py). A run with a draft still
+open keeps its trace until the draft is decided: the reviewer reads where it came from."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from django.utils import timezone
 
 from agent.models import AgentRun, AgentStep, ToolCallAudit
 from agent.runs.reads import CARRIED_OVER, SUMMARY_PRUNED, akten_read
+from drafts.models import HelenaDraft
 
 
 class Command(BaseCommand):
@@ -31,8 +33,10 @@ class Command(BaseCommand):
         if keep_days < 1:
             raise CommandError("Die Aufbewahrung muss mindestens einen Tag betragen.", returncode=2)
         cutoff = timezone.now() - datetime.timedelta(days=keep_days)
-        runs = AgentRun.objects.filter(finished_at__lt=cutoff).exclude(
-            status__in=[AgentRun.Status.PENDING, AgentRun.Status.RUNNING]
+        runs = (
+            AgentRun.objects.filter(finished_at__lt=cutoff)
+            .exclude(status__in=[AgentRun.Status.PENDING, AgentRun.Status.RUNNING])
+            .exclude(drafts__status=HelenaDraft.Status.PENDING)
         )
         steps = AgentStep.objects.filter(run__in=runs)
         # The carried-over rows hold nothing but the Akten read: they stay as they are.

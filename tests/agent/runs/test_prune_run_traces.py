@@ -74,3 +74,27 @@ def test_pruning_keeps_which_akten_a_run_read_so_it_stays_hidden(settings):
     assert run not in runs_of(lawyer)
     call_command("prune_run_traces", stdout=StringIO())  # a second pass keeps the kept row
     assert ToolCallAudit.objects.filter(run=run, tool=CARRIED_OVER).count() == 1
+
+
+def test_a_run_whose_draft_is_still_open_keeps_its_trace_until_the_draft_is_decided(settings):
+    """Seen by an IT provider: pruning a run 40 days old set the open draft's origin_step to NULL and
+    deleted the steps the reviewer opens to see where the draft came from."""
+    from drafts.models import HelenaDraft
+    from tests.factories import AkteFactory
+
+    settings.HELENA_TRACE_RETENTION_DAYS = 30
+    akte = AkteFactory()
+    run = run_with_trace(akte.anwalt, AgentRun.Status.DONE, 40)
+    step = AgentStep.objects.get(run=run)
+    draft = HelenaDraft.objects.create(
+        typ="NOTIZ", akte=akte, titel="Vermerk", payload={"text": "x"}, requested_by=akte.anwalt, origin_run=run, origin_step=step
+    )
+    call_command("prune_run_traces", stdout=StringIO())
+    draft.refresh_from_db()
+    assert draft.origin_step_id == step.pk and ToolCallAudit.objects.filter(run=run).exists()
+
+    HelenaDraft.objects.filter(pk=draft.pk).update(
+        status=HelenaDraft.Status.REJECTED, reviewer=akte.anwalt, reviewed_at=timezone.now(), rejection_reason="Nicht nötig."
+    )
+    call_command("prune_run_traces", stdout=StringIO())
+    assert not AgentStep.objects.filter(run=run).exists()
