@@ -27,6 +27,7 @@ from typing import Any
 import psycopg
 from django.conf import settings
 from django.db import connection
+from django.utils import timezone
 from psycopg import sql
 
 DUMP_NAME = "datenbank.dump"
@@ -144,13 +145,16 @@ def create_backup(*, target_dir: Path, media_root: Path | None = None) -> Backup
     """Dump the database and archive the document store into a new directory under `target_dir`."""
     params, major = _connection_params()
     media = Path(media_root or settings.MEDIA_ROOT)
-    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y%m%d-%H%M%S")
+    stamp = timezone.localtime().strftime("%Y%m%d-%H%M%S")  # the Kanzlei's time, as in its cron entries
     path = Path(target_dir) / f"helena-{stamp}"
     suffix = 1
     while path.exists():
         suffix += 1
         path = Path(target_dir) / f"helena-{stamp}-{suffix}"
-    path.mkdir(parents=True)
+    try:
+        path.mkdir(parents=True)
+    except OSError as exc:
+        raise BackupError(f"Das Zielverzeichnis {target_dir} lässt sich nicht anlegen ({type(exc).__name__}).") from exc
     path.chmod(0o700)  # client data: readable by the owner only
     dbname = params["NAME"]
     env = _libpq_env(params, dbname)

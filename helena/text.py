@@ -24,3 +24,8 @@ def as_id(raw: object) -> int | None:
     if not (text.isascii() and text.isdigit() and len(text) <= 18):
         return None
     return int(text)
+
+
+def zahl(value: int) -> str:
+    """A whole number as Germans write it: 13.447, 339.510."""
+    return f"{value:,}".replace(",", ".")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import stat
 import uuid
 from pathlib import Path
@@ -15,6 +16,7 @@ import psycopg
 import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
+from django.utils import timezone
 
 from helena.backup import MANIFEST_NAME, _conninfo, _tool_major, client_tool
 from tests.factories import AkteFactory, DokumentFactory
@@ -129,3 +131,19 @@ def test_the_client_tools_match_the_server_version():
     if debian.exists():  # the machine's Debian client is chosen for a PostgreSQL 15 server
         assert client_tool("pg_dump", 15) == debian
     assert _tool_major(client_tool("pg_dump", 12)) > 12
+
+
+def test_a_target_that_is_no_directory_is_a_german_error_not_a_traceback(tmp_path):
+    """Seen by an IT provider: `backup --to /tmp/afile` ended in NotADirectoryError."""
+    datei = tmp_path / "afile"
+    datei.write_text("x")
+    with pytest.raises(CommandError, match="lässt sich nicht anlegen"):
+        call_command("backup", to=datei, stdout=io.StringIO())
+
+
+def test_the_backup_counts_as_germans_write_them_and_is_named_in_local_time(data, tmp_path):
+    before = f"helena-{timezone.localtime():%Y%m%d-%H%M%S}"
+    path, output = _backup(tmp_path)
+    after = f"helena-{timezone.localtime():%Y%m%d-%H%M%S}"
+    assert re.search(r"Datenbank: \d{1,3}(\.\d{3})+ Bytes", output)  # 339.510, not 339,510
+    assert before <= path.name[: len(before)] <= after  # the Kanzlei's time, not UTC

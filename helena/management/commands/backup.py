@@ -9,6 +9,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from helena.backup import BackupError, create_backup
+from helena.text import zahl
 
 
 class Command(BaseCommand):
@@ -27,7 +28,8 @@ class Command(BaseCommand):
         rows = sum(manifest["counts"].values())
         self.stdout.write(
             f"Sicherung angelegt: {result.path}\n"
-            f"  Datenbank: {manifest['database']['bytes']:,} Bytes, {rows:,} Zeilen in {len(manifest['counts'])} Tabellen\n"
-            f"  Dokumente: {manifest['media']['files']} Dateien, {manifest['media']['bytes']:,} Bytes\n"
+            f"  Datenbank: {zahl(manifest['database']['bytes'])} Bytes, {zahl(rows)} Zeilen "
+            f"in {len(manifest['counts'])} Tabellen\n"
+            f"  Dokumente: {manifest['media']['files']} Dateien, {zahl(manifest['media']['bytes'])} Bytes\n"
             "Die Sicherung enthält Mandantendaten: verschlüsselt und getrennt vom Server aufbewahren."
         )

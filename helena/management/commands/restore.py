@@ -8,6 +8,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from helena.backup import BackupError, restore_backup
+from helena.text import zahl
 
 
 class Command(BaseCommand):
@@ -29,7 +30,7 @@ class Command(BaseCommand):
         except BackupError as exc:
             raise CommandError(str(exc)) from exc
         self.stdout.write(
-            f"Wiederhergestellt in die Datenbank „{database}“: {sum(counts.values()):,} Zeilen in {len(counts)} "
+            f"Wiederhergestellt in die Datenbank „{database}“: {zahl(sum(counts.values()))} Zeilen in {len(counts)} "
             "Tabellen, wie in der Sicherung.\n"
             "Nächster Schritt: Helena stoppen, DATABASE_URL (bzw. HELENA_EMBEDDED_DB_NAME) auf diese Datenbank "
             "und MEDIA_ROOT auf das Dokumentenverzeichnis setzen, dann wieder starten (migrate läuft mit)."
