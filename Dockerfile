@@ -27,7 +27,7 @@ RUN SECRET_KEY="$(python -c 'import secrets; print(secrets.token_urlsafe(50))')"
 
 USER helena
 EXPOSE 8000
-# Liveness of the web process (/healthz; /readyz checks database, Redis and model servers).
+# Liveness of the web process (/healthz; /readyz: database and Redis, degraded without model servers or workers).
 HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
     CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=2)"]
 # Migrations run once per deployment (docker-compose.yml: the `migrate` service), not in every
