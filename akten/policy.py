@@ -68,9 +68,9 @@ MANDANT_AKTE_FIELDS = frozenset(
         "naechster_eintrag",
         "dokumente",  # counted over the documents released to her
         "created_at",
-        "changed_at",
         "angelegt",
-        "geaendert",
+        # not changed_at / geaendert: it moves when the firm edits what she does not see (Sachstand,
+        # notes, tags), and so tells her when her lawyer worked on her matter internally
     }
 )
 # Fields of a Beteiligter a MANDANT may receive (no addresses, no contact data, no file numbers).

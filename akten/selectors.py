@@ -38,7 +38,9 @@ def akte_list(*, user: User, q: str = "", status: str = "", sachgebiet: str = ""
         qs = qs.filter(status=status)
     if sachgebiet:
         qs = qs.filter(sachgebiet=sachgebiet)
-    return qs.prefetch_related("beteiligte__kontakt").order_by("-changed_at", "aktenzeichen")
+    # a Mandantin's list is not ordered by the last internal change (MANDANT_AKTE_FIELDS)
+    ordering = ("-changed_at", "aktenzeichen") if sees_internal(user) else ("-created_at", "aktenzeichen")
+    return qs.prefetch_related("beteiligte__kontakt").order_by(*ordering)
 
 
 def akte_get(*, user: User, pk: int | str, lock: bool = False) -> Akte:

@@ -300,3 +300,29 @@ def test_whether_the_firm_marked_her_termin_erledigt_does_not_reach_her(settings
     termin.save()
 
     assert sicht() == vorher
+
+
+@pytest.mark.django_db
+def test_when_the_firm_edits_what_she_does_not_see_does_not_reach_her(settings):
+    """Her Akte's changed_at moved when the Sachstand was edited, and her list was ordered by it: she
+    could tell when her lawyer worked on the matter internally."""
+    from akten import services as akten_services
+
+    settings.HELENA_TOOLS_THREAD_SENSITIVE = True
+    world = build_world()
+    client = Client()
+    client.force_login(world.mandantin)
+    box = toolbox_for(ToolContext(user=world.mandantin, akte=world.akte, run=None))
+
+    def sicht() -> list:
+        detail = client.get(reverse("api-akte-detail", args=[world.akte.pk])).json()
+        liste = client.get(reverse("api-akte-list")).json()["results"]
+        tool = async_to_sync(box.execute)("read_akte", {"akte": world.akte.aktenzeichen}, call_id="c1")
+        assert tool.ok, tool.error
+        return [detail, [r["id"] for r in liste], {k: v for k, v in tool.data.items() if k != "dokumente_liste"}]
+
+    vorher = sicht()
+    assert vorher[0]["aktenzeichen"] == world.akte.aktenzeichen  # the test sees what it compares
+    akten_services.akte_update(akte=world.akte, by=world.akte.anwalt, changes={"zusammenfassung": "Intern: Vergleich anstreben."})
+    box.ctx.cache.clear()
+    assert sicht() == vorher
