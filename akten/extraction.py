@@ -5,10 +5,12 @@ from __future__ import annotations
 import io
 import zipfile
 from enum import Enum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pypdf import PdfReader
+
+_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 
 MARKDOWN_TYPES = {"text/markdown", "text/x-markdown"}
 DOCX_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
@@ -62,6 +64,97 @@ def pdf_open(data: bytes) -> PdfReader | None:
     return None if reader.is_encrypted and not reader.decrypt("") else reader
 
 
+class HiddenText:
+    """Which runs of a Word document are hidden text, which Word neither shows nor prints by
+    default: `w:vanish` (or `w:specVanish`) on the run, else on its character style, else on its
+    paragraph's style (each with the styles it is based on), else in the document defaults. Hidden
+    text is where a template keeps notes to colleagues; it never leaves the Kanzlei."""
+
+    def __init__(self, styles: Any | None) -> None:
+        """`styles`: the <w:styles> element of the document (None: no styles part)."""
+        self._styles: dict[str, Any] = {}
+        self._default_paragraph_style = ""
+        self._defaults: bool | None = None
+        if styles is None:
+            return
+        for style in styles.iterchildren(f"{_W}style"):
+            style_id = style.get(f"{_W}styleId") or ""
+            self._styles[style_id] = style
+            if style.get(f"{_W}type") == "paragraph" and style.get(f"{_W}default") in ("1", "true", "on"):
+                self._default_paragraph_style = style_id
+        defaults = styles.find(f"{_W}docDefaults/{_W}rPrDefault/{_W}rPr")
+        self._defaults = _vanish(defaults) if defaults is not None else None
+
+    @classmethod
+    def of(cls, document: Any) -> HiddenText:
+        """For a python-docx Document (without adding a styles part it does not have)."""
+        styles = next((rel.target_part for rel in document.part.rels.values() if rel.reltype.endswith("/styles")), None)
+        return cls(getattr(styles, "element", None))
+
+    def __call__(self, run: Any) -> bool:
+        """Whether the <w:r> `run` is hidden."""
+        for setting in (
+            _vanish(run.find(f"{_W}rPr")),
+            self._from_style(run.find(f"{_W}rPr/{_W}rStyle")),
+            self._from_style(self._paragraph_style(run), self._default_paragraph_style),
+        ):
+            if setting is not None:
+                return setting
+        return bool(self._defaults)
+
+    def _paragraph_style(self, run: Any) -> Any:
+        paragraph = next(run.iterancestors(f"{_W}p"), None)
+        return None if paragraph is None else paragraph.find(f"{_W}pPr/{_W}pStyle")
+
+    def _from_style(self, reference: Any, default: str = "") -> bool | None:
+        style_id = reference.get(f"{_W}val") if reference is not None else default
+        seen: set[str] = set()
+        while style_id and style_id not in seen and style_id in self._styles:
+            seen.add(style_id)
+            style = self._styles[style_id]
+            setting = _vanish(style.find(f"{_W}rPr"))
+            if setting is not None:
+                return setting
+            based_on = style.find(f"{_W}basedOn")
+            style_id = based_on.get(f"{_W}val") if based_on is not None else ""
+        return None
+
+
+def _vanish(rpr: Any) -> bool | None:
+    """The hidden setting of run properties `rpr`: True, False (explicitly shown) or None (unset)."""
+    if rpr is None:
+        return None
+    settings = [rpr.find(f"{_W}vanish"), rpr.find(f"{_W}specVanish")]
+    values = [element.get(f"{_W}val", "true") not in ("0", "false", "off") for element in settings if element is not None]
+    return any(values) if values else None
+
+
+def hidden_text_remove(element: Any, hidden: HiddenText) -> None:
+    """Remove the hidden runs under `element`. A hidden run's field characters stay (the field
+    around it stays whole); a paragraph left empty whose mark is hidden too goes with them (Word
+    shows none of it), unless it is the last of its cell, text box or body."""
+    for run in list(element.iter(f"{_W}r")):
+        if not hidden(run):
+            continue
+        for child in list(run):
+            if child.tag not in (f"{_W}rPr", f"{_W}fldChar"):
+                run.remove(child)
+        parent = run.getparent()
+        if parent is not None and all(child.tag == f"{_W}rPr" for child in run):
+            parent.remove(run)
+    for paragraph in list(element.iter(f"{_W}p")):
+        mark = paragraph.find(f"{_W}pPr/{_W}rPr")
+        parent = paragraph.getparent()
+        if (
+            parent is None
+            or not _vanish(mark)
+            or next(paragraph.iter(f"{_W}r", f"{_W}sectPr"), None) is not None
+            or parent.findall(f"{_W}p")[-1] is paragraph
+        ):
+            continue
+        parent.remove(paragraph)
+
+
 class ExtractionError(Exception):
     """Extraction failed; the message is German and shown on the Dokument."""
 
@@ -106,6 +199,7 @@ def extract_text(data: bytes, mime_type: str) -> str:
             if problem is DocxProblem.NO_ZIP:
                 raise ExtractionError(ERR_DOCX_NO_ZIP)
             document = docx.Document(io.BytesIO(data))
+            hidden_text_remove(document.element.body, HiddenText.of(document))
             text = "\n".join(p.text for p in document.paragraphs)
         elif mime_type == "text/plain" or mime_type in MARKDOWN_TYPES:
             text = data.decode("utf-8", errors="replace")

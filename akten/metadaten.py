@@ -3,19 +3,23 @@
 Generated Word files (`metadaten_setzen`, called by schriftgut when it renders): a firm template is
 often an old letter saved as template: its core properties (author, last editor, comments, subject,
 keywords), its extended properties (company, manager, the Word template it was based on), custom
-properties, SharePoint metadata (customXml), Word comments and tracked changes still name the
-colleague who wrote it, or the client it was written for. None of that may reach a court, an
+properties, SharePoint metadata (customXml), Word comments, tracked changes (also of moved text and
+table cells) and editing permissions still name the colleague who wrote it, or the client it was
+written for; hidden text holds notes to colleagues, building blocks (the glossary) and the mail
+merge's data source and query texts of other matters. None of that may reach a court, an
 opponent or another client: every generated document leaves with metadata of its own (the Kanzlei as
 author, the document's title, the time it was made) and nothing else.
 
 Released files (`mandant_fassung`): a MANDANT receives an uploaded Word or PDF file or image that a
 lawyer released to her without what it says about its making: in Word the same cleaning as above
-(the comments, tracked changes with their deleted text, author and company); in a PDF its document
-information and XMP metadata (also of its pages and images), embedded files, and notes (their text
-and author); in a photo or scan its EXIF (camera, owner, GPS position), XMP and comments — also in
+(the comments, tracked changes with their deleted text, hidden text, author and company); in a PDF
+its document information and XMP metadata (also of its pages and images), embedded and attached files
+(also PDF/A-3 and ZUGFeRD's /AF), bookmarks, scripts, and notes (their text, subject and author); in
+a photo or scan its EXIF (camera, owner, GPS position), XMP and comments — also in
 the photos inside a Word file or PDF (a JPEG keeps its picture data, without new compression). A
-Word file with embedded files (a workbook, another document) is not released: their own authors and
-comments would travel inside it. Staff keep the file as it was uploaded: it is the Akte's record.
+Word file with embedded files (a workbook, another document, a pasted document or HTML as
+alternative-format chunk; recognised by relationship and content type, not by part name) is not
+released: their own authors and comments would travel inside it. Staff keep the file as it was uploaded: it is the Akte's record.
 
 What a file is, is decided by its first bytes, never by its name or declared type (a Word file
 uploaded as "brief.txt" is still cleaned as Word). Only these kinds and plain text reach her; any
@@ -43,11 +47,11 @@ from lxml import etree
 from PIL import Image, ImageOps, ImageSequence, UnidentifiedImageError
 from pypdf import PdfWriter
 from pypdf.errors import PyPdfError
-from pypdf.generic import DictionaryObject, NameObject, StreamObject
+from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject, NameObject, StreamObject
 
 from helena.errors import ServiceError
 
-from .extraction import MARKDOWN_TYPES, OLE_SIGNATURE, docx_problem, pdf_open
+from .extraction import MARKDOWN_TYPES, OLE_SIGNATURE, HiddenText, docx_problem, hidden_text_remove, pdf_open
 
 logger = logging.getLogger(__name__)
 
@@ -70,20 +74,60 @@ _CP = "http://schemas.openxmlformats.org/package/2006/metadata/core-properties"
 _DC = "http://purl.org/dc/elements/1.1/"
 _DCTERMS = "http://purl.org/dc/terms/"
 _XSI = "http://www.w3.org/2001/XMLSchema-instance"
-# Package parts that only describe the file, its history or its people; Word needs none of them.
+
+
+def _beziehungsart(reltype: str) -> str:
+    """A relationship's kind ("oleObject", "glossaryDocument"), the same in the transitional, strict
+    and Microsoft namespaces."""
+    return reltype.rstrip("/").rsplit("/", 1)[-1]
+
+
+# Package parts that only describe the file, its history or its people, or that are other documents
+# travelling along; Word needs none of them to show the text. By relationship kind, never by name.
 _BESCHREIBENDE_BEZIEHUNGEN = frozenset(
     {
-        RT.EXTENDED_PROPERTIES,
-        RT.CUSTOM_PROPERTIES,
-        RT.CUSTOM_XML,
-        RT.COMMENTS,
-        RT.THUMBNAIL,
+        *map(_beziehungsart, (RT.EXTENDED_PROPERTIES, RT.CUSTOM_PROPERTIES, RT.CUSTOM_XML, RT.COMMENTS, RT.THUMBNAIL)),
         # The path of the .dotm on the author's machine ("C:\\Users\\kmueller\\…").
-        "http://schemas.openxmlformats.org/officeDocument/2006/relationships/attachedTemplate",
-        "http://schemas.microsoft.com/office/2011/relationships/commentsExtended",
-        "http://schemas.microsoft.com/office/2016/09/relationships/commentsIds",
-        "http://schemas.microsoft.com/office/2018/08/relationships/commentsExtensible",
-        "http://schemas.microsoft.com/office/2011/relationships/people",
+        "attachedTemplate",
+        "commentsExtended",
+        "commentsIds",
+        "commentsExtensible",
+        "people",
+        # Building blocks (AutoText, Quick Parts): texts of other matters stored with the template.
+        "glossaryDocument",
+        # The mail merge's data source (a path, a list of recipients) and its recipients.
+        "mailMergeSource",
+        "mailMergeHeaderSource",
+        "recipientData",
+        # The printer's settings (its network name) and digital signatures (the signer's certificate).
+        "printerSettings",
+        "origin",
+    }
+)
+# Relationships to other files inside a Word file (an OLE object, a workbook or document as package,
+# a pasted document or HTML as alternative-format chunk, a sub-document, ActiveX data, macros): their
+# own authors and comments would travel inside it, so such a file is not released.
+_EINGEBETTETE_BEZIEHUNGEN = frozenset({"oleObject", "package", "aFChunk", "subDocument", "activeXControlBinary", "vbaProject"})
+# Content types of other files, whatever relationship points at them.
+_EINGEBETTETE_TYPEN = frozenset(
+    {
+        "application/vnd.openxmlformats-officedocument.oleObject",
+        "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+        "application/vnd.ms-excel",
+        "application/vnd.ms-excel.sheet.macroEnabled.12",
+        "application/vnd.ms-powerpoint",
+        "application/vnd.ms-word.document.macroEnabled.12",
+        "application/vnd.ms-office.activeX",
+        "application/vnd.ms-office.vbaProject",
+        "application/msword",
+        "application/pdf",
+        "application/rtf",
+        "text/rtf",
+        "text/html",
+        "application/xhtml+xml",
+        "message/rfc822",
     }
 )
 # Comment anchors and revision marks whose content is history, not text.
@@ -102,15 +146,36 @@ _ENTFERNEN = tuple(
         "w:trPrChange",
         "w:tcPrChange",
         "w:numberingChange",
+        # Range and cell revision marks and editing permissions: they only name who did what.
+        "w:moveFromRangeStart",
+        "w:moveFromRangeEnd",
+        "w:moveToRangeStart",
+        "w:moveToRangeEnd",
+        "w:customXmlInsRangeStart",
+        "w:customXmlInsRangeEnd",
+        "w:customXmlDelRangeStart",
+        "w:customXmlDelRangeEnd",
+        "w:customXmlMoveFromRangeStart",
+        "w:customXmlMoveFromRangeEnd",
+        "w:customXmlMoveToRangeStart",
+        "w:customXmlMoveToRangeEnd",
+        "w:cellIns",
+        "w:cellDel",
+        "w:cellMerge",
+        "w:permStart",
+        "w:permEnd",
     )
 )
+# Attributes naming a person ("KANZLEI\\kmueller"), dropped from whatever element still has them.
+_PERSONEN_ATTRIBUTE = frozenset({"author", "initials", "ed", "edGrp"})
 # Revision marks whose content is the current text: keep the content, drop the mark (and its author).
 _AUFLOESEN = (qn("w:ins"), qn("w:moveTo"))
-# Settings that point at the author's machine (attached .dotm path) or hold hidden variables.
-_EINSTELLUNGEN = (qn("w:attachedTemplate"), qn("w:docVars"))
+# Settings that point at the author's machine (attached .dotm path, mail-merge data source and
+# query) or hold hidden variables.
+_EINSTELLUNGEN = (qn("w:attachedTemplate"), qn("w:docVars"), qn("w:mailMerge"))
 
 
-def _bereinigen(element: BaseOxmlElement) -> None:
+def _bereinigen(element: BaseOxmlElement, verborgen: HiddenText) -> None:
     for alt in list(element.iter(*_ENTFERNEN)):
         parent = alt.getparent()
         if parent is None:
@@ -130,6 +195,10 @@ def _bereinigen(element: BaseOxmlElement) -> None:
             parent.insert(index, kind)
             index += 1
         parent.remove(markierung)
+    hidden_text_remove(element, verborgen)
+    for kind in element.iter(etree.Element):
+        for name in [name for name in kind.attrib if etree.QName(name).localname in _PERSONEN_ATTRIBUTE]:
+            del kind.attrib[name]
 
 
 _XML_PARSER = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)
@@ -137,11 +206,13 @@ _XML_PARSER = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree
 
 def metadaten_setzen(docx: DocxDocument, *, titel: str, autor: str, jetzt: datetime.datetime) -> None:
     """Replace everything `docx` says about its origin with the Kanzlei (`autor`), `titel` and
-    `jetzt`; drop comments, tracked changes, custom and extended properties."""
+    `jetzt`; drop comments, tracked changes, hidden text, custom and extended properties, building
+    blocks and the mail merge."""
     package = docx.part.package
+    verborgen = HiddenText.of(docx)
     for quelle in (package, *package.iter_parts()):
         for rid, rel in list(quelle.rels.items()):
-            if rel.reltype in _BESCHREIBENDE_BEZIEHUNGEN:
+            if _beziehungsart(rel.reltype) in _BESCHREIBENDE_BEZIEHUNGEN:
                 del quelle.rels[rid]
                 quelle.rels._target_parts_by_rId.pop(rid, None)
     for part in package.iter_parts():
@@ -149,12 +220,12 @@ def metadaten_setzen(docx: DocxDocument, *, titel: str, autor: str, jetzt: datet
             continue
         element = getattr(part, "element", None)
         if element is not None:
-            _bereinigen(element)
+            _bereinigen(element, verborgen)
         elif part.content_type.endswith("+xml"):
             # Parts python-docx keeps as bytes (footnotes, endnotes, …) hold tracked changes and
             # comment anchors just the same: cleaned from their parsed XML and written back.
             wurzel = etree.fromstring(part.blob, parser=_XML_PARSER)
-            _bereinigen(wurzel)
+            _bereinigen(wurzel, verborgen)
             part._blob = etree.tostring(wurzel, xml_declaration=True, encoding="UTF-8", standalone=True)
     for einstellung in list(docx.settings.element.iter(*_EINSTELLUNGEN)):
         eltern = einstellung.getparent()
@@ -196,6 +267,18 @@ class NichtBereitstellbar(ServiceError):
 # Annotations that are notes about the document rather than part of it: sticky notes and their
 # pop-ups, attached files, voice notes.
 _PDF_NOTIZEN = frozenset({"/Text", "/Popup", "/FileAttachment", "/Sound"})
+# What an annotation that stays (a highlight, a link) says about its note: author (/T), subject,
+# unique name (/NM, often the author's login), text (/RC, /Contents), pop-up and reply thread.
+_PDF_NOTIZ_ANGABEN = ("/T", "/Subj", "/NM", "/Popup", "/IRT", "/RC")
+# In the catalog: XMP, application data, bookmarks (their titles are the author's), what runs on
+# opening, a portfolio's file list.
+_PDF_KATALOG_ENTFERNEN = ("/Metadata", "/PieceInfo", "/Outlines", "/OpenAction", "/Collection")
+# In any object: XMP of pages and images, application data (/PieceInfo) of pages and forms, files
+# attached by association (/AF, PDF/A-3 and ZUGFeRD) and the file content of any file
+# specification (/EF, /RF), actions run on events (/AA).
+_PDF_UEBERALL_ENTFERNEN = ("/Metadata", "/PieceInfo", "/AF", "/EF", "/RF", "/AA")
+# Actions that run code or open other files, on a link or form field (/A).
+_PDF_SKRIPTE = frozenset({"/JavaScript", "/Launch", "/ImportData", "/GoToE", "/Rendition"})
 
 
 # Photos and scans, recognised by their first bytes (an upload's declared type may be anything):
@@ -374,11 +457,13 @@ def _docx_fassung(inhalt: bytes, *, titel: str, autor: str, stand: datetime.date
     try:
         docx = Document(io.BytesIO(inhalt))
         metadaten_setzen(docx, titel=titel, autor=autor, jetzt=stand)
-        for part in docx.part.package.iter_parts():
-            if part.partname.startswith("/word/embeddings/"):
+        package = docx.part.package
+        for quelle in (package, *package.iter_parts()):
+            if any(_eingebettete_datei(rel) for rel in quelle.rels.values()):
                 # an embedded workbook, document or PDF: its own authors and comments stay in it
                 raise NichtBereitstellbar(GRUND_EINGEBETTET)
-            if part.partname.startswith("/word/media/"):
+        for part in package.iter_parts():
+            if part.content_type.startswith("image/"):
                 part._blob = _eingebettetes_bild(part.blob)
         puffer = io.BytesIO()
         docx.save(puffer)
@@ -390,6 +475,17 @@ def _docx_fassung(inhalt: bytes, *, titel: str, autor: str, stand: datetime.date
     return puffer.getvalue()
 
 
+def _eingebettete_datei(rel: Any) -> bool:
+    """Whether `rel` points at another file inside the Word file: by its kind, or by what the part it
+    points at is (a workbook related as anything else), never by the part's name."""
+    if _beziehungsart(rel.reltype) in _EINGEBETTETE_BEZIEHUNGEN:
+        return True
+    if rel.is_external:
+        return False
+    typ = rel.target_part.content_type.split(";")[0].strip()
+    return typ in _EINGEBETTETE_TYPEN or typ.startswith("application/vnd.oasis.opendocument")
+
+
 def _pdf_fassung(inhalt: bytes, *, titel: str) -> bytes:
     try:
         reader = pdf_open(inhalt)
@@ -397,25 +493,25 @@ def _pdf_fassung(inhalt: bytes, *, titel: str) -> bytes:
             raise NichtBereitstellbar
         writer = PdfWriter(clone_from=reader)
         wurzel = writer.root_object
-        for schluessel in ("/Metadata", "/PieceInfo"):
+        for schluessel in _PDF_KATALOG_ENTFERNEN:
             wurzel.pop(NameObject(schluessel), None)
+        if wurzel.get("/PageMode") in ("/UseOutlines", "/UseAttachments"):
+            wurzel.pop(NameObject("/PageMode"), None)  # it would open the removed bookmarks' panel
         namen = wurzel.get("/Names")
         if namen is not None:
-            namen.get_object().pop(NameObject("/EmbeddedFiles"), None)
+            for schluessel in ("/EmbeddedFiles", "/JavaScript"):
+                namen.get_object().pop(NameObject(schluessel), None)
         for seite in writer.pages:
             _pdf_notizen_entfernen(seite)
         for objekt in writer._objects:
-            if isinstance(objekt, DictionaryObject):
-                # XMP of pages and images, application data (/PieceInfo) of pages and forms
-                for schluessel in ("/Metadata", "/PieceInfo"):
-                    objekt.pop(NameObject(schluessel), None)
+            _pdf_objekt_bereinigen(objekt)
             if isinstance(objekt, StreamObject) and objekt.get("/Subtype") == "/Image" and objekt.get("/Filter") == "/DCTDecode":
                 # a photo or scan stored as JPEG keeps its EXIF (camera, owner, GPS) in the stream
                 objekt._data = jpeg_ohne_metadaten(objekt._data)
-        # the XMP streams, notes and files no longer referenced would still be written
-        writer.compress_identical_objects(remove_duplicates=False, remove_unreferenced=True)
         writer.metadata = None
         writer.add_metadata({"/Title": titel[:255]})
+        # the XMP streams, notes, bookmarks, scripts and files no longer reached would still be written
+        _pdf_unerreichbare_entfernen(writer)
         puffer = io.BytesIO()
         writer.write(puffer)
     except NichtBereitstellbar:
@@ -424,6 +520,46 @@ def _pdf_fassung(inhalt: bytes, *, titel: str) -> bytes:
         logger.warning("released PDF not cleanable for a Mandant (%s)", type(exc).__name__)
         raise NichtBereitstellbar from exc
     return puffer.getvalue()
+
+
+def _pdf_unerreichbare_entfernen(writer: PdfWriter) -> None:
+    """Drop every object the catalog and the document information no longer reach. pypdf's
+    compress_identical_objects keeps an object as long as any object refers to it, even one that is
+    itself unreachable (a bookmark's children, the script of a removed name tree)."""
+    erreichbar: set[int] = set()
+    info = writer._info
+    offen: list[Any] = [writer.root_object.indirect_reference, info.indirect_reference if info is not None else None]
+    while offen:
+        objekt = offen.pop()
+        if isinstance(objekt, IndirectObject):
+            if objekt.idnum in erreichbar:
+                continue
+            erreichbar.add(objekt.idnum)
+            objekt = objekt.get_object()
+        if isinstance(objekt, DictionaryObject):
+            offen.extend(objekt.values())
+        elif isinstance(objekt, ArrayObject):
+            offen.extend(objekt)
+    for index in range(len(writer._objects)):
+        if index + 1 not in erreichbar:
+            writer._objects[index] = None
+
+
+def _pdf_objekt_bereinigen(objekt: object) -> None:
+    """Drop _PDF_UEBERALL_ENTFERNEN and script actions from `objekt` and the dictionaries and arrays
+    written into it (objects it refers to are cleaned as objects of their own)."""
+    if isinstance(objekt, DictionaryObject):
+        for schluessel in _PDF_UEBERALL_ENTFERNEN:
+            objekt.pop(NameObject(schluessel), None)
+        aktion = objekt.get("/A")
+        aktion = aktion.get_object() if isinstance(aktion, IndirectObject) else aktion
+        if isinstance(aktion, DictionaryObject) and aktion.get("/S") in _PDF_SKRIPTE:
+            objekt.pop(NameObject("/A"), None)
+        for wert in objekt.values():
+            _pdf_objekt_bereinigen(wert)
+    elif isinstance(objekt, ArrayObject):
+        for wert in objekt:
+            _pdf_objekt_bereinigen(wert)
 
 
 def _pdf_notizen_entfernen(seite: object) -> None:
@@ -436,7 +572,7 @@ def _pdf_notizen_entfernen(seite: object) -> None:
         if annotation.get("/Subtype") in _PDF_NOTIZEN:
             continue
         # Markup annotations keep their look; their author, note text and reply thread go.
-        for schluessel in ("/T", "/Popup", "/IRT", "/RC"):
+        for schluessel in _PDF_NOTIZ_ANGABEN:
             annotation.pop(NameObject(schluessel), None)
         if annotation.get("/Subtype") != "/FreeText":  # a text box shows /Contents on the page
             annotation.pop(NameObject("/Contents"), None)

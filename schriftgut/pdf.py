@@ -30,6 +30,8 @@ from fpdf.enums import Align
 from fpdf.fonts import FontFace
 from lxml import etree
 
+from akten.extraction import HiddenText
+
 logging.getLogger("fontTools").setLevel(logging.WARNING)
 logger = logging.getLogger(__name__)
 
@@ -90,8 +92,9 @@ class Absatz:
         return "".join(t.text for t in self.teile)
 
 
-def _absatz(p: Any, part: Any, default_size: float, fussnoten: dict[str, int] | None = None) -> Absatz:
-    """Read a <w:p>: runs in order, fields as markers, cached field results skipped."""
+def _absatz(p: Any, part: Any, default_size: float, fussnoten: dict[str, int] | None = None, *, verborgen: HiddenText) -> Absatz:
+    """Read a <w:p>: runs in order, fields as markers, cached field results skipped; hidden text
+    (`verborgen`) is left out, as Word prints by default, but a field around it stays whole."""
     from docx.text.paragraph import Paragraph
 
     paragraph = Paragraph(p, None)  # type: ignore[arg-type]  # only the alignment is read
@@ -118,12 +121,15 @@ def _absatz(p: Any, part: Any, default_size: float, fussnoten: dict[str, int] | 
     for run in p.iter(qn("w:r")):
         if next(run.iterancestors(_MC_FALLBACK), None) is not None:
             continue  # the fallback copy of alternate content (a text box) would print it twice
+        versteckt = verborgen(run)
         rpr = run.rPr
         bold = absatz.bold or (rpr is not None and rpr.b is not None and rpr.b.val is not False)
         italic = rpr is not None and rpr.i is not None and rpr.i.val is not False
         size = rpr.sz.val.pt if rpr is not None and rpr.sz is not None and rpr.sz.val is not None else None
         for child in run:
             tag = child.tag
+            if versteckt and tag != qn("w:fldChar"):
+                continue
             if tag == qn("w:fldChar"):
                 typ = child.get(qn("w:fldCharType"))
                 if typ == "begin":
@@ -312,11 +318,13 @@ def _block_elemente(
     default_size: float,
     nummern: _Nummerierung | None = None,
     fussnoten: dict[str, int] | None = None,
+    *,
+    verborgen: HiddenText,
 ) -> list[Absatz | Tabelle]:
     bloecke: list[Absatz | Tabelle] = []
     for child in container.iterchildren():
         if child.tag == qn("w:p"):
-            absatz = _absatz(child, part, default_size, fussnoten)
+            absatz = _absatz(child, part, default_size, fussnoten, verborgen=verborgen)
             nummer = nummern.naechste(child) if nummern is not None else None
             if nummer is not None:
                 text, einzug = nummer
@@ -329,7 +337,7 @@ def _block_elemente(
             for tr in child.iterchildren(qn("w:tr")):
                 zellen = []
                 for tc in tr.iterchildren(qn("w:tc")):
-                    absaetze = _zelle(tc, part, default_size, fussnoten)
+                    absaetze = _zelle(tc, part, default_size, fussnoten, verborgen=verborgen)
                     zelle = absaetze[0] if absaetze else Absatz()
                     for weitere in absaetze[1:]:
                         zelle.teile += [Teil("\n"), *weitere.teile]
@@ -344,15 +352,15 @@ def _block_elemente(
             # a content control (or custom XML) around whole paragraphs or tables: its content counts
             inhalt = child.find(qn("w:sdtContent")) if child.tag == qn("w:sdt") else child
             if inhalt is not None:
-                bloecke += _block_elemente(inhalt, part, default_size, nummern, fussnoten)
+                bloecke += _block_elemente(inhalt, part, default_size, nummern, fussnoten, verborgen=verborgen)
     return bloecke
 
 
-def _zelle(tc: Any, part: Any, default_size: float, fussnoten: dict[str, int] | None) -> list[Absatz]:
+def _zelle(tc: Any, part: Any, default_size: float, fussnoten: dict[str, int] | None, *, verborgen: HiddenText) -> list[Absatz]:
     """The paragraphs of a table cell, also inside content controls and nested tables (a nested
     table's cells, row by row, as lines of text)."""
     absaetze: list[Absatz] = []
-    for block in _block_elemente(tc, part, default_size, None, fussnoten):
+    for block in _block_elemente(tc, part, default_size, None, fussnoten, verborgen=verborgen):
         if isinstance(block, Absatz):
             absaetze.append(block)
         else:
@@ -482,11 +490,12 @@ def docx_zu_pdf(docx: DocxDocument) -> bytes:
     normal = docx.styles["Normal"].font
     default_size = normal.size.pt if normal.size else 11.0
     erste_anders = section.different_first_page_header_footer
+    verborgen = HiddenText.of(docx)
 
     def lesen(hf: Any) -> list[Absatz | Tabelle]:
         if hf.is_linked_to_previous and hf is not section.header:
             return []
-        return _block_elemente(hf._element, hf.part, 8.0)
+        return _block_elemente(hf._element, hf.part, 8.0, verborgen=verborgen)
 
     pdf = _Pdf(
         kopf_erste=lesen(section.first_page_header) if erste_anders else [],
@@ -499,8 +508,8 @@ def docx_zu_pdf(docx: DocxDocument) -> bytes:
         else "A4",
     )
     fussnoten: dict[str, int] = {}
-    bloecke = _block_elemente(docx.element.body, docx.part, default_size, _Nummerierung(docx), fussnoten)
-    bloecke += _fussnoten(docx, fussnoten, default_size)
+    bloecke = _block_elemente(docx.element.body, docx.part, default_size, _Nummerierung(docx), fussnoten, verborgen=verborgen)
+    bloecke += _fussnoten(docx, fussnoten, default_size, verborgen=verborgen)
     fonts = _font_files()
     wunsch = normal.name if normal.name in fonts else "Liberation Sans"
     familie = wunsch if wunsch in fonts else next(iter(fonts), None)
@@ -535,7 +544,9 @@ def docx_zu_pdf(docx: DocxDocument) -> bytes:
     return bytes(pdf.output())
 
 
-def _fussnoten(docx: DocxDocument, nummern: dict[str, int], default_size: float) -> list[Absatz | Tabelle]:
+def _fussnoten(
+    docx: DocxDocument, nummern: dict[str, int], default_size: float, *, verborgen: HiddenText
+) -> list[Absatz | Tabelle]:
     """The footnotes referenced in the text, in their order, after it (a PDF page has no footnote
     area here); each starts with its number."""
     teil = next((rel.target_part for rel in docx.part.rels.values() if rel.reltype == RT.FOOTNOTES), None)
@@ -554,7 +565,7 @@ def _fussnoten(docx: DocxDocument, nummern: dict[str, int], default_size: float)
         if note is None:
             continue
         for index, p in enumerate(note.iterchildren(qn("w:p"))):
-            absatz = _absatz(p, teil, groesse)
+            absatz = _absatz(p, teil, groesse, verborgen=verborgen)
             absatz.size = groesse
             if index == 0:
                 erster = next((t for t in absatz.teile if t.text.strip()), None)
