@@ -159,7 +159,9 @@ def verzugszinsen(
         raise ZinsError(FEHLER_REIHENFOLGE.format(von=format_datum(von), bis=format_datum(bis)))
     if art not in AUFSCHLAG:
         raise ZinsError(FEHLER_ART.format(wert=art))
-    basiszins_am(bis, historie)  # refuses periods beyond the history before any work
+    # refuses periods outside the history before any work, naming the day that lies outside
+    basiszins_am(von, historie)
+    basiszins_am(bis, historie)
     perioden: list[Zinsperiode] = []
     summe = Decimal(0)
     beginn = von

@@ -221,7 +221,8 @@
       var target = block.calls[event.call_id] || stepItem(block, "tool-call", event.tool);
       var line = el("div", { className: "tool-result " + (event.ok ? "ok" : "fail") }, [
           icon(event.ok ? "check" : "cross"),
-        (event.ok ? " Ergebnis: " : " Fehler: ") + (event.summary || ""),
+        // the summary says itself what it is ("3 Ergebnisse: …", "Fehler: …")
+        " " + (event.summary || (event.ok ? "ok" : "Fehler")),
       ]);
       if (event.cached) line.appendChild(el("span", { className: "badge", text: "aus Zwischenspeicher" }));
       if (event.untrusted) line.appendChild(el("span", { className: "badge warn", text: "ungeprüfter Text" }));

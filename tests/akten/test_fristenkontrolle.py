@@ -102,3 +102,20 @@ def test_open_redirect_is_refused():
     client.force_login(anwalt)
     response = client.post(f"/kalender/{frist.pk}/erledigt/", {"next": "https://evil.example/"})
     assert response["Location"] == "/"
+
+
+def test_each_erledigt_button_on_the_start_page_names_its_akte_and_date():
+    """40 of 42 buttons of the demo Kanzlei shared their label ("Stellungnahme … als erledigt
+    markieren" for three Akten): a screen reader user could not tell which she closes."""
+    import re
+
+    lawyer = UserFactory(role=Role.ANWALT)
+    first, second = AkteFactory(anwalt=lawyer), AkteFactory(anwalt=lawyer)
+    tag = timezone.localdate() + datetime.timedelta(days=3)
+    for akte, ablauf in ((first, tag), (second, tag), (first, tag + datetime.timedelta(days=1))):
+        _frist(akte, "Stellungnahme", ablauf)
+    client = Client()
+    client.force_login(lawyer)
+    labels = re.findall(r'aria-label="([^"]*als erledigt markieren)"', client.get("/").content.decode())
+    assert len(labels) == len(set(labels)) == 3
+    assert all(re.search(r"Stellungnahme \(\S+, \d\d\.\d\d\.\d{4}\)", label) for label in labels)

@@ -53,7 +53,7 @@ def test_fristenkontrolle_overdue_first_erledigt_with_who_and_when_and_filter(he
     assert "Stellungnahme Sommer" in page.inner_text(".kontrolle-table")  # her Dezernat's, too
     shoot_both(page, "fristenkontrolle")
 
-    page.click("button[aria-label='Klageerwiderung als erledigt markieren']")
+    page.click("button[aria-label^='Klageerwiderung (']")  # "… (Aktenzeichen, Datum) als erledigt markieren"
     page.wait_for_selector(".messages:has-text('„Klageerwiderung“ ist als erledigt vermerkt.')")
     assert "Klageerwiderung" not in page.inner_text(".kontrolle-table")
     done = KalenderEintrag.objects.get(titel="Klageerwiderung")
