@@ -279,10 +279,18 @@
 
   function act(root, method, url, bodyData, success) {
     var card = cards[root.dataset.draft];
+    // asked before the buttons are disabled: a disabled button loses the focus to <body>
+    var hadFocus = root.contains(document.activeElement);
     Array.prototype.forEach.call(root.querySelectorAll("button"), function (b) { b.disabled = true; });
     return api(method, url, bodyData).then(function (data) {
       update(Object.assign({}, card, data, { result_url: "" }));
-      message(document.querySelector('[data-draft="' + card.id + '"]'), success, false);
+      var fresh = document.querySelector('[data-draft="' + card.id + '"]');
+      message(fresh, success, false);
+      if (hadFocus && fresh) {
+        // the keyboard stays on the card: its next action ("Rückgängig"), else the card itself
+        var next = fresh.querySelector("button:not([disabled])");
+        (next || fresh).focus();
+      }
     }).catch(function (error) {
       Array.prototype.forEach.call(root.querySelectorAll("button"), function (b) { b.disabled = false; });
       message(root, error.message, true);
@@ -362,10 +370,13 @@
     var merged = Object.assign({}, cards[card.id] || {}, card);
     var existing = document.querySelectorAll('[data-draft="' + card.id + '"]');
     Array.prototype.forEach.call(existing, function (node) {
-      var hadFocus = node.contains(document.activeElement);
+      var focused = document.activeElement;
+      var hadFocus = node.contains(focused);
+      // the same action keeps the focus in the re-drawn card ("act-undo"), else the card itself
+      var action = hadFocus && focused !== node ? (focused.className.match(/\bact-[\w-]+/) || [""])[0] : "";
       var fresh = render(merged);
       node.replaceWith(fresh);
-      if (hadFocus) fresh.focus();
+      if (hadFocus) (action && fresh.querySelector("." + action + ":not([disabled])") || fresh).focus();
     });
     cards[card.id] = merged;
   }

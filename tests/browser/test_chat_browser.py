@@ -73,8 +73,10 @@ def test_ask_watch_steps_approve_frist_and_reject_document(helena_server, browse
     screenshot(page, "01-chat-antwort-mit-entwuerfen")
 
     frist_card = page.locator("article.draft-card:has-text('Berufungsbegründungsfrist')")
-    frist_card.locator("text=Übernehmen").click()
+    frist_card.locator("text=Übernehmen").focus()
+    page.keyboard.press("Enter")  # by keyboard: the focus stays on the card, on "Rückgängig"
     page.wait_for_selector("article.draft-card:has-text('Berufungsbegründungsfrist'):has-text('übernommen')")
+    assert page.evaluate("document.activeElement.textContent") == "Rückgängig"
     assert KalenderEintrag.objects.filter(akte=akte, titel="Berufungsbegründungsfrist").exists()
 
     doc_card = page.locator("article.draft-card:has-text('Mahnschreiben')")
