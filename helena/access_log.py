@@ -15,7 +15,7 @@ import functools
 import logging
 import re
 import time
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
@@ -33,41 +33,44 @@ _WORD = re.compile(r"[A-Za-z0-9_.-]+")
 _ID = re.compile(r"[0-9]{1,20}")
 
 
-@functools.cache
-def _route_words() -> frozenset[str]:
-    """The literal segments of every HTTP and websocket route ("akten", "api", "ws", "helena")."""
-    from django.urls import get_resolver
-
-    from agent.chat.routing import websocket_urlpatterns
-
+def route_words(patterns: Sequence[Any]) -> frozenset[str]:
+    """The literal segments of `patterns` and the patterns they include ("akten", "api", "ws")."""
     words: set[str] = set()
 
-    def walk(patterns: list[Any]) -> None:
-        for pattern in patterns:
+    def walk(items: Sequence[Any]) -> None:
+        for pattern in items:
             words.update(part for part in re.split(r"[/^$]", str(pattern.pattern)) if _WORD.fullmatch(part))
             walk(getattr(pattern, "url_patterns", []))
 
-    walk(list(get_resolver().url_patterns))
-    walk(list(websocket_urlpatterns))
+    walk(patterns)
     return frozenset(words)
 
 
-def loggable_path(path: str) -> str:
-    """`path` with every segment that is neither a literal word of a route nor an id replaced by "…"
-    (the app's own static files as they are)."""
+@functools.cache
+def _http_route_words() -> frozenset[str]:
+    from django.urls import get_resolver
+
+    return route_words(list(get_resolver().url_patterns))
+
+
+def loggable_path(path: str, extra_words: frozenset[str] = frozenset()) -> str:
+    """`path` with every segment that is neither a literal word of an HTTP route (or of
+    `extra_words`: the websocket routes) nor an id replaced by "…" (the app's own static files as
+    they are)."""
     from django.conf import settings
 
     if path.startswith("/" + str(settings.STATIC_URL).lstrip("/")) and ".." not in path:
         return path
-    words = _route_words()
+    words = _http_route_words() | extra_words
     return "/".join(part if not part or part in words or _ID.fullmatch(part) else REDACTED for part in path.split("/"))
 
 
 class AccessLogMiddleware:
     """ASGI middleware: one line per HTTP request and per websocket session."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, *, websocket_patterns: Sequence[Any] = ()) -> None:
         self.app = app
+        self.websocket_words = route_words(websocket_patterns)
 
     async def __call__(
         self, scope: Scope, receive: Callable[[], Awaitable[Message]], send: Callable[[Message], Awaitable[None]]
@@ -96,7 +99,7 @@ class AccessLogMiddleware:
             logger.info(
                 "%s %s %s %dms user=%s",
                 method,
-                loggable_path(scope.get("path", "")),
+                loggable_path(scope.get("path", ""), self.websocket_words),
                 outcome["status"] or "-",
                 round((time.monotonic() - started) * 1000),
                 user or "-",

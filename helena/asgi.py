@@ -25,5 +25,6 @@ application = AccessLogMiddleware(
             "http": django_asgi_app,
             "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
         }
-    )
+    ),
+    websocket_patterns=websocket_urlpatterns,
 )
