@@ -90,6 +90,9 @@ FEHLER_FRISTBEGINN = (
 FEHLER_VORFRIST = "Die Vorfrist muss eine ganze Zahl ab 0 Tagen sein oder entfallen (angegeben: {wert!r})."
 FEHLER_PRESET = "Unbekannte Fristvorlage „{wert}“. Verfügbar sind: {verfuegbar}."
 FEHLER_ZU_LANG = "Die Frist reicht über das Jahr 9999 hinaus und kann nicht berechnet werden."
+# The Feiertage and the rules of today's procedural law: nothing a Frist computed today starts earlier.
+FRUEHESTES_DATUM = date(1900, 1, 1)
+FEHLER_ZU_FRUEH = "Das Datum {wert} liegt vor 1900 und kann nicht berechnet werden; bitte die Eingabe prüfen."
 FEHLER_VERKUENDUNG_OHNE_REGEL = (
     "Das Verkündungsdatum gilt nur für Fristen mit einer Höchstgrenze ab Verkündung (etwa Berufung, Revision, "
     "Nichtzulassungsbeschwerde, sofortige Beschwerde), nicht für „{vorlage}“."
@@ -1104,9 +1107,12 @@ class _Ablauf(NamedTuple):
 
 
 def _geprueftes_datum(wert: object) -> date:
-    """``wert`` if it is a date without a time; raises FristError otherwise."""
+    """``wert`` if it is a date without a time from FRUEHESTES_DATUM on; raises FristError otherwise
+    (a typo such as 0001-01-01 reached the Vorfrist's date arithmetic below the year 1)."""
     if isinstance(wert, datetime) or not isinstance(wert, date):
         raise FristError(FEHLER_DATUM.format(wert=wert))
+    if wert < FRUEHESTES_DATUM:
+        raise FristError(FEHLER_ZU_FRUEH.format(wert=wert.isoformat()))
     return wert
 
 

@@ -244,9 +244,12 @@ def _tabelle(ziel: Any, element: Any) -> None:
     tabelle = ziel.add_table(rows=len(zeilen), cols=spalten)
     if _has_style(ziel, "Table Grid"):
         tabelle.style = ziel.styles["Table Grid"]
-    for index, zeile in enumerate(zeilen):
+    # Row by row: `tabelle.cell(r, c)` walks every cell of the table on each call (quadratic; a
+    # draft with a table of 3,000 rows took minutes to render)
+    for zeile, zellen in zip(zeilen, tabelle.rows, strict=True):
+        ziel_zellen = zellen.cells
         for spalte, zelle in enumerate(zeile):
-            absatz = tabelle.cell(index, spalte).paragraphs[0]
+            absatz = ziel_zellen[spalte].paragraphs[0]
             _runs(absatz, zelle, fett=zelle.tag == "th")
             _ende(absatz)
             if zelle.get("align") in _AUSRICHTUNG:

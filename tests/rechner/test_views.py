@@ -217,3 +217,19 @@ def test_rvg_hoechstwert_bei_auftraggebern_verschiedener_gegenstaende(angemeldet
     )
     assert "gerechnet wird mit 60.000.000,00 €" in html and "§ 22 Abs. 2 Satz 2 RVG" in html
     assert "Summe der so begrenzten Einzelwerte" in html
+
+
+@pytest.mark.parametrize(
+    "eingaben",
+    [
+        {"ereignisdatum": "0001-01-01", "bundesland": "BY", "dauer": "1", "einheit": "tage", "vorfrist": "7"},
+        {"ereignisdatum": "0001-01-05", "bundesland": "BY", "dauer": "2", "einheit": "wochen", "vorfrist": "365"},
+        {"vorlage": "berufung", "ereignisdatum": "0001-01-01", "bundesland": "BY"},
+        {"vorlage": "gegenerklaerung_vor_termin", "ereignisdatum": "0001-01-01", "bundesland": "BY"},
+    ],
+)
+def test_fristen_ein_datum_im_jahr_1_ist_ein_deutscher_fehler_kein_absturz(angemeldet, eingaben) -> None:
+    """A typo of the year reached the Vorfrist's arithmetic below the year 1: 500 (OverflowError)."""
+    html = seite(angemeldet, "/rechner/fristen/", eingaben)
+    assert "liegt vor 1900 und kann nicht berechnet werden" in html
+    assert 'id="ergebnis-h"' not in html

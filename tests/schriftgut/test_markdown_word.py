@@ -220,3 +220,21 @@ def test_a_single_line_break_stays_a_line_break_and_indented_text_stays_text():
     assert texte[0].splitlines() == ["Herrn", "Max Müller", "Hauptstraße 1", "10115 Berlin"]
     assert "Die Klage wird abgewiesen." in texte
     assert all(run.font.name != "Courier New" for p in gelesen.paragraphs for run in p.runs)
+
+
+def test_a_long_table_keeps_every_cell_in_its_row_and_column_without_the_quadratic_cell_lookup(monkeypatch):
+    """A draft with a Markdown table of 3,000 rows took minutes of CPU to render (and tied up a
+    server worker): python-docx's `Table.cell(r, c)` walks the whole table on every call."""
+    from docx.table import Table
+
+    calls = []
+    original = Table.cell
+    monkeypatch.setattr(Table, "cell", lambda self, r, c: calls.append((r, c)) or original(self, r, c))
+    rows = 400
+    markdown = "| Nr. | Posten | Betrag |\n|---|---|---:|\n" + "\n".join(f"| {i} | Posten {i} | {i},00 € |" for i in range(rows))
+    (tabelle,) = _word(markdown).tables
+    assert len(tabelle.rows) == rows + 1
+    assert [c.text for c in tabelle.rows[1].cells] == ["0", "Posten 0", "0,00 €"]
+    assert [c.text for c in tabelle.rows[rows].cells] == [str(rows - 1), f"Posten {rows - 1}", f"{rows - 1},00 €"]
+    assert tabelle.rows[rows].cells[2].paragraphs[0].alignment == WD_ALIGN_PARAGRAPH.RIGHT
+    assert calls == []
