@@ -29,6 +29,10 @@ PYDANTIC_DE = {
     "dict_type": "muss ein Objekt sein",
     "model_type": "muss ein Objekt sein",
     "model_attributes_type": "muss ein Objekt sein",
+    "finite_number": "muss eine endliche Zahl sein",
+    "string_pattern_mismatch": "hat nicht das erwartete Format",
+    "uuid_parsing": "hat nicht das erwartete Format",
+    "enum": "ist kein zulässiger Wert",
 }
 
 
@@ -38,7 +42,7 @@ def german_error(item: Any) -> str:
     if kind in PYDANTIC_DE:
         return PYDANTIC_DE[kind]
     if kind == "literal_error":
-        return f"muss einer dieser Werte sein: {ctx.get('expected', '')}"
+        return f"muss einer dieser Werte sein: {str(ctx.get('expected', '')).replace(' or ', ' oder ')}"
     if kind in ("greater_than_equal", "greater_than"):
         return f"muss {'mindestens' if kind == 'greater_than_equal' else 'größer als'} {ctx.get('ge', ctx.get('gt'))} sein"
     if kind in ("less_than_equal", "less_than"):
@@ -49,11 +53,13 @@ def german_error(item: Any) -> str:
         return f"darf höchstens {ctx.get('max_length')} Zeichen lang sein"
     if kind == "too_long":
         return f"darf höchstens {ctx.get('max_length')} Einträge haben"
+    if kind == "too_short":
+        return "darf nicht leer sein" if ctx.get("min_length") == 1 else f"braucht mindestens {ctx.get('min_length')} Einträge"
     if kind in ("decimal_max_digits", "decimal_max_places", "decimal_whole_digits"):
         return "hat zu viele Stellen"
     if kind == "value_error":
         return str(item["msg"]).removeprefix("Value error, ")
-    return f"ist ungültig ({item['msg']})"
+    return "ist ungültig"  # pydantic's own message is English: it never reaches a person
 
 
 def german_errors(error: ValidationError) -> str:
