@@ -195,12 +195,18 @@ def read_manifest(path: Path) -> dict[str, Any]:
     manifest_path = Path(path) / MANIFEST_NAME
     if not manifest_path.is_file():
         raise BackupError(f"Keine Sicherung in {path}: {MANIFEST_NAME} fehlt.")
-    manifest: dict[str, Any] = json.loads(manifest_path.read_text(encoding="utf-8"))
-    if manifest.get("format") != FORMAT_VERSION:
+    try:
+        manifest: dict[str, Any] = json.loads(manifest_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BackupError(f"{MANIFEST_NAME} in {path} ist nicht lesbar ({type(exc).__name__}).") from exc
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT_VERSION:
         raise BackupError("Unbekanntes Format der Sicherung.")
     for part in ("database", "media"):
-        item = Path(path) / manifest[part]["file"]
-        if not item.is_file() or _sha256(item) != manifest[part]["sha256"]:
+        entry = manifest.get(part)
+        if not isinstance(entry, dict) or not isinstance(entry.get("file"), str) or "sha256" not in entry:
+            raise BackupError(f"{MANIFEST_NAME} in {path} ist unvollständig ({part} fehlt).")
+        item = Path(path) / entry["file"]
+        if not item.is_file() or _sha256(item) != entry["sha256"]:
             raise BackupError(f"{item.name} fehlt oder ist beschädigt (Prüfsumme stimmt nicht).")
     return manifest
 

@@ -18,6 +18,8 @@ from agent.models import AgentRun, AgentStep, ToolCallAudit
 from agent.runs.reads import CARRIED_OVER, SUMMARY_PRUNED, akten_read
 from drafts.models import HelenaDraft
 
+MAX_DAYS = 36_500
+
 
 class Command(BaseCommand):
     help = "Verlaufsdaten (Schritte, Werkzeugprotokoll) beendeter Läufe nach der Aufbewahrungsfrist löschen."
@@ -32,6 +34,8 @@ class Command(BaseCommand):
         keep_days = settings.HELENA_TRACE_RETENTION_DAYS if days is None else days
         if keep_days < 1:
             raise CommandError("Die Aufbewahrung muss mindestens einen Tag betragen.", returncode=2)
+        if keep_days > MAX_DAYS:
+            raise CommandError(f"Die Aufbewahrung kann höchstens {MAX_DAYS} Tage (100 Jahre) betragen.", returncode=2)
         cutoff = timezone.now() - datetime.timedelta(days=keep_days)
         runs = (
             AgentRun.objects.filter(finished_at__lt=cutoff)

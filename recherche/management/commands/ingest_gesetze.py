@@ -20,6 +20,14 @@ from ._progress import progress_bar
 EMBED_BATCH = 200
 
 
+def _utf8(file: Path) -> bool:
+    try:
+        file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    return True
+
+
 class Command(BaseCommand):
     help = (
         "Liest Gesetze im Markdown-Format (eine Datei je Gesetz, Vorspann mit jurabk/amtabk/slug) aus einem "
@@ -36,7 +44,12 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         path = Path(options["path"])
+        if not path.exists():
+            raise CommandError(f"{path} gibt es nicht.")
         files = sorted(path.glob("*.md")) if path.is_dir() else [path]
+        unreadable = [file.name for file in files if not _utf8(file)]
+        if unreadable:
+            raise CommandError(f"Nicht als UTF-8-Text lesbar: {', '.join(unreadable)}.")
         if options["only"]:
             files = [f for f in files if f.stem in set(options["only"])]
         files = [f for f in files if f.name.lower() != "readme.md"]

@@ -10,6 +10,14 @@ from ._progress import progress_bar
 from .ingest_gesetze import embed
 
 
+def _utf8(file: Path) -> bool:
+    try:
+        file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    return True
+
+
 class Command(BaseCommand):
     help = "Liest Muster (Markdown mit YAML-Kopf: name, kategorie, kanzlei_eigen, beschreibung) ein."
 
@@ -19,7 +27,12 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         path = Path(options["path"])
+        if not path.exists():
+            raise CommandError(f"{path} gibt es nicht.")
         files = sorted(path.glob("*.md")) if path.is_dir() else [path]
+        unreadable = [file.name for file in files if not _utf8(file)]
+        if unreadable:
+            raise CommandError(f"Nicht als UTF-8-Text lesbar: {', '.join(unreadable)}.")
         if not files:
             raise CommandError(f"Keine Muster unter {path} gefunden.")
         with progress_bar(len(files), "Muster") as bar:

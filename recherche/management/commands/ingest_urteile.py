@@ -11,6 +11,14 @@ from ._progress import progress_bar
 from .ingest_gesetze import embed
 
 
+def _utf8(file: Path) -> bool:
+    try:
+        file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    return True
+
+
 class Command(BaseCommand):
     help = "Liest Entscheidungen im Open-Legal-Data-Format (JSON Lines) ein."
 
@@ -20,7 +28,12 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         path = Path(options["path"])
+        if not path.exists():
+            raise CommandError(f"{path} gibt es nicht.")
         files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
+        unreadable = [file.name for file in files if not _utf8(file)]
+        if unreadable:
+            raise CommandError(f"Nicht als UTF-8-Text lesbar: {', '.join(unreadable)}.")
         lines = [
             (f, n, line) for f in files for n, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1) if line.strip()
         ]
