@@ -15,7 +15,7 @@ from typing import Any
 from django.apps import apps
 from django.contrib.auth.models import AbstractUser, BaseUserManager
 from django.contrib.postgres.fields import ArrayField
-from django.core.validators import MinValueValidator
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import connection, models
 from django.db.models import Exists, OuterRef, Q
 from django.db.models.fields.json import KeyTextTransform
@@ -458,6 +458,20 @@ class Akte(models.Model):
         return f"Akte {self.aktenzeichen} {self.kurzrubrum}"
 
 
+PLAUSIBLE_FROM, PLAUSIBLE_TO = datetime.date(1900, 1, 1), datetime.date(2199, 12, 31)
+
+
+def validate_plausible_date(value: datetime.date) -> None:
+    """A calendar entry's or a time record's date between 1900 and 2199: 0001-01-01 and 9999-12-31
+    are typos (and the admin's date drill-down fails on the year 9999)."""
+    from django.core.exceptions import ValidationError
+
+    if not PLAUSIBLE_FROM <= value <= PLAUSIBLE_TO:
+        raise ValidationError(
+            _("Das Datum %(datum)s ist nicht plausibel (erlaubt: 1900 bis 2199)."), params={"datum": value.isoformat()}
+        )
+
+
 def validate_iban(value: str) -> None:
     """ISO 13616 check digits (mod 97); spaces are allowed."""
     from django.core.exceptions import ValidationError
@@ -712,11 +726,13 @@ class KalenderEintrag(models.Model):
     titel = models.CharField(_("Bezeichnung"), max_length=200)
     beschreibung = models.TextField(_("Beschreibung"), blank=True)
     datum = models.DateField(
-        _("Datum"), help_text=_("Termin- bzw. Wiedervorlagedatum; bei Fristen der Tag des auslösenden Ereignisses.")
+        _("Datum"),
+        help_text=_("Termin- bzw. Wiedervorlagedatum; bei Fristen der Tag des auslösenden Ereignisses."),
+        validators=[validate_plausible_date],
     )
     uhrzeit = models.TimeField(_("Uhrzeit"), null=True, blank=True)
-    fristablauf = models.DateField(_("Fristablauf"), null=True, blank=True)
-    vorfrist = models.DateField(_("Vorfrist"), null=True, blank=True)
+    fristablauf = models.DateField(_("Fristablauf"), null=True, blank=True, validators=[validate_plausible_date])
+    vorfrist = models.DateField(_("Vorfrist"), null=True, blank=True, validators=[validate_plausible_date])
     notfrist = models.BooleanField(_("Notfrist"), default=False)
     # What the Fristenrechner computed when the entry came from a computed draft ({"fristablauf":
     # ISO date, "notfrist", "rechtsgrundlage"}): no later path may move the Fristablauf past it
@@ -772,8 +788,9 @@ class KalenderEintrag(models.Model):
 class Zeiterfassung(models.Model):
     akte = models.ForeignKey(Akte, verbose_name=_("Akte"), on_delete=models.CASCADE, related_name="zeiterfassungen")
     user = models.ForeignKey(User, verbose_name=_("Bearbeiter/in"), on_delete=models.PROTECT, related_name="zeiterfassungen")
-    datum = models.DateField(_("Datum"))
-    minuten = models.PositiveIntegerField(_("Minuten"), validators=[MinValueValidator(1)])
+    datum = models.DateField(_("Datum"), validators=[validate_plausible_date])
+    # a day has 1,440 minutes (and no day more than 24 hours of one person's records: services)
+    minuten = models.PositiveIntegerField(_("Minuten"), validators=[MinValueValidator(1), MaxValueValidator(1440)])
     beschreibung = models.CharField(_("Tätigkeit"), max_length=500)
     abrechenbar = models.BooleanField(_("abrechenbar"), default=True)
     stundensatz = models.DecimalField(
