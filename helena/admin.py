@@ -8,7 +8,9 @@ import json
 from typing import Any
 
 from django.contrib import admin
+from django.contrib.admin.options import IncorrectLookupParameters
 from django.contrib.admin.templatetags import admin_list
+from django.contrib.admin.views.main import ChangeList
 from django.contrib.auth.admin import GroupAdmin as BaseGroupAdmin
 from django.contrib.auth.models import Group
 from django.templatetags.static import static
@@ -38,6 +40,20 @@ def _kanzlei_only(request: Any) -> bool:
 
 
 admin.site.has_permission = _kanzlei_only  # type: ignore[method-assign]
+
+_django_get_filters = ChangeList.get_filters
+
+
+def _filters_or_refused(self: ChangeList, request: Any) -> Any:
+    """A list's date drill-down beyond the calendar (?datum__year=9999 asks for the year 10000) is a
+    wrong lookup, which the admin answers with the unfiltered list and "?e=1", not a 500."""
+    try:
+        return _django_get_filters(self, request)
+    except (ValueError, OverflowError) as exc:
+        raise IncorrectLookupParameters(str(exc)) from exc
+
+
+ChangeList.get_filters = _filters_or_refused  # type: ignore[method-assign]
 
 admin.site.unregister(Group)
 

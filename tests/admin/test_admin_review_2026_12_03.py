@@ -241,3 +241,24 @@ def test_alert_form_lists_no_runs(client):
     client.force_login(staff)
     page = client.get(reverse("admin:drafts_helenaalert_add")).content.decode()
     assert 'name="origin_run"' not in page
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/admin/akten/kalendereintrag/?datum__year=9999",
+        "/admin/akten/kalendereintrag/?datum__year=9999&datum__month=12&datum__day=31",
+        "/admin/akten/zeiterfassung/?datum__year=9999",
+        "/admin/akten/akte/?created_at__year=9999",
+    ],
+)
+def test_a_date_drill_down_beyond_the_calendar_is_a_wrong_lookup_not_a_500(url):
+    """Django's date hierarchy asks for the year 10000 after 9999: ValueError, answered with 500."""
+    from django.test import Client
+
+    from tests.factories import UserFactory
+
+    client = Client(raise_request_exception=False)
+    client.force_login(UserFactory(is_staff=True, is_superuser=True))
+    response = client.get(url)
+    assert response.status_code == 302 and response["Location"].endswith("?e=1")
