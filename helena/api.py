@@ -13,6 +13,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 from helena.errors import ServiceError
 
 from .errors import CSRF_FAILED_MESSAGE
+from .request_input import MSG_JSON
 
 if TYPE_CHECKING:
     from akten.models import User
@@ -29,6 +30,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         return Response({"detail": exc.message}, status=exc.status_code)
     if isinstance(exc, Http404):
         return Response({"detail": NOT_FOUND_MESSAGE}, status=status.HTTP_404_NOT_FOUND)
+    if isinstance(exc, exceptions.ParseError):
+        # DRF's message quotes the JSON parser's English reason ("Out of range float values …")
+        return Response({"detail": MSG_JSON}, status=status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, exceptions.PermissionDenied) and str(exc.detail).startswith("CSRF Failed"):
         # DRF's session authentication writes this one in English, with the technical reason
         return Response({"detail": CSRF_FAILED_MESSAGE}, status=status.HTTP_403_FORBIDDEN)

@@ -20,7 +20,9 @@ def _accept(typ, payload):
     draft = services.draft_create(typ=typ, akte=akte, requested_by=akte.anwalt, payload=payload)
     client = Client(raise_request_exception=False)
     client.force_login(akte.anwalt)
-    return client.post(f"/api/drafts/{draft.pk}/accept/", {"version": services.draft_version(draft)}, content_type="application/json")
+    return client.post(
+        f"/api/drafts/{draft.pk}/accept/", {"version": services.draft_version(draft)}, content_type="application/json"
+    )
 
 
 @pytest.mark.parametrize(
@@ -50,3 +52,15 @@ def test_the_admin_takes_no_time_record_longer_than_a_day():
     )  # fmt: skip
     assert response.status_code == 200 and not Zeiterfassung.objects.exists()
     assert "kleiner oder gleich 1440" in response.content.decode()
+
+
+@pytest.mark.parametrize("body", ['{"version": NaN}', '{"version": Infinity}', '{"version": '])
+def test_a_body_that_is_no_json_is_refused_in_german(body):
+    """DRF quoted the JSON parser's English reason: "Out of range float values are not JSON compliant"."""
+    akte = AkteFactory()
+    draft = services.draft_create(typ="NOTIZ", akte=akte, requested_by=akte.anwalt, payload={"text": "x"})
+    client = Client(raise_request_exception=False)
+    client.force_login(akte.anwalt)
+    response = client.post(f"/api/drafts/{draft.pk}/accept/", body, content_type="application/json")
+    assert response.status_code == 400
+    assert response.json()["detail"] == "Der Inhalt der Anfrage ist kein gültiges JSON."
