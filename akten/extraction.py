@@ -65,25 +65,33 @@ def pdf_open(data: bytes) -> PdfReader | None:
 
 
 class HiddenText:
-    """Which runs of a Word document are hidden text, which Word neither shows nor prints by
-    default: `w:vanish` (or `w:specVanish`) on the run, else on its character style, else on its
-    paragraph's style (each with the styles it is based on), else in the document defaults. Hidden
-    text is where a template keeps notes to colleagues; it never leaves the Kanzlei."""
+    """Which runs and paragraph marks of a Word document are hidden text, which Word neither shows
+    nor prints by default. Hidden text is where a template keeps notes to colleagues; it never
+    leaves the Kanzlei.
+
+    `w:vanish` is a toggle property (ECMA-376 Part 1, §17.7.3). Set on the run (or the paragraph
+    mark) itself, its value is absolute: `<w:vanish w:val="0"/>` shows text every style hides.
+    Otherwise each level of the style hierarchy (§17.7.2: document defaults, the table's style,
+    the paragraph's style, the run's character style; where none is named, the default style of
+    that type) contributes the first value found along its basedOn chain, and every `true` flips
+    the state reached so far: a hidden paragraph style and a hidden character style together show
+    the text, as Word does. `w:specVanish` is no toggle: wherever it is set, the text is hidden."""
 
     def __init__(self, styles: Any | None) -> None:
         """`styles`: the <w:styles> element of the document (None: no styles part)."""
         self._styles: dict[str, Any] = {}
-        self._default_paragraph_style = ""
-        self._defaults: bool | None = None
+        self._default_styles: dict[str, str] = {}
+        self._first_values: dict[tuple[str, str], bool | None] = {}
+        self._defaults: Any = None
         if styles is None:
             return
         for style in styles.iterchildren(f"{_W}style"):
             style_id = style.get(f"{_W}styleId") or ""
             self._styles[style_id] = style
-            if style.get(f"{_W}type") == "paragraph" and style.get(f"{_W}default") in ("1", "true", "on"):
-                self._default_paragraph_style = style_id
-        defaults = styles.find(f"{_W}docDefaults/{_W}rPrDefault/{_W}rPr")
-        self._defaults = _vanish(defaults) if defaults is not None else None
+            if _on(style.get(f"{_W}default")):
+                # the last default of a type counts (§17.7.4.17)
+                self._default_styles[style.get(f"{_W}type") or "paragraph"] = style_id
+        self._defaults = styles.find(f"{_W}docDefaults/{_W}rPrDefault/{_W}rPr")
 
     @classmethod
     def of(cls, document: Any) -> HiddenText:
@@ -93,40 +101,69 @@ class HiddenText:
 
     def __call__(self, run: Any) -> bool:
         """Whether the <w:r> `run` is hidden."""
-        for setting in (
-            _vanish(run.find(f"{_W}rPr")),
-            self._from_style(run.find(f"{_W}rPr/{_W}rStyle")),
-            self._from_style(self._paragraph_style(run), self._default_paragraph_style),
-        ):
-            if setting is not None:
-                return setting
-        return bool(self._defaults)
+        return self._hidden(run.find(f"{_W}rPr"), next(run.iterancestors(f"{_W}p"), None))
 
-    def _paragraph_style(self, run: Any) -> Any:
-        paragraph = next(run.iterancestors(f"{_W}p"), None)
-        return None if paragraph is None else paragraph.find(f"{_W}pPr/{_W}pStyle")
+    def mark(self, paragraph: Any) -> bool:
+        """Whether the mark of the <w:p> `paragraph` is hidden (its run properties are w:pPr/w:rPr).
+        A paragraph whose mark and text are hidden takes no line in Word."""
+        return self._hidden(paragraph.find(f"{_W}pPr/{_W}rPr"), paragraph)
 
-    def _from_style(self, reference: Any, default: str = "") -> bool | None:
-        style_id = reference.get(f"{_W}val") if reference is not None else default
-        seen: set[str] = set()
-        while style_id and style_id not in seen and style_id in self._styles:
-            seen.add(style_id)
-            style = self._styles[style_id]
-            setting = _vanish(style.find(f"{_W}rPr"))
-            if setting is not None:
-                return setting
-            based_on = style.find(f"{_W}basedOn")
-            style_id = based_on.get(f"{_W}val") if based_on is not None else ""
-        return None
+    def _hidden(self, rpr: Any, paragraph: Any) -> bool:
+        styles = [*self._table_and_paragraph_style(paragraph), self._style(rpr, "rStyle", "character")]
+        if _setting(self._defaults, "specVanish") or _setting(rpr, "specVanish"):
+            return True
+        if any(self._first_value(style_id, "specVanish") for style_id in styles):
+            return True
+        direct = _setting(rpr, "vanish")
+        if direct is not None:
+            return direct
+        hidden = bool(_setting(self._defaults, "vanish"))
+        for style_id in styles:
+            hidden ^= bool(self._first_value(style_id, "vanish"))
+        return hidden
+
+    def _table_and_paragraph_style(self, paragraph: Any) -> list[str]:
+        if paragraph is None:
+            return []
+        styles = [self._style(paragraph.find(f"{_W}pPr"), "pStyle", "paragraph")]
+        table = next(paragraph.iterancestors(f"{_W}tbl"), None)
+        if table is not None:
+            styles.insert(0, self._style(table.find(f"{_W}tblPr"), "tblStyle", "table"))
+        return styles
+
+    def _style(self, properties: Any, tag: str, kind: str) -> str:
+        """The style `properties` name in <`tag`>, or the default style of `kind` when they name
+        none (or one the document does not define)."""
+        reference = properties.find(f"{_W}{tag}") if properties is not None else None
+        style_id = reference.get(f"{_W}val") if reference is not None else None
+        return style_id if style_id in self._styles else self._default_styles.get(kind, "")
+
+    def _first_value(self, style_id: str, tag: str) -> bool | None:
+        """The first setting of <`tag`> along the basedOn chain of the style `style_id` (§17.7.3:
+        a style that sets it, even to false, hides the value of the style it is based on)."""
+        key = (style_id, tag)
+        if key not in self._first_values:
+            value, seen = None, set()
+            while value is None and style_id and style_id not in seen and style_id in self._styles:
+                seen.add(style_id)
+                style = self._styles[style_id]
+                value = _setting(style.find(f"{_W}rPr"), tag)
+                based_on = style.find(f"{_W}basedOn")
+                style_id = based_on.get(f"{_W}val") if based_on is not None else ""
+            self._first_values[key] = value
+        return self._first_values[key]
 
 
-def _vanish(rpr: Any) -> bool | None:
-    """The hidden setting of run properties `rpr`: True, False (explicitly shown) or None (unset)."""
-    if rpr is None:
-        return None
-    settings = [rpr.find(f"{_W}vanish"), rpr.find(f"{_W}specVanish")]
-    values = [element.get(f"{_W}val", "true") not in ("0", "false", "off") for element in settings if element is not None]
-    return any(values) if values else None
+def _on(value: str | None) -> bool:
+    """An ST_OnOff attribute value: on unless "0", "false" or "off" (absent: off)."""
+    return value is not None and value not in ("0", "false", "off")
+
+
+def _setting(rpr: Any, tag: str) -> bool | None:
+    """The on/off property <`tag`> of run properties `rpr`: True, False (explicitly off) or None
+    (unset). An element without w:val is on."""
+    element = rpr.find(f"{_W}{tag}") if rpr is not None else None
+    return None if element is None else _on(element.get(f"{_W}val", "true"))
 
 
 def hidden_text_remove(element: Any, hidden: HiddenText) -> None:
@@ -143,11 +180,10 @@ def hidden_text_remove(element: Any, hidden: HiddenText) -> None:
         if parent is not None and all(child.tag == f"{_W}rPr" for child in run):
             parent.remove(run)
     for paragraph in list(element.iter(f"{_W}p")):
-        mark = paragraph.find(f"{_W}pPr/{_W}rPr")
         parent = paragraph.getparent()
         if (
             parent is None
-            or not _vanish(mark)
+            or not hidden.mark(paragraph)
             or next(paragraph.iter(f"{_W}r", f"{_W}sectPr"), None) is not None
             or parent.findall(f"{_W}p")[-1] is paragraph
         ):
