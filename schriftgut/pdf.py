@@ -324,6 +324,8 @@ def _block_elemente(
     bloecke: list[Absatz | Tabelle] = []
     for child in container.iterchildren():
         if child.tag == qn("w:p"):
+            if _ausgeblendet(child, verborgen):
+                continue  # no line, no number, no page break: Word shows nothing of it
             absatz = _absatz(child, part, default_size, fussnoten, verborgen=verborgen)
             nummer = nummern.naechste(child) if nummern is not None else None
             if nummer is not None:
@@ -354,6 +356,14 @@ def _block_elemente(
             if inhalt is not None:
                 bloecke += _block_elemente(inhalt, part, default_size, nummern, fussnoten, verborgen=verborgen)
     return bloecke
+
+
+def _ausgeblendet(p: Any, verborgen: HiddenText) -> bool:
+    """Whether Word shows nothing of the paragraph `p`: its mark is hidden, and so is every run
+    that shows something (a run of field characters alone shows nothing)."""
+    return verborgen.mark(p) and all(
+        verborgen(run) or all(kind.tag in (qn("w:rPr"), qn("w:fldChar")) for kind in run) for run in p.iter(qn("w:r"))
+    )
 
 
 def _zelle(tc: Any, part: Any, default_size: float, fussnoten: dict[str, int] | None, *, verborgen: HiddenText) -> list[Absatz]:
