@@ -2,12 +2,16 @@
 `Akte.objects.visible_to(request.user)`. A view permission opens the admin page, never more rows."""
 
 import copy
+import functools
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from django.apps import apps
 from django.contrib import admin
 from django.contrib.admin.utils import get_fields_from_path
+from django.contrib.admin.widgets import AutocompleteSelect, AutocompleteSelectMultiple
 from django.contrib.auth.models import Permission
+from django.core.exceptions import ValidationError
 from django.db.models import Q
 from django.forms import ModelChoiceField, ModelMultipleChoiceField
 from django.forms.models import model_to_dict
@@ -34,6 +38,61 @@ class DeleteNamesVisibleOnlyMixin:
             return to_delete, model_count, perms_needed, protected
         chosen = [str(obj) for obj in objs]
         return chosen, {}, perms_needed, [ERR_VERKNUEPFT] if protected else []
+
+
+ERR_AUSWAHL = "Bitte wähle einen der angebotenen Einträge aus."
+# One message for a value that is no id, an id that does not exist and one the user may not see:
+# the answer never tells whether a hidden row exists.
+RELATION_ERRORS = {"invalid_choice": ERR_AUSWAHL, "invalid_pk_value": ERR_AUSWAHL}
+
+
+def readable_keys(db_field: Any, values: Iterable[Any]) -> list[Any]:
+    """The `values` that the key of the relation's target can read ("12", not "abc" or "1x")."""
+    target = db_field.remote_field.model._meta
+    key = target.get_field(getattr(db_field.remote_field, "field_name", None) or target.pk.name)
+    readable = []
+    for value in values:
+        try:
+            key.to_python(value)
+        except ValidationError:
+            continue
+        readable.append(value)
+    return readable
+
+
+class CheckedKeysAutocompleteMixin:
+    """Django's autocomplete widget looks the submitted value up to show it again, unchecked: a
+    tampered "abc" raised a ValueError (HTTP 500) instead of the form's field error. It shows only
+    values that can be an id; the field itself refuses the rest with ERR_AUSWAHL."""
+
+    field: Any
+
+    def optgroups(self, name: str, value: Any, attr: Any = None) -> Any:
+        return super().optgroups(name, readable_keys(self.field, value), attr)  # type: ignore[misc]
+
+
+class CheckedAutocompleteSelect(CheckedKeysAutocompleteMixin, AutocompleteSelect):
+    pass
+
+
+class CheckedAutocompleteSelectMultiple(CheckedKeysAutocompleteMixin, AutocompleteSelectMultiple):
+    pass
+
+
+def relation_choices_checked(formfield_for: Callable[..., Any]) -> Callable[..., Any]:
+    """Wraps `BaseModelAdmin.formfield_for_foreignkey` / `formfield_for_manytomany` (installed in
+    helena/admin.py, so every admin form and inline, also one added later, gets it): the
+    autocomplete widget that copes with a tampered value, and ERR_AUSWAHL for every wrong choice."""
+
+    @functools.wraps(formfield_for)
+    def checked(self: Any, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        if "widget" not in kwargs and db_field.name in self.get_autocomplete_fields(request):
+            widget = CheckedAutocompleteSelectMultiple if db_field.many_to_many else CheckedAutocompleteSelect
+            kwargs["widget"] = widget(db_field, self.admin_site, using=kwargs.get("using"))
+        kwargs["error_messages"] = {**RELATION_ERRORS, **kwargs.get("error_messages", {})}
+        return formfield_for(self, db_field, request, **kwargs)
+
+    return checked
 
 
 def kontakt_choices(user: Any) -> Any:

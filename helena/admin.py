@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from django.contrib import admin
-from django.contrib.admin.options import IncorrectLookupParameters
+from django.contrib.admin.options import BaseModelAdmin, IncorrectLookupParameters
 from django.contrib.admin.templatetags import admin_list
 from django.contrib.admin.views.main import ChangeList
 from django.contrib.auth.admin import GroupAdmin as BaseGroupAdmin
@@ -18,7 +18,7 @@ from django.utils.html import format_html
 from django_tasks_db.admin import DBTaskResultAdmin
 from django_tasks_db.models import DBTaskResult
 
-from akten.admin_mixins import AdminOnlyChangesMixin, GermanPermissionsMixin, sees_all
+from akten.admin_mixins import AdminOnlyChangesMixin, GermanPermissionsMixin, relation_choices_checked, sees_all
 from akten.policy import is_mandant
 
 CODE_FIELDS = {
@@ -54,6 +54,11 @@ def _filters_or_refused(self: ChangeList, request: Any) -> Any:
 
 
 ChangeList.get_filters = _filters_or_refused  # type: ignore[method-assign]
+
+# Every relation field of every admin form and inline: a tampered value ("abc", "1x") is a German
+# field error, the same as for a missing or hidden row, not a 500 (akten/admin_mixins.py).
+BaseModelAdmin.formfield_for_foreignkey = relation_choices_checked(BaseModelAdmin.formfield_for_foreignkey)  # type: ignore[method-assign]
+BaseModelAdmin.formfield_for_manytomany = relation_choices_checked(BaseModelAdmin.formfield_for_manytomany)  # type: ignore[method-assign]
 
 admin.site.unregister(Group)
 
