@@ -25,11 +25,26 @@ FEHLER_HOECHSTENS = "Der Wert darf höchstens {grenze} betragen."
 FEHLER_GANZZAHL = "Bitte gib eine ganze Zahl ein."
 FEHLER_DATUM = "Bitte gib ein gültiges Datum ein, z. B. 01.07.2025."
 FEHLER_AUSWAHL = "Bitte wähle einen der angebotenen Einträge aus."
+FEHLER_LAENGE = "Bitte gib höchstens %(limit_value)d Zeichen ein (es sind %(show_value)d)."
 FEHLER_MANUELL = "Bitte wähle eine Fristvorlage oder gib Dauer und Einheit der Frist an."
 FEHLER_VERKUENDUNG_MANUELL = (
     "Das Verkündungsdatum gilt nur für Vorlagen mit einer Höchstgrenze ab Verkündung (Berufung, Revision u. a.)."
 )
 FEHLER_ORT_OHNE_LAND = "Bitte wähle zum Ort auch das Bundesland des Gerichts."
+
+
+def fehler_texte(form: forms.BaseForm) -> list[str]:
+    """The errors of a bound form as a person reads them outside the form (a message after a
+    redirect): „Gegenstandswert in Euro: Bitte fülle dieses Feld aus.“ – the field named by its German
+    label, never by its code name; errors of the whole form as they are."""
+    texte = []
+    for name, fehler in form.errors.items():
+        feld = form.fields.get(name)
+        label = str(feld.label) if feld is not None and feld.label else ""
+        for meldung in fehler:
+            # parse_zahl's messages name the field already („Vorschüsse: „1,234“ ist mehrdeutig …“)
+            texte.append(f"{label}: {meldung}" if label and not meldung.startswith(f"{label}:") else meldung)
+    return texte
 
 
 def _deutsch(zahl: Decimal) -> str:

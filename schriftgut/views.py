@@ -16,25 +16,41 @@ from akten.models import STAFF_ROLES, Akte
 from drafts.models import HelenaDraft
 from drafts.services import DraftError, draft_create
 from rechner import rvg
-from rechner.forms import RvgForm
-from rechner.zahlen import ZahlFehler, parse_zahl
+from rechner.forms import FEHLER_AUSWAHL, FEHLER_DATUM, FEHLER_LAENGE, FEHLER_PFLICHT, GermanDecimalField, RvgForm, fehler_texte
 
 from .kostennote import ART_KOSTENNOTE, ART_VORSCHUSS, kostennote_payload
 
 ERR_AKTE = "Akte {az} nicht gefunden."
 ERR_ROLLE = "Du darfst keine Kostennoten anlegen."
 ERR_BERECHNUNG = "Die Berechnung ist unvollständig: {fehler}"
-ERR_ZEITRAUM = "Bitte gib den Leistungszeitraum (von, bis) an."
+ERR_OHNE_BERECHNUNG = "Bitte berechne zuerst die Gebühren."
 ERFOLG = "Der Entwurf „{titel}“ liegt in der Akte zur Prüfung bereit; die Rechnungsnummer wird bei der Übernahme vergeben."
 
 
+def _datum(label: str) -> forms.DateField:
+    return forms.DateField(label=label, error_messages={"required": FEHLER_PFLICHT, "invalid": FEHLER_DATUM})
+
+
 class KostennoteForm(forms.Form):
-    aktenzeichen = forms.CharField(max_length=30)
-    art = forms.ChoiceField(choices=[(ART_KOSTENNOTE, "Kostennote"), (ART_VORSCHUSS, "Vorschussrechnung")])
-    leistungszeitraum_von = forms.DateField()
-    leistungszeitraum_bis = forms.DateField()
-    vorschuesse = forms.CharField(required=False, max_length=20)
-    anfrage = forms.CharField(max_length=4000)
+    """The labels are those of the page's form: its errors name the fields by them (fehler_texte)."""
+
+    aktenzeichen = forms.CharField(
+        label="Aktenzeichen", max_length=30, error_messages={"required": FEHLER_PFLICHT, "max_length": FEHLER_LAENGE}
+    )
+    art = forms.ChoiceField(
+        label="Art",
+        choices=[(ART_KOSTENNOTE, "Kostennote"), (ART_VORSCHUSS, "Vorschussrechnung")],
+        error_messages={"required": FEHLER_PFLICHT, "invalid_choice": FEHLER_AUSWAHL},
+    )
+    leistungszeitraum_von = _datum("Leistungszeitraum von")
+    leistungszeitraum_bis = _datum("Leistungszeitraum bis")
+    # bounded like the draft's amounts (drafts.schemas.KostennotePayload), so its service never refuses one
+    vorschuesse = GermanDecimalField(
+        label="Bereits gezahlte Vorschüsse", min_value=Decimal(0), max_value=Decimal(1_000_000_000), required=False
+    )
+    anfrage = forms.CharField(
+        label="Berechnung", max_length=4000, error_messages={"required": ERR_OHNE_BERECHNUNG, "max_length": FEHLER_LAENGE}
+    )
 
 
 def _zurueck(anfrage: str) -> HttpResponseRedirect:
@@ -51,7 +67,8 @@ def kostennote_entwurf(request: HttpRequest) -> HttpResponse:
         messages.error(request, ERR_ROLLE)
         return _zurueck(anfrage)
     if not form.is_valid():
-        messages.error(request, ERR_ZEITRAUM if "leistungszeitraum_von" in form.errors else str(form.errors))
+        for fehler in fehler_texte(form):
+            messages.error(request, fehler)
         return _zurueck(anfrage)
     daten = form.cleaned_data
     akte = Akte.objects.visible_to(user).filter(aktenzeichen=daten["aktenzeichen"].strip()).first()
@@ -60,13 +77,13 @@ def kostennote_entwurf(request: HttpRequest) -> HttpResponse:
         return _zurueck(anfrage)
     rvg_form = RvgForm.aus_anfrage(QueryDict(anfrage))
     if not rvg_form.is_valid():
-        messages.error(request, ERR_BERECHNUNG.format(fehler=", ".join(str(e) for e in rvg_form.errors.values())))
+        messages.error(request, ERR_BERECHNUNG.format(fehler=" ".join(fehler_texte(rvg_form))))
         return _zurueck(anfrage)
     werte = rvg_form.cleaned_data
+    vorschuesse: Decimal = daten["vorschuesse"] or Decimal("0.00")
     try:
-        vorschuesse = parse_zahl(daten["vorschuesse"], feld="Vorschüsse") if daten["vorschuesse"] else Decimal("0.00")
         berechnung = rvg_form.berechne()
-    except (rvg.RvgError, ZahlFehler) as fehler:
+    except rvg.RvgError as fehler:
         messages.error(request, str(fehler))
         return _zurueck(anfrage)
     von: datetime.date = daten["leistungszeitraum_von"]
