@@ -47,7 +47,15 @@ from lxml import etree
 from PIL import Image, ImageOps, ImageSequence, UnidentifiedImageError
 from pypdf import PdfWriter
 from pypdf.errors import PyPdfError
-from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject, NameObject, StreamObject
+from pypdf.generic import (
+    ArrayObject,
+    ContentStream,
+    DictionaryObject,
+    IndirectObject,
+    NameObject,
+    StreamObject,
+    TextStringObject,
+)
 
 from helena.errors import ServiceError
 
@@ -67,6 +75,10 @@ ERR_NICHT_FREIGEBBAR = (
 GRUND_FORMAT = "dieses Dateiformat wird nicht bereinigt"
 GRUND_DEFEKT = "die Datei ist beschädigt oder verschlüsselt"
 GRUND_EINGEBETTET = "sie enthält eingebettete Dateien (etwa eine Excel-Tabelle), deren Metadaten nicht entfernt werden"
+GRUND_XFA = (
+    "es ist ein dynamisches XFA-Formular, dessen Inhalt nur Adobe Reader aus versteckten Formulardaten aufbaut "
+    "(bitte das ausgefüllte Formular als PDF drucken)"
+)
 # Declared types whose files are what they show: no comments, no authors, no history.
 _TEXT_TYPES = frozenset({"text/plain", "text/csv", *MARKDOWN_TYPES})
 
@@ -279,6 +291,18 @@ _PDF_KATALOG_ENTFERNEN = ("/Metadata", "/PieceInfo", "/Outlines", "/OpenAction",
 _PDF_UEBERALL_ENTFERNEN = ("/Metadata", "/PieceInfo", "/AF", "/EF", "/RF", "/AA")
 # Actions that run code or open other files, on a link or form field (/A).
 _PDF_SKRIPTE = frozenset({"/JavaScript", "/Launch", "/ImportData", "/GoToE", "/Rendition"})
+# Texts for screen readers that the page does not show and the person releasing never sees, so any
+# note could stand in them: the replacement text of content (/ActualText), the expansion of an
+# abbreviation (/E), the alternative description (/Alt), in the structure tree also a title (/T).
+# Accessibility stays: the structure (types, reading order, tables, language) is kept, and without
+# /ActualText and /E a screen reader reads the page's own text, which is what a sighted reader sees.
+# A figure's description cannot be checked either; it becomes the neutral _PDF_ALT_NEUTRAL, so that
+# a screen reader still announces the picture (PDF/UA requires an /Alt on it), other /Alt go.
+_PDF_ERSATZTEXTE = ("/ActualText", "/E", "/Alt")
+_PDF_STRUKTUR_TEXTE = ("/ActualText", "/E", "/T")
+_PDF_ALT_NEUTRAL = {"/Figure": "Abbildung", "/Formula": "Formel"}
+# Content streams marking content with a property list: only these are parsed and rewritten.
+_PDF_MARKIERT = b"BDC"
 
 
 # Photos and scans, recognised by their first bytes (an upload's declared type may be anything):
@@ -493,6 +517,7 @@ def _pdf_fassung(inhalt: bytes, *, titel: str) -> bytes:
             raise NichtBereitstellbar
         writer = PdfWriter(clone_from=reader)
         wurzel = writer.root_object
+        _pdf_xfa_entfernen(wurzel)
         for schluessel in _PDF_KATALOG_ENTFERNEN:
             wurzel.pop(NameObject(schluessel), None)
         if wurzel.get("/PageMode") in ("/UseOutlines", "/UseAttachments"):
@@ -501,8 +526,12 @@ def _pdf_fassung(inhalt: bytes, *, titel: str) -> bytes:
         if namen is not None:
             for schluessel in ("/EmbeddedFiles", "/JavaScript"):
                 namen.get_object().pop(NameObject(schluessel), None)
+        struktur = wurzel.get("/StructTreeRoot")
+        if struktur is not None:
+            _pdf_struktur_bereinigen(struktur.get_object())
         for seite in writer.pages:
             _pdf_notizen_entfernen(seite)
+        _pdf_markierte_inhalte_bereinigen(writer)
         for objekt in writer._objects:
             _pdf_objekt_bereinigen(objekt)
             if isinstance(objekt, StreamObject) and objekt.get("/Subtype") == "/Image" and objekt.get("/Filter") == "/DCTDecode":
@@ -520,6 +549,102 @@ def _pdf_fassung(inhalt: bytes, *, titel: str) -> bytes:
         logger.warning("released PDF not cleanable for a Mandant (%s)", type(exc).__name__)
         raise NichtBereitstellbar from exc
     return puffer.getvalue()
+
+
+def _pdf_xfa_entfernen(wurzel: DictionaryObject) -> None:
+    """Drop the XFA form (its template and its data streams, which only Adobe Reader reads; the
+    AcroForm fields and the pages show the form). A dynamic XFA form (/NeedsRendering) has no pages
+    of its own without it: raises NichtBereitstellbar."""
+    formular = wurzel.get("/AcroForm")
+    formular = formular.get_object() if formular is not None else None
+    if isinstance(formular, DictionaryObject) and formular.get("/XFA") is not None:
+        if getattr(wurzel.get("/NeedsRendering"), "value", False) is True:
+            raise NichtBereitstellbar(GRUND_XFA)
+        formular.pop(NameObject("/XFA"), None)
+    wurzel.pop(NameObject("/NeedsRendering"), None)
+
+
+def _pdf_struktur_bereinigen(struktur: DictionaryObject) -> None:
+    """The structure tree without the texts that no page shows (_PDF_ERSATZTEXTE): every element,
+    reached through /K; marked-content and object references (/MCR, /OBJR) are left as they are."""
+    rollen = struktur.get("/RoleMap")
+    rollen = rollen.get_object() if rollen is not None else DictionaryObject()
+    offen: list[Any] = [struktur.get("/K")]
+    gesehen: set[int] = set()
+    while offen:
+        element = offen.pop()
+        if isinstance(element, IndirectObject):
+            if element.idnum in gesehen:
+                continue
+            gesehen.add(element.idnum)
+            element = element.get_object()
+        if isinstance(element, ArrayObject):
+            offen.extend(element)
+            continue
+        if not isinstance(element, DictionaryObject) or element.get("/Type") in ("/MCR", "/OBJR"):
+            continue
+        for schluessel in _PDF_STRUKTUR_TEXTE:
+            element.pop(NameObject(schluessel), None)
+        if "/Alt" in element:
+            neutral = _PDF_ALT_NEUTRAL.get(_pdf_rolle(element.get("/S"), rollen))
+            if neutral:
+                element[NameObject("/Alt")] = TextStringObject(neutral)
+            else:
+                element.pop(NameObject("/Alt"))
+        offen.append(element.get("/K"))
+
+
+def _pdf_rolle(typ: Any, rollen: Any) -> str:
+    """The standard structure type of `typ`, through the tree's role map (a chain, at most a few)."""
+    for _ in range(8):
+        if not isinstance(rollen, DictionaryObject) or typ not in rollen:
+            break
+        typ = rollen[typ]
+    return str(typ)
+
+
+def _pdf_markierte_inhalte_bereinigen(writer: PdfWriter) -> None:
+    """Drop _PDF_ERSATZTEXTE from the property lists of marked content: named ones in resources
+    (/Properties) and those written into content streams (/Span <</ActualText (…)>> BDC). Only
+    streams with such a list are parsed and written anew."""
+    inhalte: set[int] = set()
+    for seite in writer.pages:
+        verweise = seite.get("/Contents")
+        for verweis in verweise if isinstance(verweise, ArrayObject) else [verweise]:
+            if isinstance(verweis, IndirectObject):
+                inhalte.add(verweis.idnum)
+    schluessel = [s.encode() for s in _PDF_ERSATZTEXTE]
+    for index, objekt in enumerate(writer._objects):
+        if isinstance(objekt, DictionaryObject):
+            # resources are their own object or written into a page, form or pattern
+            ressourcen = objekt.get("/Resources")
+            ressourcen = ressourcen.get_object() if isinstance(ressourcen, IndirectObject) else ressourcen
+            eingebettet = ressourcen.get("/Properties") if isinstance(ressourcen, DictionaryObject) else None
+            for liste in (*_pdf_werte(objekt.get("/Properties")), *_pdf_werte(eingebettet)):
+                for name in _PDF_ERSATZTEXTE:
+                    liste.pop(NameObject(name), None)
+        if not isinstance(objekt, StreamObject):
+            continue
+        if index + 1 not in inhalte and objekt.get("/Subtype") != "/Form" and objekt.get("/PatternType") != 1:
+            continue
+        daten = objekt.get_data()
+        if _PDF_MARKIERT not in daten or not any(s in daten for s in schluessel):
+            continue
+        inhalt = ContentStream(objekt, writer)
+        for operanden, operator in inhalt.operations:
+            if operator in (b"BDC", b"DP") and len(operanden) > 1 and isinstance(operanden[1], DictionaryObject):
+                for name in _PDF_ERSATZTEXTE:
+                    operanden[1].pop(NameObject(name), None)
+        objekt.set_data(inhalt.get_data())
+
+
+def _pdf_werte(eigenschaften: Any) -> list[DictionaryObject]:
+    """The property lists in a resources' /Properties dictionary."""
+    eigenschaften = eigenschaften.get_object() if isinstance(eigenschaften, IndirectObject) else eigenschaften
+    if not isinstance(eigenschaften, DictionaryObject):
+        return []
+    werte = (wert.get_object() for wert in eigenschaften.values())
+    return [wert for wert in werte if isinstance(wert, DictionaryObject)]
 
 
 def _pdf_unerreichbare_entfernen(writer: PdfWriter) -> None:
