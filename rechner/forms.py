@@ -41,7 +41,7 @@ def fehler_texte(form: forms.BaseForm) -> list[str]:
     for name, fehler in form.errors.items():
         feld = form.fields.get(name)
         label = str(feld.label) if feld is not None and feld.label else ""
-        for meldung in fehler:
+        for meldung in map(str, fehler):
             # parse_zahl's messages name the field already („Vorschüsse: „1,234“ ist mehrdeutig …“)
             texte.append(f"{label}: {meldung}" if label and not meldung.startswith(f"{label}:") else meldung)
     return texte
