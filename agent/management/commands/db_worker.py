@@ -17,7 +17,8 @@ import signal
 import sys
 import threading
 import time
-from argparse import ArgumentParser
+from argparse import ArgumentParser, ArgumentTypeError
+from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
@@ -29,10 +30,42 @@ from django_tasks_db.management.commands.db_worker import Worker
 
 from agent.runs.heartbeat import worker_heartbeat_remove, worker_heartbeat_start
 from agent.runs.orphans import fail_orphaned_runs, orphan_sweeper_start
+from helena.command_base import GermanBaseCommand
 
 logger = logging.getLogger("helena.worker")
 
 DATABASE_RETRY_SECONDS = 2.0
+
+
+WHOLE_NUMBER_FROM_ONE = "Eine ganze Zahl ab 1 erwartet, nicht „{value}“."
+
+# The options of django_tasks_db's worker, described in German; its checks answer in English, so
+# each checked option gets one German message for any value its check refuses.
+INHERITED_OPTION_HELP = {
+    "queue_name": "Warteschlangen, die der Worker abarbeitet, durch Kommas getrennt; * für alle (Standard: %(default)s)",
+    "exclude_queues": "Warteschlangen, die er auslässt, durch Kommas getrennt",
+    "interval": "Sekunden Pause, wenn keine Aufgabe wartet, bis zur nächsten Nachschau (Standard: %(default)s)",
+    "batch": "alle wartenden Aufgaben abarbeiten, dann enden (auch zusammen mit --max-tasks)",
+    "reload": "bei Codeänderungen neu starten; nicht im Betrieb, laufende Aufgaben enden dann nicht sauber (Standard: DEBUG)",
+    "backend_name": "Aufgaben-Backend aus TASKS (Standard: %(default)s)",
+    "startup_delay": "ohne die kurze Wartezeit beim Start",
+    "max_tasks": "nach so vielen Aufgaben enden",
+    "worker_id": "Kennung dieses Workers, eindeutig unter allen Workern (Standard: zufällig)",
+}
+INHERITED_OPTION_METAVAR = {
+    "queue_name": "WARTESCHLANGEN",
+    "exclude_queues": "WARTESCHLANGEN",
+    "interval": "SEKUNDEN",
+    "backend_name": "BACKEND",
+    "max_tasks": "ANZAHL",
+    "worker_id": "KENNUNG",
+}
+INHERITED_OPTION_REFUSED = {
+    "interval": "Eine Zahl ab 0 (Sekunden) erwartet, nicht „{value}“.",
+    "max_tasks": WHOLE_NUMBER_FROM_ONE,
+    "worker_id": "Eine Kennung mit 1 bis 64 Zeichen erwartet.",
+    "backend_name": "„{value}“ ist kein Datenbank-Backend aus TASKS.",
+}
 
 
 def positive_int(value: str) -> int:
@@ -42,14 +75,32 @@ def positive_int(value: str) -> int:
     return number
 
 
-class Command(DatabaseWorkerCommand):
+def refused_in_german(check: Callable[[str], Any], message: str) -> Callable[[str], Any]:
+    """The option type `check`, answering any value it refuses with the German `message`."""
+
+    def convert(value: str) -> Any:
+        try:
+            return check(value)
+        except (ArgumentTypeError, TypeError, ValueError):
+            raise ArgumentTypeError(message.format(value=value)) from None
+
+    return convert
+
+
+class Command(GermanBaseCommand, DatabaseWorkerCommand):
     help = "Hintergrund-Worker: verwaiste Helena-Läufe beenden, dann Aufgaben der Warteschlange abarbeiten."
 
     def add_arguments(self, parser: ArgumentParser) -> None:
         super().add_arguments(parser)
+        for action in parser._actions:
+            action.help = INHERITED_OPTION_HELP.get(action.dest, action.help)
+            action.metavar = INHERITED_OPTION_METAVAR.get(action.dest, action.metavar)
+            if action.dest in INHERITED_OPTION_REFUSED and callable(action.type):
+                action.type = refused_in_german(action.type, INHERITED_OPTION_REFUSED[action.dest])
         parser.add_argument(
             "--concurrency",
-            type=positive_int,
+            type=refused_in_german(positive_int, WHOLE_NUMBER_FROM_ONE),
+            metavar="ANZAHL",
             default=settings.HELENA_WORKER_CONCURRENCY,
             help="Aufgaben, die dieser Prozess gleichzeitig ausführt (Standard: HELENA_WORKER_CONCURRENCY)",
         )

@@ -22,13 +22,14 @@ from typing import Any
 
 from asgiref.sync import async_to_sync
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from agent.engine.events import EventType
 from agent.models import AgentRun
 from agent.runs.execution import run_execute
 from agent.runs.services import run_create
 from akten.models import Akte, User
+from helena.command_base import GermanBaseCommand
 from helena.errors import NotFound
 
 DEMO_ANSWERED = (
@@ -45,15 +46,17 @@ PROGRESS_EVENTS = {
 }
 
 
-class Command(BaseCommand):
+class Command(GermanBaseCommand):
     help = "Führt Helena-Aufträge aus (einzeln oder als Stapel aus einer JSONL-Datei) und gibt je Auftrag ein JSON-Ergebnis aus."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("auftrag", nargs="?", help="Der Auftrag an Helena.")
-        parser.add_argument("--user", required=True, help="E-Mail-Adresse des Benutzers, in dessen Namen Helena arbeitet.")
-        parser.add_argument("--akte", help="Aktenzeichen der Akte (optional).")
+        parser.add_argument(
+            "--user", required=True, metavar="E-MAIL", help="E-Mail-Adresse des Benutzers, in dessen Namen Helena arbeitet."
+        )
+        parser.add_argument("--akte", metavar="AKTENZEICHEN", help="Aktenzeichen der Akte (optional).")
         parser.add_argument("--mode", choices=["inline", "background"], help="Modus (sonst entscheidet der Klassifikator).")
-        parser.add_argument("--file", type=Path, help="JSONL-Datei mit Aufträgen.")
+        parser.add_argument("--file", type=Path, metavar="DATEI", help="JSONL-Datei mit Aufträgen.")
         parser.add_argument(
             "--allow-demo",
             action="store_true",

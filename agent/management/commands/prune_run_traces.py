@@ -10,23 +10,24 @@ import datetime
 from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 from django.db import transaction
 from django.utils import timezone
 
 from agent.models import AgentRun, AgentStep, ToolCallAudit
 from agent.runs.reads import CARRIED_OVER, SUMMARY_PRUNED, akten_read
 from drafts.models import HelenaDraft
+from helena.command_base import GermanBaseCommand
 
 MAX_DAYS = 36_500
 
 
-class Command(BaseCommand):
+class Command(GermanBaseCommand):
     help = "Verlaufsdaten (Schritte, Werkzeugprotokoll) beendeter Läufe nach der Aufbewahrungsfrist löschen."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
-            "--days", type=int, default=None, help="Aufbewahrung in Tagen (Standard: HELENA_TRACE_RETENTION_DAYS)"
+            "--days", type=int, default=None, metavar="TAGE", help="Aufbewahrung in Tagen (Standard: HELENA_TRACE_RETENTION_DAYS)"
         )
         parser.add_argument("--dry-run", action="store_true", help="nur zählen, nichts löschen")
 

@@ -13,11 +13,12 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 from django.db import DatabaseError
 
 from agent.models import WorkerHeartbeat
 from agent.runs.heartbeat import WORKER_ALIVE_SECONDS
+from helena.command_base import GermanBaseCommand
 
 
 def live_workers_of_host(host: str, *, within_seconds: float = WORKER_ALIVE_SECONDS) -> int:
@@ -25,12 +26,17 @@ def live_workers_of_host(host: str, *, within_seconds: float = WORKER_ALIVE_SECO
     return WorkerHeartbeat.objects.alive(within_seconds=within_seconds).filter(worker_id__startswith=f"{host}:").count()
 
 
-class Command(BaseCommand):
+class Command(GermanBaseCommand):
     help = "Prüft, ob ein Worker dieses Rechners lebt (Lebenszeichen in den letzten Sekunden); Exit-Code 0 oder 1."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
-            "--min", type=int, default=1, dest="minimum", help="so viele lebende Worker-Prozesse mindestens (Standard: 1)"
+            "--min",
+            type=int,
+            default=1,
+            dest="minimum",
+            metavar="ANZAHL",
+            help="so viele lebende Worker-Prozesse mindestens (Standard: 1)",
         )
 
     def handle(self, *args: Any, minimum: int, **options: Any) -> None:

@@ -6,17 +6,24 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from helena.backup import BackupError, create_backup
+from helena.command_base import GermanBaseCommand
 from helena.text import zahl
 
 
-class Command(BaseCommand):
+class Command(GermanBaseCommand):
     help = "Datenbank und Dokumentenspeicher sichern (pg_dump und Archiv, mit Prüfsummen und Zeilenzahlen)."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--to", type=Path, default=None, help="Zielverzeichnis (Standard: $HELENA_DATA_DIR/sicherungen)")
+        parser.add_argument(
+            "--to",
+            type=Path,
+            default=None,
+            metavar="VERZEICHNIS",
+            help="Zielverzeichnis (Standard: $HELENA_DATA_DIR/sicherungen)",
+        )
 
     def handle(self, *args: Any, to: Path | None, **options: Any) -> None:
         target = to or Path(settings.DATA_DIR) / "sicherungen"

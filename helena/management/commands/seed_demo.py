@@ -1,11 +1,10 @@
 from typing import Any
 
-from django.core.management.base import BaseCommand
-
+from helena.command_base import GermanBaseCommand
 from helena.demo import DEMO_PASSWORD, DEMO_USERS, seed_demo
 
 
-class Command(BaseCommand):
+class Command(GermanBaseCommand):
     help = "Legt die Demo-Kanzlei an (idempotent) und zeigt die Demo-Zugänge."
 
     def handle(self, *args: Any, **options: Any) -> None:

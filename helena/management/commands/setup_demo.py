@@ -2,14 +2,14 @@ from pathlib import Path
 from typing import Any
 
 from django.core.management import call_command
-from django.core.management.base import BaseCommand
 
 from agent.runs.routes import tiers_ensure_defaults
+from helena.command_base import GermanBaseCommand
 
 DATA = Path(__file__).resolve().parents[3] / "recherche" / "data"
 
 
-class Command(BaseCommand):
+class Command(GermanBaseCommand):
     help = "Richtet Datenbank, Wissensbasis und Demo-Kanzlei ein (für `make run`; idempotent und schnell beim zweiten Mal)."
 
     def handle(self, *args: Any, **options: Any) -> None:

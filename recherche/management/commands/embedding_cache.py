@@ -1,17 +1,20 @@
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import CommandParser
 
+from helena.command_base import GermanBaseCommand
 from recherche.embeddings import get_backend
 from recherche.models import Chunk
 from recherche.vector_cache import VectorCache
 
 
-class Command(BaseCommand):
+class Command(GermanBaseCommand):
     help = "Schreibt die Vektoren der Gesetze, Urteile und Muster als Cache-Datei für neue Installationen."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("action", choices=["export"])
+        parser.add_argument(
+            "action", choices=["export"], metavar="aktion", help="export: die Vektoren in die Cache-Datei schreiben"
+        )
         parser.add_argument(
             "--prune", action="store_true", help="nur die Vektoren der Datenbank schreiben (alte Einträge der Datei fallen weg)"
         )

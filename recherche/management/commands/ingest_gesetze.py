@@ -3,6 +3,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from helena.command_base import GermanBaseCommand
 from recherche.embeddings import EmbeddingUnavailable, get_backend
 from recherche.models import Chunk, Gesetz
 from recherche.services import (
@@ -28,15 +29,17 @@ def _utf8(file: Path) -> bool:
     return True
 
 
-class Command(BaseCommand):
+class Command(GermanBaseCommand):
     help = (
         "Liest Gesetze im Markdown-Format (eine Datei je Gesetz, Vorspann mit jurabk/amtabk/slug) aus einem "
         "beliebigen Verzeichnis ein, meldet, was sich geändert hat, und bettet geänderte Normen ein."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("path", help="Verzeichnis mit *.md-Dateien oder eine einzelne Datei")
-        parser.add_argument("--only", nargs="*", default=None, help="nur diese Dateien (ohne .md), z. B. bgb zpo")
+        parser.add_argument("path", metavar="pfad", help="Verzeichnis mit *.md-Dateien oder eine einzelne Datei")
+        parser.add_argument(
+            "--only", nargs="*", default=None, metavar="DATEI", help="nur diese Dateien (ohne .md), z. B. bgb zpo"
+        )
         parser.add_argument("--no-embed", action="store_true", help="nur Volltext; Einbettung später mit embed_chunks")
         parser.add_argument(
             "--prune", action="store_true", help="Gesetze löschen, die nicht (mehr) im Verzeichnis stehen (nur ohne --only)"

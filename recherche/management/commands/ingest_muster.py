@@ -1,8 +1,9 @@
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
+from helena.command_base import GermanBaseCommand
 from recherche.models import Chunk
 from recherche.services import lexem_statistik_refresh, muster_ingest
 
@@ -18,12 +19,12 @@ def _utf8(file: Path) -> bool:
     return True
 
 
-class Command(BaseCommand):
+class Command(GermanBaseCommand):
     help = "Liest Muster (Markdown mit YAML-Kopf: name, kategorie, kanzlei_eigen, beschreibung) ein."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("path", help="Verzeichnis mit *.md-Dateien oder eine Datei")
-        parser.add_argument("--no-embed", action="store_true")
+        parser.add_argument("path", metavar="pfad", help="Verzeichnis mit *.md-Dateien oder eine Datei")
+        parser.add_argument("--no-embed", action="store_true", help="nur Volltext; Einbettung später mit embed_chunks")
 
     def handle(self, *args: Any, **options: Any) -> None:
         path = Path(options["path"])

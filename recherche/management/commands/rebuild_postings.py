@@ -1,11 +1,10 @@
 from typing import Any
 
-from django.core.management.base import BaseCommand
-
+from helena.command_base import GermanBaseCommand
 from recherche.services import chunk_postings_rebuild
 
 
-class Command(BaseCommand):
+class Command(GermanBaseCommand):
     help = (
         "Baut die Volltext-Postings aller Abschnitte neu auf (nach einem Schreiben an den Triggern vorbei, "
         "etwa einer Wiederherstellung nur der Daten)."

@@ -1,14 +1,15 @@
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import CommandParser
 
+from helena.command_base import GermanBaseCommand
 from recherche.embeddings import get_backend
 from recherche.models import Chunk
 
 from .ingest_gesetze import embed
 
 
-class Command(BaseCommand):
+class Command(GermanBaseCommand):
     help = (
         "Wechselt das Embedding-Modell: bettet alle Abschnitte mit dem konfigurierten Modell neu ein "
         "(HELENA_EMBEDDING_*). Suchen verwenden nur Vektoren des konfigurierten Modells."
