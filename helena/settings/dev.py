@@ -18,3 +18,6 @@ if not SECRET_KEY:
         _key_file.chmod(0o600)
     SECRET_KEY = _key_file.read_text().strip()
 WHITENOISE_USE_FINDERS = True
+# Served from the apps' static folders through the finders; collecting them (STATIC_ROOT) is the
+# production shape's step. Without this WhiteNoise warns at every start that the folder is missing.
+STATIC_ROOT = None

@@ -84,3 +84,28 @@ def test_a_django_process_computes_with_one_blas_thread():
     blas = [info for info in threadpool_info() if info["user_api"] == "blas"]
     assert blas
     assert {info["num_threads"] for info in blas} == {1}
+
+
+def test_the_embedded_default_starts_without_warnings_and_serves_static_files(tmp_path):
+    """`make run` printed WhiteNoise's "No directory at: …/staticfiles/" at every start: the embedded
+    default serves static files through the finders and has nothing collected."""
+    code = (
+        "import django; django.setup()\n"
+        "from django.test import Client\n"
+        "from helena.asgi import application\n"
+        "print(Client().get('/static/css/chat.css').status_code)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("DEBUG", "DATABASE_URL")}
+    env |= {"DJANGO_SETTINGS_MODULE": "helena.settings.dev", "HELENA_DATA_DIR": str(tmp_path)}
+    result = subprocess.run(  # noqa: S603
+        [sys.executable, "-W", "error::UserWarning", "-c", code],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "200"
+    assert "Warning" not in result.stderr
