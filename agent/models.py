@@ -97,7 +97,13 @@ class AnswerFeedback(models.Model):
         verbose_name = _("Bewertung einer Antwort")
         verbose_name_plural = _("Bewertungen von Antworten")
         ordering = ["-updated_at", "-pk"]
-        constraints = [models.UniqueConstraint(fields=["message", "user"], name="answer_feedback_once_per_user")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["message", "user"],
+                name="answer_feedback_once_per_user",
+                violation_error_message=_("Diese Person hat die Antwort schon bewertet."),
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.get_rating_display()} zu Antwort {self.message_id}"
@@ -188,8 +194,13 @@ class AgentRun(models.Model):
             models.CheckConstraint(
                 condition=Q(status__in=["PENDING", "RUNNING"]) | Q(finished_at__isnull=False),
                 name="agentrun_finished_has_timestamp",
+                violation_error_message=_("Ein beendeter Lauf braucht den Zeitpunkt seines Endes."),
             ),
-            models.CheckConstraint(condition=Q(tier__isnull=True) | Q(tier__in=[1, 2, 3]), name="agentrun_tier_valid"),
+            models.CheckConstraint(
+                condition=Q(tier__isnull=True) | Q(tier__in=[1, 2, 3]),
+                name="agentrun_tier_valid",
+                violation_error_message=_("Die Modellstufe muss 1, 2 oder 3 sein."),
+            ),
         ]
         indexes = [
             # the queue of background runs waiting for a worker (their positions, agent/runs/selectors.py)
@@ -219,7 +230,13 @@ class AgentStep(models.Model):
         verbose_name = _("Schritt")
         verbose_name_plural = _("Schritte")
         ordering = ["run", "seq"]
-        constraints = [models.UniqueConstraint(fields=["run", "seq"], name="agentstep_seq_unique")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["run", "seq"],
+                name="agentstep_seq_unique",
+                violation_error_message=_("Diese Schrittnummer gibt es in dem Lauf schon."),
+            )
+        ]
 
     def __str__(self) -> str:
         return f"Lauf {self.run_id} #{self.seq} {self.type}"
@@ -287,7 +304,13 @@ class ToolPermission(models.Model):
         verbose_name = _("Werkzeugrecht")
         verbose_name_plural = _("Rollen × Werkzeuge")
         ordering = ["tool", "role"]
-        constraints = [models.UniqueConstraint(fields=["role", "tool"], name="toolpermission_unique")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["role", "tool"],
+                name="toolpermission_unique",
+                violation_error_message=_("Für diese Rolle und dieses Werkzeug gibt es schon einen Eintrag."),
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.get_role_display()} · {self.tool}: {'ja' if self.allowed else 'nein'}"
@@ -339,9 +362,15 @@ class TierConfig(models.Model):
         ordering = ["tier"]
         constraints = [
             models.CheckConstraint(
-                condition=~Q(enabled=True, is_cloud=True, cloud_agreement_on_file=False), name="tier_cloud_needs_agreement"
+                condition=~Q(enabled=True, is_cloud=True, cloud_agreement_on_file=False),
+                name="tier_cloud_needs_agreement",
+                violation_error_message=_("Ein Cloud-Modell darf nur mit Vereinbarung (§ 43e BRAO / Art. 28 DSGVO) aktiv sein."),
             ),
-            models.CheckConstraint(condition=Q(tier__gte=1, tier__lte=3), name="tier_range"),
+            models.CheckConstraint(
+                condition=Q(tier__gte=1, tier__lte=3),
+                name="tier_range",
+                violation_error_message=_("Die Stufe muss 1, 2 oder 3 sein."),
+            ),
         ]
 
     def __str__(self) -> str:

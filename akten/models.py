@@ -86,10 +86,15 @@ class User(AbstractUser):
         verbose_name_plural = _("Benutzer")
         ordering = ["last_name", "first_name", "email"]
         constraints = [
-            models.CheckConstraint(condition=Q(role__in=Role.values), name="user_role_valid"),
+            models.CheckConstraint(
+                condition=Q(role__in=Role.values),
+                name="user_role_valid",
+                violation_error_message=_("Bitte wähle eine der angebotenen Rollen."),
+            ),
             models.CheckConstraint(
                 condition=~Q(role=Role.MANDANT) | Q(kontakt__isnull=False),
                 name="user_mandant_has_kontakt",
+                violation_error_message=_("Ein Zugang mit der Rolle Mandant braucht einen Kontakt."),
             ),
         ]
 
@@ -134,8 +139,16 @@ class Vertretung(models.Model):
         verbose_name_plural = _("Vertretungen")
         ordering = ["-beginn"]
         constraints = [
-            models.CheckConstraint(condition=Q(ende__gte=models.F("beginn")), name="vertretung_period"),
-            models.CheckConstraint(condition=~Q(vertreter=models.F("vertretener")), name="vertretung_not_self"),
+            models.CheckConstraint(
+                condition=Q(ende__gte=models.F("beginn")),
+                name="vertretung_period",
+                violation_error_message=_("Das Ende der Vertretung darf nicht vor ihrem Beginn liegen."),
+            ),
+            models.CheckConstraint(
+                condition=~Q(vertreter=models.F("vertretener")),
+                name="vertretung_not_self",
+                violation_error_message=_("Vertreter/in und vertretene Person müssen verschiedene Personen sein."),
+            ),
         ]
 
     def __str__(self) -> str:
@@ -181,6 +194,9 @@ class Kontakt(models.Model):
             models.CheckConstraint(
                 condition=(Q(typ="NATUERLICH") & ~Q(nachname="")) | (Q(typ="JURISTISCH") & ~Q(firma="")),
                 name="kontakt_has_name",
+                violation_error_message=_(
+                    "Eine natürliche Person braucht einen Nachnamen, eine juristische Person einen Firmennamen."
+                ),
             ),
         ]
 
@@ -439,17 +455,30 @@ class Akte(models.Model):
         verbose_name_plural = _("Akten")
         ordering = ["-created_at", "aktenzeichen"]
         constraints = [
-            models.CheckConstraint(condition=Q(gegenstandswert__gte=0), name="akte_gegenstandswert_nonnegative"),
-            models.CheckConstraint(condition=~Q(aktenzeichen=""), name="akte_aktenzeichen_not_empty"),
             models.CheckConstraint(
-                condition=Q(status__in=["OFFEN", "RUHEND", "ARCHIVIERT", "GESCHLOSSEN"]), name="akte_status_valid"
+                condition=Q(gegenstandswert__gte=0),
+                name="akte_gegenstandswert_nonnegative",
+                violation_error_message=_("Der Gegenstandswert darf nicht negativ sein."),
+            ),
+            models.CheckConstraint(
+                condition=~Q(aktenzeichen=""),
+                name="akte_aktenzeichen_not_empty",
+                violation_error_message=_("Bitte gib ein Aktenzeichen an."),
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=["OFFEN", "RUHEND", "ARCHIVIERT", "GESCHLOSSEN"]),
+                name="akte_status_valid",
+                violation_error_message=_("Bitte wähle einen der angebotenen Status."),
             ),
             models.CheckConstraint(
                 condition=Q(gericht_bundesland="") | Q(gericht_bundesland__in=list(BUNDESLAENDER)),
                 name="akte_gericht_bundesland_valid",
+                violation_error_message=_("Bitte wähle als Bundesland des Gerichts eines der angebotenen."),
             ),
             models.CheckConstraint(
-                condition=Q(gericht_ort="") | ~Q(gericht_bundesland=""), name="akte_gericht_ort_has_bundesland"
+                condition=Q(gericht_ort="") | ~Q(gericht_bundesland=""),
+                name="akte_gericht_ort_has_bundesland",
+                violation_error_message=_("Bitte wähle zum Ort des Gerichts auch sein Bundesland."),
             ),
         ]
         indexes = [models.Index(fields=["status", "sachgebiet"])]
@@ -540,10 +569,13 @@ class KanzleiProfil(models.Model):
         verbose_name = _("Kanzleiprofil")
         verbose_name_plural = _("Kanzleiprofil")
         constraints = [
-            models.CheckConstraint(condition=Q(pk=1), name="kanzleiprofil_singleton"),
+            models.CheckConstraint(
+                condition=Q(pk=1), name="kanzleiprofil_singleton", violation_error_message=_("Es gibt nur ein Kanzleiprofil.")
+            ),
             models.CheckConstraint(
                 condition=Q(sitz_bundesland="") | Q(sitz_bundesland__in=list(BUNDESLAENDER)),
                 name="kanzleiprofil_bundesland_valid",
+                violation_error_message=_("Bitte wähle als Bundesland des Kanzleisitzes eines der angebotenen."),
             ),
         ]
 
@@ -575,7 +607,13 @@ class RechnungsnummerZaehler(models.Model):
         verbose_name = _("Rechnungsnummernkreis")
         verbose_name_plural = _("Rechnungsnummernkreise")
         ordering = ["-jahr"]
-        constraints = [models.UniqueConstraint(fields=["jahr"], name="rechnungsnummer_jahr_unique")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["jahr"],
+                name="rechnungsnummer_jahr_unique",
+                violation_error_message=_("Für dieses Jahr gibt es schon einen Rechnungsnummernzähler."),
+            )
+        ]
 
     def __str__(self) -> str:
         return f"Rechnungsnummern {self.jahr}: zuletzt {self.letzte_nummer}"
@@ -627,7 +665,11 @@ class Beteiligter(models.Model):
         verbose_name_plural = _("Beteiligte")
         ordering = ["akte", "rolle"]
         constraints = [
-            models.UniqueConstraint(fields=["akte", "kontakt", "rolle"], name="beteiligter_unique"),
+            models.UniqueConstraint(
+                fields=["akte", "kontakt", "rolle"],
+                name="beteiligter_unique",
+                violation_error_message=_("Dieser Kontakt ist an der Akte schon in dieser Rolle beteiligt."),
+            ),
         ]
 
     def __str__(self) -> str:
@@ -682,8 +724,16 @@ class Dokument(models.Model):
         verbose_name_plural = _("Dokumente")
         ordering = ["-created_at"]
         constraints = [
-            models.CheckConstraint(condition=~Q(name=""), name="dokument_name_not_empty"),
-            models.CheckConstraint(condition=~Q(text_status="FEHLER") | ~Q(text_fehler=""), name="dokument_fehler_has_reason"),
+            models.CheckConstraint(
+                condition=~Q(name=""),
+                name="dokument_name_not_empty",
+                violation_error_message=_("Bitte gib dem Dokument einen Namen."),
+            ),
+            models.CheckConstraint(
+                condition=~Q(text_status="FEHLER") | ~Q(text_fehler=""),
+                name="dokument_fehler_has_reason",
+                violation_error_message=_("Ist die Texterkennung fehlgeschlagen, gib bitte den Grund an."),
+            ),
         ]
 
     def __str__(self) -> str:
@@ -765,18 +815,34 @@ class KalenderEintrag(models.Model):
         verbose_name_plural = _("Kalendereinträge (Fristen, Termine, Wiedervorlagen)")
         ordering = ["fristablauf", "datum"]
         constraints = [
-            models.CheckConstraint(condition=~Q(typ="FRIST") | Q(fristablauf__isnull=False), name="frist_has_fristablauf"),
-            models.CheckConstraint(condition=Q(typ="FRIST") | Q(notfrist=False), name="notfrist_only_for_frist"),
+            models.CheckConstraint(
+                condition=~Q(typ="FRIST") | Q(fristablauf__isnull=False),
+                name="frist_has_fristablauf",
+                violation_error_message=_("Eine Frist braucht einen Fristablauf."),
+            ),
+            models.CheckConstraint(
+                condition=Q(typ="FRIST") | Q(notfrist=False),
+                name="notfrist_only_for_frist",
+                violation_error_message=_("Nur eine Frist kann eine Notfrist sein."),
+            ),
             models.CheckConstraint(
                 condition=Q(vorfrist__isnull=True) | Q(fristablauf__isnull=True) | Q(vorfrist__lte=models.F("fristablauf")),
                 name="vorfrist_before_fristablauf",
+                violation_error_message=_("Die Vorfrist darf nicht nach dem Fristablauf liegen."),
             ),
             models.CheckConstraint(
                 condition=Q(fristablauf__isnull=True) | Q(fristablauf__gte=models.F("datum")),
                 name="fristablauf_not_before_datum",
+                violation_error_message=_("Der Fristablauf darf nicht vor dem Datum liegen."),
             ),
-            models.CheckConstraint(condition=Q(erledigt=False) | Q(erledigt_at__isnull=False), name="erledigt_has_timestamp"),
-            models.CheckConstraint(condition=~Q(titel=""), name="kalender_titel_not_empty"),
+            models.CheckConstraint(
+                condition=Q(erledigt=False) | Q(erledigt_at__isnull=False),
+                name="erledigt_has_timestamp",
+                violation_error_message=_("Ein erledigter Eintrag braucht den Zeitpunkt der Erledigung."),
+            ),
+            models.CheckConstraint(
+                condition=~Q(titel=""), name="kalender_titel_not_empty", violation_error_message=_("Bitte gib einen Titel an.")
+            ),
         ]
         indexes = [models.Index(fields=["erledigt", "fristablauf"])]
 
@@ -810,11 +876,21 @@ class Zeiterfassung(models.Model):
         verbose_name_plural = _("Zeiterfassungen")
         ordering = ["-datum", "-created_at"]
         constraints = [
-            models.CheckConstraint(condition=Q(minuten__gt=0), name="zeiterfassung_minuten_positive"),
             models.CheckConstraint(
-                condition=Q(stundensatz__isnull=True) | Q(stundensatz__gte=0), name="zeiterfassung_stundensatz_nonnegative"
+                condition=Q(minuten__gt=0),
+                name="zeiterfassung_minuten_positive",
+                violation_error_message=_("Bitte gib mindestens eine Minute an."),
             ),
-            models.CheckConstraint(condition=~Q(beschreibung=""), name="zeiterfassung_beschreibung_not_empty"),
+            models.CheckConstraint(
+                condition=Q(stundensatz__isnull=True) | Q(stundensatz__gte=0),
+                name="zeiterfassung_stundensatz_nonnegative",
+                violation_error_message=_("Der Stundensatz darf nicht negativ sein."),
+            ),
+            models.CheckConstraint(
+                condition=~Q(beschreibung=""),
+                name="zeiterfassung_beschreibung_not_empty",
+                violation_error_message=_("Bitte beschreibe die Tätigkeit."),
+            ),
         ]
 
     def __str__(self) -> str:
@@ -850,7 +926,13 @@ class Notiz(models.Model):
         verbose_name = _("Notiz")
         verbose_name_plural = _("Notizen")
         ordering = ["-created_at"]
-        constraints = [models.CheckConstraint(condition=~Q(text=""), name="notiz_text_not_empty")]
+        constraints = [
+            models.CheckConstraint(
+                condition=~Q(text=""),
+                name="notiz_text_not_empty",
+                violation_error_message=_("Bitte gib einen Text für die Notiz ein."),
+            )
+        ]
 
     def __str__(self) -> str:
         where = f"Akte {self.akte.aktenzeichen}" if self.akte else "allgemein"
@@ -920,7 +1002,13 @@ class AktenActivity(models.Model):
         verbose_name_plural = _("Aktenverlauf")
         ordering = ["-created_at", "-pk"]
         constraints = [
-            models.CheckConstraint(condition=Q(actor_user__isnull=False) | Q(actor_run__isnull=False), name="activity_has_actor"),
+            models.CheckConstraint(
+                condition=Q(actor_user__isnull=False) | Q(actor_run__isnull=False),
+                name="activity_has_actor",
+                violation_error_message=_(
+                    "Ein Eintrag im Aktenverlauf braucht eine handelnde Person oder einen Lauf von Helena."
+                ),
+            ),
         ]
 
     def __str__(self) -> str:
@@ -965,7 +1053,13 @@ class DokumentVorlage(models.Model):
         verbose_name = _("Dokumentvorlage")
         verbose_name_plural = _("Dokumentvorlagen")
         ordering = ["name"]
-        constraints = [models.CheckConstraint(condition=~Q(name=""), name="vorlage_name_not_empty")]
+        constraints = [
+            models.CheckConstraint(
+                condition=~Q(name=""),
+                name="vorlage_name_not_empty",
+                violation_error_message=_("Bitte gib der Vorlage einen Namen."),
+            )
+        ]
 
     def __str__(self) -> str:
         return f"Vorlage {self.name}"
@@ -1039,7 +1133,13 @@ class DokumentVersion(models.Model):
         verbose_name = _("Dokumentversion")
         verbose_name_plural = _("Dokumentversionen")
         ordering = ["dokument", "-nummer"]
-        constraints = [models.UniqueConstraint(fields=["dokument", "nummer"], name="dokumentversion_nummer_unique")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["dokument", "nummer"],
+                name="dokumentversion_nummer_unique",
+                violation_error_message=_("Diese Versionsnummer gibt es für das Dokument schon."),
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.dokument.name} Version {self.nummer}"

@@ -146,23 +146,33 @@ class HelenaDraft(models.Model):
         verbose_name_plural = _("Helena-Entwürfe")
         ordering = ["-created_at"]
         constraints = [
-            models.CheckConstraint(condition=Q(akte__isnull=False) | Q(typ="NOTIZ"), name="draft_akte_required"),
+            models.CheckConstraint(
+                condition=Q(akte__isnull=False) | Q(typ="NOTIZ"),
+                name="draft_akte_required",
+                violation_error_message=_("Nur eine Notiz kann ohne Akte entworfen werden."),
+            ),
             models.CheckConstraint(
                 condition=~Q(status="ACCEPTED")
                 | (Q(reviewer__isnull=False) & Q(reviewed_at__isnull=False) & Q(result_object_id__isnull=False)),
                 name="draft_accepted_has_review_and_result",
+                violation_error_message=_(
+                    "Ein übernommener Entwurf braucht Prüfer/in, Prüfzeitpunkt und den angelegten Datensatz."
+                ),
             ),
             models.CheckConstraint(
                 condition=~Q(status="REJECTED") | (Q(reviewer__isnull=False) & Q(reviewed_at__isnull=False)),
                 name="draft_rejected_has_review",
+                violation_error_message=_("Ein abgelehnter Entwurf braucht Prüfer/in und Prüfzeitpunkt."),
             ),
             models.CheckConstraint(
                 condition=Q(status="ACCEPTED") | Q(result_object_id__isnull=True),
                 name="draft_result_only_when_accepted",
+                violation_error_message=_("Nur ein übernommener Entwurf hat einen angelegten Datensatz."),
             ),
             models.UniqueConstraint(
                 fields=["result_content_type", "result_object_id"],
                 name="draft_result_unique",
+                violation_error_message=_("Dieser Datensatz ist schon aus einem anderen Entwurf entstanden."),
                 # An AKTE_UPDATE's result is the Akte itself, which many drafts may change.
                 condition=Q(result_object_id__isnull=False) & ~Q(typ="AKTE_UPDATE"),
             ),
@@ -188,7 +198,13 @@ class DraftRevision(models.Model):
         verbose_name = _("Entwurfsversion")
         verbose_name_plural = _("Entwurfsversionen")
         ordering = ["draft", "number"]
-        constraints = [models.UniqueConstraint(fields=["draft", "number"], name="draftrevision_number_unique")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["draft", "number"],
+                name="draftrevision_number_unique",
+                violation_error_message=_("Diese Versionsnummer gibt es für den Entwurf schon."),
+            )
+        ]
 
     def __str__(self) -> str:
         return f"Entwurf {self.draft_id} Version {self.number}"
@@ -261,10 +277,20 @@ class HelenaAlert(models.Model):
         verbose_name_plural = _("Helena-Hinweise")
         ordering = ["-severity", "-created_at"]
         constraints = [
-            models.CheckConstraint(condition=Q(severity__gte=1) & Q(severity__lte=10), name="alert_severity_range"),
-            models.CheckConstraint(condition=Q(read_at__isnull=True) | Q(read_by__isnull=False), name="alert_read_has_reader"),
             models.CheckConstraint(
-                condition=Q(dismissed_at__isnull=True) | Q(dismissed_by__isnull=False), name="alert_dismissed_has_actor"
+                condition=Q(severity__gte=1) & Q(severity__lte=10),
+                name="alert_severity_range",
+                violation_error_message=_("Die Dringlichkeit muss zwischen 1 und 10 liegen."),
+            ),
+            models.CheckConstraint(
+                condition=Q(read_at__isnull=True) | Q(read_by__isnull=False),
+                name="alert_read_has_reader",
+                violation_error_message=_("Ein gelesener Hinweis braucht die Person, die ihn gelesen hat."),
+            ),
+            models.CheckConstraint(
+                condition=Q(dismissed_at__isnull=True) | Q(dismissed_by__isnull=False),
+                name="alert_dismissed_has_actor",
+                violation_error_message=_("Ein verworfener Hinweis braucht die Person, die ihn verworfen hat."),
             ),
         ]
 
