@@ -6,15 +6,18 @@ keywords), its extended properties (company, manager, the Word template it was b
 properties, SharePoint metadata (customXml), Word comments, tracked changes (also of moved text and
 table cells) and editing permissions still name the colleague who wrote it, or the client it was
 written for; hidden text holds notes to colleagues, building blocks (the glossary) and the mail
-merge's data source and query texts of other matters. None of that may reach a court, an
-opponent or another client: every generated document leaves with metadata of its own (the Kanzlei as
-author, the document's title, the time it was made) and nothing else.
+merge's data source and query texts of other matters; an Excel table pasted into it as object
+(`eingebettete_dateien_entfernen`) carries its own authors and figures. None of that may reach a
+court, an opponent or another client: every generated document leaves with metadata of its own (the
+Kanzlei as author, the document's title, the time it was made) and nothing else; an object of the
+template stays as its picture, without the file behind it.
 
 Released files (`mandant_fassung`): a MANDANT receives an uploaded Word or PDF file or image that a
 lawyer released to her without what it says about its making: in Word the same cleaning as above
 (the comments, tracked changes with their deleted text, hidden text, author and company); in a PDF
 its document information and XMP metadata (also of its pages and images), embedded and attached files
-(also PDF/A-3 and ZUGFeRD's /AF), bookmarks, scripts, and notes (their text, subject and author); in
+(also PDF/A-3 and ZUGFeRD's /AF), bookmarks, scripts, notes (their text, subject and author), the
+XFA form and the texts for screen readers that no page shows (replacement texts, expansions); in
 a photo or scan its EXIF (camera, owner, GPS position), XMP and comments — also in
 the photos inside a Word file or PDF (a JPEG keeps its picture data, without new compression). A
 Word file with embedded files (a workbook, another document, a pasted document or HTML as
@@ -225,8 +228,7 @@ def metadaten_setzen(docx: DocxDocument, *, titel: str, autor: str, jetzt: datet
     for quelle in (package, *package.iter_parts()):
         for rid, rel in list(quelle.rels.items()):
             if _beziehungsart(rel.reltype) in _BESCHREIBENDE_BEZIEHUNGEN:
-                del quelle.rels[rid]
-                quelle.rels._target_parts_by_rId.pop(rid, None)
+                _beziehung_entfernen(quelle, rid)
     for part in package.iter_parts():
         if not part.partname.startswith("/word/"):
             continue
@@ -262,6 +264,88 @@ def metadaten_setzen(docx: DocxDocument, *, titel: str, autor: str, jetzt: datet
         kind.text = NICHT_XML.sub("", text)
         if tag.startswith(f"{{{_DCTERMS}}}"):
             kind.set(f"{{{_XSI}}}type", "dcterms:W3CDTF")
+
+
+def _beziehung_entfernen(quelle: Any, rid: str) -> None:
+    """Drop the relationship `rid` of a part or the package; a part no relationship reaches any
+    more is not saved."""
+    del quelle.rels[rid]
+    quelle.rels._target_parts_by_rId.pop(rid, None)
+
+
+_R_NAMENSRAEUME = (
+    "http://schemas.openxmlformats.org/officeDocument/2006/relationships",
+    "http://purl.oclc.org/ooxml/officeDocument/relationships",
+)
+# VML (python-docx knows no prefix for it): an object's OLE link and its picture
+_O_OLE = "{urn:schemas-microsoft-com:office:office}OLEObject"
+_V_SHAPE = "{urn:schemas-microsoft-com:vml}shape"
+
+
+def eingebettete_dateien_entfernen(docx: DocxDocument) -> None:
+    """Drop the other files inside `docx` (`_eingebettete_datei`: OLE objects, also linked ones,
+    embedded workbooks and documents, alternative-format chunks, sub-documents, ActiveX data) with
+    the elements that point at them. An object keeps its picture (Word's w:object becomes a picture,
+    w:pict, as Word shows it); a part whose root element points at such a file (an ActiveX control)
+    goes with it, and so do the elements pointing at that part. For generated documents: a released
+    file with other files inside is refused instead (`_docx_fassung`), not changed."""
+    package = docx.part.package
+    weg: set[Any] = set()
+    geaendert = True
+    while geaendert:
+        geaendert = False
+        for quelle in (package, *package.iter_parts()):
+            for rid, rel in list(quelle.rels.items()):
+                if not _eingebettete_datei(rel) and (rel.is_external or rel.target_part not in weg):
+                    continue
+                _beziehung_entfernen(quelle, rid)
+                geaendert = True
+                if quelle is not package and _verweise_entfernen(quelle, rid):
+                    weg.add(quelle)
+
+
+def _verweise_entfernen(part: Any, rid: str) -> bool:
+    """Remove the elements of `part` that point at its relationship `rid`; True when its root
+    element does (the part is of no use without it)."""
+    wurzel: Any = getattr(part, "element", None)
+    roh = wurzel is None
+    if roh and not part.content_type.endswith("xml"):
+        return False
+    if roh:
+        try:
+            wurzel = etree.fromstring(part.blob, parser=_XML_PARSER)
+        except etree.XMLSyntaxError:
+            return True  # where it points cannot be read: the part goes rather than the file stays
+    for element in list(wurzel.iter(etree.Element)):
+        if not any(etree.QName(name).namespace in _R_NAMENSRAEUME and wert == rid for name, wert in element.attrib.items()):
+            continue
+        eltern = element.getparent()
+        if eltern is None:
+            return True
+        eltern.remove(element)
+        if eltern.tag == qn("w:object"):
+            _objekt_als_bild(eltern)
+    if roh:
+        part._blob = etree.tostring(wurzel, xml_declaration=True, encoding="UTF-8", standalone=True)
+    return False
+
+
+def _objekt_als_bild(objekt: Any) -> None:
+    """A w:object whose file is gone as what Word shows of it: its VML picture (w:pict) or its
+    drawing; without either it goes."""
+    for kind in list(objekt):
+        if kind.tag in (_O_OLE, qn("w:control")):
+            objekt.remove(kind)
+    eltern = objekt.getparent()
+    if objekt.find(_V_SHAPE) is not None:
+        objekt.tag = qn("w:pict")
+        objekt.attrib.clear()  # dxaOrig, dyaOrig: attributes of an object only
+    elif eltern is not None:
+        index = eltern.index(objekt)
+        for kind in [kind for kind in objekt if kind.tag == qn("w:drawing")]:
+            eltern.insert(index, kind)
+            index += 1
+        eltern.remove(objekt)
 
 
 class NichtBereitstellbar(ServiceError):

@@ -3,7 +3,8 @@
 `vorlage_pruefen` refuses what would fail later (no DOCX, broken syntax, unknown placeholder,
 `freitext` not standing as its own paragraph), each with a German message naming the problem.
 `vorlage_rendern` fills the template; missing values become visible „[fehlt: …]“ markers and are
-returned as a list, so that nothing is silently empty.
+returned as a list, so that nothing is silently empty. Files embedded in the template (an Excel
+table as object) do not travel into the filled document; their pictures do.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from docx.text.paragraph import Paragraph
 from docxtpl import DocxTemplate, Listing
 
 from akten import extraction
-from akten.metadaten import NICHT_XML
+from akten.metadaten import NICHT_XML, eingebettete_dateien_entfernen
 from helena.markdown import render_markdown
 
 from .platzhalter import MEHRZEILIG, OPTIONAL, PLATZHALTER, Kontext
@@ -379,4 +380,8 @@ def vorlage_rendern(inhalt: bytes, kontext: Kontext, *, extra: dict[str, Any] | 
     # saved, and the PDF showed the header's placeholders unfilled.
     puffer = io.BytesIO()
     tpl.docx.save(puffer)
-    return Gerendert(docx=Document(io.BytesIO(puffer.getvalue())), fehlend=fehlend)
+    gefuellt = Document(io.BytesIO(puffer.getvalue()))
+    # the template's embedded files (an Excel table as object) with their own authors and figures
+    # are no part of the document: it keeps their pictures
+    eingebettete_dateien_entfernen(gefuellt)
+    return Gerendert(docx=gefuellt, fehlend=fehlend)
