@@ -95,9 +95,11 @@ class DokumentListApi(WriteRateLimitMixin, generics.ListAPIView):
 
     @api_doc(
         summary="Dokument hochladen",
-        description="Lädt eine Datei (PDF, Word, Text oder Markdown) zu einer Akte hoch; der Text wird im "
-        "Hintergrund erkannt, ein Fehler dabei steht am Dokument. Nur für Mitarbeitende der Kanzlei; "
-        "die Akte muss für dich sichtbar sein (sonst 404).",
+        description="Lädt eine Datei zu einer Akte hoch: "
+        + services.ERLAUBTE_DATEIARTEN
+        + ". Andere Dateien und solche, deren Inhalt nicht zu Endung oder Dateityp passt, lehnt Helena mit 400 "
+        "und einer Meldung ab. Der Text wird im Hintergrund erkannt, ein Fehler dabei steht am Dokument. Nur für "
+        "Mitarbeitende der Kanzlei; die Akte muss für dich sichtbar sein (sonst 404).",
         request=DokumentUploadSerializer,
         responses={201: DokumentDetailSerializer},
     )

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import datetime
+import io
+import re
+import zipfile
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -13,7 +17,7 @@ from django.db.models import Sum
 from django.http import Http404
 from django.utils import timezone
 
-from .extraction import ExtractionError, extract_text, guess_mime_type
+from .extraction import DOCX_TYPE, MARKDOWN_TYPES, OLE_SIGNATURE, ExtractionError, extract_text
 from .metadaten import freigabe_pruefen
 from .models import (
     Akte,
@@ -34,6 +38,119 @@ if TYPE_CHECKING:
 
 ERR_FILE_TOO_LARGE = "Die Datei ist zu groß (höchstens {limit} MB)."
 ERR_FILE_EMPTY = "Die Datei ist leer."
+
+
+@dataclass(frozen=True)
+class Dateiart:
+    """A kind of file an Akte holds; `ist` names it in a German sentence ("ein PDF"), the first of
+    `endungen` is the extension a stored file gets whose name has none."""
+
+    ist: str
+    mime_type: str
+    endungen: tuple[str, ...]
+    signaturen: tuple[bytes, ...] = ()  # first bytes; none for text
+
+    @property
+    def text(self) -> bool:
+        return not self.signaturen
+
+
+# The kinds Helena reads, shows and can release cleaned (akten.metadaten): PDF, Word, plain text,
+# Markdown, and photos and scans. Everything else (e-mails, Excel, old .doc, archives, HTML,
+# programs) would lie in the Akte unread, unprintable and not releasable, and may carry what nobody
+# checked: it is refused on every path that stores a file (`dokument_datei_pruefen`).
+PDF = Dateiart("ein PDF", "application/pdf", (".pdf",), (b"%PDF-",))
+WORD = Dateiart("eine Word-Datei (.docx)", DOCX_TYPE, (".docx",), (b"PK\x03\x04",))
+TEXT = Dateiart("ein Text", "text/plain", (".txt",))
+MARKDOWN = Dateiart("ein Markdown-Text", "text/markdown", (".md", ".markdown"))
+JPEG = Dateiart("ein JPEG-Bild", "image/jpeg", (".jpg", ".jpeg"), (b"\xff\xd8\xff",))
+PNG = Dateiart("ein PNG-Bild", "image/png", (".png",), (b"\x89PNG\r\n\x1a\n",))
+TIFF = Dateiart("ein TIFF-Bild", "image/tiff", (".tif", ".tiff"), (b"II*\x00", b"MM\x00*"))
+WEBP = Dateiart("ein WebP-Bild", "image/webp", (".webp",), (b"RIFF",))
+DATEIARTEN = (PDF, WORD, TEXT, MARKDOWN, JPEG, PNG, TIFF, WEBP)
+_ART_NACH_ENDUNG = {endung: art for art in DATEIARTEN for endung in art.endungen}
+_ART_NACH_TYP = {art.mime_type: art for art in DATEIARTEN} | {typ: MARKDOWN for typ in MARKDOWN_TYPES}
+# An extension is a letter and up to nine letters or digits after the last dot ("Klage vom
+# 03.05.2026" has none).
+_ENDUNG = re.compile(r"\.[a-z][a-z0-9]{0,9}$", re.IGNORECASE)
+
+ERLAUBTE_DATEIARTEN = "PDF, Word (.docx), Text (.txt), Markdown (.md) und Bilder (JPEG, PNG, TIFF, WebP)"
+ERR_DATEI_ABGELEHNT = "Die Datei „{datei}“ wird nicht angenommen: {grund}. Erlaubt sind " + ERLAUBTE_DATEIARTEN + "."
+GRUND_ENDUNG = "Dateien mit der Endung „{endung}“ nimmt Helena nicht auf; speichere sie zum Beispiel als PDF"
+GRUND_TYP_UNBEKANNT = "ihr Name hat keine Endung, und ihr angegebener Dateityp ({typ}) ist keiner der erlaubten"
+GRUND_INHALT = "laut {quelle} ist sie {erwartet}, ihr Inhalt ist aber {gefunden}"
+GRUND_WORD_ALT = (
+    "sie ist verschlüsselt (Kennwortschutz) oder im alten Word-Format (.doc); speichere sie ohne Kennwort als .docx oder als PDF"
+)
+GRUND_KEIN_UTF8 = "sie ist keine Textdatei in UTF-8; speichere den Text als UTF-8 oder als PDF"
+QUELLE_NAME = "Name"
+QUELLE_TYP = "angegebenem Dateityp"
+ANDERER_INHALT = "etwas anderes"
+
+
+def _inhalt_art(content: bytes) -> Dateiart | None:
+    """What the first bytes say `content` is: PDF, Word or an image; None for anything else (text
+    included). A Word file is a ZIP from its first byte (not a program with a ZIP appended) that
+    holds word/document.xml; only its directory is read, nothing is unpacked."""
+    art = next((art for art in DATEIARTEN if any(content.startswith(s) for s in art.signaturen)), None)
+    if art is WEBP and content[8:12] != b"WEBP":
+        return None
+    if art is WORD:
+        try:
+            with zipfile.ZipFile(io.BytesIO(content)) as archiv:
+                return WORD if "word/document.xml" in archiv.namelist() else None
+        except (zipfile.BadZipFile, ValueError, OSError):
+            return None
+    return art
+
+
+def _inhalt_passt_nicht(art: Dateiart, content: bytes, quelle: str) -> str | None:
+    """Why `content` is not of the kind `art` its name (or declared type) says, or None."""
+    gefunden = _inhalt_art(content)
+    if gefunden is art:
+        return None
+    if art is WORD and content.startswith(OLE_SIGNATURE):
+        return GRUND_WORD_ALT
+    if art.text and gefunden is None:
+        if b"\x00" not in content:
+            try:
+                content.decode("utf-8")
+            except UnicodeDecodeError:
+                pass
+            else:
+                return None
+        return GRUND_KEIN_UTF8
+    return GRUND_INHALT.format(quelle=quelle, erwartet=art.ist, gefunden=gefunden.ist if gefunden else ANDERER_INHALT)
+
+
+def dokument_datei_pruefen(*, filename: str, content: bytes, mime_type: str | None = None) -> tuple[str, str]:
+    """The MIME type and the file name `content` is stored under, if an Akte holds it (`DATEIARTEN`).
+
+    Its kind is what its name's extension says, for a name without one its declared `mime_type`
+    (the name then gets the kind's extension: a download carries the stored extension); its first
+    bytes must be of that kind, and a text must be UTF-8. Raises ValueError (German, naming the
+    allowed kinds) otherwise. The one check of every path that stores a file.
+    """
+    name = filename.strip() or "Dokument"
+    endung = _ENDUNG.search(name)
+    if endung is not None:
+        art = _ART_NACH_ENDUNG.get(endung.group(0).lower())
+        if art is None:
+            grund = GRUND_ENDUNG.format(endung=endung.group(0).lower())
+            raise ValueError(ERR_DATEI_ABGELEHNT.format(datei=name[:120], grund=grund))
+        quelle = QUELLE_NAME
+    else:
+        typ = (mime_type or "").split(";")[0].strip().lower()
+        art = _ART_NACH_TYP.get(typ)
+        if art is None:
+            grund = GRUND_TYP_UNBEKANNT.format(typ=typ or "keiner")
+            raise ValueError(ERR_DATEI_ABGELEHNT.format(datei=name[:120], grund=grund))
+        name, quelle = f"{name}{art.endungen[0]}", QUELLE_TYP
+    problem = _inhalt_passt_nicht(art, content, quelle)
+    if problem is not None:
+        raise ValueError(ERR_DATEI_ABGELEHNT.format(datei=filename.strip()[:120], grund=problem))
+    return art.mime_type, name
+
 
 AKTE_EDITABLE_FIELDS = (
     "kurzrubrum",
@@ -105,8 +222,9 @@ def dokument_create(
 ) -> Dokument:
     """Store `content` as a file of `akte` and extract its text.
 
-    A file released to the Mandantschaft must be one she can receive cleaned
-    (`akten.metadaten.freigabe_pruefen`, ValueError otherwise).
+    Only the kinds of file an Akte holds, with content of the kind its name says
+    (`dokument_datei_pruefen`, ValueError otherwise). A file released to the Mandantschaft must be
+    one she can receive cleaned (`akten.metadaten.freigabe_pruefen`, ValueError otherwise).
     Extraction failures do not fail the upload: they are recorded on the Dokument
     (text_status FEHLER with the German reason) so that nothing fails silently.
     """
@@ -116,7 +234,7 @@ def dokument_create(
         raise ValueError(ERR_FILE_EMPTY)
     if len(content) > settings.HELENA_MAX_UPLOAD_BYTES:
         raise ValueError(ERR_FILE_TOO_LARGE.format(limit=settings.HELENA_MAX_UPLOAD_BYTES // (1024 * 1024)))
-    mime = guess_mime_type(filename, mime_type)
+    mime, filename = dokument_datei_pruefen(filename=filename, content=content, mime_type=mime_type)
     if mandant_sichtbar:
         freigabe_pruefen(content, mime_type=mime)
     dokument = Dokument(

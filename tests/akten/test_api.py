@@ -65,7 +65,7 @@ def test_upload_of_unreadable_file_is_kept_with_visible_reason(api_client):
     assert response.status_code == 201
     assert response.json()["text_status"] == "FEHLER"
     assert "konnte nicht gelesen werden" in response.json()["text_fehler"]
-    image = upload(api_client, akte, "foto.png", b"\x89PNG....", "image/png")
+    image = upload(api_client, akte, "foto.png", b"\x89PNG\r\n\x1a\n" + b"\x00" * 32, "image/png")
     assert image.json()["text_status"] == "FEHLER"
     assert "nicht unterstützt" in image.json()["text_fehler"]
 

@@ -246,11 +246,23 @@ def _excel_mit_kommentar() -> bytes:
     return puffer.getvalue()
 
 
+def _stored_before_the_checks(world, filename: str, content: bytes, name: str = "Schreiben an Sie") -> Dokument:
+    """A file stored before uploads were checked for their kind (akten.services.dokument_datei_pruefen),
+    with the type the upload then took from its name."""
+    from django.core.files.base import ContentFile
+
+    from akten.extraction import guess_mime_type
+
+    dokument = Dokument(
+        akte=world.akte, name=name, mime_type=guess_mime_type(filename, None), groesse=len(content), erstellt_von=world.lawyer
+    )
+    dokument.datei.save(filename, ContentFile(content))
+    return dokument
+
+
 def _released_before_the_check(world, filename: str, content: bytes) -> Dokument:
     """A file released before releases were checked (or by a path that skipped the check)."""
-    dokument = akten_services.dokument_create(
-        akte=world.akte, by=world.lawyer, name="Schreiben an Sie", filename=filename, content=content
-    )
+    dokument = _stored_before_the_checks(world, filename, content)
     Dokument.objects.filter(pk=dokument.pk).update(mandant_sichtbar=True)
     return dokument
 
@@ -258,7 +270,9 @@ def _released_before_the_check(world, filename: str, content: bytes) -> Dokument
 def test_a_word_file_uploaded_under_another_name_is_cleaned_by_what_it_is():
     world = build_world()
     original = _word_mit_vorgeschichte()
-    dokument = _released(world, "brief.txt", original)  # the name says text, the bytes say Word
+    with pytest.raises(ValueError, match="ihr Inhalt ist aber eine Word-Datei"):
+        _released(world, "brief.txt", original)  # the name says text, the bytes say Word: refused now
+    dokument = _released_before_the_check(world, "brief.txt", original)  # stored before that rule
     assert dokument.mime_type == "text/plain"
 
     antwort = _download(world.mandantin, dokument)
@@ -284,11 +298,11 @@ def test_an_excel_file_cannot_be_released_and_a_released_one_never_reaches_her()
 
     assert freigabe.status_code == 400
     meldung = str(freigabe.json()["datei"])
-    assert GRUND_FORMAT in meldung and "als PDF" in meldung
-    assert not Dokument.objects.filter(akte=world.akte, name="forderung.xlsx").exists()
-    # Kept for the Akte without release: staff may store any file.
+    assert "„.xlsx“" in meldung and "als PDF" in meldung
+    # Nor kept for the Akte without release: an Akte holds only the kinds Helena reads and can release.
     intern = client.post(reverse("api-dokument-list"), {**upload, "datei": _datei("forderung.xlsx", original)})
-    assert intern.status_code == 201
+    assert intern.status_code == 400 and akten_services.ERLAUBTE_DATEIARTEN in str(intern.json()["datei"])
+    assert not Dokument.objects.filter(akte=world.akte, name__in=("Forderung", "forderung.xlsx")).exists()
 
     frueher = _released_before_the_check(world, "forderung.xlsx", original)
     antwort = _download(world.mandantin, frueher)
@@ -313,9 +327,7 @@ def test_a_new_version_of_a_released_document_must_be_releasable_too():
 def test_releasing_in_the_admin_obeys_the_same_rule():
     world = build_world()
     admin = UserFactory(role=Role.ADMIN, is_staff=True, is_superuser=True)
-    excel = akten_services.dokument_create(
-        akte=world.akte, by=world.lawyer, name="Forderung", filename="forderung.xlsx", content=_excel_mit_kommentar()
-    )
+    excel = _stored_before_the_checks(world, "forderung.xlsx", _excel_mit_kommentar(), name="Forderung")
     client = Client()
     client.force_login(admin)
     url = reverse("admin:akten_dokument_change", args=[excel.pk])

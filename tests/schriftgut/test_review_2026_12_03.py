@@ -161,19 +161,27 @@ def test_pdf_keeps_letters_and_signs_the_letterhead_font_lacks() -> None:
 
 
 def _kaputte_docx_dokumente(akte) -> list[Dokument]:
+    """Such files are refused at upload now (akten.services.dokument_datei_pruefen); these were
+    stored before that rule, as the upload then stored them."""
+    from django.core.files.base import ContentFile
+
     verschluesselt = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 600  # how Word stores a password-protected file
     kein_zip = b"Das ist gar keine Word-Datei."
-    return [
-        dokument_create(akte=akte, by=akte.anwalt, name=name, filename="brief.docx", content=inhalt)
-        for name, inhalt in (("Verschlüsselt", verschluesselt), ("Kein Word", kein_zip))
-    ]
+    dokumente = []
+    for name, inhalt in (("Verschlüsselt", verschluesselt), ("Kein Word", kein_zip)):
+        with pytest.raises(ValueError, match="Word"):
+            dokument_create(akte=akte, by=akte.anwalt, name=name, filename="brief.docx", content=inhalt)
+        dokument = Dokument(akte=akte, name=name, mime_type=extraction.DOCX_TYPE, groesse=len(inhalt), erstellt_von=akte.anwalt)
+        dokument.text_status, dokument.text_fehler = Dokument.TextStatus.FEHLER, "Die Word-Datei ist beschädigt."
+        dokument.datei.save("brief.docx", ContentFile(inhalt))
+        dokumente.append(dokument)
+    return dokumente
 
 
 def test_pdf_of_a_damaged_or_encrypted_word_upload_is_a_german_error_not_a_500(client) -> None:
     akte = akte_mit_parteien()
     client.force_login(akte.anwalt)
     for dokument in _kaputte_docx_dokumente(akte):
-        assert dokument.text_status == Dokument.TextStatus.FEHLER  # the upload itself shows it
         antwort = client.get(f"/api/dokumente/{dokument.pk}/datei/pdf/")
         assert antwort.status_code == 400, dokument.name
         assert "Word-Datei" in antwort.json()["detail"]

@@ -1,0 +1,171 @@
+"""An Akte holds PDF, Word (.docx), text, Markdown and photos and scans (JPEG, PNG, TIFF, WebP),
+each with content of the kind its name says; everything else is refused with a German message
+naming the allowed kinds, on every path that stores a file (akten.services.dokument_datei_pruefen)."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+import docx
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+from PIL import Image
+
+from akten import services
+from akten.extraction import DOCX_TYPE
+from akten.models import AktenActivity, Dokument
+from tests.factories import AkteFactory
+
+pytestmark = pytest.mark.django_db
+
+PDF_BYTES = b"%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n"
+
+
+def _docx() -> bytes:
+    document = docx.Document()
+    document.add_paragraph("Mietvertrag über die Wohnung")
+    puffer = io.BytesIO()
+    document.save(puffer)
+    return puffer.getvalue()
+
+
+def _zip(name: str, inhalt: str = "<x/>") -> bytes:
+    puffer = io.BytesIO()
+    with zipfile.ZipFile(puffer, "w") as archiv:
+        archiv.writestr(name, inhalt)
+    return puffer.getvalue()
+
+
+def _bild(format: str) -> bytes:
+    puffer = io.BytesIO()
+    Image.new("RGB", (8, 8), (200, 10, 10)).save(puffer, format=format)
+    return puffer.getvalue()
+
+
+def _upload(client, akte, name: str, inhalt: bytes, content_type: str = "application/octet-stream"):
+    return client.post(
+        reverse("api-dokument-list"), {"akte": akte.pk, "datei": SimpleUploadedFile(name, inhalt, content_type=content_type)}
+    )
+
+
+REFUSED = [
+    pytest.param("setup.exe", b"MZ\x90\x00" + b"\x00" * 60, "application/x-msdownload", "„.exe“", id="executable"),
+    pytest.param("akten.zip", _zip("akten/brief.txt"), "application/zip", "„.zip“", id="zip"),
+    pytest.param("brief.html", b"<html><body>Hallo</body></html>", "text/html", "„.html“", id="html"),
+    pytest.param("mail.eml", b"From: a@b.de\r\nSubject: x\r\n\r\nText", "message/rfc822", "„.eml“", id="e-mail"),
+    pytest.param("forderung.xlsx", _zip("xl/workbook.xml"), "application/octet-stream", "„.xlsx“", id="excel"),
+    pytest.param("klage.pdf", b"<html><script>alert(1)</script></html>", "application/pdf", "ein PDF", id="pdf-not-pdf"),
+    pytest.param("vertrag.docx", _zip("xl/workbook.xml"), "application/octet-stream", "Word-Datei", id="docx-zip"),
+    pytest.param(
+        "vertrag.docx", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 600, "application/msword", ".doc", id="docx-ole"
+    ),
+    pytest.param(
+        "vertrag.docx",
+        b"MZ\x90\x00" + b"\x00" * 60 + _zip("word/document.xml"),
+        "application/octet-stream",
+        "Word-Datei",
+        id="docx-self-extracting",
+    ),
+    pytest.param("notiz.txt", "Rückruf bei Müller".encode("cp1252"), "text/plain", "UTF-8", id="txt-not-utf8"),
+    pytest.param("notiz.txt", "Rückruf".encode("utf-16"), "text/plain", "UTF-8", id="txt-utf16"),
+    pytest.param("notiz.txt", _docx(), "text/plain", "ihr Inhalt ist aber eine Word-Datei", id="txt-is-word"),
+    pytest.param("foto.jpg", _bild("PNG"), "image/jpeg", "ihr Inhalt ist aber ein PNG-Bild", id="jpg-is-png"),
+    pytest.param("foto.webp", b"RIFF\x24\x00\x00\x00WAVEfmt ", "image/webp", "ein WebP-Bild", id="webp-is-wav"),
+    pytest.param("Anlage", b"\x00\x01\x02", "application/octet-stream", "keine Endung", id="no-extension-unknown-type"),
+    pytest.param("Anlage", b"<html></html>", "application/pdf", "angegebenem Dateityp", id="no-extension-pdf-not-pdf"),
+    pytest.param("rechnung.pdf.exe", PDF_BYTES, "application/pdf", "„.exe“", id="pdf-content-exe-name"),
+]
+
+
+@pytest.mark.parametrize(("name", "inhalt", "content_type", "grund"), REFUSED)
+def test_an_upload_of_another_kind_or_with_content_not_matching_its_name_is_refused(client, name, inhalt, content_type, grund):
+    akte = AkteFactory()
+    client.force_login(akte.anwalt)
+
+    antwort = _upload(client, akte, name, inhalt, content_type)
+
+    assert antwort.status_code == 400, antwort.content
+    meldung = antwort.json()["datei"]
+    assert meldung.startswith(f"Die Datei „{name}“ wird nicht angenommen: ")
+    assert grund in meldung
+    assert meldung.endswith("Erlaubt sind PDF, Word (.docx), Text (.txt), Markdown (.md) und Bilder (JPEG, PNG, TIFF, WebP).")
+    assert not Dokument.objects.filter(akte=akte).exists()
+    assert not AktenActivity.objects.filter(akte=akte, typ=AktenActivity.Typ.DOKUMENT_HOCHGELADEN).exists()
+
+
+ACCEPTED = [
+    pytest.param("klage.pdf", PDF_BYTES, "application/pdf", id="pdf"),
+    pytest.param("vertrag.docx", _docx(), DOCX_TYPE, id="docx"),
+    pytest.param("notiz.txt", "Rückruf bei Müller – 5 €".encode(), "text/plain", id="txt"),
+    pytest.param("notiz.txt", "\ufeffRückruf".encode(), "text/plain", id="txt-with-bom"),
+    pytest.param("vermerk.md", "# Vermerk\n\n- Frist prüfen".encode(), "text/markdown", id="markdown"),
+    pytest.param("vermerk.markdown", b"# Vermerk", "text/markdown", id="markdown-long-extension"),
+    pytest.param("Schaden.JPG", _bild("JPEG"), "image/jpeg", id="jpeg-upper-case"),
+    pytest.param("scan.png", _bild("PNG"), "image/png", id="png"),
+    pytest.param("fax.tif", _bild("TIFF"), "image/tiff", id="tiff"),
+    pytest.param("foto.webp", _bild("WEBP"), "image/webp", id="webp"),
+]
+
+
+@pytest.mark.parametrize(("name", "inhalt", "mime_type"), ACCEPTED)
+def test_the_kinds_an_akte_holds_are_stored_with_the_type_of_their_content(client, name, inhalt, mime_type):
+    akte = AkteFactory()
+    client.force_login(akte.anwalt)
+
+    antwort = _upload(client, akte, name, inhalt)  # the declared type (octet-stream) does not decide
+
+    assert antwort.status_code == 201, antwort.content
+    assert antwort.json()["mime_type"] == mime_type
+    assert client.get(antwort.json()["download_url"]).content == inhalt
+
+
+def test_a_name_without_extension_takes_its_declared_type_and_its_download_carries_the_extension(client):
+    akte = AkteFactory()
+    client.force_login(akte.anwalt)
+
+    antwort = _upload(client, akte, "Klage vom 03.05.2026", PDF_BYTES, "application/pdf")
+
+    assert antwort.status_code == 201, antwort.content
+    assert antwort.json()["mime_type"] == "application/pdf"
+    download = client.get(antwort.json()["download_url"])
+    assert download["Content-Disposition"].endswith('.pdf"') and download.content == PDF_BYTES
+
+
+def test_the_rule_holds_for_every_path_through_the_service():
+    """Draft acceptance, Helena's answers as documents and the demo store files through the same
+    service: a refused kind never becomes a Dokument there either."""
+    akte = AkteFactory()
+
+    with pytest.raises(ValueError, match="wird nicht angenommen"):
+        services.dokument_create(akte=akte, by=akte.anwalt, name="Anlage", filename="anlage.html", content=b"<p>x</p>")
+
+    assert not Dokument.objects.filter(akte=akte).exists()
+
+
+def test_the_akte_page_names_the_accepted_kinds_and_offers_no_word_or_pdf_of_a_photo(client):
+    akte = AkteFactory()
+    client.force_login(akte.anwalt)
+    foto = _upload(client, akte, "schaden.jpg", _bild("JPEG")).json()
+
+    html = client.get(reverse("akte-detail", args=[akte.pk])).content.decode()
+
+    assert "Fotos und Scans als JPEG, PNG, TIFF oder WebP" in html
+    assert 'accept=".pdf,.docx,.txt,.md,.markdown,.jpg,.jpeg,.png,.tif,.tiff,.webp,' in html
+    assert reverse("api-dokument-download", args=[foto["id"]]) in html
+    assert reverse("api-dokument-datei", args=[foto["id"], "pdf"]) not in html
+    assert reverse("api-dokument-datei", args=[foto["id"], "docx"]) not in html
+
+
+@pytest.mark.parametrize(
+    ("filename", "mime_type", "erwartet"),
+    [
+        ("brief.PDF", None, ("application/pdf", "brief.PDF")),
+        ("Schreiben v. 12.3", "application/pdf", ("application/pdf", "Schreiben v. 12.3.pdf")),
+        ("notiz", "text/x-markdown; charset=utf-8", ("text/markdown", "notiz.md")),
+    ],
+)
+def test_type_and_stored_name_of_an_accepted_file(filename, mime_type, erwartet):
+    inhalt = PDF_BYTES if erwartet[0] == "application/pdf" else b"# Notiz"
+    assert services.dokument_datei_pruefen(filename=filename, content=inhalt, mime_type=mime_type) == erwartet
