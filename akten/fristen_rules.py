@@ -12,8 +12,9 @@ from dataclasses import dataclass
 
 from django.utils import timezone
 
-from rechner.feiertage import bundesweiter_feiertag
+from rechner.feiertage import Feiertagskalender, bundesweiter_feiertag
 from rechner.fristen import (
+    BUNDESLAENDER,
     FEHLER_KEIN_BUNDESLAND,
     PRESETS,
     Einheit,
@@ -26,7 +27,7 @@ from rechner.fristen import (
     ort_unsicher_grund,
     ortstext,
 )
-from rechner.tabellen import format_datum
+from rechner.tabellen import format_datum, wochentag
 
 from .models import Akte, KalenderEintrag, KanzleiProfil
 
@@ -254,3 +255,54 @@ def kalender_eintrag_pruefen(
     name = bundesweiter_feiertag(fristablauf)
     if name is not None:
         raise KalenderRegelFehler(ERR_FEIERTAG.format(datum=format_datum(fristablauf), name=name, ort="ganz Deutschland"))
+
+
+HINWEIS_WIEDERVORLAGE = "Die Wiedervorlage fällt auf {was}; bitte prüfe, ob ein Werktag gemeint ist."
+WAS_WOCHENENDE = "einen {wochentag} ({datum})"
+WAS_FEIERTAG_BUNDESWEIT = "einen bundesweiten Feiertag: {name} am {datum}"
+WAS_FEIERTAG_ORT = "einen Feiertag in {ort} ({quelle}): {name} am {datum}"
+WAS_TEILFEIERTAG = "{name} am {datum}, in Teilen von {land} ein Feiertag ({quelle})"
+
+
+def wiedervorlage_hinweis(
+    *, akte: Akte | None, typ: str, datum: datetime.date | None, fristablauf: datetime.date | None = None
+) -> str:
+    """A German hint when a Wiedervorlage is due (`fristablauf`, else `datum`, as the
+    Fristenkontrolle lists it) on a Saturday, a Sunday or a holiday; "" otherwise and for other
+    entries. Not an error: a Wiedervorlage may be meant for that day, but usually a working day is.
+
+    Holidays are those of the place of the Akte's deadlines (`frist_ort`: its court, else the
+    Kanzlei's seat), also one kept only in parts of its Land; with no place known only those kept in
+    every Land (no Land is assumed). The one hint of every path that creates or shows a Wiedervorlage
+    (draft, record, API, Fristenkontrolle)."""
+    tag = fristablauf or datum
+    if typ != KalenderEintrag.Typ.WIEDERVORLAGE or tag is None:
+        return ""
+    text = f"{tag:%d.%m.%Y}"
+    if tag.weekday() >= 5:
+        return HINWEIS_WIEDERVORLAGE.format(was=WAS_WOCHENENDE.format(wochentag=wochentag(tag), datum=text))
+    name = bundesweiter_feiertag(tag)
+    if name is not None:
+        return HINWEIS_WIEDERVORLAGE.format(was=WAS_FEIERTAG_BUNDESWEIT.format(name=name, datum=text))
+    if not _feiertag_in_einem_land(tag):
+        return ""  # the common case, without reading the place
+    ort = frist_ort(akte=akte)
+    if ort is None:
+        return ""
+    kalender, land = Feiertagskalender(ort.bundesland, ort.ort), BUNDESLAENDER[ort.bundesland]
+    name = kalender.feiertag(tag)
+    if name is not None:
+        wo = f"{ort.ort}, {land}" if ort.ort else land
+        return HINWEIS_WIEDERVORLAGE.format(was=WAS_FEIERTAG_ORT.format(ort=wo, quelle=ort.quelle, name=name, datum=text))
+    name = kalender.teilfeiertag(tag)
+    if name is not None:
+        return HINWEIS_WIEDERVORLAGE.format(was=WAS_TEILFEIERTAG.format(name=name, datum=text, land=land, quelle=ort.quelle))
+    return ""
+
+
+def _feiertag_in_einem_land(tag: datetime.date) -> bool:
+    """Whether `tag` is a holiday somewhere in Germany, in all or part of a Land."""
+    return any(
+        kalender.feiertag(tag) is not None or kalender.teilfeiertag(tag) is not None
+        for kalender in (Feiertagskalender(land) for land in BUNDESLAENDER)
+    )

@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from helena.errors import NotFound
 
+from .fristen_rules import wiedervorlage_hinweis
 from .metadaten import mandant_fassung
 from .models import Akte, Dokument, KalenderEintrag, KanzleiProfil, Kontakt, Notiz, Role, User, Zeiterfassung
 from .policy import sees_internal
@@ -118,6 +119,7 @@ class KontrollZeile:
     datum: datetime.date
     ueberfaellig: bool
     heute: bool
+    hinweis: str = ""  # a Wiedervorlage on a weekend or holiday (fristen_rules.wiedervorlage_hinweis)
 
 
 KONTROLLE_ROLES_WITH_DEZERNAT = frozenset({Role.ANWALT, Role.SEKRETARIAT, Role.ADMIN})
@@ -152,11 +154,14 @@ def fristenkontrolle(
             if eintrag.vorfrist is not None and eintrag.vorfrist < eintrag.fristablauf and eintrag.fristablauf >= today:
                 lines.append(_zeile(eintrag, "Vorfrist", eintrag.vorfrist, today))
         else:
-            lines.append(_zeile(eintrag, "Wiedervorlage", eintrag.fristablauf or eintrag.datum, today))
+            hinweis = wiedervorlage_hinweis(
+                akte=eintrag.akte, typ=eintrag.typ, datum=eintrag.datum, fristablauf=eintrag.fristablauf
+            )
+            lines.append(_zeile(eintrag, "Wiedervorlage", eintrag.fristablauf or eintrag.datum, today, hinweis))
     inactive = {Akte.Status.ARCHIVIERT, Akte.Status.GESCHLOSSEN}
     lines.sort(key=lambda z: (z.eintrag.akte.status in inactive, z.datum, z.art != "Frist", z.eintrag.pk))
     return lines
 
 
-def _zeile(eintrag: KalenderEintrag, art: str, datum: datetime.date, today: datetime.date) -> KontrollZeile:
-    return KontrollZeile(eintrag=eintrag, art=art, datum=datum, ueberfaellig=datum < today, heute=datum == today)
+def _zeile(eintrag: KalenderEintrag, art: str, datum: datetime.date, today: datetime.date, hinweis: str = "") -> KontrollZeile:
+    return KontrollZeile(eintrag=eintrag, art=art, datum=datum, ueberfaellig=datum < today, heute=datum == today, hinweis=hinweis)

@@ -6,6 +6,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from .fristen_rules import wiedervorlage_hinweis
 from .models import Akte, Beteiligter, Dokument, KalenderEintrag, Notiz, Zeiterfassung
 from .policy import allowed_fields
 
@@ -129,6 +130,9 @@ class KalenderEintragSerializer(PolicyFieldsMixin, serializers.ModelSerializer):
     aktenzeichen = serializers.CharField(source="akte.aktenzeichen")
     typ_label = serializers.CharField(source="get_typ_display")
     verantwortlich = UserRefSerializer(allow_null=True)
+    hinweis = serializers.SerializerMethodField(
+        help_text="Hinweis, wenn eine Wiedervorlage auf ein Wochenende oder einen Feiertag fällt; sonst leer."
+    )
 
     class Meta:
         model = KalenderEintrag
@@ -148,9 +152,13 @@ class KalenderEintragSerializer(PolicyFieldsMixin, serializers.ModelSerializer):
             "erledigt",
             "erledigt_at",
             "verantwortlich",
+            "hinweis",
             "created_at",
         ]
         read_only_fields = fields
+
+    def get_hinweis(self, obj: KalenderEintrag) -> str:
+        return wiedervorlage_hinweis(akte=obj.akte, typ=obj.typ, datum=obj.datum, fristablauf=obj.fristablauf)
 
 
 class ZeiterfassungSerializer(serializers.ModelSerializer):

@@ -18,6 +18,7 @@ from django.http import Http404
 from django.utils import timezone
 
 from .extraction import DOCX_TYPE, MARKDOWN_TYPES, OLE_SIGNATURE, ExtractionError, extract_text
+from .fristen_rules import wiedervorlage_hinweis
 from .metadaten import freigabe_pruefen
 from .models import (
     Akte,
@@ -284,6 +285,8 @@ def kalender_eintrag_create(
     berechnung: dict[str, Any] | None = None,
     activity_data: dict[str, Any] | None = None,
 ) -> KalenderEintrag:
+    """Store a calendar entry. A Wiedervorlage on a weekend or holiday is stored (it may be meant
+    so), with the hint in the Aktenverlauf (`fristen_rules.wiedervorlage_hinweis`)."""
     eintrag = KalenderEintrag(
         akte=akte,
         typ=typ,
@@ -299,12 +302,13 @@ def kalender_eintrag_create(
     )
     eintrag.full_clean()
     eintrag.save()
+    hinweis = wiedervorlage_hinweis(akte=akte, typ=typ, datum=datum, fristablauf=fristablauf)
     activity_record(
         akte=akte,
         typ=AktenActivity.Typ.KALENDER_ANGELEGT,
-        beschreibung=f"{eintrag.get_typ_display()} „{titel}“ angelegt",
+        beschreibung=f"{eintrag.get_typ_display()} „{titel}“ angelegt" + (f". {hinweis}" if hinweis else ""),
         by=by,
-        data={"kalender_eintrag": eintrag.pk, **(activity_data or {})},
+        data={"kalender_eintrag": eintrag.pk, **({"hinweis": hinweis} if hinweis else {}), **(activity_data or {})},
     )
     return eintrag
 

@@ -23,7 +23,7 @@ from django.utils import timezone
 from pydantic import ValidationError
 
 from akten import services as akten_services
-from akten.fristen_rules import KalenderRegelFehler, kalender_eintrag_pruefen
+from akten.fristen_rules import KalenderRegelFehler, kalender_eintrag_pruefen, wiedervorlage_hinweis
 from akten.models import Akte, AktenActivity, User
 from akten.policy import sees_internal
 from akten.services import ERR_VERANTWORTLICH, ERR_ZEIT_ZUKUNFT
@@ -146,6 +146,26 @@ def _kalender_pruefen(akte: Akte | None, payload: Any) -> User | None:
     return verantwortlich_pruefen(akte=akte, user_id=payload.verantwortlich_id)
 
 
+def draft_hinweis(draft: HelenaDraft) -> str:
+    """What a draft is shown with but not refused for, in German: a Wiedervorlage on a weekend or
+    holiday (`akten.fristen_rules.wiedervorlage_hinweis`, the rule of the stored entry too); "" for
+    every other draft and for a payload that no longer validates (its error comes on approval)."""
+    if draft.typ != HelenaDraft.Typ.FRIST or not isinstance(draft.payload, dict):
+        return ""
+    try:
+        payload = validate_payload(draft.typ, draft.payload)
+    except (ValidationError, KeyError):
+        return ""
+    if not isinstance(payload, KalenderPayload):
+        return ""
+    return wiedervorlage_hinweis(akte=draft.akte, typ=payload.typ, datum=payload.datum, fristablauf=payload.fristablauf)
+
+
+def _mit_hinweis(beschreibung: str, draft: HelenaDraft) -> str:
+    hinweis = draft_hinweis(draft)
+    return f"{beschreibung}. {hinweis}" if hinweis else beschreibung
+
+
 def verantwortlich_pruefen(*, akte: Akte | None, user_id: int | None) -> User | None:
     """The person responsible for a calendar entry of `akte`: an active member of the Kanzlei who
     may see the Akte, never a client login (a MANDANT sees her Akte, but no Frist or Wiedervorlage is
@@ -238,7 +258,7 @@ def draft_create(
         akten_services.activity_record(
             akte=akte,
             typ=AktenActivity.Typ.ENTWURF_ERSTELLT,
-            beschreibung=f"Entwurf erstellt: {draft.get_typ_display()} „{draft.titel}“",
+            beschreibung=_mit_hinweis(f"Entwurf erstellt: {draft.get_typ_display()} „{draft.titel}“", draft),
             by=None if run else requested_by,
             run=run,
             data={"draft": draft.pk},
@@ -491,7 +511,7 @@ def draft_edit(*, draft_id: int, by: User, payload: dict[str, Any]) -> HelenaDra
         akten_services.activity_record(
             akte=draft.akte,
             typ=AktenActivity.Typ.ENTWURF_BEARBEITET,
-            beschreibung=f"Entwurf „{draft.titel}“ bearbeitet (Version {number + 1})",
+            beschreibung=_mit_hinweis(f"Entwurf „{draft.titel}“ bearbeitet (Version {number + 1})", draft),
             by=by,
             data={"draft": draft.pk},
         )
