@@ -5,6 +5,7 @@ and no accept of an edited draft without the version reviewed."""
 from __future__ import annotations
 
 import io
+import zipfile
 
 import pytest
 from django.test import Client
@@ -89,7 +90,9 @@ def _docx_mit_einbettung() -> bytes:
     return puffer.getvalue()
 
 
-def test_a_release_the_template_makes_impossible_is_refused_in_german_not_a_500():
+def test_a_template_with_an_embedded_workbook_releases_a_document_without_it():
+    """First refused at release (German, not a 500); since 2026-12-04 the generated document
+    carries no embedded file of the template at all, so the release succeeds without it."""
     from schriftgut.services import vorlage_stand_sichern
     from tests.schriftgut.helpers import akte_mit_parteien, kanzlei
 
@@ -101,8 +104,11 @@ def test_a_release_the_template_makes_impossible_is_refused_in_german_not_a_500(
         "DOKUMENT", {"titel": "Schreiben", "inhalt_markdown": "Text", "mandant_sichtbar": True, "vorlage": vorlage}, akte
     )
     response = _client(akte.anwalt).post(f"/api/drafts/{draft.pk}/accept/", {"version": 0}, content_type="application/json")
-    assert response.status_code == 400 and "eingebettete" in response.json()["detail"]
-    assert not Dokument.objects.exists()
+    assert response.status_code == 200, response.content
+    dokument = Dokument.objects.get(akte=akte)
+    assert dokument.mandant_sichtbar
+    with zipfile.ZipFile(dokument.datei.open("rb")) as paket:
+        assert not [name for name in paket.namelist() if "embeddings" in name or name.endswith(".xlsx")]
 
 
 def test_a_template_error_names_the_problem_in_german_not_the_engines_objects():
