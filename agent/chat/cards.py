@@ -14,7 +14,7 @@ from akten.models import Akte, Dokument, User
 from drafts.models import HelenaDraft
 from drafts.schemas import draft_prose
 from drafts.selectors import draft_list, drafts_by_ids
-from drafts.services import draft_version, user_may_review
+from drafts.services import draft_hinweis, draft_version, user_may_review
 from helena.markdown import render_markdown
 from recherche.citations import check_texts, link_citations
 
@@ -117,6 +117,8 @@ def draft_card(draft: HelenaDraft, *, viewer: User) -> dict[str, Any]:
     }
     if draft.typ == HelenaDraft.Typ.FRIST and draft.akte is not None:
         card["people"] = _responsible_choices(draft.akte, payload.get("verantwortlich_id"))
+        # A Wiedervorlage on a weekend or holiday: shown, never refused (drafts.services.draft_hinweis).
+        card["hinweis"] = draft_hinweis(draft)
     if draft.typ == HelenaDraft.Typ.DOKUMENT:
         card["preview_html"] = link_citations(render_markdown(str(payload.get("inhalt_markdown", ""))))
     if draft.typ == HelenaDraft.Typ.AKTE_UPDATE and draft.akte is not None:

@@ -317,6 +317,9 @@
     root.appendChild(body(card));
     var citations = unresolvedCitations(card);
     if (citations) root.appendChild(citations);
+    if (card.hinweis && card.status === "PENDING") {
+      root.appendChild(el("p", { className: "missing-fields draft-hinweis", role: "note", text: card.hinweis }));
+    }
     if (card.status === "PENDING" && !card.can_review) {
       root.appendChild(el("p", { className: "draft-result muted", text: "Wartet auf Prüfung durch eine Anwältin, einen Anwalt oder die Sachbearbeitung." }));
     } else if (card.status === "PENDING") {

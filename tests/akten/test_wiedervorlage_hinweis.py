@@ -11,6 +11,7 @@ import pytest
 from asgiref.sync import async_to_sync
 from django.urls import reverse
 
+from agent.chat.cards import draft_card
 from agent.tools.base import ToolContext
 from agent.tools.executor import toolbox_for
 from akten.models import AktenActivity, KalenderEintrag, KanzleiProfil
@@ -135,6 +136,9 @@ def test_a_wiedervorlage_helena_proposes_for_a_sunday_is_kept_with_the_hint_on_p
     assert vorschlag.ok, vorschlag.error  # a hint, not a refusal
     draft = HelenaDraft.objects.get(pk=vorschlag.data["draft_id"])
     hinweis = "Die Wiedervorlage fällt auf einen Sonntag (02.06.2030)" + RAT
+    # Helena reads it in the tool result (to tell the user), the reviewer on the draft card
+    assert vorschlag.data["vorschau"]["hinweis"].startswith(hinweis)
+    assert draft_card(draft, viewer=akte.anwalt)["hinweis"] == hinweis
     client.force_login(akte.anwalt)
     # in the Aktenverlauf of the page that shows the card
     assert (

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from akten.fristen_rules import KalenderRegelFehler, kalender_eintrag_pruefen
+from akten.fristen_rules import KalenderRegelFehler, kalender_eintrag_pruefen, wiedervorlage_hinweis
 from akten.models import Akte, User
 from drafts.models import HelenaDraft
 from drafts.services import DraftInvalid, verantwortlich_pruefen
@@ -128,6 +128,8 @@ def execute(ctx: ToolContext, params: CreateDraftFristParams) -> ToolResult:
         preview["berechnung"] = berechnet
     elif params.typ == "FRIST":
         preview["hinweis"] = HINWEIS_UNBERECHNET
+    if tag_hinweis := wiedervorlage_hinweis(akte=akte, typ=params.typ, datum=datum, fristablauf=fristablauf):
+        preview["hinweis"] = tag_hinweis + " Sage es dem Benutzer."
     return propose(ctx, typ=HelenaDraft.Typ.FRIST, akte=akte, payload=payload, preview=preview)
 
 
