@@ -267,7 +267,7 @@ def dokument_version_anlegen(
     """A new version of an approved document: edited Markdown source (rendered again on the
     template of the previous version) or an uploaded file. The Dokument shows the new version;
     earlier versions stay downloadable. Locks the Dokument row. Raises ValueError (German)."""
-    from akten.extraction import ExtractionError, extract_text, guess_mime_type
+    from akten.extraction import ExtractionError, extract_text
 
     if datei is not None and len(datei) > settings.HELENA_MAX_UPLOAD_BYTES:
         # The same limit as the first upload (akten.services.dokument_create).
@@ -289,7 +289,9 @@ def dokument_version_anlegen(
         versionen = [erste]
     letzte = versionen[-1]
     if datei:
-        inhalt, mime, quelle, name = datei, guess_mime_type(dateiname, None), "", dateiname
+        # The same kinds and content check as the first upload (akten.services.dokument_create).
+        mime, name = akten_services.dokument_datei_pruefen(filename=dateiname, content=datei)
+        inhalt, quelle = datei, ""
         if dokument.mandant_sichtbar:  # she receives the new version at once
             freigabe_pruefen(inhalt, mime_type=mime)
     elif markdown.strip():

@@ -169,3 +169,38 @@ def test_the_akte_page_names_the_accepted_kinds_and_offers_no_word_or_pdf_of_a_p
 def test_type_and_stored_name_of_an_accepted_file(filename, mime_type, erwartet):
     inhalt = PDF_BYTES if erwartet[0] == "application/pdf" else b"# Notiz"
     assert services.dokument_datei_pruefen(filename=filename, content=inhalt, mime_type=mime_type) == erwartet
+
+
+@pytest.mark.parametrize(
+    ("name", "inhalt"),
+    [("tabelle.xlsx", _zip("xl/workbook.xml")), ("vertrag.docx", b"MZ\x90\x00 kein Word"), ("brief.html", b"<html></html>")],
+)
+def test_a_new_version_obeys_the_same_kinds_as_the_first_upload(client, name, inhalt):
+    """A new version of a stored document (POST …/versionen/) stored any file: an Excel workbook or a
+    program named .docx became the document the Akte shows."""
+    akte = AkteFactory()
+    dokument = services.dokument_create(
+        akte=akte, by=akte.anwalt, name="Vertrag", filename="vertrag.txt", content=b"Erste Fassung"
+    )
+    client.force_login(akte.anwalt)
+
+    antwort = client.post(f"/api/dokumente/{dokument.pk}/versionen/", {"datei": SimpleUploadedFile(name, inhalt)})
+
+    assert antwort.status_code == 400, antwort.content
+    assert "Erlaubt sind PDF, Word (.docx)" in antwort.json()["detail"]
+    dokument.refresh_from_db()
+    assert not dokument.versionen.exists() and dokument.text == "Erste Fassung"
+
+
+def test_a_new_version_of_an_accepted_kind_is_stored_under_its_checked_type(client):
+    akte = AkteFactory()
+    dokument = services.dokument_create(
+        akte=akte, by=akte.anwalt, name="Vertrag", filename="vertrag.txt", content=b"Erste Fassung"
+    )
+    client.force_login(akte.anwalt)
+
+    antwort = client.post(f"/api/dokumente/{dokument.pk}/versionen/", {"datei": SimpleUploadedFile("vertrag.docx", _docx())})
+
+    assert antwort.status_code == 201, antwort.content
+    dokument.refresh_from_db()
+    assert dokument.mime_type == DOCX_TYPE and "Mietvertrag über die Wohnung" in dokument.text
