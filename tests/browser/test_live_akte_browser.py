@@ -4,6 +4,8 @@ navigation's notification counter update. At 390 px no page scrolls sideways."""
 
 from __future__ import annotations
 
+import datetime
+
 import pytest
 from django.utils import timezone
 
@@ -75,3 +77,21 @@ def test_new_draft_appears_and_approval_updates_the_lists(helena_server, browser
         page.goto(base + path)
         screenshot(page, name)
         assert no_sideways_scroll(page), path
+
+
+def test_a_wiedervorlage_draft_on_a_sunday_shows_the_hint_on_its_card(helena_server, browser_page):
+    page, base = browser_page, helena_server
+    user = UserFactory(email="wv@kanzlei.example", role=Role.ANWALT, first_name="Wera", last_name="Vogt")
+    akte = AkteFactory(anwalt=user, kurzrubrum="Wald ./. Wiese")
+    heute = timezone.localdate()
+    sonntag = heute + datetime.timedelta(days=(6 - heute.weekday()) or 7)
+    draft_services.draft_create(
+        typ="FRIST", akte=akte, requested_by=user,
+        payload={"typ": "WIEDERVORLAGE", "titel": "Sachstand prüfen", "datum": sonntag.isoformat()},
+    )  # fmt: skip
+    log_in(page, base, "wv@kanzlei.example")
+    page.goto(f"{base}/akten/{akte.pk}/")
+
+    hinweis = page.locator("article.draft-card:has-text('Sachstand prüfen') .draft-hinweis")
+    hinweis.wait_for(timeout=20_000)
+    assert f"Die Wiedervorlage fällt auf einen Sonntag ({sonntag:%d.%m.%Y})" in hinweis.inner_text()
