@@ -1,9 +1,15 @@
-"""Text extraction from uploaded documents (PDF, DOCX, plain text, Markdown)."""
+"""Text extraction from uploaded documents (PDF, DOCX, plain text, Markdown, e-mails)."""
 
 from __future__ import annotations
 
+import email.policy
+import email.utils
+import html
 import io
+import re
 import zipfile
+from email.message import EmailMessage
+from email.parser import BytesParser
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
@@ -14,11 +20,12 @@ _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 
 MARKDOWN_TYPES = {"text/markdown", "text/x-markdown"}
 DOCX_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
-SUPPORTED_TYPES = {"application/pdf", DOCX_TYPE, "text/plain", *MARKDOWN_TYPES}
+EMAIL_TYPE = "message/rfc822"
 
 ERR_UNSUPPORTED = "Dateityp {mime} wird für die Texterkennung nicht unterstützt."
 ERR_EMPTY = "Die Datei enthält keinen erkennbaren Text (z. B. ein gescanntes PDF ohne Texterkennung)."
 ERR_BROKEN = "Die Datei konnte nicht gelesen werden: {reason}"
+ERR_EMAIL = "Die Datei ist keine E-Mail im Format .eml (bitte im E-Mail-Programm „Speichern unter“ als .eml wählen)."
 ERR_ENCRYPTED = "Das PDF ist verschlüsselt (Passwortschutz); bitte lade es ohne Passwortschutz hoch."
 
 
@@ -209,6 +216,7 @@ def guess_mime_type(filename: str, declared: str | None) -> str:
         ".webp": "image/webp",
         ".tif": "image/tiff",
         ".tiff": "image/tiff",
+        ".eml": EMAIL_TYPE,
     }
     for suffix, mime in by_suffix.items():
         if name.endswith(suffix):
@@ -239,6 +247,8 @@ def extract_text(data: bytes, mime_type: str) -> str:
             text = "\n".join(p.text for p in document.paragraphs)
         elif mime_type == "text/plain" or mime_type in MARKDOWN_TYPES:
             text = data.decode("utf-8", errors="replace")
+        elif mime_type == EMAIL_TYPE:
+            text = email_text(data)
         else:
             raise ExtractionError(ERR_UNSUPPORTED.format(mime=mime_type))
     except ExtractionError:
@@ -249,3 +259,75 @@ def extract_text(data: bytes, mime_type: str) -> str:
     if not text:
         raise ExtractionError(ERR_EMPTY)
     return text
+
+
+# --- e-mails (.eml, RFC 5322 as Outlook, Thunderbird and Apple Mail save them) ---------------------
+
+EMAIL_HEADERS = (("From", "Von"), ("To", "An"), ("Cc", "Cc"), ("Date", "Datum"), ("Subject", "Betreff"))
+# A header line: a field name of printable characters without colon or space, then a colon.
+_HEADER_LINE = re.compile(rb"^[!-9;-~]+:")
+_HTML_BREAKS = re.compile(r"<br\s*/?>|</(?:p|div|tr|li|h[1-6]|table|blockquote)\s*>", re.IGNORECASE)
+
+
+def email_parse(data: bytes) -> EmailMessage | None:
+    """The e-mail `data` holds, or None when it is none: it must begin with a header line and name
+    a sender, recipient, date or subject (a text or a file of another kind renamed .eml does not)."""
+    if b"\x00" in data[:4096] or not _HEADER_LINE.match(data.lstrip(b"\r\n")[:1000]):
+        return None
+    message = BytesParser(policy=email.policy.default).parsebytes(data)
+    if not isinstance(message, EmailMessage) or not any(message.get(name) for name, _ in EMAIL_HEADERS):
+        return None
+    return message
+
+
+def _email_datum(wert: str) -> str:
+    """The sending time in German form and the firm's time zone ("03.11.2026 10:15"); as written if
+    it cannot be read."""
+    from django.utils import timezone
+
+    try:
+        zeitpunkt = email.utils.parsedate_to_datetime(wert)
+    except (TypeError, ValueError):
+        return wert
+    if zeitpunkt.tzinfo is None:
+        return f"{zeitpunkt:%d.%m.%Y %H:%M}"
+    return f"{timezone.localtime(zeitpunkt):%d.%m.%Y %H:%M}"
+
+
+def _html_text(markup: str) -> str:
+    """The text of an HTML body: line breaks where blocks end, no tags, scripts or styles."""
+    import nh3
+
+    text = nh3.clean(_HTML_BREAKS.sub("\n", markup), tags=set())
+    return "\n".join(line.strip() for line in html.unescape(text).splitlines()).strip()
+
+
+def _part_text(part: EmailMessage) -> str:
+    try:
+        content = part.get_content()
+    except (LookupError, UnicodeError, AssertionError):  # an unknown or wrong charset
+        payload = part.get_payload(decode=True)
+        content = payload.decode("utf-8", errors="replace") if isinstance(payload, bytes) else ""
+    if not isinstance(content, str):
+        return ""
+    return _html_text(content) if part.get_content_subtype() == "html" else content
+
+
+def email_text(data: bytes) -> str:
+    """Sender, recipients, date, subject, the body (plain text, else the HTML's text) and the names
+    of the attachments (which are not read). Raises ExtractionError when `data` is no e-mail."""
+    message = email_parse(data)
+    if message is None:
+        raise ExtractionError(ERR_EMAIL)
+    zeilen = []
+    for name, label in EMAIL_HEADERS:
+        wert = str(message.get(name, "") or "").strip()
+        if wert:
+            zeilen.append(f"{label}: {_email_datum(wert) if name == 'Date' else wert}")
+    body = message.get_body(preferencelist=("plain", "html"))
+    text = _part_text(body) if isinstance(body, EmailMessage) else ""
+    anhaenge = [part.get_filename() for part in message.iter_attachments() if part.get_filename()]
+    teile = ["\n".join(zeilen), text.strip()]
+    if anhaenge:
+        teile.append("Anhänge (nicht gelesen): " + ", ".join(str(name) for name in anhaenge))
+    return "\n\n".join(teil for teil in teile if teil)

@@ -17,7 +17,7 @@ from django.db.models import Sum
 from django.http import Http404
 from django.utils import timezone
 
-from .extraction import DOCX_TYPE, MARKDOWN_TYPES, OLE_SIGNATURE, ExtractionError, extract_text
+from .extraction import DOCX_TYPE, EMAIL_TYPE, MARKDOWN_TYPES, OLE_SIGNATURE, ExtractionError, email_parse, extract_text
 from .fristen_rules import wiedervorlage_hinweis
 from .metadaten import freigabe_pruefen
 from .models import (
@@ -56,10 +56,12 @@ class Dateiart:
         return not self.signaturen
 
 
-# The kinds Helena reads, shows and can release cleaned (akten.metadaten): PDF, Word, plain text,
-# Markdown, and photos and scans. Everything else (e-mails, Excel, old .doc, archives, HTML,
-# programs) would lie in the Akte unread, unprintable and not releasable, and may carry what nobody
-# checked: it is refused on every path that stores a file (`dokument_datei_pruefen`).
+# The kinds Helena reads and shows: PDF, Word, plain text, Markdown, photos and scans (all of them
+# releasable cleaned, akten.metadaten) and e-mails saved as .eml (read for the Akte's search and
+# Helena; never released to a Mandant: headers and attachments are not cleaned). Everything else
+# (Outlook .msg, Excel, old .doc, archives, HTML, programs) would lie in the Akte unread, unprintable
+# and not releasable, and may carry what nobody checked: it is refused on every path that stores a
+# file (`dokument_datei_pruefen`).
 PDF = Dateiart("ein PDF", "application/pdf", (".pdf",), (b"%PDF-",))
 WORD = Dateiart("eine Word-Datei (.docx)", DOCX_TYPE, (".docx",), (b"PK\x03\x04",))
 TEXT = Dateiart("ein Text", "text/plain", (".txt",))
@@ -68,22 +70,28 @@ JPEG = Dateiart("ein JPEG-Bild", "image/jpeg", (".jpg", ".jpeg"), (b"\xff\xd8\xf
 PNG = Dateiart("ein PNG-Bild", "image/png", (".png",), (b"\x89PNG\r\n\x1a\n",))
 TIFF = Dateiart("ein TIFF-Bild", "image/tiff", (".tif", ".tiff"), (b"II*\x00", b"MM\x00*"))
 WEBP = Dateiart("ein WebP-Bild", "image/webp", (".webp",), (b"RIFF",))
-DATEIARTEN = (PDF, WORD, TEXT, MARKDOWN, JPEG, PNG, TIFF, WEBP)
+EMAIL = Dateiart("eine E-Mail (.eml)", EMAIL_TYPE, (".eml",))
+DATEIARTEN = (PDF, WORD, TEXT, MARKDOWN, JPEG, PNG, TIFF, WEBP, EMAIL)
 _ART_NACH_ENDUNG = {endung: art for art in DATEIARTEN for endung in art.endungen}
 _ART_NACH_TYP = {art.mime_type: art for art in DATEIARTEN} | {typ: MARKDOWN for typ in MARKDOWN_TYPES}
 # An extension is a letter and up to nine letters or digits after the last dot ("Klage vom
 # 03.05.2026" has none).
 _ENDUNG = re.compile(r"\.[a-z][a-z0-9]{0,9}$", re.IGNORECASE)
 
-ERLAUBTE_DATEIARTEN = "PDF, Word (.docx), Text (.txt), Markdown (.md) und Bilder (JPEG, PNG, TIFF, WebP)"
+ERLAUBTE_DATEIARTEN = "PDF, Word (.docx), Text (.txt), Markdown (.md), E-Mails (.eml) und Bilder (JPEG, PNG, TIFF, WebP)"
 ERR_DATEI_ABGELEHNT = "Die Datei „{datei}“ wird nicht angenommen: {grund}. Erlaubt sind " + ERLAUBTE_DATEIARTEN + "."
 GRUND_ENDUNG = "Dateien mit der Endung „{endung}“ nimmt Helena nicht auf; speichere sie zum Beispiel als PDF"
+GRUND_OUTLOOK = (
+    "Outlook-Nachrichten (.msg) nimmt Helena nicht auf; speichere die E-Mail als .eml (z. B. in Outlook im Web: "
+    "„Herunterladen“) oder drucke sie als PDF"
+)
 GRUND_TYP_UNBEKANNT = "ihr Name hat keine Endung, und ihr angegebener Dateityp ({typ}) ist keiner der erlaubten"
 GRUND_INHALT = "laut {quelle} ist sie {erwartet}, ihr Inhalt ist aber {gefunden}"
 GRUND_WORD_ALT = (
     "sie ist verschlüsselt (Kennwortschutz) oder im alten Word-Format (.doc); speichere sie ohne Kennwort als .docx oder als PDF"
 )
 GRUND_KEIN_UTF8 = "sie ist keine Textdatei in UTF-8; speichere den Text als UTF-8 oder als PDF"
+GRUND_KEINE_EMAIL = "sie ist keine E-Mail im Format .eml (Absender, Empfänger, Datum oder Betreff fehlen)"
 QUELLE_NAME = "Name"
 QUELLE_TYP = "angegebenem Dateityp"
 ANDERER_INHALT = "etwas anderes"
@@ -93,6 +101,10 @@ def _inhalt_art(content: bytes) -> Dateiart | None:
     """What the first bytes say `content` is: PDF, Word or an image; None for anything else (text
     included). A Word file is a ZIP from its first byte (not a program with a ZIP appended) that
     holds word/document.xml; only its directory is read, nothing is unpacked."""
+    if b"%PDF-" in content[:1024]:
+        # PDF readers accept the header anywhere in the first KiB (scanners and mail gateways put
+        # bytes before it); the release cleaning (akten.metadaten) judges it the same way.
+        return PDF
     art = next((art for art in DATEIARTEN if any(content.startswith(s) for s in art.signaturen)), None)
     if art is WEBP and content[8:12] != b"WEBP":
         return None
@@ -110,6 +122,8 @@ def _inhalt_passt_nicht(art: Dateiart, content: bytes, quelle: str) -> str | Non
     gefunden = _inhalt_art(content)
     if gefunden is art:
         return None
+    if art is EMAIL:
+        return None if gefunden is None and email_parse(content) is not None else GRUND_KEINE_EMAIL
     if art is WORD and content.startswith(OLE_SIGNATURE):
         return GRUND_WORD_ALT
     if art.text and gefunden is None:
@@ -137,7 +151,8 @@ def dokument_datei_pruefen(*, filename: str, content: bytes, mime_type: str | No
     if endung is not None:
         art = _ART_NACH_ENDUNG.get(endung.group(0).lower())
         if art is None:
-            grund = GRUND_ENDUNG.format(endung=endung.group(0).lower())
+            endung_klein = endung.group(0).lower()
+            grund = GRUND_OUTLOOK if endung_klein == ".msg" else GRUND_ENDUNG.format(endung=endung_klein)
             raise ValueError(ERR_DATEI_ABGELEHNT.format(datei=name[:120], grund=grund))
         quelle = QUELLE_NAME
     else:

@@ -54,7 +54,15 @@ REFUSED = [
     pytest.param("setup.exe", b"MZ\x90\x00" + b"\x00" * 60, "application/x-msdownload", "„.exe“", id="executable"),
     pytest.param("akten.zip", _zip("akten/brief.txt"), "application/zip", "„.zip“", id="zip"),
     pytest.param("brief.html", b"<html><body>Hallo</body></html>", "text/html", "„.html“", id="html"),
-    pytest.param("mail.eml", b"From: a@b.de\r\nSubject: x\r\n\r\nText", "message/rfc822", "„.eml“", id="e-mail"),
+    pytest.param(
+        "mail.msg",
+        b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 600,
+        "application/vnd.ms-outlook",
+        "als .eml",
+        id="outlook-msg",
+    ),
+    pytest.param("mail.eml", "Rückruf bei Müller, bitte".encode(), "message/rfc822", "keine E-Mail", id="eml-not-an-e-mail"),
+    pytest.param("mail.eml", PDF_BYTES, "message/rfc822", "keine E-Mail", id="eml-is-pdf"),
     pytest.param("forderung.xlsx", _zip("xl/workbook.xml"), "application/octet-stream", "„.xlsx“", id="excel"),
     pytest.param("klage.pdf", b"<html><script>alert(1)</script></html>", "application/pdf", "ein PDF", id="pdf-not-pdf"),
     pytest.param("vertrag.docx", _zip("xl/workbook.xml"), "application/octet-stream", "Word-Datei", id="docx-zip"),
@@ -90,7 +98,9 @@ def test_an_upload_of_another_kind_or_with_content_not_matching_its_name_is_refu
     meldung = antwort.json()["datei"]
     assert meldung.startswith(f"Die Datei „{name}“ wird nicht angenommen: ")
     assert grund in meldung
-    assert meldung.endswith("Erlaubt sind PDF, Word (.docx), Text (.txt), Markdown (.md) und Bilder (JPEG, PNG, TIFF, WebP).")
+    assert meldung.endswith(
+        "Erlaubt sind PDF, Word (.docx), Text (.txt), Markdown (.md), E-Mails (.eml) und Bilder (JPEG, PNG, TIFF, WebP)."
+    )
     assert not Dokument.objects.filter(akte=akte).exists()
     assert not AktenActivity.objects.filter(akte=akte, typ=AktenActivity.Typ.DOKUMENT_HOCHGELADEN).exists()
 
@@ -106,6 +116,8 @@ ACCEPTED = [
     pytest.param("scan.png", _bild("PNG"), "image/png", id="png"),
     pytest.param("fax.tif", _bild("TIFF"), "image/tiff", id="tiff"),
     pytest.param("foto.webp", _bild("WEBP"), "image/webp", id="webp"),
+    pytest.param("scan.pdf", b"\r\n\xef\xbb\xbf" + PDF_BYTES, "application/pdf", id="pdf-header-after-leading-bytes"),
+    pytest.param("Anfrage.eml", b"From: a@b.de\r\nSubject: Anfrage\r\n\r\nText", "message/rfc822", id="e-mail"),
 ]
 
 
@@ -152,7 +164,7 @@ def test_the_akte_page_names_the_accepted_kinds_and_offers_no_word_or_pdf_of_a_p
     html = client.get(reverse("akte-detail", args=[akte.pk])).content.decode()
 
     assert "Fotos und Scans als JPEG, PNG, TIFF oder WebP" in html
-    assert 'accept=".pdf,.docx,.txt,.md,.markdown,.jpg,.jpeg,.png,.tif,.tiff,.webp,' in html
+    assert 'accept=".pdf,.docx,.txt,.md,.markdown,.jpg,.jpeg,.png,.tif,.tiff,.webp,.eml,' in html
     assert reverse("api-dokument-download", args=[foto["id"]]) in html
     assert reverse("api-dokument-datei", args=[foto["id"], "pdf"]) not in html
     assert reverse("api-dokument-datei", args=[foto["id"], "docx"]) not in html
@@ -204,3 +216,63 @@ def test_a_new_version_of_an_accepted_kind_is_stored_under_its_checked_type(clie
     assert antwort.status_code == 201, antwort.content
     dokument.refresh_from_db()
     assert dokument.mime_type == DOCX_TYPE and "Mietvertrag über die Wohnung" in dokument.text
+
+
+MAIL = (
+    b"From: =?utf-8?q?J=C3=B6rg_M=C3=BCller?= <mueller@example.org>\r\n"
+    b"To: kanzlei@kanzlei.example\r\n"
+    b"Date: Tue, 03 Nov 2026 10:15:00 +0000\r\n"
+    b"Subject: =?utf-8?q?K=C3=BCndigung_zum_31.12.?=\r\n"
+    b"MIME-Version: 1.0\r\n"
+    b'Content-Type: multipart/mixed; boundary="grenze"\r\n\r\n'
+    b"--grenze\r\n"
+    b"Content-Type: text/html; charset=utf-8\r\n\r\n"
+    b"<p>Sehr geehrte Frau Stein,</p><script>alert('x')</script><style>p{color:red}</style>"
+    b"<p>anbei die K\xc3\xbcndigung &amp; das Zeugnis.<br>Gr\xc3\xbc\xc3\x9fe</p>\r\n"
+    b"--grenze\r\n"
+    b"Content-Type: application/pdf\r\n"
+    b'Content-Disposition: attachment; filename="Kuendigung.pdf"\r\n'
+    b"Content-Transfer-Encoding: base64\r\n\r\n"
+    b"JVBERi0xLjQK\r\n"
+    b"--grenze--\r\n"
+)
+
+
+def test_an_e_mail_is_filed_with_its_headers_text_and_the_names_of_its_attachments(client):
+    """A Kanzlei files e-mails in the Akte: sender, recipient, German date, subject and the text of
+    an HTML-only mail (no script or style) are what the Akte's search and Helena read."""
+    akte = AkteFactory()
+    client.force_login(akte.anwalt)
+
+    antwort = _upload(client, akte, "Mail Müller.eml", MAIL)
+
+    assert antwort.status_code == 201, antwort.content
+    dokument = Dokument.objects.get(pk=antwort.json()["id"])
+    assert dokument.mime_type == "message/rfc822" and dokument.text_status == Dokument.TextStatus.OK
+    assert dokument.text.splitlines()[:4] == [
+        "Von: Jörg Müller <mueller@example.org>",
+        "An: kanzlei@kanzlei.example",
+        "Datum: 03.11.2026 11:15",
+        "Betreff: Kündigung zum 31.12.",
+    ]
+    assert "Sehr geehrte Frau Stein,\nanbei die Kündigung & das Zeugnis.\nGrüße" in dokument.text
+    assert "alert" not in dokument.text and "color" not in dokument.text
+    assert dokument.text.endswith("Anhänge (nicht gelesen): Kuendigung.pdf")
+    html = client.get(reverse("akte-detail", args=[akte.pk])).content.decode()
+    assert reverse("api-dokument-download", args=[dokument.pk]) in html
+    assert reverse("api-dokument-datei", args=[dokument.pk, "pdf"]) not in html  # no letterhead for a received mail
+
+
+def test_an_e_mail_is_never_released_to_the_mandantin(client):
+    """Its headers and attachments are not cleaned: releasing it is refused in German."""
+    akte = AkteFactory()
+    client.force_login(akte.anwalt)
+
+    antwort = client.post(
+        reverse("api-dokument-list"),
+        {"akte": akte.pk, "name": "Mail", "mandant_sichtbar": "true", "datei": SimpleUploadedFile("mail.eml", MAIL)},
+    )
+
+    assert antwort.status_code == 400, antwort.content
+    assert antwort.json()["datei"].startswith("Diese Datei kann der Mandantschaft nicht ohne ihre Metadaten")
+    assert not Dokument.objects.filter(akte=akte).exists()
