@@ -17,9 +17,13 @@ lawyer released to her without what it says about its making: in Word the same c
 (the comments, tracked changes with their deleted text, hidden text, author and company); in a PDF
 its document information and XMP metadata (also of its pages and images), embedded and attached files
 (also PDF/A-3 and ZUGFeRD's /AF), bookmarks, scripts, notes (their text, subject and author), the
-XFA form and the texts for screen readers that no page shows (replacement texts, expansions); in
-a photo or scan its EXIF (camera, owner, GPS position), XMP and comments — also in
-the photos inside a Word file or PDF (a JPEG keeps its picture data, without new compression). A
+XFA form and the texts for screen readers that no page shows (replacement texts, expansions, user
+properties and IDs of the structure tree), application data, article threads, and what the firm's
+staff did not see on its pages: layers the default view hides and annotations marked hidden (shown
+layers stay, as content without layers; text on a page that nobody reads, such as the invisible
+OCR text over a scan or white on white, stays: _PDF_ZUSTAND); in a photo or scan its EXIF (camera,
+owner, GPS position), XMP and comments — also in the photos inside a Word file or PDF (a JPEG keeps
+its picture data, without new compression). A
 Word file with embedded files (a workbook, another document, a pasted document or HTML as
 alternative-format chunk; recognised by relationship and content type, not by part name) is not
 released: their own authors and comments would travel inside it. Staff keep the file as it was uploaded: it is the Akte's record.
@@ -39,6 +43,8 @@ import io
 import logging
 import re
 import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from docx import Document
@@ -53,9 +59,11 @@ from pypdf.errors import PyPdfError
 from pypdf.generic import (
     ArrayObject,
     ContentStream,
+    DecodedStreamObject,
     DictionaryObject,
     IndirectObject,
     NameObject,
+    NumberObject,
     StreamObject,
     TextStringObject,
 )
@@ -367,14 +375,16 @@ _PDF_NOTIZEN = frozenset({"/Text", "/Popup", "/FileAttachment", "/Sound"})
 # unique name (/NM, often the author's login), text (/RC, /Contents), pop-up and reply thread.
 _PDF_NOTIZ_ANGABEN = ("/T", "/Subj", "/NM", "/Popup", "/IRT", "/RC")
 # In the catalog: XMP, application data, bookmarks (their titles are the author's), what runs on
-# opening, a portfolio's file list.
-_PDF_KATALOG_ENTFERNEN = ("/Metadata", "/PieceInfo", "/Outlines", "/OpenAction", "/Collection")
+# opening, a portfolio's file list, article threads (their titles, authors and keywords; the pages'
+# beads, /B, point at them).
+_PDF_KATALOG_ENTFERNEN = ("/Metadata", "/PieceInfo", "/Outlines", "/OpenAction", "/Collection", "/Threads")
 # In any object: XMP of pages and images, application data (/PieceInfo) of pages and forms, files
 # attached by association (/AF, PDF/A-3 and ZUGFeRD) and the file content of any file
 # specification (/EF, /RF), actions run on events (/AA).
 _PDF_UEBERALL_ENTFERNEN = ("/Metadata", "/PieceInfo", "/AF", "/EF", "/RF", "/AA")
-# Actions that run code or open other files, on a link or form field (/A).
-_PDF_SKRIPTE = frozenset({"/JavaScript", "/Launch", "/ImportData", "/GoToE", "/Rendition"})
+# Actions that run code or open other files, on a link or form field (/A), and those that point at
+# what a released file no longer has: an article thread, the state of a layer.
+_PDF_SKRIPTE = frozenset({"/JavaScript", "/Launch", "/ImportData", "/GoToE", "/Rendition", "/Thread", "/SetOCGState"})
 # Texts for screen readers that the page does not show and the person releasing never sees, so any
 # note could stand in them: the replacement text of content (/ActualText), the expansion of an
 # abbreviation (/E), the alternative description (/Alt), in the structure tree also a title (/T).
@@ -383,10 +393,29 @@ _PDF_SKRIPTE = frozenset({"/JavaScript", "/Launch", "/ImportData", "/GoToE", "/R
 # A figure's description cannot be checked either; it becomes the neutral _PDF_ALT_NEUTRAL, so that
 # a screen reader still announces the picture (PDF/UA requires an /Alt on it), other /Alt go.
 _PDF_ERSATZTEXTE = ("/ActualText", "/E", "/Alt")
-_PDF_STRUKTUR_TEXTE = ("/ActualText", "/E", "/T")
+# The element's ID (/ID, also the key of the root's /IDTree) is a name its author chose.
+_PDF_STRUKTUR_TEXTE = ("/ActualText", "/E", "/T", "/ID")
 _PDF_ALT_NEUTRAL = {"/Figure": "Abbildung", "/Formula": "Formel"}
 # Content streams marking content with a property list: only these are parsed and rewritten.
 _PDF_MARKIERT = b"BDC"
+# Annotation flags of annotations no viewer shows on screen: Hidden, NoView.
+_PDF_UNSICHTBAR = 2 | 32
+# Optional content (layers) that the default configuration hides was not seen by the firm's staff:
+# it goes. A viewer still applies the state operators of hidden content (colour, font, position,
+# clipping), so these stay (_PDF_ZUSTAND) and only what paints goes: text shown, paths filled or
+# stroked (ended without painting, `n`, so that a clip they set stays), images, forms, shadings.
+# Text after hidden text in the same text object starts where the hidden text began, not where it
+# ended (its width is not computed); layer content is written as text objects of its own.
+# Text drawn invisibly on purpose stays: render mode 3 (`3 Tr`) is how OCR lays the recognised text of
+# a scan over its picture, so that the letter can be searched and copied; that text says what the
+# picture shows, and removing it would leave every scanned document without text. Nor is text
+# detected that a viewer draws but nobody can read (white on white, under a picture, off the page):
+# that limit is stated in the README.
+_PDF_ZUSTAND = frozenset(
+    b"q Q cm w J j M d ri i gs CS cs SC SCN sc scn G g RG rg K k BT ET Tc Tw Tz TL Tf Tr Ts Td TD Tm T* "
+    b"m l c v y h re W W* n BX EX d0 d1".split()
+)
+_PDF_MALEN = frozenset(b"S s f F f* B B* b b*".split())
 
 
 # Photos and scans, recognised by their first bytes (an upload's declared type may be anything):
@@ -610,10 +639,16 @@ def _pdf_fassung(inhalt: bytes, *, titel: str) -> bytes:
         if namen is not None:
             for schluessel in ("/EmbeddedFiles", "/JavaScript"):
                 namen.get_object().pop(NameObject(schluessel), None)
+        markierung = _pdf_aufgeloest(wurzel.get("/MarkInfo"))
+        if isinstance(markierung, DictionaryObject):
+            # only says that the structure tree has user properties (_pdf_struktur_bereinigen)
+            markierung.pop(NameObject("/UserProperties"), None)
         struktur = wurzel.get("/StructTreeRoot")
         if struktur is not None:
             _pdf_struktur_bereinigen(struktur.get_object())
+        _pdf_verborgenes_entfernen(writer)
         for seite in writer.pages:
+            seite.pop(NameObject("/B"), None)  # the beads of the removed article threads
             _pdf_notizen_entfernen(seite)
         _pdf_markierte_inhalte_bereinigen(writer)
         for objekt in writer._objects:
@@ -650,7 +685,17 @@ def _pdf_xfa_entfernen(wurzel: DictionaryObject) -> None:
 
 def _pdf_struktur_bereinigen(struktur: DictionaryObject) -> None:
     """The structure tree without the texts that no page shows (_PDF_ERSATZTEXTE): every element,
-    reached through /K; marked-content and object references (/MCR, /OBJR) are left as they are."""
+    reached through /K; marked-content and object references (/MCR, /OBJR) are left as they are.
+    User properties (attributes of owner /UserProperties: names and values an application such as
+    a CAD program or Word's document properties attached to an element) go from the elements and
+    from the classes of the class map, and so do the elements' IDs with the tree finding them."""
+    struktur.pop(NameObject("/IDTree"), None)
+    klassen = struktur.get("/ClassMap")
+    klassen = klassen.get_object() if klassen is not None else None
+    if isinstance(klassen, DictionaryObject):
+        for name in list(klassen):
+            if not _pdf_attribute_bereinigen(klassen, name):
+                klassen.pop(name)
     rollen = struktur.get("/RoleMap")
     rollen = rollen.get_object() if rollen is not None else DictionaryObject()
     offen: list[Any] = [struktur.get("/K")]
@@ -669,6 +714,8 @@ def _pdf_struktur_bereinigen(struktur: DictionaryObject) -> None:
             continue
         for schluessel in _PDF_STRUKTUR_TEXTE:
             element.pop(NameObject(schluessel), None)
+        if "/A" in element and not _pdf_attribute_bereinigen(element, "/A"):
+            element.pop(NameObject("/A"))
         if "/Alt" in element:
             neutral = _PDF_ALT_NEUTRAL.get(_pdf_rolle(element.get("/S"), rollen))
             if neutral:
@@ -676,6 +723,32 @@ def _pdf_struktur_bereinigen(struktur: DictionaryObject) -> None:
             else:
                 element.pop(NameObject("/Alt"))
         offen.append(element.get("/K"))
+
+
+def _pdf_attribute_bereinigen(eltern: DictionaryObject, schluessel: str) -> bool:
+    """Drop the user properties from the attributes at `eltern[schluessel]` (an attribute object or
+    an array of them, each optionally followed by its revision number); False when none is left."""
+    wert = eltern[schluessel]
+    attribute = wert.get_object() if isinstance(wert, IndirectObject) else wert
+    if not isinstance(attribute, ArrayObject):
+        return not _pdf_nutzereigenschaften(attribute)
+    behalten: list[Any] = []
+    weg = False
+    for eintrag in attribute:
+        if isinstance(eintrag, NumberObject):  # the revision of the attribute before it
+            if not weg:
+                behalten.append(eintrag)
+            continue
+        weg = _pdf_nutzereigenschaften(eintrag)
+        if not weg:
+            behalten.append(eintrag)
+    attribute[:] = behalten
+    return bool(behalten)
+
+
+def _pdf_nutzereigenschaften(attribut: Any) -> bool:
+    attribut = attribut.get_object() if isinstance(attribut, IndirectObject) else attribut
+    return isinstance(attribut, DictionaryObject) and attribut.get("/O") == "/UserProperties"
 
 
 def _pdf_rolle(typ: Any, rollen: Any) -> str:
@@ -731,6 +804,333 @@ def _pdf_werte(eigenschaften: Any) -> list[DictionaryObject]:
     return [wert for wert in werte if isinstance(wert, DictionaryObject)]
 
 
+def _pdf_verborgenes_entfernen(writer: PdfWriter) -> None:
+    """Drop what the firm's staff did not see when they viewed the file: annotations marked hidden
+    (with a form field's value), and content, forms and annotations on layers that the default
+    configuration of /OCProperties hides (_pdf_sichtbarkeit). What it shows stays, without the
+    layers: the Mandantin sees it whatever her viewer makes of layers, and no layer's name."""
+    wurzel = writer.root_object
+    eigenschaften = wurzel.get("/OCProperties")
+    sichtbar = _pdf_sichtbarkeit(eigenschaften.get_object() if eigenschaften is not None else None)
+    entfernt: set[int] = set()
+    for seite in writer.pages:
+        entfernt |= _pdf_verborgene_annotationen_entfernen(seite, sichtbar)
+    formular = _pdf_aufgeloest(wurzel.get("/AcroForm"))
+    felder = _pdf_aufgeloest(formular.get("/Fields")) if isinstance(formular, DictionaryObject) else None
+    if entfernt and isinstance(felder, ArrayObject):
+        _pdf_felder_entfernen(felder, entfernt, tiefe=0)
+    if eigenschaften is None:
+        return
+    wurzel.pop(NameObject("/OCProperties"))
+    # XObjects whose own /OC hides them: never drawn. A form is emptied, as it may also be an
+    # annotation's appearance.
+    verborgen: set[int] = set()
+    for index, objekt in enumerate(writer._objects):
+        if isinstance(objekt, StreamObject) and "/OC" in objekt and not sichtbar(objekt["/OC"]):
+            verborgen.add(index + 1)
+            if objekt.get("/Subtype") == "/Form":
+                objekt.pop(NameObject("/Resources"), None)
+                _pdf_stream_ersetzen(writer, index + 1, objekt, b"")
+    zeichnungen = _Zeichnungen()
+    for seite in writer.pages:
+        inhalt = seite.get_contents()
+        if inhalt is None:
+            continue
+        neu = _pdf_ohne_verborgenes(inhalt.operations, _pdf_ressourcen(seite), sichtbar, verborgen, zeichnungen)
+        if neu is not None:
+            inhalt.operations = neu
+            inhalt.get_data()  # serialised, so that it is written compressed
+            seite.replace_contents(inhalt.flate_encode())
+    for nummer, stream, ressourcen in _pdf_weitere_inhalte(writer):
+        inhalt = ContentStream(stream, writer)
+        neu = _pdf_ohne_verborgenes(inhalt.operations, ressourcen, sichtbar, verborgen, zeichnungen)
+        if neu is not None:
+            inhalt.operations = neu
+            _pdf_stream_ersetzen(writer, nummer, stream, inhalt.get_data())
+    # Forms and images drawn only on hidden layers, and those hidden by their own /OC, leave the
+    # resources (and so the file); one drawn by a name no resources resolve is kept.
+    xobjekte = _pdf_ressourcen_eintraege(writer, "/XObject")
+    weg = zeichnungen.verborgen - zeichnungen.sichtbar
+    weg -= {_pdf_nummer(wert) for eintraege in xobjekte for name, wert in eintraege.items() if name in zeichnungen.namen}
+    weg |= verborgen
+    for eintraege in xobjekte:
+        for name in [name for name, wert in eintraege.items() if isinstance(wert, IndirectObject) and wert.idnum in weg]:
+            eintraege.pop(name)
+    # no content refers to a layer any more, nothing is optional
+    for eintraege in _pdf_ressourcen_eintraege(writer, "/Properties"):
+        for name, wert in list(eintraege.items()):
+            gruppe = _pdf_aufgeloest(wert)
+            if isinstance(gruppe, DictionaryObject) and gruppe.get("/Type") in ("/OCG", "/OCMD"):
+                eintraege.pop(name)
+    for objekt in writer._objects:
+        if isinstance(objekt, DictionaryObject):
+            objekt.pop(NameObject("/OC"), None)
+
+
+def _pdf_sichtbarkeit(eigenschaften: DictionaryObject | None) -> Callable[[Any], bool]:
+    """Whether content marked with an optional content group or membership dictionary is shown in
+    the default configuration /D of `eigenschaften` (the catalog's /OCProperties): a group is off
+    when /D lists it in /OFF, or its base state is /OFF and /ON does not list it, or (as Acrobat
+    does on opening) its view usage says so and /D applies that automatically (/AS). A group the
+    document does not list (/OCGs), and any content when `eigenschaften` is None, is shown."""
+    if not isinstance(eigenschaften, DictionaryObject):
+        return lambda _: True
+    konfiguration = _pdf_aufgeloest(eigenschaften.get("/D"))
+    konfiguration = konfiguration if isinstance(konfiguration, DictionaryObject) else DictionaryObject()
+    gruppen = _pdf_nummern(eigenschaften.get("/OCGs"))
+    if konfiguration.get("/BaseState") == "/OFF":
+        aus = gruppen - _pdf_nummern(konfiguration.get("/ON"))
+    else:
+        aus = gruppen & _pdf_nummern(konfiguration.get("/OFF"))
+    for anwendung in map(_pdf_aufgeloest, _pdf_eintraege(konfiguration.get("/AS"))):
+        if not isinstance(anwendung, DictionaryObject) or anwendung.get("/Event") != "/View":
+            continue
+        if "/View" not in _pdf_eintraege(anwendung.get("/Category")):
+            continue
+        for gruppe in _pdf_eintraege(anwendung.get("/OCGs")):
+            nutzung = _pdf_aufgeloest(gruppe)
+            for schluessel in ("/Usage", "/View"):
+                nutzung = _pdf_aufgeloest(nutzung.get(schluessel)) if isinstance(nutzung, DictionaryObject) else None
+            if isinstance(nutzung, DictionaryObject) and nutzung.get("/ViewState") == "/OFF":
+                aus |= gruppen & {_pdf_nummer(gruppe)}
+
+    def an(gruppe: Any) -> bool:
+        return _pdf_nummer(gruppe) not in aus
+
+    def ausdruck(wert: Any, tiefe: int) -> bool:
+        """A visibility expression: [/And …], [/Or …], [/Not x] over groups and expressions."""
+        wert = _pdf_aufgeloest(wert)
+        if not isinstance(wert, ArrayObject):
+            return an(wert)
+        if not wert or tiefe > 16:
+            return True
+        werte = [ausdruck(teil, tiefe + 1) for teil in wert[1:]]
+        if wert[0] == "/Not":
+            return not werte[0] if werte else True
+        return all(werte) if wert[0] == "/And" else any(werte) if wert[0] == "/Or" else True
+
+    def sichtbar(oc: Any) -> bool:
+        inhalt = _pdf_aufgeloest(oc)
+        if not isinstance(inhalt, DictionaryObject):
+            return True
+        if inhalt.get("/Type") != "/OCMD":
+            return an(oc)
+        if inhalt.get("/VE") is not None:
+            return ausdruck(inhalt["/VE"], 0)
+        zustaende = [
+            an(gruppe) for gruppe in _pdf_eintraege(inhalt.get("/OCGs")) if isinstance(_pdf_aufgeloest(gruppe), DictionaryObject)
+        ]
+        if not zustaende:
+            return True
+        regel = inhalt.get("/P", "/AnyOn")
+        if regel == "/AllOn":
+            return all(zustaende)
+        if regel == "/AnyOff":
+            return not all(zustaende)
+        if regel == "/AllOff":
+            return not any(zustaende)
+        return any(zustaende)
+
+    return sichtbar
+
+
+@dataclass
+class _Zeichnungen:
+    """The XObjects that content streams draw: in visible content (by object number, or by name where
+    a stream's resources do not resolve it) and in hidden content."""
+
+    sichtbar: set[int] = field(default_factory=set)
+    namen: set[str] = field(default_factory=set)
+    verborgen: set[int] = field(default_factory=set)
+
+
+def _pdf_ohne_verborgenes(
+    operationen: list[tuple[Any, bytes]],
+    ressourcen: Any,
+    sichtbar: Callable[[Any], bool],
+    verborgen: set[int],
+    zeichnungen: _Zeichnungen,
+) -> list[tuple[Any, bytes]] | None:
+    """`operationen` without what hidden optional content (also nested) paints, its state operators
+    kept (_PDF_ZUSTAND), without drawing the XObjects in `verborgen` and without the marks of the
+    optional content that is shown; None when nothing changes. Records in `zeichnungen` which
+    XObjects are drawn in shown and in hidden content."""
+    neu: list[tuple[Any, bytes]] = []
+    offen: list[str] = []  # per open marked-content sequence: "verborgen", "ebene" (shown), "bleibt"
+    versteckt = 0  # how many of them are hidden
+    geaendert = False
+    for operanden, operator in operationen:
+        if operator in (b"BMC", b"BDC"):
+            if operator == b"BDC" and not versteckt and operanden[:1] == ["/OC"] and len(operanden) > 1:
+                eigenschaft = operanden[1]
+                if isinstance(eigenschaft, NameObject):
+                    eigenschaft = _pdf_ressource(ressourcen, "/Properties", eigenschaft)
+                art = "ebene" if sichtbar(eigenschaft) else "verborgen"
+                geaendert = True
+            else:
+                art = "verborgen" if versteckt else "bleibt"
+                if not versteckt:
+                    neu.append((operanden, operator))
+            offen.append(art)
+            versteckt += art == "verborgen"
+            continue
+        if operator == b"EMC" and offen:
+            art = offen.pop()
+            versteckt -= art == "verborgen"
+            if art == "bleibt":
+                neu.append((operanden, operator))
+            continue
+        if operator == b"Do" and operanden:
+            ziel = _pdf_nummer(_pdf_ressource(ressourcen, "/XObject", operanden[0]))
+            if versteckt:
+                if ziel is not None:
+                    zeichnungen.verborgen.add(ziel)
+            elif ziel in verborgen:
+                geaendert = True
+                continue
+            elif ziel is None:
+                zeichnungen.namen.add(str(operanden[0]))
+            else:
+                zeichnungen.sichtbar.add(ziel)
+        if not versteckt or operator in _PDF_ZUSTAND:
+            neu.append((operanden, operator))
+        elif operator in _PDF_MALEN:
+            neu.append(([], b"n"))
+        elif operator == b"'":
+            neu.append(([], b"T*"))
+        elif operator == b'"' and len(operanden) == 3:
+            neu.extend((([operanden[0]], b"Tw"), ([operanden[1]], b"Tc"), ([], b"T*")))
+    return neu if geaendert else None
+
+
+def _pdf_verborgene_annotationen_entfernen(seite: Any, sichtbar: Callable[[Any], bool]) -> set[int]:
+    """Take the annotations no viewer shows off the page (flagged hidden, or on a hidden layer) and
+    empty them, in case something else still refers to them; returns their object numbers."""
+    annots = seite.get("/Annots")
+    liste = annots.get_object() if annots is not None else None
+    if not isinstance(liste, ArrayObject):
+        return set()
+    entfernt: set[int] = set()
+    behalten = []
+    for verweis in liste:
+        annotation = verweis.get_object()
+        if not isinstance(annotation, DictionaryObject):
+            behalten.append(verweis)
+            continue
+        flags = annotation.get("/F", 0)
+        if (isinstance(flags, int) and flags & _PDF_UNSICHTBAR) or not sichtbar(annotation.get("/OC")):
+            for schluessel in [s for s in annotation if s not in ("/Type", "/Subtype", "/Rect")]:
+                annotation.pop(schluessel)
+            annotation[NameObject("/F")] = NumberObject(_PDF_UNSICHTBAR)
+            if isinstance(verweis, IndirectObject):
+                entfernt.add(verweis.idnum)
+            continue
+        annotation.pop(NameObject("/OC"), None)  # shown: no layer decides any more
+        behalten.append(verweis)
+    liste[:] = behalten
+    return entfernt
+
+
+def _pdf_felder_entfernen(felder: ArrayObject, entfernt: set[int], *, tiefe: int) -> None:
+    """Drop the removed widgets (`entfernt`) from the form's field tree, and a field none of whose
+    widgets is left: its value was shown nowhere."""
+    behalten = []
+    for verweis in felder:
+        if _pdf_nummer(verweis) in entfernt:
+            continue
+        feld = _pdf_aufgeloest(verweis)
+        kinder = _pdf_aufgeloest(feld.get("/Kids")) if isinstance(feld, DictionaryObject) else None
+        if isinstance(kinder, ArrayObject) and kinder and tiefe < 32:
+            _pdf_felder_entfernen(kinder, entfernt, tiefe=tiefe + 1)
+            if not kinder:
+                continue
+        behalten.append(verweis)
+    felder[:] = behalten
+
+
+def _pdf_weitere_inhalte(writer: PdfWriter) -> list[tuple[int, StreamObject, Any]]:
+    """The content streams besides the pages' (with their object numbers) and their resources:
+    forms (also appearances of annotations), tiling patterns and the glyphs of Type 3 fonts."""
+    inhalte = []
+    for index, objekt in enumerate(writer._objects):
+        if isinstance(objekt, StreamObject) and (objekt.get("/Subtype") == "/Form" or objekt.get("/PatternType") == 1):
+            inhalte.append((index + 1, objekt, _pdf_aufgeloest(objekt.get("/Resources"))))
+        elif isinstance(objekt, DictionaryObject) and objekt.get("/Subtype") == "/Type3":
+            glyphen = _pdf_aufgeloest(objekt.get("/CharProcs"))
+            if isinstance(glyphen, DictionaryObject):
+                ressourcen = _pdf_aufgeloest(objekt.get("/Resources"))
+                for verweis in glyphen.values():
+                    glyph = _pdf_aufgeloest(verweis)
+                    if isinstance(verweis, IndirectObject) and isinstance(glyph, StreamObject):
+                        inhalte.append((verweis.idnum, glyph, ressourcen))
+    return inhalte
+
+
+def _pdf_stream_ersetzen(writer: PdfWriter, nummer: int, alt: StreamObject, daten: bytes) -> None:
+    """The stream `alt`, object `nummer`, with `daten` instead of its data, compressed anew whatever
+    its filters were (pypdf writes only Flate)."""
+    neu = DecodedStreamObject()
+    neu.update({k: v for k, v in alt.items() if k not in ("/Filter", "/DecodeParms", "/Length", "/DL")})
+    neu.set_data(daten)
+    writer._replace_object(nummer, neu.flate_encode())
+
+
+def _pdf_ressourcen(seite: Any) -> Any:
+    """A page's resources, also inherited from the page tree."""
+    knoten = seite
+    for _ in range(32):
+        if not isinstance(knoten, DictionaryObject):
+            return None
+        if "/Resources" in knoten:
+            return _pdf_aufgeloest(knoten["/Resources"])
+        knoten = _pdf_aufgeloest(knoten.get("/Parent"))
+    return None
+
+
+def _pdf_ressource(ressourcen: Any, art: str, name: Any) -> Any:
+    """The entry `name` of kind `art` (/XObject, /Properties) in `ressourcen`, as written there."""
+    eintraege = _pdf_aufgeloest(ressourcen.get(art)) if isinstance(ressourcen, DictionaryObject) else None
+    return eintraege.get(name) if isinstance(eintraege, DictionaryObject) else None
+
+
+def _pdf_ressourcen_eintraege(writer: PdfWriter, art: str) -> list[DictionaryObject]:
+    """Every dictionary of resources of kind `art`, whether the resources are an object of their own
+    or written into a page, form, pattern or font."""
+    listen = []
+    for objekt in writer._objects:
+        if not isinstance(objekt, DictionaryObject):
+            continue
+        for ressourcen in (objekt, _pdf_aufgeloest(objekt.get("/Resources"))):
+            eintraege = _pdf_aufgeloest(ressourcen.get(art)) if isinstance(ressourcen, DictionaryObject) else None
+            if isinstance(eintraege, DictionaryObject):
+                listen.append(eintraege)
+    return listen
+
+
+def _pdf_aufgeloest(wert: Any) -> Any:
+    return wert.get_object() if isinstance(wert, IndirectObject) else wert
+
+
+def _pdf_eintraege(wert: Any) -> list[Any]:
+    """`wert` as a list: an array's entries as written (references unresolved), else itself."""
+    wert = _pdf_aufgeloest(wert)
+    if wert is None:
+        return []
+    return list(wert) if isinstance(wert, ArrayObject) else [wert]
+
+
+def _pdf_nummer(wert: Any) -> int | None:
+    """The object number of `wert` (a reference or an object read through one)."""
+    if isinstance(wert, IndirectObject):
+        return wert.idnum
+    verweis = getattr(wert, "indirect_reference", None)
+    return verweis.idnum if verweis is not None else None
+
+
+def _pdf_nummern(wert: Any) -> set[int]:
+    return {nummer for nummer in map(_pdf_nummer, _pdf_eintraege(wert)) if nummer is not None}
+
+
 def _pdf_unerreichbare_entfernen(writer: PdfWriter) -> None:
     """Drop every object the catalog and the document information no longer reach. pypdf's
     compress_identical_objects keeps an object as long as any object refers to it, even one that is
@@ -780,9 +1180,11 @@ def _pdf_notizen_entfernen(seite: object) -> None:
         annotation = verweis.get_object()
         if annotation.get("/Subtype") in _PDF_NOTIZEN:
             continue
-        # Markup annotations keep their look; their author, note text and reply thread go.
+        # Markup annotations keep their look; their author, note text and reply thread go. A form
+        # field's /T is its name, not an author: without it the field would lose its value.
         for schluessel in _PDF_NOTIZ_ANGABEN:
-            annotation.pop(NameObject(schluessel), None)
+            if schluessel != "/T" or annotation.get("/Subtype") != "/Widget":
+                annotation.pop(NameObject(schluessel), None)
         if annotation.get("/Subtype") != "/FreeText":  # a text box shows /Contents on the page
             annotation.pop(NameObject("/Contents"), None)
         behalten.append(verweis)
