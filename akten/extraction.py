@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import email.policy
 import email.utils
 import html
@@ -69,6 +70,25 @@ def pdf_open(data: bytes) -> PdfReader | None:
 
     reader = PdfReader(io.BytesIO(data))
     return None if reader.is_encrypted and not reader.decrypt("") else reader
+
+
+def _pdf_ohne_verborgene_ebenen(reader: PdfReader, data: bytes) -> PdfReader:
+    """`reader`, or for a PDF with layers (optional content) a reader of its copy without the layers
+    its default view hides: their text is on no page anyone sees, yet a text layer would carry it into
+    the Akte's search, Helena's tools and the text a Mandantin receives of a released PDF. The copy
+    is the release cleaning's (akten.metadaten); a PDF it cannot clean keeps its own text."""
+    katalog = reader.trailer["/Root"].get_object()
+    if not isinstance(katalog, dict) or "/OCProperties" not in katalog:
+        return reader
+    from .metadaten import NichtBereitstellbar, mandant_fassung
+
+    try:
+        bereinigt = mandant_fassung(
+            data, mime_type="application/pdf", titel="", autor="", stand=datetime.datetime.now(datetime.UTC)
+        )
+    except NichtBereitstellbar:
+        return reader
+    return pdf_open(bereinigt) or reader
 
 
 class HiddenText:
@@ -231,6 +251,7 @@ def extract_text(data: bytes, mime_type: str) -> str:
             reader = pdf_open(data)
             if reader is None:
                 raise ExtractionError(ERR_ENCRYPTED)
+            reader = _pdf_ohne_verborgene_ebenen(reader, data)
             text = "\n\n".join((page.extract_text() or "") for page in reader.pages)
         elif mime_type == DOCX_TYPE:
             import docx

@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 
 import pytest
+from django.urls import reverse
 from fpdf import FPDF
 from pypdf import PdfReader, PdfWriter
 from pypdf.generic import (
@@ -450,3 +451,16 @@ def test_pages_sharing_a_content_stream_with_a_hidden_layer_keep_their_own_and_t
     assert len(seiten) == 2
     for seite, eigener_text in zip(seiten, ("Seite eins", "Seite zwei"), strict=True):
         assert SICHTBAR in seite and eigener_text in seite
+
+
+def test_the_text_of_a_pdf_with_layers_is_what_its_default_view_shows(client):
+    """The Mandantin's API `text` of a released PDF (and the Akte's search, Helena's tools) came from
+    the original's text layer, hidden layers included: the download was clean, the text was not."""
+    world = build_world()
+    dokument = _released(world, "vereinbarung.pdf", _pdf_mit_ebenen(grundzustand_aus=False))
+
+    for wer in (world.mandantin, world.lawyer):
+        client.force_login(wer)
+        text = client.get(reverse("api-dokument-detail", args=[dokument.pk])).json()["text"]
+        assert SICHTBAR in text and EBENE_SICHTBAR in text
+        assert [geheim for geheim in (EBENE_VERBORGEN, VERSCHACHTELT, OCMD_VERBORGEN) if geheim in text] == []
