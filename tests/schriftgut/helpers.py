@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from dataclasses import dataclass
 from decimal import Decimal
 
 import docx
@@ -11,11 +12,39 @@ from pypdf import PdfReader
 from akten.models import Akte, Beteiligter, KanzleiProfil, Kontakt
 from tests.factories import AkteFactory, BeteiligterFactory, KontaktFactory, UserFactory
 
+# A firm with many lawyers: with a logo its letterhead would reach far into the DIN address field.
+VIELE_PARTNER = "\n".join(
+    (
+        "Dr. Katrin Müller, Fachanwältin für Mietrecht",
+        "Jonas Becker, Fachanwalt für Arbeitsrecht",
+        "Prof. Dr. Anna Schulz, LL.M., Fachanwältin für Familienrecht",
+        "Mehmet Yilmaz, Fachanwalt für Verkehrsrecht",
+        "Dr. Julia Wagner, Fachanwältin für Erbrecht",
+        "Lukas Hoffmann, Fachanwalt für Steuerrecht",
+        "Sophie Klein, Rechtsanwältin",
+        "Dr. Felix Wolf, Fachanwalt für Bau- und Architektenrecht",
+        "Marie Schröder, Rechtsanwältin",
+        "Paul Neumann, Rechtsanwalt",
+    )
+)
 
-def kanzlei() -> KanzleiProfil:
+
+def logo_png(breite: int = 300, hoehe: int = 120) -> bytes:
+    from PIL import Image
+
+    puffer = io.BytesIO()
+    Image.new("RGB", (breite, hoehe), "navy").save(puffer, format="PNG")
+    return puffer.getvalue()
+
+
+def kanzlei(*, logo: bool = False, partner: str | None = None) -> KanzleiProfil:
+    """The Kanzleiprofil of the tests; `logo` adds a logo, `partner` replaces the two partners (e.g.
+    VIELE_PARTNER for a tall letterhead)."""
+    from django.core.files.base import ContentFile
+
     profil = KanzleiProfil(
         name="Kanzlei Müller & Becker",
-        partner="Dr. Katrin Müller, Fachanwältin für Mietrecht\nJonas Becker",
+        partner="Dr. Katrin Müller, Fachanwältin für Mietrecht\nJonas Becker" if partner is None else partner,
         strasse="Friedrichstraße 100",
         plz="10117",
         ort="Berlin",
@@ -29,6 +58,8 @@ def kanzlei() -> KanzleiProfil:
         ust_id="DE123456789",
         kammer="Rechtsanwaltskammer Berlin",
     )
+    if logo:
+        profil.logo.save("logo.png", ContentFile(logo_png()), save=False)
     profil.full_clean()
     profil.save()
     return profil
@@ -73,7 +104,48 @@ def pdf_text(data: bytes) -> str:
     return "\n".join(page.extract_text() or "" for page in PdfReader(io.BytesIO(data)).pages)
 
 
-__all__ = ["Kontakt", "akte_mit_parteien", "docx_text", "kanzlei", "pdf_text"]
+MM_PRO_PT = 25.4 / 72
+
+
+@dataclass(frozen=True)
+class Textstelle:
+    """A piece of text drawn on a PDF page: its start (x) and baseline (y) in mm from the page's
+    left and top edge, and its font size in pt."""
+
+    text: str
+    x: float
+    y: float
+    groesse: float
+
+
+def zeilen_positionen(data: bytes, seite: int = 0) -> list[Textstelle]:
+    """The text pieces of page `seite` of a PDF with their positions (pypdf's text visitor)."""
+    page = PdfReader(io.BytesIO(data)).pages[seite]
+    hoehe = float(page.mediabox.height)
+    stellen: list[Textstelle] = []
+
+    def merken(text, cm, tm, font, size):  # noqa: ANN001 - pypdf's visitor signature
+        if not text.strip():
+            return
+        x = tm[4] * cm[0] + tm[5] * cm[2] + cm[4]
+        y = tm[4] * cm[1] + tm[5] * cm[3] + cm[5]
+        stellen.append(Textstelle(text.strip(), x * MM_PRO_PT, (hoehe - y) * MM_PRO_PT, float(size)))
+
+    page.extract_text(visitor_text=merken)
+    return stellen
+
+
+__all__ = [
+    "VIELE_PARTNER",
+    "Kontakt",
+    "Textstelle",
+    "logo_png",
+    "akte_mit_parteien",
+    "docx_text",
+    "kanzlei",
+    "pdf_text",
+    "zeilen_positionen",
+]
 
 
 def mit_fussnoten(word: bytes, fussnoten_xml: str, *, nach: bytes = b"", verweis: str = "") -> bytes:
