@@ -30,7 +30,7 @@ def test_klageerwiderung_docx_has_letterhead_rubrum_and_every_field() -> None:
         "Dr. Katrin Müller, Fachanwältin für Mietrecht",
         "Friedrichstraße 100, 10117 Berlin",
         "IBAN DE89 3704 0044 0532 0130 00",  # footer
-        "Unser Zeichen: 12/26",  # Aktenzeichen in the header
+        "Unser Zeichen: 12/26",  # Aktenzeichen in the information block
         "Amtsgericht Tempelhof-Kreuzberg",
         "Az. des Gerichts: 7 C 123/26",
         "Berlin, 24. November 2026",
@@ -56,7 +56,7 @@ def test_pdf_has_the_same_content_page_numbers_and_aktenzeichen() -> None:
     text = pdf_text(ergebnis.pdf())
     for erwartet in (
         "Kanzlei Müller & Becker",
-        "Unser Zeichen: 12/26 · Seite 1 von 1",
+        "Unser Zeichen: 12/26",  # in the information block; „Seite X von Y“ only from page 2 (DIN 5008)
         "Kündigungsschutzklage",
         "– Klägerin –",
         "Vorläufiger Streitwert: 5.400,00 €",
