@@ -63,6 +63,32 @@ def docx_problem(data: bytes) -> DocxProblem | None:
     return DocxProblem.TOO_LARGE_UNPACKED if unpacked > MAX_DOCX_UNPACKED_BYTES else None
 
 
+_MAIN_DOCUMENT = re.compile(
+    rb'<Relationship\b[^>]*?\bType="[^"]*/officeDocument"[^>]*?\bTarget="/?([^"]+)"'
+    rb'|<Relationship\b[^>]*?\bTarget="/?([^"]+)"[^>]*?\bType="[^"]*/officeDocument"'
+)
+
+
+def is_word_package(archive: zipfile.ZipFile) -> bool:
+    """Whether the ZIP `archive` is a Word document: its package relationships name a main part
+    (`word/document.xml`, or `word/document2.xml` as Word Online and SharePoint save it) that is
+    in the archive, and that part is no workbook or presentation."""
+    names = set(archive.namelist())
+    if "word/document.xml" in names:
+        return True
+    if "_rels/.rels" not in names:
+        return False
+    try:
+        rels = archive.read("_rels/.rels")
+    except (zipfile.BadZipFile, KeyError, OSError, ValueError):
+        return False
+    for match in _MAIN_DOCUMENT.finditer(rels):
+        target = (match.group(1) or match.group(2)).decode("utf-8", errors="replace")
+        if target.startswith("word/") and target in names:
+            return True
+    return False
+
+
 def pdf_open(data: bytes) -> PdfReader | None:
     """A reader for the PDF `data`, or None when it is encrypted with a password. PDFs that only
     restrict permissions open with the empty password. Raises pypdf's errors for damaged files."""
@@ -267,7 +293,7 @@ def extract_text(data: bytes, mime_type: str) -> str:
             hidden_text_remove(document.element.body, HiddenText.of(document))
             text = "\n".join(p.text for p in document.paragraphs)
         elif mime_type == "text/plain" or mime_type in MARKDOWN_TYPES:
-            text = data.decode("utf-8", errors="replace")
+            text = data.decode("utf-8-sig", errors="replace")
         elif mime_type == EMAIL_TYPE:
             text = email_text(data)
         else:
@@ -293,7 +319,10 @@ _HTML_BREAKS = re.compile(r"<br\s*/?>|</(?:p|div|tr|li|h[1-6]|table|blockquote)\
 def email_parse(data: bytes) -> EmailMessage | None:
     """The e-mail `data` holds, or None when it is none: it must begin with a header line and name
     a sender, recipient, date or subject (a text or a file of another kind renamed .eml does not)."""
-    if b"\x00" in data[:4096] or not _HEADER_LINE.match(data.lstrip(b"\r\n")[:1000]):
+    data = data.removeprefix(b"\xef\xbb\xbf").lstrip(b"\r\n")
+    if data.startswith(b"From "):  # the separator line of an mbox export (Thunderbird)
+        data = data.partition(b"\n")[2]
+    if b"\x00" in data[:4096] or not _HEADER_LINE.match(data[:1000]):
         return None
     message = BytesParser(policy=email.policy.default).parsebytes(data)
     if not isinstance(message, EmailMessage) or not any(message.get(name) for name, _ in EMAIL_HEADERS):

@@ -70,7 +70,15 @@ from pypdf.generic import (
 
 from helena.errors import ServiceError
 
-from .extraction import MARKDOWN_TYPES, OLE_SIGNATURE, HiddenText, docx_problem, hidden_text_remove, pdf_open
+from .extraction import (
+    MARKDOWN_TYPES,
+    OLE_SIGNATURE,
+    HiddenText,
+    docx_problem,
+    hidden_text_remove,
+    is_word_package,
+    pdf_open,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -479,7 +487,7 @@ def _ist_word(inhalt: bytes) -> bool:
     if docx_problem(inhalt) is not None:
         return False
     with zipfile.ZipFile(io.BytesIO(inhalt)) as archiv:
-        return "word/document.xml" in archiv.namelist()
+        return is_word_package(archiv)
 
 
 def _bild_fassung(inhalt: bytes, format: str) -> bytes:

@@ -17,7 +17,16 @@ from django.db.models import Sum
 from django.http import Http404
 from django.utils import timezone
 
-from .extraction import DOCX_TYPE, EMAIL_TYPE, MARKDOWN_TYPES, OLE_SIGNATURE, ExtractionError, email_parse, extract_text
+from .extraction import (
+    DOCX_TYPE,
+    EMAIL_TYPE,
+    MARKDOWN_TYPES,
+    OLE_SIGNATURE,
+    ExtractionError,
+    email_parse,
+    extract_text,
+    is_word_package,
+)
 from .fristen_rules import wiedervorlage_hinweis
 from .metadaten import freigabe_pruefen
 from .models import (
@@ -66,14 +75,18 @@ PDF = Dateiart("ein PDF", "application/pdf", (".pdf",), (b"%PDF-",))
 WORD = Dateiart("eine Word-Datei (.docx)", DOCX_TYPE, (".docx",), (b"PK\x03\x04",))
 TEXT = Dateiart("ein Text", "text/plain", (".txt",))
 MARKDOWN = Dateiart("ein Markdown-Text", "text/markdown", (".md", ".markdown"))
-JPEG = Dateiart("ein JPEG-Bild", "image/jpeg", (".jpg", ".jpeg"), (b"\xff\xd8\xff",))
+JPEG = Dateiart("ein JPEG-Bild", "image/jpeg", (".jpg", ".jpeg", ".jfif"), (b"\xff\xd8\xff",))
 PNG = Dateiart("ein PNG-Bild", "image/png", (".png",), (b"\x89PNG\r\n\x1a\n",))
 TIFF = Dateiart("ein TIFF-Bild", "image/tiff", (".tif", ".tiff"), (b"II*\x00", b"MM\x00*"))
 WEBP = Dateiart("ein WebP-Bild", "image/webp", (".webp",), (b"RIFF",))
 EMAIL = Dateiart("eine E-Mail (.eml)", EMAIL_TYPE, (".eml",))
 DATEIARTEN = (PDF, WORD, TEXT, MARKDOWN, JPEG, PNG, TIFF, WEBP, EMAIL)
 _ART_NACH_ENDUNG = {endung: art for art in DATEIARTEN for endung in art.endungen}
-_ART_NACH_TYP = {art.mime_type: art for art in DATEIARTEN} | {typ: MARKDOWN for typ in MARKDOWN_TYPES}
+_ART_NACH_TYP = (
+    {art.mime_type: art for art in DATEIARTEN}
+    | {typ: MARKDOWN for typ in MARKDOWN_TYPES}
+    | {"image/jpg": JPEG, "image/pjpeg": JPEG, "application/x-pdf": PDF, "message/eml": EMAIL}
+)
 # An extension is a letter and up to nine letters or digits after the last dot ("Klage vom
 # 03.05.2026" has none).
 _ENDUNG = re.compile(r"\.[a-z][a-z0-9]{0,9}$", re.IGNORECASE)
@@ -85,13 +98,18 @@ GRUND_OUTLOOK = (
     "Outlook-Nachrichten (.msg) nimmt Helena nicht auf; speichere die E-Mail als .eml (z. B. in Outlook im Web: "
     "„Herunterladen“) oder drucke sie als PDF"
 )
-GRUND_TYP_UNBEKANNT = "ihr Name hat keine Endung, und ihr angegebener Dateityp ({typ}) ist keiner der erlaubten"
+GRUND_OHNE_ENDUNG = "ihr Name hat keine Endung, und ihr Inhalt ist keine der erlaubten Arten"
+GRUND_HEIC = (
+    "HEIC-Fotos (iPhone) nimmt Helena nicht auf; speichere das Foto als JPEG (am iPhone: Einstellungen → Kamera → "
+    "Formate → „Maximale Kompatibilität“, oder beim Senden „Als JPEG“)"
+)
 GRUND_INHALT = "laut {quelle} ist sie {erwartet}, ihr Inhalt ist aber {gefunden}"
 GRUND_WORD_ALT = (
     "sie ist verschlüsselt (Kennwortschutz) oder im alten Word-Format (.doc); speichere sie ohne Kennwort als .docx oder als PDF"
 )
 GRUND_KEIN_UTF8 = "sie ist keine Textdatei in UTF-8; speichere den Text als UTF-8 oder als PDF"
 GRUND_KEINE_EMAIL = "sie ist keine E-Mail im Format .eml (Absender, Empfänger, Datum oder Betreff fehlen)"
+GRUND_BESONDERS = {".msg": GRUND_OUTLOOK, ".heic": GRUND_HEIC, ".heif": GRUND_HEIC}
 QUELLE_NAME = "Name"
 QUELLE_TYP = "angegebenem Dateityp"
 ANDERER_INHALT = "etwas anderes"
@@ -99,19 +117,15 @@ ANDERER_INHALT = "etwas anderes"
 
 def _inhalt_art(content: bytes) -> Dateiart | None:
     """What the first bytes say `content` is: PDF, Word or an image; None for anything else (text
-    included). A Word file is a ZIP from its first byte (not a program with a ZIP appended) that
-    holds word/document.xml; only its directory is read, nothing is unpacked."""
-    if b"%PDF-" in content[:1024]:
-        # PDF readers accept the header anywhere in the first KiB (scanners and mail gateways put
-        # bytes before it); the release cleaning (akten.metadaten) judges it the same way.
-        return PDF
+    included). A Word file is a ZIP from its first byte (not a program with a ZIP appended) whose
+    package names a Word main part; only its directory is read, nothing is unpacked."""
     art = next((art for art in DATEIARTEN if any(content.startswith(s) for s in art.signaturen)), None)
     if art is WEBP and content[8:12] != b"WEBP":
         return None
     if art is WORD:
         try:
             with zipfile.ZipFile(io.BytesIO(content)) as archiv:
-                return WORD if "word/document.xml" in archiv.namelist() else None
+                return WORD if is_word_package(archiv) else None
         except (zipfile.BadZipFile, ValueError, OSError):
             return None
     return art
@@ -121,6 +135,10 @@ def _inhalt_passt_nicht(art: Dateiart, content: bytes, quelle: str) -> str | Non
     """Why `content` is not of the kind `art` its name (or declared type) says, or None."""
     gefunden = _inhalt_art(content)
     if gefunden is art:
+        return None
+    if art is PDF and gefunden is None and b"%PDF-" in content[:1024]:
+        # PDF readers accept the header anywhere in the first KiB (scanners and mail gateways put
+        # bytes before it); the release cleaning (akten.metadaten) judges it the same way.
         return None
     if art is EMAIL:
         return None if gefunden is None and email_parse(content) is not None else GRUND_KEINE_EMAIL
@@ -152,15 +170,16 @@ def dokument_datei_pruefen(*, filename: str, content: bytes, mime_type: str | No
         art = _ART_NACH_ENDUNG.get(endung.group(0).lower())
         if art is None:
             endung_klein = endung.group(0).lower()
-            grund = GRUND_OUTLOOK if endung_klein == ".msg" else GRUND_ENDUNG.format(endung=endung_klein)
+            grund = GRUND_BESONDERS.get(endung_klein) or GRUND_ENDUNG.format(endung=endung_klein)
             raise ValueError(ERR_DATEI_ABGELEHNT.format(datei=name[:120], grund=grund))
         quelle = QUELLE_NAME
     else:
+        # A phone or scanner upload without an extension: what the browser declares, else (it sends
+        # application/octet-stream then) what the first bytes are.
         typ = (mime_type or "").split(";")[0].strip().lower()
-        art = _ART_NACH_TYP.get(typ)
+        art = _ART_NACH_TYP.get(typ) or _inhalt_art(content)
         if art is None:
-            grund = GRUND_TYP_UNBEKANNT.format(typ=typ or "keiner")
-            raise ValueError(ERR_DATEI_ABGELEHNT.format(datei=name[:120], grund=grund))
+            raise ValueError(ERR_DATEI_ABGELEHNT.format(datei=name[:120], grund=GRUND_OHNE_ENDUNG))
         name, quelle = f"{name}{art.endungen[0]}", QUELLE_TYP
     problem = _inhalt_passt_nicht(art, content, quelle)
     if problem is not None:

@@ -121,7 +121,7 @@ class DokumentDateiApi(APIView):
                     raise ValidationError({"detail": ERR_PDF_ALS_WORD})
                 inhalt = original
             elif dokument.mime_type in MARKDOWN_TYPES or dokument.mime_type == "text/plain":
-                text = original.decode("utf-8", errors="replace")
+                text = original.decode("utf-8-sig", errors="replace")
                 if dokument.mime_type == "text/plain":
                     text = text_als_markdown(text)
                 schriftstueck = services.schriftstueck_rendern(akte=dokument.akte, titel=dokument.name, markdown=text)
@@ -202,6 +202,7 @@ class VersionenApi(WriteRateLimitMixin, APIView):
                 markdown=serializer.validated_data["inhalt_markdown"],
                 datei=upload.read() if upload else None,
                 dateiname=upload.name if upload else "",
+                mime_type=upload.content_type if upload else None,
             )
         except ValueError as fehler:
             raise ValidationError({"detail": str(fehler)}) from fehler

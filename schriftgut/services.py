@@ -263,6 +263,7 @@ def dokument_version_anlegen(
     markdown: str = "",
     datei: bytes | None = None,
     dateiname: str = "",
+    mime_type: str | None = None,
 ) -> DokumentVersion:
     """A new version of an approved document: edited Markdown source (rendered again on the
     template of the previous version) or an uploaded file. The Dokument shows the new version;
@@ -274,28 +275,17 @@ def dokument_version_anlegen(
         raise ValueError(akten_services.ERR_FILE_TOO_LARGE.format(limit=settings.HELENA_MAX_UPLOAD_BYTES // (1024 * 1024)))
     dokument = Dokument.objects.select_for_update().get(pk=dokument.pk)
     versionen = list(dokument.versionen.order_by("nummer"))
-    if not versionen:
-        with dokument.datei.open("rb") as handle:
-            bisher = handle.read()
-        erste = DokumentVersion(
-            dokument=dokument,
-            nummer=1,
-            mime_type=dokument.mime_type,
-            erstellt_von=dokument.erstellt_von,
-            created_at=dokument.created_at,
-        )
-        erste.datei.save((dokument.datei.name or "dokument").rsplit("/", 1)[-1], ContentFile(bisher), save=False)
-        erste.save()
-        versionen = [erste]
-    letzte = versionen[-1]
+    letzte = versionen[-1] if versionen else None
+    # Everything is checked and rendered before a file is stored: a refused version must leave no
+    # copy of client data behind (the rollback does not remove files).
     if datei:
         # The same kinds and content check as the first upload (akten.services.dokument_create).
-        mime, name = akten_services.dokument_datei_pruefen(filename=dateiname, content=datei)
-        inhalt, quelle = datei, ""
+        mime, name = akten_services.dokument_datei_pruefen(filename=dateiname, content=datei, mime_type=mime_type)
         if dokument.mandant_sichtbar:  # she receives the new version at once
-            freigabe_pruefen(inhalt, mime_type=mime)
+            freigabe_pruefen(datei, mime_type=mime)
+        inhalt, quelle = datei, ""
     elif markdown.strip():
-        if not letzte.quelle_markdown:
+        if letzte is None or not letzte.quelle_markdown:
             raise ValueError(ERR_KEINE_QUELLE)
         try:
             inhalt = schriftstueck_rendern(
@@ -306,6 +296,18 @@ def dokument_version_anlegen(
         mime, quelle, name = DOCX_MIME, markdown, _dateiname(dokument.name, "docx")
     else:
         raise ValueError(ERR_NEUE_VERSION_LEER)
+    if letzte is None:
+        with dokument.datei.open("rb") as handle:
+            bisher = handle.read()
+        letzte = DokumentVersion(
+            dokument=dokument,
+            nummer=1,
+            mime_type=dokument.mime_type,
+            erstellt_von=dokument.erstellt_von,
+            created_at=dokument.created_at,
+        )
+        letzte.datei.save((dokument.datei.name or "dokument").rsplit("/", 1)[-1], ContentFile(bisher), save=False)
+        letzte.save()
     version = DokumentVersion(
         dokument=dokument,
         nummer=letzte.nummer + 1,

@@ -276,3 +276,121 @@ def test_an_e_mail_is_never_released_to_the_mandantin(client):
     assert antwort.status_code == 400, antwort.content
     assert antwort.json()["datei"].startswith("Diese Datei kann der Mandantschaft nicht ohne ihre Metadaten")
     assert not Dokument.objects.filter(akte=akte).exists()
+
+
+def _word_online() -> bytes:
+    """A .docx as Word Online and SharePoint save it: the main part is word/document2.xml."""
+    quelle = zipfile.ZipFile(io.BytesIO(_docx()))
+    puffer = io.BytesIO()
+    with zipfile.ZipFile(puffer, "w") as ziel:
+        for eintrag in quelle.infolist():
+            daten = quelle.read(eintrag.filename)
+            if eintrag.filename in ("[Content_Types].xml", "_rels/.rels"):
+                daten = daten.replace(b"/word/document.xml", b"/word/document2.xml").replace(
+                    b'Target="word/document.xml"', b'Target="word/document2.xml"'
+                )
+            ziel.writestr(eintrag.filename.replace("word/document.xml", "word/document2.xml"), daten)
+    return puffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("name", "inhalt", "content_type", "mime_type"),
+    [
+        pytest.param("Vertrag.docx", _word_online(), "application/octet-stream", DOCX_TYPE, id="word-online-document2"),
+        pytest.param("IMG_0001", _bild("JPEG"), "application/octet-stream", "image/jpeg", id="no-extension-jpeg-by-bytes"),
+        pytest.param("Scan", PDF_BYTES, "application/octet-stream", "application/pdf", id="no-extension-pdf-by-bytes"),
+        pytest.param("Foto", _bild("JPEG"), "image/jpg", "image/jpeg", id="alias-image-jpg"),
+        pytest.param("Klage", PDF_BYTES, "application/x-pdf", "application/pdf", id="alias-x-pdf"),
+        pytest.param("Foto.jfif", _bild("JPEG"), "image/jpeg", "image/jpeg", id="jfif"),
+        pytest.param(
+            "Mail.eml", b"\xef\xbb\xbfFrom: a@b.de\r\nSubject: x\r\n\r\nText", "message/rfc822", "message/rfc822", id="eml-bom"
+        ),
+        pytest.param(
+            "Mail.eml",
+            b"From - Thu Nov 05 10:00:00 2026\r\nFrom: a@b.de\r\nSubject: x\r\n\r\nText",
+            "message/rfc822",
+            "message/rfc822",
+            id="eml-mbox-line",
+        ),
+    ],
+)
+def test_files_from_phones_scanners_and_office_online_are_accepted(client, name, inhalt, content_type, mime_type):
+    akte = AkteFactory()
+    client.force_login(akte.anwalt)
+
+    antwort = _upload(client, akte, name, inhalt, content_type)
+
+    assert antwort.status_code == 201, antwort.content
+    assert antwort.json()["mime_type"] == mime_type
+    dokument = Dokument.objects.get(pk=antwort.json()["id"])
+    if mime_type in (DOCX_TYPE, "message/rfc822"):  # read as what it is (PDF_BYTES has no text to read)
+        assert dokument.text_status == Dokument.TextStatus.OK, dokument.text_fehler
+
+
+def test_a_word_online_file_can_be_released():
+    akte = AkteFactory()
+    dokument = services.dokument_create(
+        akte=akte, by=akte.anwalt, name="Vertrag", filename="vertrag.docx", content=_word_online(), mandant_sichtbar=True
+    )
+    assert dokument.mandant_sichtbar and "Mietvertrag über die Wohnung" in dokument.text
+
+
+def test_a_heic_photo_is_refused_with_advice_on_jpeg(client):
+    akte = AkteFactory()
+    client.force_login(akte.anwalt)
+
+    antwort = _upload(client, akte, "IMG_0001.HEIC", b"\x00\x00\x00\x18ftypheic", "image/heic")
+
+    assert antwort.status_code == 400 and "als JPEG" in antwort.json()["datei"]
+
+
+def test_a_pdf_marker_inside_other_content_decides_nothing(client):
+    """Only a file that says it is a PDF may have its header after leading bytes: HTML with a
+    "%PDF-" comment named .pdf is no PDF, a note mentioning "%PDF-1.7" stays a text."""
+    akte = AkteFactory()
+    client.force_login(akte.anwalt)
+
+    assert _upload(client, akte, "notiz.txt", b"Fehlerhafte Datei %PDF-1.7 vom Gericht").status_code == 201
+    assert _upload(client, akte, "klage.pdf", b"<html><!-- %PDF-1.4 --></html>").status_code == 201  # header in 1st KiB
+    assert _upload(client, akte, "klage.pdf", b"<html>" + b" " * 2000 + b"%PDF-1.4</html>").status_code == 400
+
+
+def test_a_refused_new_version_leaves_no_file_behind(client, settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path
+    akte = AkteFactory()
+    dokument = services.dokument_create(akte=akte, by=akte.anwalt, name="Brief", filename="brief.txt", content=b"Erste Fassung")
+    vorher = sorted(p for p in tmp_path.rglob("*") if p.is_file())
+    client.force_login(akte.anwalt)
+
+    for _ in range(2):
+        antwort = client.post(
+            f"/api/dokumente/{dokument.pk}/versionen/", {"datei": SimpleUploadedFile("t.xlsx", _zip("xl/workbook.xml"))}
+        )
+        assert antwort.status_code == 400
+
+    assert sorted(p for p in tmp_path.rglob("*") if p.is_file()) == vorher
+
+
+def test_a_new_version_without_extension_is_judged_like_the_first_upload(client):
+    akte = AkteFactory()
+    client.force_login(akte.anwalt)
+    erste = _upload(client, akte, "Scan", PDF_BYTES, "application/pdf").json()
+
+    antwort = client.post(
+        f"/api/dokumente/{erste['id']}/versionen/",
+        {"datei": SimpleUploadedFile("Scan", PDF_BYTES, content_type="application/pdf")},
+    )
+
+    assert antwort.status_code == 201, antwort.content
+
+
+def test_markdown_with_a_byte_order_mark_is_read_without_it(client):
+    akte = AkteFactory()
+    client.force_login(akte.anwalt)
+    antwort = _upload(client, akte, "notiz.md", "\ufeff# Sachstand\n\nText".encode())
+
+    dokument = Dokument.objects.get(pk=antwort.json()["id"])
+    assert dokument.text.startswith("# Sachstand")
+    word = docx.Document(io.BytesIO(client.get(reverse("api-dokument-datei", args=[dokument.pk, "docx"])).content))
+    ueberschrift = next(p for p in word.paragraphs if "Sachstand" in p.text)
+    assert ueberschrift.text == "Sachstand" and ueberschrift.style.name.startswith("Heading")
