@@ -3,7 +3,7 @@ from pathlib import PurePath
 from typing import Any
 
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.http import HttpRequest
 from django.utils import timezone
@@ -19,7 +19,7 @@ from akten.admin_mixins import (
     VisibleUserAdminMixin,
 )
 
-from .fristen_rules import KalenderRegelFehler, berechnung_einhalten, kalender_eintrag_pruefen
+from .fristen_rules import KalenderRegelFehler, berechnung_einhalten, kalender_eintrag_pruefen, wiedervorlage_hinweis
 from .metadaten import freigabe_pruefen
 from .models import (
     Akte,
@@ -233,7 +233,10 @@ class KalenderEintragAdmin(AkteBoundAdmin):
         if obj.verantwortlich_id is None:
             obj.verantwortlich = request.user
         super().save_model(request, obj, form, change)
-        _verlauf(request, obj.akte, KalenderEintrag, obj, change, f"{obj.get_typ_display()} „{obj.titel}“")
+        hinweis = wiedervorlage_hinweis(akte=obj.akte, typ=obj.typ, datum=obj.datum, fristablauf=obj.fristablauf)
+        _verlauf(request, obj.akte, KalenderEintrag, obj, change, f"{obj.get_typ_display()} „{obj.titel}“", hinweis)
+        if hinweis:
+            messages.warning(request, hinweis)
 
 
 class ZeiterfassungAdminForm(forms.ModelForm):
@@ -284,15 +287,17 @@ _VERLAUF_TYPEN = {
 }
 
 
-def _verlauf(request: HttpRequest, akte: Akte, model: type[Any], obj: Any, change: bool, was: str) -> None:
-    """The Aktenverlauf entry of a record saved in the admin, as the services write it."""
+def _verlauf(request: HttpRequest, akte: Akte, model: type[Any], obj: Any, change: bool, was: str, hinweis: str = "") -> None:
+    """The Aktenverlauf entry of a record saved in the admin, as the services write it (with the
+    hint they add, e.g. a Wiedervorlage on a Sunday)."""
     typ, schluessel = _VERLAUF_TYPEN[model]
+    beschreibung = f"{was} in der Verwaltung {'geändert' if change else 'angelegt'}"
     activity_record(
         akte=akte,
         typ=AktenActivity.Typ.AKTE_GEAENDERT if change else typ,
-        beschreibung=f"{was} in der Verwaltung {'geändert' if change else 'angelegt'}",
+        beschreibung=f"{beschreibung}. {hinweis}" if hinweis else beschreibung,
         by=request.user,  # type: ignore[arg-type]
-        data={schluessel: obj.pk, "verwaltung": True},
+        data={schluessel: obj.pk, "verwaltung": True, **({"hinweis": hinweis} if hinweis else {})},
     )
 
 

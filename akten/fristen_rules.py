@@ -261,7 +261,7 @@ HINWEIS_WIEDERVORLAGE = "Die Wiedervorlage fällt auf {was}; bitte prüfe, ob ei
 WAS_WOCHENENDE = "einen {wochentag} ({datum})"
 WAS_FEIERTAG_BUNDESWEIT = "einen bundesweiten Feiertag: {name} am {datum}"
 WAS_FEIERTAG_ORT = "einen Feiertag in {ort} ({quelle}): {name} am {datum}"
-WAS_TEILFEIERTAG = "{name} am {datum}, in Teilen von {land} ein Feiertag ({quelle})"
+WAS_TEILFEIERTAG = "den {datum}, in Teilen von {land} ein Feiertag ({name}; {quelle})"
 
 
 def wiedervorlage_hinweis(
@@ -292,7 +292,7 @@ def wiedervorlage_hinweis(
     kalender, land = Feiertagskalender(ort.bundesland, ort.ort), BUNDESLAENDER[ort.bundesland]
     name = kalender.feiertag(tag)
     if name is not None:
-        wo = f"{ort.ort}, {land}" if ort.ort else land
+        wo = f"{ort.ort}, {land}" if ort.ort and ort.ort != land else land  # "Berlin", not "Berlin, Berlin"
         return HINWEIS_WIEDERVORLAGE.format(was=WAS_FEIERTAG_ORT.format(ort=wo, quelle=ort.quelle, name=name, datum=text))
     name = kalender.teilfeiertag(tag)
     if name is not None:

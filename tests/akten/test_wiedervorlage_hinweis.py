@@ -94,8 +94,8 @@ def test_a_holiday_kept_only_in_parts_of_the_land_is_named_as_such():
     muenchen = _akte(land="BY", ort="München", gericht="Landgericht München I")
 
     assert wiedervorlage_hinweis(akte=bayern, typ="WIEDERVORLAGE", datum=MARIAE_HIMMELFAHRT) == (
-        "Die Wiedervorlage fällt auf Mariä Himmelfahrt am 15.08.2030, in Teilen von Bayern ein Feiertag "
-        "(Gericht der Akte: Landgericht)" + RAT
+        "Die Wiedervorlage fällt auf den 15.08.2030, in Teilen von Bayern ein Feiertag (Mariä Himmelfahrt; "
+        "Gericht der Akte: Landgericht)" + RAT
     )
     assert "einen Feiertag in München, Bayern" in wiedervorlage_hinweis(
         akte=muenchen, typ="WIEDERVORLAGE", datum=MARIAE_HIMMELFAHRT
@@ -169,3 +169,40 @@ def test_a_draft_edited_to_a_holiday_gets_the_hint_and_a_weekday_none(client):
     assert "bundesweiten Feiertag: Tag der Deutschen Einheit" in draft_services.draft_hinweis(draft)
     bearbeitet = AktenActivity.objects.get(akte=akte, typ=AktenActivity.Typ.ENTWURF_BEARBEITET)
     assert bearbeitet.beschreibung.endswith(draft_services.draft_hinweis(draft))
+
+
+def test_a_city_state_is_named_once():
+    from akten.fristen_rules import wiedervorlage_hinweis
+
+    berlin = _akte(land="BE", ort="Berlin", gericht="Landgericht Berlin II")
+    frauentag = datetime.date(2030, 3, 8)  # a holiday in Berlin, a Friday
+
+    hinweis = wiedervorlage_hinweis(akte=berlin, typ="WIEDERVORLAGE", datum=frauentag)
+
+    assert "einen Feiertag in Berlin (Gericht der Akte" in hinweis and "Berlin, Berlin" not in hinweis
+
+
+def test_a_wiedervorlage_saved_in_the_admin_gets_the_hint_on_the_page_and_in_the_verlauf(client):
+    from akten.models import Role
+    from tests.factories import UserFactory
+
+    KanzleiProfil.objects.all().delete()
+    akte = _akte()
+    admin_user = UserFactory(role=Role.ADMIN, is_staff=True, is_superuser=True)
+    client.force_login(admin_user)
+    formular = {
+        "akte": akte.pk,
+        "typ": "WIEDERVORLAGE",
+        "titel": "Sachstand",
+        "datum": SONNTAG.strftime("%d.%m.%Y"),
+        "verantwortlich": akte.anwalt.pk,
+    }
+
+    antwort = client.post(reverse("admin:akten_kalendereintrag_add"), formular, follow=True)
+
+    assert antwort.status_code == 200
+    hinweis = "Die Wiedervorlage fällt auf einen Sonntag (02.06.2030)" + RAT
+    assert KalenderEintrag.objects.filter(akte=akte, titel="Sachstand").exists(), antwort.content.decode()[:3000]
+    assert hinweis in antwort.content.decode()
+    verlauf = AktenActivity.objects.get(akte=akte, typ=AktenActivity.Typ.KALENDER_ANGELEGT)
+    assert verlauf.beschreibung == f"Wiedervorlage „Sachstand“ in der Verwaltung angelegt. {hinweis}"
