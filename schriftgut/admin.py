@@ -6,7 +6,7 @@ import io
 from typing import Any
 
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import URLPattern, path, reverse
@@ -16,6 +16,7 @@ from akten.admin import KanzleiProfilAdmin
 from akten.models import DokumentVorlage, KanzleiProfil, RechnungsnummerZaehler
 
 from .briefkopf import briefkopf_anwenden
+from .builtin import NACH_SCHLUESSEL, mitgeliefert_inhalt
 from .pdf import docx_zu_pdf
 from .platzhalter import PLATZHALTER, beispiel_kontext
 from .services import DOCX_MIME, PDF_MIME
@@ -36,6 +37,14 @@ class KanzleiProfilBriefkopfAdmin(KanzleiProfilAdmin):
         ("Bankverbindung und Steuer", {"fields": ("bank_name", "iban", "bic", "ust_id")}),
         ("Briefkopf", {"fields": ("logo", "briefkopf_ausrichtung", "briefkopf_schrift", "briefkopf_fusszeile")}),
     )
+
+    def save_model(self, request: HttpRequest, obj: KanzleiProfil, form: Any, change: bool) -> None:
+        """Saved as given; a letterhead that reaches into the DIN 5008 address field (it would show in
+        the envelope's window) is reported at once, not first in a letter sent."""
+        super().save_model(request, obj, form, change)
+        brief = vorlage_rendern(mitgeliefert_inhalt(NACH_SCHLUESSEL["BRIEF"].schluessel), beispiel_kontext(obj))
+        for hinweis in briefkopf_anwenden(brief.docx, profil=obj, aktenzeichen="1/26"):
+            messages.warning(request, hinweis)
 
 
 class DokumentVorlageForm(forms.ModelForm):

@@ -81,3 +81,29 @@ def test_good_template_is_saved_with_a_preview_on_letterhead(client, admin_user)
     word = client.get(f"/admin/akten/dokumentvorlage/{vorlage.pk}/vorschau/docx/")
     text = docx_text(word.content)
     assert "Kanzlei Müller & Becker" in text and "Dr. Maria Muster" in text
+
+
+def test_a_letterhead_too_tall_for_the_din_address_field_is_reported_when_the_profile_is_saved(client, admin_user):
+    profil = kanzlei()
+    formular = {
+        "name": profil.name,
+        "partner": "\n".join(f"Dr. Rechtsanwältin Nummer {n}, Fachanwältin für Bau- und Architektenrecht" for n in range(40)),
+        "strasse": profil.strasse,
+        "plz": profil.plz,
+        "ort": profil.ort,
+        "sitz_ort": profil.sitz_ort,
+        "sitz_bundesland": profil.sitz_bundesland,
+        "briefkopf_ausrichtung": "RECHTS",
+        "briefkopf_schrift": "SANS",
+    }
+
+    antwort = client.post(f"/admin/akten/kanzleiprofil/{profil.pk}/change/", formular, follow=True)
+
+    assert antwort.status_code == 200
+    assert "höher als die 45 mm über dem Anschriftfeld (DIN 5008)" in antwort.content.decode()
+    profil.refresh_from_db()
+    assert profil.partner.count("\n") == 39  # saved as given
+
+    formular["partner"] = "Eva Klein"
+    antwort = client.post(f"/admin/akten/kanzleiprofil/{profil.pk}/change/", formular, follow=True)
+    assert "Anschriftfeld (DIN 5008)" not in antwort.content.decode()
