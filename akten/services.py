@@ -87,9 +87,9 @@ _ART_NACH_TYP = (
     | {typ: MARKDOWN for typ in MARKDOWN_TYPES}
     | {"image/jpg": JPEG, "image/pjpeg": JPEG, "application/x-pdf": PDF, "message/eml": EMAIL}
 )
-# An extension is a letter and up to nine letters or digits after the last dot ("Klage vom
-# 03.05.2026" has none).
-_ENDUNG = re.compile(r"\.[a-z][a-z0-9]{0,9}$", re.IGNORECASE)
+# An extension is a letter and up to nine letters or digits after the last dot, in one case
+# ("Klage vom 03.05.2026" and "Brief an Dr.Schulze" have none; ".PDF" and ".pdf" are one).
+_ENDUNG = re.compile(r"\.(?:[a-z][a-z0-9]{0,9}|[A-Z][A-Z0-9]{0,9})$")
 
 ERLAUBTE_DATEIARTEN = "PDF, Word (.docx), Text (.txt), Markdown (.md), E-Mails (.eml) und Bilder (JPEG, PNG, TIFF, WebP)"
 ERR_DATEI_ABGELEHNT = "Die Datei „{datei}“ wird nicht angenommen: {grund}. Erlaubt sind " + ERLAUBTE_DATEIARTEN + "."

@@ -302,6 +302,7 @@ def _word_online() -> bytes:
         pytest.param("Foto", _bild("JPEG"), "image/jpg", "image/jpeg", id="alias-image-jpg"),
         pytest.param("Klage", PDF_BYTES, "application/x-pdf", "application/pdf", id="alias-x-pdf"),
         pytest.param("Foto.jfif", _bild("JPEG"), "image/jpeg", "image/jpeg", id="jfif"),
+        pytest.param("Brief an Dr.Schulze", PDF_BYTES, "application/pdf", "application/pdf", id="dot-in-name-no-extension"),
         pytest.param(
             "Mail.eml", b"\xef\xbb\xbfFrom: a@b.de\r\nSubject: x\r\n\r\nText", "message/rfc822", "message/rfc822", id="eml-bom"
         ),
