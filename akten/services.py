@@ -159,9 +159,10 @@ def _inhalt_passt_nicht(art: Dateiart, content: bytes, quelle: str) -> str | Non
 def dokument_datei_pruefen(*, filename: str, content: bytes, mime_type: str | None = None) -> tuple[str, str]:
     """The MIME type and the file name `content` is stored under, if an Akte holds it (`DATEIARTEN`).
 
-    Its kind is what its name's extension says, for a name without one its declared `mime_type`
-    (the name then gets the kind's extension: a download carries the stored extension); its first
-    bytes must be of that kind, and a text must be UTF-8. Raises ValueError (German, naming the
+    Its kind is what its name's extension says, for a name without one its declared `mime_type` or,
+    when that names none of them (browsers send application/octet-stream), what its first bytes are
+    (the name then gets the kind's extension: a download carries the stored extension); its content
+    must be of that kind, and a text must be UTF-8. Raises ValueError (German, naming the
     allowed kinds) otherwise. The one check of every path that stores a file.
     """
     name = filename.strip() or "Dokument"
@@ -177,7 +178,7 @@ def dokument_datei_pruefen(*, filename: str, content: bytes, mime_type: str | No
         # A phone or scanner upload without an extension: what the browser declares, else (it sends
         # application/octet-stream then) what the first bytes are.
         typ = (mime_type or "").split(";")[0].strip().lower()
-        art = _ART_NACH_TYP.get(typ) or _inhalt_art(content)
+        art = _ART_NACH_TYP.get(typ) or _inhalt_art(content) or (PDF if b"%PDF-" in content[:1024] else None)
         if art is None:
             raise ValueError(ERR_DATEI_ABGELEHNT.format(datei=name[:120], grund=GRUND_OHNE_ENDUNG))
         name, quelle = f"{name}{art.endungen[0]}", QUELLE_TYP

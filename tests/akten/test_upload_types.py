@@ -299,6 +299,9 @@ def _word_online() -> bytes:
         pytest.param("Vertrag.docx", _word_online(), "application/octet-stream", DOCX_TYPE, id="word-online-document2"),
         pytest.param("IMG_0001", _bild("JPEG"), "application/octet-stream", "image/jpeg", id="no-extension-jpeg-by-bytes"),
         pytest.param("Scan", PDF_BYTES, "application/octet-stream", "application/pdf", id="no-extension-pdf-by-bytes"),
+        pytest.param(
+            "Fax", b"\r\n" + PDF_BYTES, "application/octet-stream", "application/pdf", id="no-extension-pdf-after-leading-bytes"
+        ),
         pytest.param("Foto", _bild("JPEG"), "image/jpg", "image/jpeg", id="alias-image-jpg"),
         pytest.param("Klage", PDF_BYTES, "application/x-pdf", "application/pdf", id="alias-x-pdf"),
         pytest.param("Foto.jfif", _bild("JPEG"), "image/jpeg", "image/jpeg", id="jfif"),
