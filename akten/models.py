@@ -695,6 +695,7 @@ class Dokument(models.Model):
         AUSSTEHEND = "AUSSTEHEND", _("Texterkennung ausstehend")
         OK = "OK", _("Text erkannt")
         FEHLER = "FEHLER", _("Texterkennung fehlgeschlagen")
+        BILD = "BILD", _("Bild, ohne Texterkennung")
 
     akte = models.ForeignKey(Akte, verbose_name=_("Akte"), on_delete=models.CASCADE, related_name="dokumente")
     name = models.CharField(_("Titel"), max_length=255)

@@ -188,6 +188,18 @@ def dokument_datei_pruefen(*, filename: str, content: bytes, mime_type: str | No
     return art.mime_type, name
 
 
+def text_erkennen(content: bytes, mime_type: str) -> tuple[str, str, str]:
+    """Text, `Dokument.TextStatus` and German reason of a failure for a file of an accepted kind: a
+    photo or scan is kept without text recognition (BILD, not a failure); for every other kind a
+    failure is recorded, never raised, so that nothing fails silently."""
+    if mime_type.startswith("image/"):
+        return "", Dokument.TextStatus.BILD, ""
+    try:
+        return extract_text(content, mime_type), Dokument.TextStatus.OK, ""
+    except ExtractionError as exc:
+        return "", Dokument.TextStatus.FEHLER, str(exc)[:300]
+
+
 AKTE_EDITABLE_FIELDS = (
     "kurzrubrum",
     "wegen",
@@ -283,12 +295,7 @@ def dokument_create(
         erstellt_von_helena=erstellt_von_helena,
         mandant_sichtbar=mandant_sichtbar,
     )
-    try:
-        dokument.text = extract_text(content, mime)
-        dokument.text_status = Dokument.TextStatus.OK
-    except ExtractionError as exc:
-        dokument.text_status = Dokument.TextStatus.FEHLER
-        dokument.text_fehler = str(exc)[:300]
+    dokument.text, dokument.text_status, dokument.text_fehler = text_erkennen(content, mime)
     dokument.datei.save(filename, ContentFile(content), save=False)
     dokument.full_clean()
     dokument.save()

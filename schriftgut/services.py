@@ -268,8 +268,6 @@ def dokument_version_anlegen(
     """A new version of an approved document: edited Markdown source (rendered again on the
     template of the previous version) or an uploaded file. The Dokument shows the new version;
     earlier versions stay downloadable. Locks the Dokument row. Raises ValueError (German)."""
-    from akten.extraction import ExtractionError, extract_text
-
     if datei is not None and len(datei) > settings.HELENA_MAX_UPLOAD_BYTES:
         # The same limit as the first upload (akten.services.dokument_create).
         raise ValueError(akten_services.ERR_FILE_TOO_LARGE.format(limit=settings.HELENA_MAX_UPLOAD_BYTES // (1024 * 1024)))
@@ -320,13 +318,13 @@ def dokument_version_anlegen(
     version.save()
     dokument.datei.save(name, ContentFile(inhalt), save=False)
     dokument.mime_type, dokument.groesse = mime, len(inhalt)
+    # The earlier version's text goes with it in every case: it is no longer the document (and a
+    # Mandant gets no earlier versions).
     try:
         if mime == DOCX_MIME:
             docx_pruefen(inhalt)  # before python-docx unpacks a ZIP bomb into memory
-        dokument.text, dokument.text_status, dokument.text_fehler = extract_text(inhalt, mime), Dokument.TextStatus.OK, ""
-    except (ExtractionError, VorlagenFehler) as fehler:
-        # The earlier version's text must go with it: it is no longer the document (and a Mandant
-        # gets no earlier versions).
+        dokument.text, dokument.text_status, dokument.text_fehler = akten_services.text_erkennen(inhalt, mime)
+    except VorlagenFehler as fehler:
         dokument.text, dokument.text_status, dokument.text_fehler = "", Dokument.TextStatus.FEHLER, str(fehler)[:300]
     dokument.full_clean()
     dokument.save()

@@ -392,7 +392,7 @@
     container.appendChild(render(card));
   }
 
-  window.HelenaCards = { render: render, update: update, place: place, all: cards };
+  window.HelenaCards = { render: render, update: update, place: place, all: cards, refreshAkteLists: refreshAkteLists };
 
   /* After a draft was accepted or undone, the Akte's lists (Fristen, Zeiten, Dokumente, Notizen,
      Verlauf, Sachstand) are re-read from the server page, rendered for this user now, and swapped

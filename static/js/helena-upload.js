@@ -4,7 +4,10 @@
 (function () {
   "use strict";
 
-  var STATUS = { OK: "Text erkannt", AUSSTEHEND: "Texterkennung läuft", FEHLER: "Texterkennung fehlgeschlagen" };
+  var STATUS = {
+    OK: "Text erkannt", AUSSTEHEND: "Texterkennung läuft", FEHLER: "Texterkennung fehlgeschlagen",
+    BILD: "Bild gespeichert (ohne Texterkennung)",
+  };
 
   function csrfToken(form) {
     var input = form.querySelector("input[name=csrfmiddlewaretoken]");
@@ -68,7 +71,12 @@
   function uploadAll(form, list, files) {
     Array.prototype.reduce.call(files, function (chain, file) {
       return chain.then(function () { return upload(form, list, file); });
-    }, Promise.resolve());
+    }, Promise.resolve()).then(function () {
+      // On the Akte page its Dokumente list (and Verlauf) show the new files without a reload.
+      if (form.dataset.akte && window.HelenaCards && window.HelenaCards.refreshAkteLists) {
+        window.HelenaCards.refreshAkteLists(document.getElementById("akte-live"));
+      }
+    });
   }
 
   document.addEventListener("DOMContentLoaded", function () {

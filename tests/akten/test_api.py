@@ -65,9 +65,9 @@ def test_upload_of_unreadable_file_is_kept_with_visible_reason(api_client):
     assert response.status_code == 201
     assert response.json()["text_status"] == "FEHLER"
     assert "konnte nicht gelesen werden" in response.json()["text_fehler"]
+    # a photo is kept as a picture without text recognition, not as a failure
     image = upload(api_client, akte, "foto.png", b"\x89PNG\r\n\x1a\n" + b"\x00" * 32, "image/png")
-    assert image.json()["text_status"] == "FEHLER"
-    assert "nicht unterstützt" in image.json()["text_fehler"]
+    assert image.json()["text_status"] == "BILD" and image.json()["text_fehler"] == ""
 
 
 def test_upload_into_foreign_akte_is_404_and_stores_nothing(api_client):

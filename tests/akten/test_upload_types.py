@@ -398,3 +398,17 @@ def test_markdown_with_a_byte_order_mark_is_read_without_it(client):
     word = docx.Document(io.BytesIO(client.get(reverse("api-dokument-datei", args=[dokument.pk, "docx"])).content))
     ueberschrift = next(p for p in word.paragraphs if "Sachstand" in p.text)
     assert ueberschrift.text == "Sachstand" and ueberschrift.style.name.startswith("Heading")
+
+
+def test_a_photo_is_kept_as_an_image_not_as_a_failed_text_recognition(client):
+    """A photo was marked "Texterkennung fehlgeschlagen" in red on the upload line and in the list."""
+    akte = AkteFactory()
+    client.force_login(akte.anwalt)
+
+    antwort = _upload(client, akte, "Quittung.jpg", _bild("JPEG"))
+
+    assert antwort.status_code == 201 and antwort.json()["text_status"] == "BILD"
+    dokument = Dokument.objects.get(pk=antwort.json()["id"])
+    assert dokument.text == "" and dokument.text_fehler == ""
+    html = client.get(reverse("akte-detail", args=[akte.pk])).content.decode()
+    assert "nicht unterstützt" not in html

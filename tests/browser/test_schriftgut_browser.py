@@ -67,6 +67,8 @@ def test_download_word_and_pdf_approve_and_upload(helena_server, browser_page, t
     page.set_input_files("#upload-datei", str(datei))
     page.wait_for_function("() => document.getElementById('upload-status').innerText.includes('Text erkannt')")
     assert Dokument.objects.filter(akte=akte, name="telefonnotiz.txt").exists()
+    # the Dokumente list shows the new file without a reload
+    page.wait_for_selector("#dokument-liste:has-text('telefonnotiz.txt')", timeout=20_000)
     screenshot(page, "schriftgut-upload")
 
     # In the chat the file goes to the Akte chosen there.

@@ -21,6 +21,7 @@ ERR_OFFSET = "offset {offset} liegt hinter dem Ende des Textes ({length} Zeichen
 NO_TEXT = {
     Dokument.TextStatus.AUSSTEHEND: "Die Texterkennung für dieses Dokument läuft noch; der Text ist noch nicht verfügbar.",
     Dokument.TextStatus.FEHLER: "Der Text dieses Dokuments konnte nicht erkannt werden: {fehler}",
+    Dokument.TextStatus.BILD: "Das Dokument ist ein Bild (Foto oder Scan) ohne Texterkennung; sein Inhalt ist nicht lesbar.",
 }
 
 
