@@ -18,9 +18,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from docx.document import Document as DocxDocument
 from docx.enum.text import WD_ALIGN_PARAGRAPH
+from docx.image.exceptions import UnrecognizedImageError
 from docx.oxml import OxmlElement
 from docx.oxml.ns import qn
 from docx.section import Section
@@ -188,6 +190,20 @@ def _textbreite(section: Section) -> float:
     return float((breite - (section.left_margin or Mm(25)) - (section.right_margin or Mm(20))) / 36000)
 
 
+def _logo_setzen(paragraph: Any, profil: KanzleiProfil, hoehe: Any) -> bool:
+    """The Kanzlei's logo into `paragraph`; False when its file is gone or no picture (a restored
+    database without its media, a damaged upload): the letter is then set without it, not refused."""
+    run = paragraph.add_run()
+    try:
+        with profil.logo.open("rb") as logo:
+            run.add_picture(logo, height=hoehe)
+    except (OSError, ValueError, UnrecognizedImageError):
+        logger.warning("Logo des Kanzleiprofils nicht lesbar; Briefkopf ohne Logo")
+        paragraph._p.remove(run._r)
+        return False
+    return True
+
+
 def briefkopf_anwenden(docx: DocxDocument, *, profil: KanzleiProfil | None, aktenzeichen: str) -> list[str]:
     """Put the letterhead, the Aktenzeichen and page numbers into every section of `docx`. Returns
     notes (German) for the person who sends it: a letterhead reaching into the DIN address field."""
@@ -213,14 +229,13 @@ def briefkopf_anwenden(docx: DocxDocument, *, profil: KanzleiProfil | None, akte
         oben = (section.header_distance or Mm(12.7)) / 36000
         grenze = FELD_OBEN - LUFT_MM - oben if din and nummer == 0 else None
         plan = briefkopf_planen(profil, schrift=schrift, breite_mm=_textbreite(section), platz_mm=grenze)
-        if not plan.passt:
+        # Reported only when it really reaches the field: within the 1 mm of air above it, it does not.
+        if not plan.passt and grenze is not None and oben + plan.hoehe_mm > FELD_OBEN:
             logger.warning("Briefkopf %.1f mm hoch, ragt in das Anschriftfeld nach DIN 5008", oben + plan.hoehe_mm)
             hinweise.append(HINWEIS_ZU_HOCH.format(grenze=FELD_OBEN))
         kopf = erste.paragraphs[0]  # may hold the fold marks of a DIN letter: they are fixed on the page
         _eng(kopf)
-        if profil is not None and profil.logo and plan.logo_mm:
-            with profil.logo.open("rb") as logo:
-                kopf.add_run().add_picture(logo, height=Mm(plan.logo_mm))
+        if profil is not None and profil.logo and plan.logo_mm and _logo_setzen(kopf, profil, Mm(plan.logo_mm)):
             kopf.alignment = ausrichtung
             kopf = erste.add_paragraph()
         for index, (text, fett) in enumerate(plan.zeilen):

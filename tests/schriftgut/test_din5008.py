@@ -427,3 +427,35 @@ def test_a_logo_gets_a_little_smaller_before_the_partners_run_together():
     plan = briefkopf_planen(profil, schrift="Liberation Sans", breite_mm=165, platz_mm=34)
     assert plan.passt and ("Jonas Becker", False) in plan.zeilen and 12 <= plan.logo_mm < 16
     assert plan.hoehe_mm <= 34
+
+
+@pytest.mark.django_db
+def test_a_letterhead_ending_in_the_air_above_the_field_is_not_reported_as_reaching_into_it():
+    """With a logo and many partners the letterhead ends at about 44 mm: above the field (45 mm),
+    only inside the 1 mm of air kept free. It was reported as reaching into the envelope's window."""
+    from schriftgut.briefkopf import briefkopf_anwenden
+    from schriftgut.builtin import mitgeliefert_inhalt
+
+    profil = kanzlei(logo=True, partner=VIELE_PARTNER)
+    document = docx.Document(io.BytesIO(mitgeliefert_inhalt("BRIEF")))
+
+    assert briefkopf_anwenden(document, profil=profil, aktenzeichen="12/26") == []
+    stellen = zeilen_positionen(docx_zu_pdf(document))
+    briefkopf_unten = max(s.y for s in stellen if s.text.startswith("Tel."))
+    assert briefkopf_unten < 45
+
+
+@pytest.mark.django_db
+def test_a_logo_whose_file_is_gone_leaves_the_letter_without_it_instead_of_failing():
+    """A database restored without its media folder: every letter's PDF answered 500."""
+    from schriftgut.briefkopf import briefkopf_anwenden
+    from schriftgut.builtin import mitgeliefert_inhalt
+
+    profil = kanzlei(logo=True)
+    profil.logo.storage.delete(profil.logo.name)
+    document = docx.Document(io.BytesIO(mitgeliefert_inhalt("BRIEF")))
+
+    briefkopf_anwenden(document, profil=profil, aktenzeichen="12/26")
+
+    assert "Kanzlei Müller & Becker" in [s.text for s in zeilen_positionen(docx_zu_pdf(document))]
+    assert not document.sections[0].first_page_header.part.element.xpath(".//pic:pic")  # the fold marks are drawings too
