@@ -248,26 +248,11 @@ class ExtractionError(Exception):
     """Extraction failed; the message is German and shown on the Dokument."""
 
 
-def guess_mime_type(filename: str, declared: str | None) -> str:
-    name = filename.lower()
-    by_suffix = {
-        ".pdf": "application/pdf",
-        ".docx": DOCX_TYPE,
-        ".txt": "text/plain",
-        ".md": "text/markdown",
-        ".markdown": "text/markdown",
-        ".jpg": "image/jpeg",
-        ".jpeg": "image/jpeg",
-        ".png": "image/png",
-        ".webp": "image/webp",
-        ".tif": "image/tiff",
-        ".tiff": "image/tiff",
-        ".eml": EMAIL_TYPE,
-    }
-    for suffix, mime in by_suffix.items():
-        if name.endswith(suffix):
-            return mime
-    return declared or "application/octet-stream"
+def has_pdf_header(data: bytes) -> bool:
+    """Whether `data` is a PDF by its header: PDF readers accept "%PDF-" anywhere in the first KiB
+    (scanners and mail gateways put bytes before it). The one test of the upload check and the
+    release cleaning."""
+    return b"%PDF-" in data[:1024]
 
 
 def extract_text(data: bytes, mime_type: str) -> str:

@@ -75,6 +75,7 @@ from .extraction import (
     OLE_SIGNATURE,
     HiddenText,
     docx_problem,
+    has_pdf_header,
     hidden_text_remove,
     is_word_package,
     pdf_open,
@@ -475,8 +476,7 @@ def _art(inhalt: bytes, mime_type: str) -> str | None:
         bildformat = "WEBP"
     if bildformat is not None:
         return bildformat
-    # PDF readers accept the header anywhere in the first KiB.
-    if b"%PDF-" in inhalt[:1024]:
+    if has_pdf_header(inhalt):
         return "pdf"
     if b"\x00" in inhalt:
         return None

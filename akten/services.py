@@ -25,6 +25,7 @@ from .extraction import (
     ExtractionError,
     email_parse,
     extract_text,
+    has_pdf_header,
     is_word_package,
 )
 from .fristen_rules import wiedervorlage_hinweis
@@ -136,9 +137,7 @@ def _inhalt_passt_nicht(art: Dateiart, content: bytes, quelle: str) -> str | Non
     gefunden = _inhalt_art(content)
     if gefunden is art:
         return None
-    if art is PDF and gefunden is None and b"%PDF-" in content[:1024]:
-        # PDF readers accept the header anywhere in the first KiB (scanners and mail gateways put
-        # bytes before it); the release cleaning (akten.metadaten) judges it the same way.
+    if art is PDF and gefunden is None and has_pdf_header(content):
         return None
     if art is EMAIL:
         return None if gefunden is None and email_parse(content) is not None else GRUND_KEINE_EMAIL
@@ -178,7 +177,7 @@ def dokument_datei_pruefen(*, filename: str, content: bytes, mime_type: str | No
         # A phone or scanner upload without an extension: what the browser declares, else (it sends
         # application/octet-stream then) what the first bytes are.
         typ = (mime_type or "").split(";")[0].strip().lower()
-        art = _ART_NACH_TYP.get(typ) or _inhalt_art(content) or (PDF if b"%PDF-" in content[:1024] else None)
+        art = _ART_NACH_TYP.get(typ) or _inhalt_art(content) or (PDF if has_pdf_header(content) else None)
         if art is None:
             raise ValueError(ERR_DATEI_ABGELEHNT.format(datei=name[:120], grund=GRUND_OHNE_ENDUNG))
         name, quelle = f"{name}{art.endungen[0]}", QUELLE_TYP

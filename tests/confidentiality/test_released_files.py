@@ -249,13 +249,12 @@ def _excel_mit_kommentar() -> bytes:
 def _stored_before_the_checks(world, filename: str, content: bytes, name: str = "Schreiben an Sie") -> Dokument:
     """A file stored before uploads were checked for their kind (akten.services.dokument_datei_pruefen),
     with the type the upload then took from its name."""
+    import mimetypes
+
     from django.core.files.base import ContentFile
 
-    from akten.extraction import guess_mime_type
-
-    dokument = Dokument(
-        akte=world.akte, name=name, mime_type=guess_mime_type(filename, None), groesse=len(content), erstellt_von=world.lawyer
-    )
+    mime_type = mimetypes.guess_type(filename)[0] or "application/octet-stream"
+    dokument = Dokument(akte=world.akte, name=name, mime_type=mime_type, groesse=len(content), erstellt_von=world.lawyer)
     dokument.datei.save(filename, ContentFile(content))
     return dokument
 
