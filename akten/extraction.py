@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import datetime
 import email.policy
 import email.utils
@@ -28,6 +29,7 @@ ERR_EMPTY = "Die Datei enthält keinen erkennbaren Text (z. B. ein gescanntes PD
 ERR_BROKEN = "Die Datei konnte nicht gelesen werden: {reason}"
 ERR_EMAIL = "Die Datei ist keine E-Mail im Format .eml (bitte im E-Mail-Programm „Speichern unter“ als .eml wählen)."
 ERR_ENCRYPTED = "Das PDF ist verschlüsselt (Passwortschutz); bitte lade es ohne Passwortschutz hoch."
+ERR_NO_TEXT = "Die Datei ist keine lesbare Textdatei (gelesen werden UTF-8, UTF-16 mit BOM und Windows-1252)."
 
 
 ERR_DOCX_ENCRYPTED = (
@@ -255,6 +257,35 @@ def has_pdf_header(data: bytes) -> bool:
     return b"%PDF-" in data[:1024]
 
 
+# Control characters other than tab, line feed, carriage return and form feed (C0, DEL, C1): a
+# text file holds none of them, binary data nearly always does.
+_NO_TEXT_CHARACTER = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
+_UTF16_BOMS = ((codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
+
+
+def decode_text(data: bytes) -> str | None:
+    """The Unicode text of a plain-text or Markdown file, or None when `data` is no text. Tried in
+    this order, each decoding strict: UTF-8 (a BOM dropped); UTF-16 little or big endian, only with
+    its BOM (Notepad's "Unicode"; without one it cannot be told from binary data); Windows-1252, as
+    Windows writes German text ("Müller", "§", "€" as 0x80; Latin-1 text reads the same). A decoding
+    whose text holds a control character other than tab, line breaks and form feed is binary data,
+    not text: no guess makes a binary file a text. The one decoding of an uploaded text, for the
+    upload check, the extraction, the release check and the letterhead copy of a text."""
+    for bom, codec in _UTF16_BOMS:
+        if data.startswith(bom):
+            candidates = [(data[len(bom) :], codec)]
+            break
+    else:
+        candidates = [(data, "utf-8-sig"), (data, "cp1252")]
+    for raw, codec in candidates:
+        try:
+            text = raw.decode(codec)
+        except UnicodeDecodeError:
+            continue
+        return None if _NO_TEXT_CHARACTER.search(text) else text
+    return None
+
+
 def extract_text(data: bytes, mime_type: str) -> str:
     """Return the plain text of a document; raises ExtractionError with a German reason."""
     try:
@@ -278,7 +309,10 @@ def extract_text(data: bytes, mime_type: str) -> str:
             hidden_text_remove(document.element.body, HiddenText.of(document))
             text = "\n".join(p.text for p in document.paragraphs)
         elif mime_type == "text/plain" or mime_type in MARKDOWN_TYPES:
-            text = data.decode("utf-8-sig", errors="replace")
+            decoded = decode_text(data)
+            if decoded is None:
+                raise ExtractionError(ERR_NO_TEXT)
+            text = decoded
         elif mime_type == EMAIL_TYPE:
             text = email_text(data)
         else:

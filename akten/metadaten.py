@@ -74,6 +74,7 @@ from .extraction import (
     MARKDOWN_TYPES,
     OLE_SIGNATURE,
     HiddenText,
+    decode_text,
     docx_problem,
     has_pdf_header,
     hidden_text_remove,
@@ -478,9 +479,10 @@ def _art(inhalt: bytes, mime_type: str) -> str | None:
         return bildformat
     if has_pdf_header(inhalt):
         return "pdf"
-    if b"\x00" in inhalt:
+    if mime_type.split(";")[0].strip().lower() not in _TEXT_TYPES:
         return None
-    return "text" if mime_type.split(";")[0].strip().lower() in _TEXT_TYPES else None
+    # a text as the upload check reads it (UTF-16 holds NUL bytes); binary data is none
+    return "text" if decode_text(inhalt) is not None else None
 
 
 def _ist_word(inhalt: bytes) -> bool:

@@ -23,6 +23,7 @@ from .extraction import (
     MARKDOWN_TYPES,
     OLE_SIGNATURE,
     ExtractionError,
+    decode_text,
     email_parse,
     extract_text,
     has_pdf_header,
@@ -108,7 +109,10 @@ GRUND_INHALT = "laut {quelle} ist sie {erwartet}, ihr Inhalt ist aber {gefunden}
 GRUND_WORD_ALT = (
     "sie ist verschlüsselt (Kennwortschutz) oder im alten Word-Format (.doc); speichere sie ohne Kennwort als .docx oder als PDF"
 )
-GRUND_KEIN_UTF8 = "sie ist keine Textdatei in UTF-8; speichere den Text als UTF-8 oder als PDF"
+GRUND_KEIN_TEXT = (
+    "sie ist keine Textdatei, die Helena lesen kann (UTF-8, UTF-16 mit BOM oder Windows-1252); "
+    "speichere den Text als UTF-8 oder als PDF"
+)
 GRUND_KEINE_EMAIL = "sie ist keine E-Mail im Format .eml (Absender, Empfänger, Datum oder Betreff fehlen)"
 GRUND_BESONDERS = {".msg": GRUND_OUTLOOK, ".heic": GRUND_HEIC, ".heif": GRUND_HEIC}
 QUELLE_NAME = "Name"
@@ -144,14 +148,7 @@ def _inhalt_passt_nicht(art: Dateiart, content: bytes, quelle: str) -> str | Non
     if art is WORD and content.startswith(OLE_SIGNATURE):
         return GRUND_WORD_ALT
     if art.text and gefunden is None:
-        if b"\x00" not in content:
-            try:
-                content.decode("utf-8")
-            except UnicodeDecodeError:
-                pass
-            else:
-                return None
-        return GRUND_KEIN_UTF8
+        return None if decode_text(content) is not None else GRUND_KEIN_TEXT
     return GRUND_INHALT.format(quelle=quelle, erwartet=art.ist, gefunden=gefunden.ist if gefunden else ANDERER_INHALT)
 
 
@@ -161,8 +158,9 @@ def dokument_datei_pruefen(*, filename: str, content: bytes, mime_type: str | No
     Its kind is what its name's extension says, for a name without one its declared `mime_type` or,
     when that names none of them (browsers send application/octet-stream), what its first bytes are
     (the name then gets the kind's extension: a download carries the stored extension); its content
-    must be of that kind, and a text must be UTF-8. Raises ValueError (German, naming the
-    allowed kinds) otherwise. The one check of every path that stores a file.
+    must be of that kind, and a text one Helena reads (`extraction.decode_text`: UTF-8, UTF-16 with
+    BOM, Windows-1252). Raises ValueError (German, naming the allowed kinds) otherwise. The one check
+    of every path that stores a file.
     """
     name = filename.strip() or "Dokument"
     endung = _ENDUNG.search(name)

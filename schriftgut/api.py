@@ -17,7 +17,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from akten import selectors as akten_selectors
-from akten.extraction import DOCX_TYPE, MARKDOWN_TYPES
+from akten.extraction import DOCX_TYPE, MARKDOWN_TYPES, decode_text
 from akten.models import STAFF_ROLES, Dokument, DokumentVersion, download_filename
 from drafts.models import HelenaDraft
 from drafts.schemas import validate_payload
@@ -121,7 +121,9 @@ class DokumentDateiApi(APIView):
                     raise ValidationError({"detail": ERR_PDF_ALS_WORD})
                 inhalt = original
             elif dokument.mime_type in MARKDOWN_TYPES or dokument.mime_type == "text/plain":
-                text = original.decode("utf-8-sig", errors="replace")
+                text = decode_text(original)
+                if text is None:  # stored before the upload check read texts as it does now
+                    raise ValidationError({"detail": ERR_NICHT_DRUCKBAR})
                 if dokument.mime_type == "text/plain":
                     text = text_als_markdown(text)
                 schriftstueck = services.schriftstueck_rendern(akte=dokument.akte, titel=dokument.name, markdown=text)

@@ -1,0 +1,112 @@
+"""Texts from Windows: a Kanzlei still receives notes saved as Windows-1252 ("Müller", "§", "€" as
+0x80) and as UTF-16 with a BOM (Notepad's "Unicode"). They are accepted and read as what they say;
+the stored file stays as uploaded. The rules are fixed, no guess: UTF-8 (with or without BOM),
+UTF-16 only with its BOM, Windows-1252; a file with control characters other than tab, line breaks
+and form feed is binary data and refused in German (akten.extraction.decode_text)."""
+
+from __future__ import annotations
+
+import codecs
+import io
+
+import docx
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from akten import extraction, services
+from akten.models import Dokument
+from tests.akten.test_upload_types import _upload
+from tests.confidentiality.world import build_world
+from tests.factories import AkteFactory
+
+pytestmark = pytest.mark.django_db
+
+TEXT = "Rückruf bei Herrn Müller: Vorschuss 500 € nach § 9 RVG, Frist „Montag“ – erledigt"
+
+ENCODINGS = [
+    pytest.param(TEXT.encode("cp1252"), id="windows-1252"),
+    pytest.param(codecs.BOM_UTF16_LE + TEXT.encode("utf-16-le"), id="utf-16-le-bom"),
+    pytest.param(codecs.BOM_UTF16_BE + TEXT.encode("utf-16-be"), id="utf-16-be-bom"),
+    pytest.param(codecs.BOM_UTF8 + TEXT.encode(), id="utf-8-bom"),
+    pytest.param(TEXT.encode(), id="utf-8"),
+]
+
+
+@pytest.mark.parametrize("inhalt", ENCODINGS)
+def test_a_text_from_windows_is_read_as_what_it_says_and_stored_as_uploaded(client, inhalt):
+    akte = AkteFactory()
+    client.force_login(akte.anwalt)
+
+    antwort = _upload(client, akte, "Telefonnotiz.txt", inhalt)
+
+    assert antwort.status_code == 201, antwort.content
+    assert antwort.json()["mime_type"] == "text/plain" and antwort.json()["text_status"] == "OK"
+    dokument = Dokument.objects.get(pk=antwort.json()["id"])
+    assert dokument.text == TEXT
+    assert client.get(reverse("api-dokument-detail", args=[dokument.pk])).json()["text"] == TEXT
+    assert client.get(antwort.json()["download_url"]).content == inhalt
+
+
+def test_a_latin_1_text_reads_as_windows_1252():
+    assert extraction.decode_text("Grüße aus Köln, § 823 BGB".encode("latin-1")) == "Grüße aus Köln, § 823 BGB"
+
+
+BINARY = [
+    pytest.param(bytes(range(256)) * 4, id="binary-with-nul"),
+    pytest.param(b"\x7fELF\x02\x01\x01" + bytes(range(1, 32)) + b"\xe4\xf6\xfc", id="binary-without-nul"),
+    pytest.param("Rückruf bei Müller".encode("utf-16-le"), id="utf-16-without-bom"),
+    pytest.param(codecs.BOM_UTF16_LE + bytes(range(1, 200)), id="utf-16-bom-then-binary"),
+    pytest.param(b"\xff\xfe" + b"\x00\xd8" + b"A\x00", id="utf-16-bom-unpaired-surrogate"),
+    pytest.param("Brief\x1b[31m an Müller".encode("cp1252"), id="windows-1252-with-escape"),
+    pytest.param("Brief\x85an Müller".encode(), id="utf-8-with-c1-control"),
+]
+
+
+@pytest.mark.parametrize("inhalt", BINARY)
+def test_binary_data_named_txt_is_refused_in_german(client, inhalt):
+    akte = AkteFactory()
+    client.force_login(akte.anwalt)
+
+    antwort = _upload(client, akte, "notiz.txt", inhalt, "text/plain")
+
+    assert antwort.status_code == 400, antwort.content
+    assert antwort.json()["datei"].startswith(
+        "Die Datei „notiz.txt“ wird nicht angenommen: sie ist keine Textdatei, die Helena lesen kann "
+        "(UTF-8, UTF-16 mit BOM oder Windows-1252); speichere den Text als UTF-8 oder als PDF."
+    )
+    assert not Dokument.objects.filter(akte=akte).exists()
+
+
+def test_tabs_line_breaks_and_form_feeds_are_text():
+    assert extraction.decode_text(b"Seite 1\tA\r\nB\nC\fSeite 2") == "Seite 1\tA\r\nB\nC\fSeite 2"
+    assert extraction.decode_text(b"Zeile\x0bZeile") is None
+
+
+def test_a_windows_markdown_file_is_set_on_the_letterhead_with_its_umlauts(client):
+    """Word and PDF of a Markdown or text document read the file as the extraction does."""
+    akte = AkteFactory()
+    client.force_login(akte.anwalt)
+    antwort = _upload(client, akte, "vermerk.md", "# Vermerk Müller\n\nVorschuss 500 € nach § 9 RVG".encode("cp1252"))
+    assert antwort.status_code == 201, antwort.content
+
+    datei = client.get(reverse("api-dokument-datei", args=[antwort.json()["id"], "docx"]))
+
+    assert datei.status_code == 200, datei.content
+    absaetze = [p.text for p in docx.Document(io.BytesIO(datei.content)).paragraphs]
+    assert "Vermerk Müller" in absaetze and "Vorschuss 500 € nach § 9 RVG" in absaetze
+
+
+def test_a_utf_16_text_can_be_released_and_the_mandantin_reads_its_text():
+    """The release check read a text by its NUL bytes: a UTF-16 note could not be released."""
+    world = build_world()
+    inhalt = codecs.BOM_UTF16_LE + TEXT.encode("utf-16-le")
+
+    dokument = services.dokument_create(
+        akte=world.akte, by=world.lawyer, name="Notiz", filename="notiz.txt", content=inhalt, mandant_sichtbar=True
+    )
+
+    client = Client()
+    client.force_login(world.mandantin)
+    assert client.get(reverse("api-dokument-detail", args=[dokument.pk])).json()["text"] == TEXT
+    assert client.get(reverse("api-dokument-download", args=[dokument.pk])).content == inhalt
