@@ -1,4 +1,5 @@
-"""Text extraction from uploaded documents (PDF, DOCX, plain text, Markdown, e-mails)."""
+"""Text extraction from uploaded documents (PDF, DOCX, plain text, Markdown, e-mails), and the kinds of
+file an Akte holds (`DATEIARTEN`) with their recognition by content."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import html
 import io
 import re
 import zipfile
+from dataclasses import dataclass
 from email.message import EmailMessage
 from email.parser import BytesParser
 from enum import Enum
@@ -255,6 +257,59 @@ def has_pdf_header(data: bytes) -> bool:
     (scanners and mail gateways put bytes before it). The one test of the upload check and the
     release cleaning."""
     return b"%PDF-" in data[:1024]
+
+
+@dataclass(frozen=True)
+class Dateiart:
+    """A kind of file an Akte holds; `ist` names it in a German sentence ("ein PDF"), the first of
+    `endungen` is the extension a stored file gets whose name has none, `bildformat` is the Pillow
+    format a photo or scan is redrawn in for a Mandant (akten.metadaten)."""
+
+    ist: str
+    mime_type: str
+    endungen: tuple[str, ...]
+    signaturen: tuple[bytes, ...] = ()  # first bytes; none for text
+    bildformat: str = ""
+
+    @property
+    def text(self) -> bool:
+        return not self.signaturen
+
+
+# The kinds Helena reads and shows: PDF, Word, plain text, Markdown, photos and scans (all of them
+# releasable cleaned, akten.metadaten) and e-mails saved as .eml (read for the Akte's search and
+# Helena; never released to a Mandant: headers and attachments are not cleaned). Everything else
+# (Outlook .msg, Excel, old .doc, archives, HTML, programs) would lie in the Akte unread, unprintable
+# and not releasable, and may carry what nobody checked: it is refused on every path that stores a
+# file (`akten.services.dokument_datei_pruefen`). The one table of the upload check and the release
+# cleaning (`inhalt_art`).
+PDF = Dateiart("ein PDF", "application/pdf", (".pdf",), (b"%PDF-",))
+WORD = Dateiart("eine Word-Datei (.docx)", DOCX_TYPE, (".docx",), (b"PK\x03\x04",))
+TEXT = Dateiart("ein Text", "text/plain", (".txt",))
+MARKDOWN = Dateiart("ein Markdown-Text", "text/markdown", (".md", ".markdown"))
+JPEG = Dateiart("ein JPEG-Bild", "image/jpeg", (".jpg", ".jpeg", ".jfif"), (b"\xff\xd8\xff",), "JPEG")
+PNG = Dateiart("ein PNG-Bild", "image/png", (".png",), (b"\x89PNG\r\n\x1a\n",), "PNG")
+TIFF = Dateiart("ein TIFF-Bild", "image/tiff", (".tif", ".tiff"), (b"II*\x00", b"MM\x00*"), "TIFF")
+WEBP = Dateiart("ein WebP-Bild", "image/webp", (".webp",), (b"RIFF",), "WEBP")  # RIFF, its size, WEBP
+EMAIL = Dateiart("eine E-Mail (.eml)", EMAIL_TYPE, (".eml",))
+DATEIARTEN = (PDF, WORD, TEXT, MARKDOWN, JPEG, PNG, TIFF, WEBP, EMAIL)
+
+
+def inhalt_art(content: bytes) -> Dateiart | None:
+    """What the first bytes say `content` is: PDF, Word or an image; None for anything else (text
+    included). A Word file is a ZIP from its first byte (not a program with a ZIP appended) whose
+    package names a Word main part; only its directory is read, nothing is unpacked. The one
+    recognition by content of the upload check and the release cleaning."""
+    art = next((art for art in DATEIARTEN if any(content.startswith(s) for s in art.signaturen)), None)
+    if art is WEBP and content[8:12] != b"WEBP":
+        return None
+    if art is WORD:
+        try:
+            with zipfile.ZipFile(io.BytesIO(content)) as archiv:
+                return WORD if is_word_package(archiv) else None
+        except (zipfile.BadZipFile, ValueError, OSError):
+            return None
+    return art
 
 
 # Control characters other than tab, line feed, carriage return and form feed (C0, DEL, C1): a

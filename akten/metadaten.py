@@ -73,11 +73,13 @@ from helena.errors import ServiceError
 from .extraction import (
     MARKDOWN_TYPES,
     OLE_SIGNATURE,
+    WORD,
     HiddenText,
     decode_text,
     docx_problem,
     has_pdf_header,
     hidden_text_remove,
+    inhalt_art,
     is_word_package,
     pdf_open,
 )
@@ -428,15 +430,9 @@ _PDF_ZUSTAND = frozenset(
 _PDF_MALEN = frozenset(b"S s f F f* B B* b b*".split())
 
 
-# Photos and scans, recognised by their first bytes (an upload's declared type may be anything):
-# EXIF (camera, owner, GPS position, time), XMP and comments go; the colour profile and resolution
-# stay (_BILD_BEHALTEN), the orientation is applied to the pixels.
-_BILDSIGNATUREN = (
-    (b"\xff\xd8\xff", "JPEG"),
-    (b"\x89PNG\r\n\x1a\n", "PNG"),
-    (b"II*\x00", "TIFF"),
-    (b"MM\x00*", "TIFF"),
-)
+# Photos and scans, recognised by their first bytes as the upload check does (`inhalt_art`; an
+# upload's declared type may be anything): EXIF (camera, owner, GPS position, time), XMP and comments
+# go; the colour profile and resolution stay (_BILD_BEHALTEN), the orientation is applied to the pixels.
 _BILD_BEHALTEN = ("icc_profile", "dpi")
 
 
@@ -468,15 +464,13 @@ def freigabe_pruefen(inhalt: bytes, *, mime_type: str) -> None:
 def _art(inhalt: bytes, mime_type: str) -> str | None:
     """What `inhalt` is for a MANDANT: "docx", "pdf", an image format, "text", or None when she
     may not receive it."""
-    if inhalt.startswith(b"PK\x03\x04"):
+    if inhalt.startswith(WORD.signaturen):
         return "docx" if _ist_word(inhalt) else None
     if inhalt.startswith(OLE_SIGNATURE):
         return None
-    bildformat = next((format for signatur, format in _BILDSIGNATUREN if inhalt.startswith(signatur)), None)
-    if bildformat is None and inhalt[:4] == b"RIFF" and inhalt[8:12] == b"WEBP":
-        bildformat = "WEBP"
-    if bildformat is not None:
-        return bildformat
+    art = inhalt_art(inhalt)
+    if art is not None and art.bildformat:
+        return art.bildformat
     if has_pdf_header(inhalt):
         return "pdf"
     if mime_type.split(";")[0].strip().lower() not in _TEXT_TYPES:

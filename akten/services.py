@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import datetime
-import io
 import re
-import zipfile
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -18,16 +15,21 @@ from django.http import Http404
 from django.utils import timezone
 
 from .extraction import (
-    DOCX_TYPE,
-    EMAIL_TYPE,
+    DATEIARTEN,
+    EMAIL,
+    JPEG,
+    MARKDOWN,
     MARKDOWN_TYPES,
     OLE_SIGNATURE,
+    PDF,
+    WORD,
+    Dateiart,
     ExtractionError,
     decode_text,
     email_parse,
     extract_text,
     has_pdf_header,
-    is_word_package,
+    inhalt_art,
 )
 from .fristen_rules import wiedervorlage_hinweis
 from .metadaten import freigabe_pruefen
@@ -51,38 +53,8 @@ if TYPE_CHECKING:
 ERR_FILE_TOO_LARGE = "Die Datei ist zu groß (höchstens {limit} MB)."
 ERR_FILE_EMPTY = "Die Datei ist leer."
 
-
-@dataclass(frozen=True)
-class Dateiart:
-    """A kind of file an Akte holds; `ist` names it in a German sentence ("ein PDF"), the first of
-    `endungen` is the extension a stored file gets whose name has none."""
-
-    ist: str
-    mime_type: str
-    endungen: tuple[str, ...]
-    signaturen: tuple[bytes, ...] = ()  # first bytes; none for text
-
-    @property
-    def text(self) -> bool:
-        return not self.signaturen
-
-
-# The kinds Helena reads and shows: PDF, Word, plain text, Markdown, photos and scans (all of them
-# releasable cleaned, akten.metadaten) and e-mails saved as .eml (read for the Akte's search and
-# Helena; never released to a Mandant: headers and attachments are not cleaned). Everything else
-# (Outlook .msg, Excel, old .doc, archives, HTML, programs) would lie in the Akte unread, unprintable
-# and not releasable, and may carry what nobody checked: it is refused on every path that stores a
-# file (`dokument_datei_pruefen`).
-PDF = Dateiart("ein PDF", "application/pdf", (".pdf",), (b"%PDF-",))
-WORD = Dateiart("eine Word-Datei (.docx)", DOCX_TYPE, (".docx",), (b"PK\x03\x04",))
-TEXT = Dateiart("ein Text", "text/plain", (".txt",))
-MARKDOWN = Dateiart("ein Markdown-Text", "text/markdown", (".md", ".markdown"))
-JPEG = Dateiart("ein JPEG-Bild", "image/jpeg", (".jpg", ".jpeg", ".jfif"), (b"\xff\xd8\xff",))
-PNG = Dateiart("ein PNG-Bild", "image/png", (".png",), (b"\x89PNG\r\n\x1a\n",))
-TIFF = Dateiart("ein TIFF-Bild", "image/tiff", (".tif", ".tiff"), (b"II*\x00", b"MM\x00*"))
-WEBP = Dateiart("ein WebP-Bild", "image/webp", (".webp",), (b"RIFF",))
-EMAIL = Dateiart("eine E-Mail (.eml)", EMAIL_TYPE, (".eml",))
-DATEIARTEN = (PDF, WORD, TEXT, MARKDOWN, JPEG, PNG, TIFF, WEBP, EMAIL)
+# The kinds of file an Akte holds and their signatures: akten.extraction.DATEIARTEN, the one table of
+# this check and the release cleaning (akten.metadaten).
 _ART_NACH_ENDUNG = {endung: art for art in DATEIARTEN for endung in art.endungen}
 _ART_NACH_TYP = (
     {art.mime_type: art for art in DATEIARTEN}
@@ -120,25 +92,9 @@ QUELLE_TYP = "angegebenem Dateityp"
 ANDERER_INHALT = "etwas anderes"
 
 
-def _inhalt_art(content: bytes) -> Dateiart | None:
-    """What the first bytes say `content` is: PDF, Word or an image; None for anything else (text
-    included). A Word file is a ZIP from its first byte (not a program with a ZIP appended) whose
-    package names a Word main part; only its directory is read, nothing is unpacked."""
-    art = next((art for art in DATEIARTEN if any(content.startswith(s) for s in art.signaturen)), None)
-    if art is WEBP and content[8:12] != b"WEBP":
-        return None
-    if art is WORD:
-        try:
-            with zipfile.ZipFile(io.BytesIO(content)) as archiv:
-                return WORD if is_word_package(archiv) else None
-        except (zipfile.BadZipFile, ValueError, OSError):
-            return None
-    return art
-
-
 def _inhalt_passt_nicht(art: Dateiart, content: bytes, quelle: str) -> str | None:
     """Why `content` is not of the kind `art` its name (or declared type) says, or None."""
-    gefunden = _inhalt_art(content)
+    gefunden = inhalt_art(content)
     if gefunden is art:
         return None
     if art is PDF and gefunden is None and has_pdf_header(content):
@@ -175,7 +131,7 @@ def dokument_datei_pruefen(*, filename: str, content: bytes, mime_type: str | No
         # A phone or scanner upload without an extension: what the browser declares, else (it sends
         # application/octet-stream then) what the first bytes are.
         typ = (mime_type or "").split(";")[0].strip().lower()
-        art = _ART_NACH_TYP.get(typ) or _inhalt_art(content) or (PDF if has_pdf_header(content) else None)
+        art = _ART_NACH_TYP.get(typ) or inhalt_art(content) or (PDF if has_pdf_header(content) else None)
         if art is None:
             raise ValueError(ERR_DATEI_ABGELEHNT.format(datei=name[:120], grund=GRUND_OHNE_ENDUNG))
         name, quelle = f"{name}{art.endungen[0]}", QUELLE_TYP
