@@ -7,6 +7,11 @@ Legal basis
   ``data/basiszinssatz.json`` (Deutsche Bundesbank). A Kanzlei adds later half years in the admin
   (``rechner.models.Basiszinssatz``); callers pass that extended history in (``historie``), the
   functions here stay free of Django. Periods after the last known half year are refused.
+- Art. 229 § 34 EGBGB: § 288 Abs. 2 (9 points) and Abs. 5 (40 EUR) in the version in force since
+  2014-07-29 apply only to Schuldverhältnisse that arose after 2014-07-28; for older ones § 288 a. F.
+  applies: 8 points for the Entgeltforderung without a consumer, no Pauschale. A Zinsbeginn up to
+  2014-07-29 means default began by 2014-07-28, so the Schuldverhältnis is older: the old law is
+  applied. A later Zinsbeginn may still belong to an older Schuldverhältnis; the result says so.
 - Interest runs from the day after Verzugseintritt (§ 187 Abs. 1 BGB analogously); ``von`` is the
   first and ``bis`` the last day with interest. Days are counted exactly and divided by the days of
   their calendar year (365 or 366); every half year and year is a period of its own.
@@ -35,6 +40,22 @@ Glaeubigerart = Literal["verbraucher", "verbraucher_glaeubiger", "unternehmer"]
 AUFSCHLAG: dict[str, Decimal] = {"verbraucher": Decimal(5), "verbraucher_glaeubiger": Decimal(5), "unternehmer": Decimal(9)}
 MIT_PAUSCHALE = frozenset({"verbraucher_glaeubiger", "unternehmer"})
 PAUSCHALE_288_5 = Decimal("40.00")
+# Art. 229 § 34 EGBGB: the last Zinsbeginn whose Schuldverhältnis certainly arose before 2014-07-29
+# (interest runs from the day after default began, and default never precedes the Schuldverhältnis)
+ALTES_RECHT_BIS = date(2014, 7, 29)
+AUFSCHLAG_ALT: dict[str, Decimal] = {**AUFSCHLAG, "unternehmer": Decimal(8)}  # § 288 Abs. 2 BGB a. F.
+HINWEIS_ALTES_RECHT = (
+    "Zinsbeginn {von}: Das Schuldverhältnis ist vor dem 29.07.2014 entstanden. Für solche Schuldverhältnisse gilt "
+    "§ 288 BGB in der bis zum 28.07.2014 geltenden Fassung (Art. 229 § 34 EGBGB): {folge}."
+)
+FOLGE_ALT = {
+    "unternehmer": "8 statt 9 Prozentpunkte über dem Basiszinssatz und keine Pauschale nach § 288 Abs. 5 BGB",
+    "verbraucher_glaeubiger": "keine Pauschale nach § 288 Abs. 5 BGB",
+}
+HINWEIS_ENTSTEHUNG = (
+    "Ist das Schuldverhältnis vor dem 29.07.2014 entstanden, gilt § 288 BGB a. F. (Art. 229 § 34 EGBGB; bei einem "
+    "Dauerschuldverhältnis nur für Gegenleistungen bis zum 30.06.2016): {folge}."
+)
 
 FEHLER_BETRAG = "Die Hauptforderung muss größer als 0 Euro sein (angegeben: {wert})."
 FEHLER_DATUM = "Bitte gib Beginn und Ende der Verzinsung als Datum an (angegeben: {wert!r})."
@@ -141,7 +162,8 @@ def verzugszinsen(
 
     ``art`` (``Glaeubigerart``): "unternehmer" (no consumer involved, Entgeltforderung) 9 points and the 40 EUR
     Pauschale; "verbraucher_glaeubiger" (a consumer's Entgeltforderung against a debtor who is none) 5 points and the
-    Pauschale; "verbraucher" 5 points.
+    Pauschale; "verbraucher" 5 points. For a Zinsbeginn up to 2014-07-29 the Schuldverhältnis is older than the
+    2014 reform and § 288 BGB a. F. applies (Art. 229 § 34 EGBGB): 8 points instead of 9, no Pauschale.
     ``historie``: the Basiszinssätze to use; without it only the shipped ones (the pages and the agent tool pass
     ``rechner.selectors.basiszins_historie()``, which adds the Kanzlei's entries). Raises ZinsError with a German message.
     """
@@ -162,6 +184,8 @@ def verzugszinsen(
     # refuses periods outside the history before any work, naming the day that lies outside
     basiszins_am(von, historie)
     basiszins_am(bis, historie)
+    altes_recht = art in MIT_PAUSCHALE and von <= ALTES_RECHT_BIS
+    aufschlag = (AUFSCHLAG_ALT if altes_recht else AUFSCHLAG)[art]
     perioden: list[Zinsperiode] = []
     summe = Decimal(0)
     beginn = von
@@ -170,13 +194,16 @@ def verzugszinsen(
         tage = (ende - beginn).days + 1
         jahrestage = 366 if beginn.year % 4 == 0 and (beginn.year % 100 != 0 or beginn.year % 400 == 0) else 365
         basis = basiszins_am(beginn, historie)
-        satz = basis + AUFSCHLAG[art]
+        satz = basis + aufschlag
         zinsen = betrag * satz / 100 * tage / jahrestage
         summe += zinsen
         perioden.append(Zinsperiode(beginn, ende, tage, jahrestage, basis, satz, runde_cent(zinsen)))
         beginn = ende + timedelta(days=1)
-    pauschale = PAUSCHALE_288_5 if art in MIT_PAUSCHALE else Decimal("0.00")
-    norm = "§ 288 Abs. 2 BGB (9 Prozentpunkte)" if art == "unternehmer" else "§ 288 Abs. 1 BGB (5 Prozentpunkte)"
+    pauschale = PAUSCHALE_288_5 if art in MIT_PAUSCHALE and not altes_recht else Decimal("0.00")
+    if art == "unternehmer":
+        norm = "§ 288 Abs. 2 BGB a. F. (8 Prozentpunkte)" if altes_recht else "§ 288 Abs. 2 BGB (9 Prozentpunkte)"
+    else:
+        norm = "§ 288 Abs. 1 BGB (5 Prozentpunkte)"
     zeilen = [
         f"Verzugszinsen auf {format_euro(betrag)} vom {format_datum(von)} bis {format_datum(bis)} nach {norm} über dem "
         "Basiszinssatz (§ 247 BGB), taggenau je Halbjahr:"
@@ -189,6 +216,10 @@ def verzugszinsen(
     zeilen.append(f"Zinsen gesamt: {format_euro(runde_cent(summe))}.")
     if pauschale:
         zeilen.append("Verzugspauschale nach § 288 Abs. 5 BGB: 40,00 € (auf Kosten der Rechtsverfolgung anzurechnen).")
+    if altes_recht:
+        zeilen.append(HINWEIS_ALTES_RECHT.format(von=format_datum(von), folge=FOLGE_ALT[art]))
+    elif art in MIT_PAUSCHALE:
+        zeilen.append(HINWEIS_ENTSTEHUNG.format(folge=FOLGE_ALT[art]))
     return Zinsberechnung(
         hauptforderung=betrag,
         art=art,

@@ -168,3 +168,26 @@ def test_ueber_der_berufungssumme_oder_mit_einer_instanz_kein_hinweis_auf_die_zu
     for streitwert, instanzen in ((Decimal("1000.01"), 2), (Decimal(500), 1)):
         risiko = prozesskostenrisiko(streitwert=streitwert, datum=date(2026, 12, 4), heute=date(2026, 12, 4), instanzen=instanzen)
         assert not any("Zulassung" in h for h in risiko.hinweise)
+
+
+@pytest.mark.parametrize(("art", "punkte"), [("unternehmer", Decimal(8)), ("verbraucher_glaeubiger", Decimal(5))])
+def test_zinsen_schuldverhaeltnis_vor_dem_29_07_2014_nach_altem_recht(art: str, punkte: Decimal) -> None:
+    """Art. 229 § 34 EGBGB: the 9 points of § 288 Abs. 2 and the 40 € of Abs. 5 BGB apply only to
+    Schuldverhältnisse that arose after 28.07.2014. Interest from 01.01.2014 means default began by
+    31.12.2013, so the Schuldverhältnis is older: 8 points (B2B) and no Pauschale. 2014: Basiszinssatz
+    -0,63 % (1st half year), -0,73 % (2nd); 10.000 € × 7,37 % × 181/365 + × 7,27 % × 184/365."""
+    zinsen = verzugszinsen(hauptforderung="10.000", von=date(2014, 1, 1), bis=date(2014, 12, 31), art=art)
+    assert zinsen.pauschale == Decimal("0.00")
+    assert zinsen.perioden[0].zinssatz == Decimal("-0.63") + punkte
+    erwartet = (
+        Decimal(10_000) * (Decimal("-0.63") + punkte) / 100 * 181 / 365
+        + Decimal(10_000) * (Decimal("-0.73") + punkte) / 100 * 184 / 365
+    )
+    assert zinsen.zinsen == erwartet.quantize(Decimal("0.01"))
+    assert "Art. 229 § 34 EGBGB" in zinsen.erlaeuterung
+    # a Zinsbeginn on 29.07.2014 still means default by 28.07.2014; from 30.07.2014 the new law may apply
+    grenze = verzugszinsen(hauptforderung="10.000", von=date(2014, 7, 29), bis=date(2014, 7, 31), art=art)
+    danach = verzugszinsen(hauptforderung="10.000", von=date(2014, 7, 30), bis=date(2014, 7, 31), art=art)
+    assert grenze.pauschale == Decimal("0.00") and danach.pauschale == Decimal("40.00")
+    assert danach.perioden[0].zinssatz - grenze.perioden[0].zinssatz == (1 if art == "unternehmer" else 0)
+    assert "vor dem 29.07.2014 entstanden, gilt § 288 BGB a. F." in danach.erlaeuterung
