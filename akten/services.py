@@ -17,6 +17,7 @@ from django.utils import timezone
 from .extraction import (
     DATEIARTEN,
     EMAIL,
+    ERR_EMPTY,
     JPEG,
     MARKDOWN,
     MARKDOWN_TYPES,
@@ -151,6 +152,33 @@ def text_erkennen(content: bytes, mime_type: str) -> tuple[str, str, str]:
         return extract_text(content, mime_type), Dokument.TextStatus.OK, ""
     except ExtractionError as exc:
         return "", Dokument.TextStatus.FEHLER, str(exc)[:300]
+
+
+@transaction.atomic
+def dokument_text_erneuern(*, dokument_id: int, speichern: bool = True) -> bool:
+    """Recognise the text of a stored document again from its file, as an upload does today
+    (`text_erkennen`): a PDF stored before hidden layers were left out still carries their text in
+    the Akte's search, Helena's tools and a Mandant's API `text`. Returns whether text, status or
+    reason of a failure change; with `speichern` they are stored and the search index and embeddings
+    follow (`dokument_saved`, as after an upload). The file and everything else stay as they are, so
+    no Aktenverlauf entry is written. Locks the Dokument row while it reads (a new version waits).
+    Raises Dokument.DoesNotExist, OSError when the stored file cannot be read, and ExtractionError
+    (German reason) when a text recognised before cannot be read now: that text stays. A file found
+    to show no text at all (all of it on hidden layers) loses its text."""
+    dokumente = Dokument.objects.select_for_update() if speichern else Dokument.objects
+    dokument = dokumente.get(pk=dokument_id)
+    with dokument.datei.open("rb") as handle:
+        inhalt = handle.read()
+    neu = text_erkennen(inhalt, dokument.mime_type)
+    if neu == (dokument.text, dokument.text_status, dokument.text_fehler):
+        return False
+    if neu[1] == Dokument.TextStatus.FEHLER and dokument.text_status == Dokument.TextStatus.OK and neu[2] != ERR_EMPTY:
+        raise ExtractionError(neu[2])  # unreadable now: keep the text; showing none (ERR_EMPTY): drop it
+    if speichern:
+        dokument.text, dokument.text_status, dokument.text_fehler = neu
+        dokument.save(update_fields=["text", "text_status", "text_fehler"])
+        transaction.on_commit(lambda: dokument_saved.send(sender=Dokument, dokument=dokument))
+    return True
 
 
 AKTE_EDITABLE_FIELDS = (
