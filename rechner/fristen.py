@@ -761,6 +761,13 @@ PRESETS: dict[str, FristPreset] = {
             False,
             "§ 151 Abs. 1 SGG",
             "Zustellung des Urteils",
+            "Einzulegen beim Landessozialgericht (§ 151 Abs. 1 SGG): dessen Feiertage zählen (§ 64 Abs. 3 SGG). Die "
+            "Frist ist auch gewahrt, wenn die Berufung beim Sozialgericht eingelegt wird (§ 151 Abs. 2 SGG); ein "
+            "Feiertag nur am Sitz des Sozialgerichts (etwa in Berlin, das LSG Berlin-Brandenburg sitzt in Potsdam) "
+            "verlängert die Frist nicht sicher.",
+            # § 151 Abs. 1 SGG: the LSG, which may sit in another Land than the SG (LSG Berlin-Brandenburg
+            # in Potsdam, LSG Niedersachsen-Bremen in Celle)
+            gericht="rechtsmittelgericht",
         ),
         FristPreset(
             "berufung_stpo",

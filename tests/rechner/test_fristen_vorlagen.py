@@ -199,3 +199,18 @@ def test_beschwerdebegruendung_in_familienstreitsachen() -> None:
     # the Akte's court (the Familiengericht) is not the OLG: 15.08.2025 is Mariä Himmelfahrt in München only
     akte = berechne_preset("beschwerdebegruendung_famfg", date(2025, 6, 15), "BY", ort="München", ort_art="akte")
     assert akte.fristablauf == date(2025, 8, 15) and akte.fristablauf_bei_teilfeiertag == date(2025, 8, 18)
+
+
+def test_berufung_sgg_mit_den_feiertagen_des_landessozialgerichts() -> None:
+    """§ 151 Abs. 1 SGG: the Berufung is filed at the LSG, which for the SG Berlin sits in Potsdam
+    (Brandenburg). Zustellung Do 08.02.2024 → Fr 08.03.2024: Frauentag in Berlin only. With the Akte's
+    court (SG Berlin) the calculator must not move the end to Mo 11.03.2024: at the LSG the Frist ends
+    on 08.03.2024 (§ 64 Abs. 3 SGG); the Berlin date is named in a warning."""
+    akte = berechne_preset(
+        "berufung_sgg", date(2024, 2, 8), "BE", ort="Berlin", ortsquelle="Gericht der Akte: SG Berlin", ort_art="akte"
+    )
+    assert akte.fristablauf == date(2024, 3, 8)
+    assert akte.fristablauf_bei_teilfeiertag == date(2024, 3, 11)
+    assert any("Rechtsmittelgerichts" in warnung for warnung in akte.warnungen)
+    lsg = berechne_preset("berufung_sgg", date(2024, 2, 8), "BB", ort="Potsdam", ort_art="angabe")
+    assert lsg.fristablauf == date(2024, 3, 8) and not lsg.warnungen
