@@ -431,7 +431,12 @@ def _part_text(part: EmailMessage) -> str:
         content = part.get_content()
     except (LookupError, UnicodeError, AssertionError):  # an unknown or wrong charset
         payload = part.get_payload(decode=True)
-        content = payload.decode("utf-8", errors="replace") if isinstance(payload, bytes) else ""
+        if not isinstance(payload, bytes):
+            return ""
+        # read as an uploaded text is; what is no text by those rules, as UTF-8 with replacements
+        content = decode_text(payload)
+        if content is None:
+            content = payload.decode("utf-8", errors="replace")
     if not isinstance(content, str):
         return ""
     return _html_text(content) if part.get_content_subtype() == "html" else content

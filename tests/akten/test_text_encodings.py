@@ -110,3 +110,17 @@ def test_a_utf_16_text_can_be_released_and_the_mandantin_reads_its_text():
     client.force_login(world.mandantin)
     assert client.get(reverse("api-dokument-detail", args=[dokument.pk])).json()["text"] == TEXT
     assert client.get(reverse("api-dokument-download", args=[dokument.pk])).content == inhalt
+
+
+def test_an_e_mail_part_with_an_unknown_charset_is_read_like_an_uploaded_text(client):
+    akte = AkteFactory()
+    client.force_login(akte.anwalt)
+    mail = (
+        b"From: a@b.de\r\nSubject: Anfrage\r\nMIME-Version: 1.0\r\n"
+        b"Content-Type: text/plain; charset=x-unbekannt\r\n\r\n" + "Grüße von Müller, 500 € nach § 9 RVG".encode("cp1252")
+    )
+
+    antwort = _upload(client, akte, "Anfrage.eml", mail)
+
+    assert antwort.status_code == 201, antwort.content
+    assert "Grüße von Müller, 500 € nach § 9 RVG" in Dokument.objects.get(pk=antwort.json()["id"]).text
