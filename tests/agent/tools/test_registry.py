@@ -13,8 +13,10 @@ import threading
 import time
 
 import jsonschema
+import psycopg
 import pytest
 from asgiref.sync import async_to_sync
+from django.db import connection
 
 from agent.engine.tools import ToolResult
 from agent.models import ConfigChange, ToolCallAudit, ToolPermission
@@ -626,6 +628,38 @@ def test_engine_default_runs_tools_in_a_worker_thread_with_its_own_connection(se
     assert result.ok and result.data["aktenzeichen"] == akte.aktenzeichen
     assert draft.ok and HelenaDraft.objects.get().payload["text"] == "aus dem Worker"
     assert ToolCallAudit.objects.count() == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_result_comes_back_before_its_audit_row_and_settle_waits_for_the_row(settings):
+    """The run goes on with a tool's result while the tool thread writes the audit row; `settle()`
+    (awaited before a run's end is saved) returns only once the row is there. Here another session
+    holds a lock on the audit table, so the row cannot be written until it lets go."""
+    settings.HELENA_TOOLS_THREAD_SENSITIVE = False
+    user = UserFactory(role=Role.ANWALT)
+    akte = AkteFactory(anwalt=user)
+    box = toolbox_for(ToolContext(user=user, akte=akte))
+    table = ToolCallAudit._meta.db_table
+    locker = psycopg.connect(**connection.get_connection_params(), autocommit=False)
+    try:
+        locker.execute(f'LOCK TABLE "{table}" IN EXCLUSIVE MODE')  # noqa: S608 - the model's table
+        state: dict[str, object] = {}
+
+        async def scenario() -> None:
+            result = await asyncio.wait_for(box.execute("read_akte", {}, call_id="a"), timeout=60)
+            state["result"] = result
+            settling = asyncio.ensure_future(box.settle())
+            await asyncio.sleep(0.3)
+            state["settled_while_locked"] = settling.done()
+            await asyncio.get_running_loop().run_in_executor(None, locker.rollback)
+            await asyncio.wait_for(settling, timeout=60)
+
+        async_to_sync(scenario)()
+    finally:
+        locker.close()
+    assert state["result"].ok and state["result"].data["aktenzeichen"] == akte.aktenzeichen
+    assert state["settled_while_locked"] is False
+    assert list(ToolCallAudit.objects.values_list("tool", "call_id", "ok")) == [("read_akte", "a", True)]
 
 
 @pytest.mark.django_db(transaction=True)
