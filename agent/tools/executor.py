@@ -160,7 +160,8 @@ class RunToolBox:
         self._thread_sensitive = thread_sensitive
         self._reads_in_flight = 0
         self._reads_idle: asyncio.Event | None = None
-        # tool-thread work whose audit row may still be being written (see `settle`)
+        # tool-thread work whose audit row may still be being written (see `settle`); a finished one
+        # removes itself from its worker thread
         self._audits: set[concurrent.futures.Future[None]] = set()
 
     def names(self) -> set[str]:
@@ -223,8 +224,8 @@ class RunToolBox:
 
     async def settle(self) -> None:
         """Wait until the audit rows of every call so far are written (before a run's end is saved)."""
-        while self._audits:
-            await asyncio.wrap_future(next(iter(self._audits)))
+        while pending := [work for work in list(self._audits) if not work.done()]:  # list(): one step under the GIL
+            await asyncio.wait([asyncio.wrap_future(work) for work in pending])
 
     def _execute_deferred(self, name: str, arguments: Any, call_id: str, answered: asyncio.Future[ToolResult]) -> None:
         connection_tidy()
