@@ -9,7 +9,7 @@ from typing import Any
 from django import forms
 from django.utils import timezone
 
-from rechner import gkg
+from rechner import gkg, zinsen
 from rechner.fristen import BUNDESLAENDER, PRESETS, Einheit, FristPreset
 from rechner.rahmen import RAHMEN
 from rechner.rvg import VV, Angelegenheit, AuslagenRequest, Calculation, PositionRequest, calculate
@@ -448,6 +448,23 @@ class ZinsForm(forms.Form):
         ],
         initial="verbraucher",
     )
+    entstanden = _datum(
+        label="Schuldverhältnis entstanden am",
+        required=False,
+        help_text="Bei einem Vertrag der Tag des Vertragsschlusses. Vor dem 29.07.2014 entstanden: § 288 BGB a. F. "
+        "(Art. 229 § 34 EGBGB) – ohne Verbraucher 8 statt 9 Prozentpunkte, keine Pauschale. Ohne Angabe gilt das alte "
+        "Recht nur bei einem Zinsbeginn bis zum 29.07.2014.",
+    )
+
+    def clean(self) -> dict[str, Any]:
+        daten = super().clean() or {}
+        entstanden, von = daten.get("entstanden"), daten.get("von")
+        if entstanden is not None and von is not None:
+            try:
+                zinsen.pruefe_entstanden(entstanden, von=von, heute=timezone.localdate())
+            except zinsen.ZinsError as fehler:
+                self.add_error("entstanden", str(fehler))
+        return daten
 
 
 class RisikoForm(forms.Form):

@@ -166,6 +166,8 @@ def zinsrechner(request: HttpRequest) -> HttpResponse:
                 von=daten["von"],
                 bis=daten["bis"],
                 art=daten["art"],
+                entstanden=daten["entstanden"],
+                heute=timezone.localdate(),
                 historie=basiszins_historie(),
             )
         except zinsen.ZinsError as fehler:

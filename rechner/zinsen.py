@@ -11,7 +11,13 @@ Legal basis
   2014-07-29 apply only to Schuldverhältnisse that arose after 2014-07-28; for older ones § 288 a. F.
   applies: 8 points for the Entgeltforderung without a consumer, no Pauschale. A Zinsbeginn up to
   2014-07-29 means default began by 2014-07-28, so the Schuldverhältnis is older: the old law is
-  applied. A later Zinsbeginn may still belong to an older Schuldverhältnis; the result says so.
+  applied. A later Zinsbeginn may still belong to an older Schuldverhältnis; the result says so. A
+  caller who knows the day the Schuldverhältnis arose (``entstanden``) passes it: up to 2014-07-28 the
+  old law applies to the whole period, later the new one, without the note. Satz 2 (a
+  Dauerschuldverhältnis follows the new law for Gegenleistungen after 2016-06-30) is named, not computed.
+- Art. 229 § 5 EGBGB: for a Schuldverhältnis older than 2002 § 288 BGB in its version up to 2001-12-31
+  applies, which knows no 8 points between businesses; such a B2B calculation is refused with a
+  German message (5 points, no Pauschale: the consumer rate computes it).
 - Interest runs from the day after Verzugseintritt (§ 187 Abs. 1 BGB analogously); ``von`` is the
   first and ``bis`` the last day with interest. Days are counted exactly and divided by the days of
   their calendar year (365 or 366); every half year and year is a period of its own.
@@ -52,6 +58,28 @@ FOLGE_ALT = {
     "unternehmer": "8 statt 9 Prozentpunkte über dem Basiszinssatz und keine Pauschale nach § 288 Abs. 5 BGB",
     "verbraucher_glaeubiger": "keine Pauschale nach § 288 Abs. 5 BGB",
 }
+# Art. 229 § 34 Satz 1 EGBGB: the last day on which a Schuldverhältnis arose under the old law
+ALTES_RECHT_ENTSTANDEN_BIS = date(2014, 7, 28)
+HINWEIS_ALTES_RECHT_ENTSTANDEN = (
+    "Das Schuldverhältnis ist am {entstanden} entstanden, also vor dem 29.07.2014. Dafür gilt § 288 BGB in der bis "
+    "zum 28.07.2014 geltenden Fassung (Art. 229 § 34 Satz 1 EGBGB): {folge}. Bei einem Dauerschuldverhältnis gilt "
+    "für Gegenleistungen, die nach dem 30.06.2016 erbracht werden, das neue Recht (Art. 229 § 34 Satz 2 EGBGB); "
+    "dafür bitte gesondert ohne dieses Datum rechnen."
+)
+# Art. 229 § 5 EGBGB: an older Schuldverhältnis keeps § 288 BGB as in force up to 2001-12-31
+SCHULDRECHTSREFORM = date(2002, 1, 1)
+FEHLER_ENTSTANDEN_VOR_2002 = (
+    "Das Schuldverhältnis ist am {entstanden} entstanden, also vor dem 01.01.2002. Dafür gilt § 288 BGB in der bis "
+    "zum 31.12.2001 geltenden Fassung (Art. 229 § 5 EGBGB): 5 Prozentpunkte über dem Basiszinssatz auch ohne "
+    "Verbraucher und keine Pauschale nach § 288 Abs. 5 BGB; bei einem Dauerschuldverhältnis ab dem 01.01.2003 das "
+    "neue Recht. Rechne dafür mit 5 Prozentpunkten (§ 288 Abs. 1 BGB)."
+)
+FEHLER_ENTSTANDEN_DATUM = "Bitte gib den Tag, an dem das Schuldverhältnis entstanden ist, als Datum an (angegeben: {wert!r})."
+FEHLER_ENTSTANDEN_ZUKUNFT = "Das Schuldverhältnis kann nicht in der Zukunft entstanden sein (angegeben: {entstanden})."
+FEHLER_ENTSTANDEN_NACH_BEGINN = (
+    "Das Schuldverhältnis ({entstanden}) kann nicht nach dem Zinsbeginn ({von}) entstanden sein: Verzug setzt eine "
+    "bestehende Forderung voraus."
+)
 HINWEIS_ENTSTEHUNG = (
     "Ist das Schuldverhältnis vor dem 29.07.2014 entstanden, gilt § 288 BGB a. F. (Art. 229 § 34 EGBGB; bei einem "
     "Dauerschuldverhältnis nur für Gegenleistungen bis zum 30.06.2016): {folge}."
@@ -148,6 +176,7 @@ class Zinsberechnung:
     zinsen: Decimal
     pauschale: Decimal
     erlaeuterung: str
+    entstanden: date | None = None  # the day the Schuldverhältnis arose, as the caller gave it
 
 
 def halbjahr_ende(tag: date) -> date:
@@ -155,8 +184,25 @@ def halbjahr_ende(tag: date) -> date:
     return date(tag.year, 6, 30) if tag.month < 7 else date(tag.year, 12, 31)
 
 
+def pruefe_entstanden(entstanden: object, *, von: date, heute: date) -> None:
+    """Raise ZinsError (German) unless ``entstanden`` is a day not after ``heute`` and not after the Zinsbeginn."""
+    if isinstance(entstanden, datetime) or not isinstance(entstanden, date):
+        raise ZinsError(FEHLER_ENTSTANDEN_DATUM.format(wert=entstanden))
+    if entstanden > heute:
+        raise ZinsError(FEHLER_ENTSTANDEN_ZUKUNFT.format(entstanden=f"{entstanden:%d.%m.%Y}"))
+    if entstanden > von:
+        raise ZinsError(FEHLER_ENTSTANDEN_NACH_BEGINN.format(entstanden=f"{entstanden:%d.%m.%Y}", von=f"{von:%d.%m.%Y}"))
+
+
 def verzugszinsen(
-    *, hauptforderung: object, von: date, bis: date, art: str = "verbraucher", historie: Zinshistorie | None = None
+    *,
+    hauptforderung: object,
+    von: date,
+    bis: date,
+    art: str = "verbraucher",
+    entstanden: date | None = None,
+    heute: date | None = None,
+    historie: Zinshistorie | None = None,
 ) -> Zinsberechnung:
     """Interest under § 288 BGB on ``hauptforderung`` for every day from ``von`` to ``bis`` (both included).
 
@@ -164,6 +210,9 @@ def verzugszinsen(
     Pauschale; "verbraucher_glaeubiger" (a consumer's Entgeltforderung against a debtor who is none) 5 points and the
     Pauschale; "verbraucher" 5 points. For a Zinsbeginn up to 2014-07-29 the Schuldverhältnis is older than the
     2014 reform and § 288 BGB a. F. applies (Art. 229 § 34 EGBGB): 8 points instead of 9, no Pauschale.
+    ``entstanden``: the day the Schuldverhältnis arose, if known; it decides instead of the Zinsbeginn (up to
+    2014-07-28 the old law, later the new one). It may lie neither after ``heute`` (required with it) nor after
+    ``von``; before 2002 a calculation between businesses is refused (Art. 229 § 5 EGBGB: 5 points).
     ``historie``: the Basiszinssätze to use; without it only the shipped ones (the pages and the agent tool pass
     ``rechner.selectors.basiszins_historie()``, which adds the Kanzlei's entries). Raises ZinsError with a German message.
     """
@@ -184,7 +233,15 @@ def verzugszinsen(
     # refuses periods outside the history before any work, naming the day that lies outside
     basiszins_am(von, historie)
     basiszins_am(bis, historie)
-    altes_recht = art in MIT_PAUSCHALE and von <= ALTES_RECHT_BIS
+    if entstanden is not None:
+        if heute is None:
+            raise TypeError("verzugszinsen(): entstanden needs heute, the caller's today")
+        pruefe_entstanden(entstanden, von=von, heute=heute)
+        if entstanden < SCHULDRECHTSREFORM and art == "unternehmer":
+            raise ZinsError(FEHLER_ENTSTANDEN_VOR_2002.format(entstanden=f"{entstanden:%d.%m.%Y}"))
+        altes_recht = art in MIT_PAUSCHALE and entstanden <= ALTES_RECHT_ENTSTANDEN_BIS
+    else:
+        altes_recht = art in MIT_PAUSCHALE and von <= ALTES_RECHT_BIS
     aufschlag = (AUFSCHLAG_ALT if altes_recht else AUFSCHLAG)[art]
     perioden: list[Zinsperiode] = []
     summe = Decimal(0)
@@ -216,9 +273,11 @@ def verzugszinsen(
     zeilen.append(f"Zinsen gesamt: {format_euro(runde_cent(summe))}.")
     if pauschale:
         zeilen.append("Verzugspauschale nach § 288 Abs. 5 BGB: 40,00 € (auf Kosten der Rechtsverfolgung anzurechnen).")
-    if altes_recht:
+    if altes_recht and entstanden is not None:
+        zeilen.append(HINWEIS_ALTES_RECHT_ENTSTANDEN.format(entstanden=f"{entstanden:%d.%m.%Y}", folge=FOLGE_ALT[art]))
+    elif altes_recht:
         zeilen.append(HINWEIS_ALTES_RECHT.format(von=format_datum(von), folge=FOLGE_ALT[art]))
-    elif art in MIT_PAUSCHALE:
+    elif art in MIT_PAUSCHALE and entstanden is None:
         zeilen.append(HINWEIS_ENTSTEHUNG.format(folge=FOLGE_ALT[art]))
     return Zinsberechnung(
         hauptforderung=betrag,
@@ -229,4 +288,5 @@ def verzugszinsen(
         zinsen=runde_cent(summe),
         pauschale=pauschale,
         erlaeuterung="\n".join(zeilen),
+        entstanden=entstanden,
     )

@@ -1,0 +1,112 @@
+"""Verzugszinsen with the day the Schuldverhältnis arose (Art. 229 § 34 EGBGB): it decides between § 288 BGB
+a. F. and n. F. instead of the Zinsbeginn; without it the Zinsbeginn decides as before."""
+
+from datetime import date, timedelta
+from decimal import Decimal
+from html import unescape
+
+import pytest
+from django.utils import timezone
+
+from rechner.zinsen import ZinsError, verzugszinsen
+from tests.factories import UserFactory
+
+# 2020: Basiszinssatz -0,88 % all year, 366 days: the year's interest is exactly the rate
+B2B_2020 = {"hauptforderung": "10.000", "von": date(2020, 1, 1), "bis": date(2020, 12, 31), "art": "unternehmer"}
+HEUTE = date(2026, 12, 4)
+
+
+@pytest.mark.parametrize("entstanden", [date(2013, 5, 1), date(2014, 7, 28)])
+def test_vor_dem_29_07_2014_entstanden_gilt_das_alte_recht_auch_bei_spaeterem_zinsbeginn(entstanden: date) -> None:
+    zinsen = verzugszinsen(**B2B_2020, entstanden=entstanden, heute=HEUTE)
+    assert {p.zinssatz for p in zinsen.perioden} == {Decimal("7.12")}  # -0,88 + 8 (§ 288 Abs. 2 BGB a. F.)
+    assert zinsen.zinsen == Decimal("712.00") and zinsen.pauschale == Decimal("0.00")
+    assert f"am {entstanden:%d.%m.%Y} entstanden" in zinsen.erlaeuterung
+    assert "Art. 229 § 34 Satz 1 EGBGB" in zinsen.erlaeuterung and "30.06.2016" in zinsen.erlaeuterung
+    glaeubiger = verzugszinsen(**{**B2B_2020, "art": "verbraucher_glaeubiger"}, entstanden=entstanden, heute=HEUTE)
+    assert glaeubiger.pauschale == Decimal("0.00") and glaeubiger.zinsen == Decimal("412.00")
+
+
+def test_nach_dem_28_07_2014_entstanden_gilt_das_neue_recht_ohne_hinweis() -> None:
+    zinsen = verzugszinsen(**B2B_2020, entstanden=date(2014, 7, 29), heute=HEUTE)
+    assert zinsen.zinsen == Decimal("812.00") and zinsen.pauschale == Decimal("40.00")
+    assert "a. F." not in zinsen.erlaeuterung and "Art. 229" not in zinsen.erlaeuterung
+    # the given day decides even when the Zinsbeginn alone would have meant the old law
+    grenze = verzugszinsen(
+        hauptforderung="10.000",
+        von=date(2014, 7, 29),
+        bis=date(2014, 7, 31),
+        art="unternehmer",
+        entstanden=date(2014, 7, 29),
+        heute=HEUTE,
+    )
+    assert grenze.pauschale == Decimal("40.00") and grenze.perioden[0].zinssatz == Decimal("8.27")
+
+
+def test_ohne_entstehungstag_entscheidet_weiter_der_zinsbeginn() -> None:
+    zinsen = verzugszinsen(**B2B_2020)
+    assert zinsen.zinsen == Decimal("812.00") and zinsen.pauschale == Decimal("40.00")
+    assert "Ist das Schuldverhältnis vor dem 29.07.2014 entstanden" in zinsen.erlaeuterung
+    alt = verzugszinsen(hauptforderung="10.000", von=date(2014, 7, 29), bis=date(2014, 7, 31), art="unternehmer")
+    assert alt.pauschale == Decimal("0.00") and alt.perioden[0].zinssatz == Decimal("7.27")
+
+
+def test_entstehungstag_nach_dem_zinsbeginn_oder_in_der_zukunft_wird_abgelehnt() -> None:
+    with pytest.raises(ZinsError, match=r"Das Schuldverhältnis \(02.01.2020\) kann nicht nach dem Zinsbeginn"):
+        verzugszinsen(**B2B_2020, entstanden=date(2020, 1, 2), heute=HEUTE)
+    with pytest.raises(ZinsError, match="nicht in der Zukunft entstanden"):
+        verzugszinsen(
+            **{**B2B_2020, "von": date(2026, 1, 1), "bis": date(2026, 6, 30)}, entstanden=HEUTE + timedelta(days=1), heute=HEUTE
+        )
+    # the same day as the Zinsbeginn is accepted (only a later one is impossible)
+    assert verzugszinsen(**B2B_2020, entstanden=date(2020, 1, 1), heute=HEUTE).pauschale == Decimal("40.00")
+
+
+def test_vor_2002_entstanden_zwischen_unternehmern_verweist_auf_5_prozentpunkte() -> None:
+    """Art. 229 § 5 EGBGB: § 288 BGB as in force until 31.12.2001 had 5 points for everyone."""
+    with pytest.raises(ZinsError, match=r"Art. 229 § 5 EGBGB\): 5 Prozentpunkte"):
+        verzugszinsen(**B2B_2020, entstanden=date(2001, 12, 31), heute=HEUTE)
+    verbraucher = verzugszinsen(**{**B2B_2020, "art": "verbraucher"}, entstanden=date(2001, 12, 31), heute=HEUTE)
+    assert verbraucher.zinsen == Decimal("412.00")
+
+
+@pytest.fixture
+def angemeldet(client, db):
+    client.force_login(UserFactory())
+    return client
+
+
+def seite(client, **params: str) -> str:
+    antwort = client.get("/rechner/zinsen/", {"hauptforderung": "10.000", "von": "2020-01-01", "bis": "2020-12-31", **params})
+    assert antwort.status_code == 200
+    return unescape(antwort.content.decode())
+
+
+def test_seite_zeigt_das_feld_und_rechnet_mit_dem_entstehungstag(angemeldet) -> None:
+    leer = unescape(angemeldet.get("/rechner/zinsen/").content.decode())
+    assert 'name="entstanden"' in leer and "Schuldverhältnis entstanden am" in leer
+
+    alt = seite(angemeldet, art="unternehmer", entstanden="2013-05-01")
+    assert "Verzugszinsen: 712,00 €" in alt and "7,12 %" in alt
+    assert "Verzugspauschale (§ 288 Abs. 5 BGB)" not in alt
+    assert "Das Schuldverhältnis ist am 01.05.2013 entstanden" in alt
+
+    neu = seite(angemeldet, art="unternehmer", entstanden="2015-03-01")
+    assert "Verzugszinsen: 812,00 €" in neu and "Verzugspauschale (§ 288 Abs. 5 BGB)" in neu
+    assert "Art. 229 § 34" not in neu.split('id="ergebnis-h"')[1]
+
+    ohne = seite(angemeldet, art="unternehmer")
+    assert "Verzugszinsen: 812,00 €" in ohne
+    assert "Ist das Schuldverhältnis vor dem 29.07.2014 entstanden" in ohne
+
+
+def test_seite_lehnt_einen_entstehungstag_nach_dem_zinsbeginn_oder_in_der_zukunft_ab(angemeldet) -> None:
+    spaeter = seite(angemeldet, art="unternehmer", entstanden="2020-02-01")
+    assert "Das Schuldverhältnis (01.02.2020) kann nicht nach dem Zinsbeginn (01.01.2020) entstanden sein" in spaeter
+    assert 'id="ergebnis-h"' not in spaeter and 'id="id_entstanden_error"' in spaeter
+    morgen = timezone.localdate() + timedelta(days=1)
+    zukunft = seite(angemeldet, art="verbraucher", entstanden=morgen.isoformat())
+    assert f"nicht in der Zukunft entstanden sein (angegeben: {morgen:%d.%m.%Y})" in zukunft
+    assert 'id="ergebnis-h"' not in zukunft
+    vor_2002 = seite(angemeldet, art="unternehmer", entstanden="2001-06-01")
+    assert "Art. 229 § 5 EGBGB" in vor_2002 and 'id="ergebnis-h"' not in vor_2002
