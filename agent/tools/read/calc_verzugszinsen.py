@@ -13,7 +13,7 @@ from rechner.zahlen import parse_zahl
 from rechner.zinsen import ZinsError, verzugszinsen
 
 from ..base import Tool, ToolContext, ToolResult
-from ..common import Params, ToolError, iso, money, ok
+from ..common import Params, ToolError, iso, money, ok, today
 
 
 def _betrag(wert: Any) -> Any:
@@ -49,6 +49,18 @@ class CalcVerzugszinsenParams(Params):
             "(§ 288 Abs. 2, 5)."
         ),
     ] = "verbraucher"
+    schuldverhaeltnis_entstanden: Annotated[
+        datetime.date | None,
+        Field(
+            description="Tag, an dem das Schuldverhältnis entstanden ist (JJJJ-MM-TT), bei einem Vertrag der "
+            "Vertragsschluss. Angeben, wenn er bekannt ist und art 'unternehmer' oder 'verbraucher_glaeubiger' ist: "
+            "Ist es vor dem 29.07.2014 entstanden, gilt § 288 BGB a. F. (Art. 229 § 34 EGBGB) – 8 statt 9 "
+            "Prozentpunkte und keine Pauschale von 40 €, auch wenn der Verzug erst später begann; danach das neue "
+            "Recht. Weglassen, wenn unbekannt: dann gilt das alte Recht nur bei einem Zinsbeginn bis zum "
+            "29.07.2014, und das Ergebnis weist auf den Fall eines älteren Schuldverhältnisses hin (dann erfragen). "
+            "Darf nicht nach dem Zinsbeginn ('von') und nicht in der Zukunft liegen.",
+        ),
+    ] = None
 
 
 def execute(ctx: ToolContext, params: CalcVerzugszinsenParams) -> ToolResult:
@@ -58,6 +70,8 @@ def execute(ctx: ToolContext, params: CalcVerzugszinsenParams) -> ToolResult:
             von=params.von,
             bis=params.bis,
             art=params.art,
+            entstanden=params.schuldverhaeltnis_entstanden,
+            heute=today(),
             historie=basiszins_historie(),
         )
     except ZinsError as exc:
@@ -66,6 +80,7 @@ def execute(ctx: ToolContext, params: CalcVerzugszinsenParams) -> ToolResult:
         "hauptforderung_eur": money(zinsen.hauptforderung),
         "von": iso(zinsen.von),
         "bis": iso(zinsen.bis),
+        **({"schuldverhaeltnis_entstanden": iso(zinsen.entstanden)} if zinsen.entstanden else {}),
         "perioden": [
             {
                 "von": iso(p.von),
@@ -94,8 +109,11 @@ TOOL = Tool(
         "Use it for interest claims in dunning letters, lawsuits and settlements - never compute interest yourself.\n"
         "Returns {zinsen_eur, perioden: [{von, bis, tage, basiszins_prozent, zinssatz_prozent, zinsen_eur}], "
         "pauschale_288_5_eur, erlaeuterung}.\n"
-        "Errors: end before start; a period before 2002 or after the last stored Basiszinssatz (shipped, or added "
-        "by a Kanzlei admin; the message says until when it can compute and where an admin adds the rate).\n"
+        "Pass schuldverhaeltnis_entstanden when known for 'unternehmer'/'verbraucher_glaeubiger': a "
+        "Schuldverhältnis from before 2014-07-29 keeps the old § 288 BGB (8 points, no 40 EUR).\n"
+        "Errors: end before start; schuldverhaeltnis_entstanden after von or in the future; a period before 2002 "
+        "or after the last stored Basiszinssatz (shipped, or added by a Kanzlei admin; the message says until when "
+        "it can compute and where an admin adds the rate).\n"
         'Example: {"hauptforderung": 10000, "von": "2024-01-01", "bis": "2024-12-31", "art": "unternehmer"}'
     ),
     params=CalcVerzugszinsenParams,

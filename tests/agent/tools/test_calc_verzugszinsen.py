@@ -1,0 +1,53 @@
+"""calc_verzugszinsen with schuldverhaeltnis_entstanden (Art. 229 § 34 EGBGB), called as the engine calls it."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from akten.models import Role
+from tests.factories import UserFactory
+
+pytestmark = pytest.mark.django_db
+
+# 2020: Basiszinssatz -0,88 % all year, 366 days
+B2B_2020 = {"hauptforderung": "10.000", "von": "2020-01-01", "bis": "2020-12-31", "art": "unternehmer"}
+
+
+@pytest.fixture
+def anwalt():
+    return UserFactory(role=Role.ANWALT)
+
+
+def test_das_modell_erfaehrt_auf_deutsch_wann_es_den_entstehungstag_angibt(call, anwalt) -> None:
+    from agent.tools.read.calc_verzugszinsen import CalcVerzugszinsenParams
+
+    schema = CalcVerzugszinsenParams.model_json_schema()["properties"]["schuldverhaeltnis_entstanden"]
+    assert "vor dem 29.07.2014" in schema["description"] and "Art. 229 § 34 EGBGB" in schema["description"]
+
+
+def test_altes_schuldverhaeltnis_nach_altem_recht(call, anwalt) -> None:
+    result = call(anwalt, "calc_verzugszinsen", {**B2B_2020, "schuldverhaeltnis_entstanden": "2013-05-01"})
+    assert result.ok, result.error
+    assert {p["zinssatz_prozent"] for p in result.data["perioden"]} == {"7.12"}
+    assert result.data["zinsen_eur"] == "712.00" and result.data["pauschale_288_5_eur"] == "0.00"
+    assert result.data["schuldverhaeltnis_entstanden"] == "2013-05-01"
+    assert "am 01.05.2013 entstanden" in result.data["erlaeuterung"]
+
+
+def test_neues_schuldverhaeltnis_ohne_hinweis_auf_altes_recht(call, anwalt) -> None:
+    result = call(anwalt, "calc_verzugszinsen", {**B2B_2020, "schuldverhaeltnis_entstanden": "2014-07-29"})
+    assert result.ok, result.error
+    assert result.data["zinsen_eur"] == "812.00" and result.data["pauschale_288_5_eur"] == "40.00"
+    assert "a. F." not in result.data["erlaeuterung"]
+    ohne = call(anwalt, "calc_verzugszinsen", B2B_2020)
+    assert ohne.ok and ohne.data["zinsen_eur"] == "812.00" and "schuldverhaeltnis_entstanden" not in ohne.data
+    assert "Ist das Schuldverhältnis vor dem 29.07.2014 entstanden" in ohne.data["erlaeuterung"]
+
+
+def test_entstehungstag_nach_dem_zinsbeginn_oder_in_der_zukunft_ist_ein_fehler(call, anwalt) -> None:
+    spaeter = call(anwalt, "calc_verzugszinsen", {**B2B_2020, "schuldverhaeltnis_entstanden": "2020-03-01"})
+    assert not spaeter.ok and "kann nicht nach dem Zinsbeginn (01.01.2020) entstanden sein" in spaeter.error
+    morgen = (timezone.localdate() + timedelta(days=1)).isoformat()
+    zukunft = call(anwalt, "calc_verzugszinsen", {**B2B_2020, "schuldverhaeltnis_entstanden": morgen})
+    assert not zukunft.ok and "nicht in der Zukunft entstanden" in zukunft.error
