@@ -7,7 +7,7 @@ import sys
 
 def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "helena.settings.dev")
-    from django.core.management import execute_from_command_line
+    from helena.command_base import execute_from_command_line
 
     execute_from_command_line(sys.argv)
 

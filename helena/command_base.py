@@ -8,7 +8,8 @@ German parser translates the finished message instead: each message template tha
 A test compares this catalog with argparse's source, so a new Python that adds a message is noticed.
 
 Every command of our apps derives from `GermanBaseCommand` (a test checks that too); Django's own
-commands (migrate, runserver) stay as Django writes them."""
+commands (migrate, runserver) stay as Django writes them. `manage.py` itself (its overview and the
+answer to an unknown command) is German through `GermanManagementUtility`."""
 
 from __future__ import annotations
 
@@ -17,10 +18,15 @@ import ast
 import os
 import re
 import sys
+from collections import defaultdict
 from collections.abc import Callable
+from difflib import get_close_matches
 from typing import Any, NoReturn
 
+from django.conf import settings
+from django.core.management import ManagementUtility, get_commands
 from django.core.management.base import BaseCommand, CommandError, CommandParser, DjangoHelpFormatter, SystemCheckError
+from django.core.management.color import color_style
 
 USAGE_PREFIX = "Aufruf: "
 POSITIONALS_TITLE = "Argumente"
@@ -245,3 +251,43 @@ class GermanBaseCommand(BaseCommand):
                 raise
             self.stderr.write(f"Fehler: {exc}")
             sys.exit(exc.returncode)
+
+
+class GermanManagementUtility(ManagementUtility):
+    """`manage.py` itself in German: the overview of `manage.py help` (grouped by app, as Django
+    groups it) and the answer to an unknown command. `help <Befehl>` and `<Befehl> --help` print
+    the command's own help (German for our commands, see GermanBaseCommand)."""
+
+    def main_help_text(self, commands_only: bool = False) -> str:
+        if commands_only:
+            return "\n".join(sorted(get_commands()))
+        by_app: dict[str, list[str]] = defaultdict(list)
+        for name, app in get_commands().items():
+            by_app["django" if app == "django.core" else app.rpartition(".")[-1]].append(name)
+        style = color_style()
+        lines = ["", f"Hilfe zu einem Befehl: {self.prog_name} help <Befehl>", "", "Verfügbare Befehle:"]
+        for app in sorted(by_app):
+            lines += ["", style.NOTICE(f"[{app}]"), *(f"    {name}" for name in sorted(by_app[app]))]
+        if self.settings_exception is not None:
+            lines.append(
+                style.NOTICE(
+                    f"Nur Djangos eigene Befehle sind aufgeführt: die Einstellungen sind fehlerhaft ({self.settings_exception})."
+                )
+            )
+        return "\n".join(lines)
+
+    def fetch_command(self, subcommand: str) -> BaseCommand:
+        commands = get_commands()
+        if subcommand in commands:
+            return super().fetch_command(subcommand)  # type: ignore[no-any-return]
+        if os.environ.get("DJANGO_SETTINGS_MODULE"):
+            settings.INSTALLED_APPS  # noqa: B018 - raises ImproperlyConfigured for broken settings, as Django does
+        close = get_close_matches(subcommand, commands)
+        hint = f" Meintest du {_quoted(close[0])}?" if close else ""
+        sys.stderr.write(f"Unbekannter Befehl: {_quoted(subcommand)}.{hint}\nÜbersicht: {self.prog_name} help\n")
+        sys.exit(USAGE_ERROR_EXIT_CODE)
+
+
+def execute_from_command_line(argv: list[str] | None = None) -> None:
+    """`manage.py`'s entry: Django's command line with German overview and errors."""
+    GermanManagementUtility(argv).execute()

@@ -261,3 +261,26 @@ def test_every_message_argparse_can_show_a_user_is_translated():
     translated = {ARGUMENT_ERROR, *ARGUMENT_MESSAGES, *PARSER_MESSAGES}
 
     assert msgids == translated | ARGPARSE_DEFINITION_ERRORS | ARGPARSE_HELP_AND_ERROR_FRAME
+
+
+def test_manage_py_overview_is_german_and_lists_the_commands_by_app():
+    done = manage("help")
+    assert done.returncode == 0, done.stderr
+    assert "Hilfe zu einem Befehl: manage.py help <Befehl>" in done.stdout
+    assert "Verfügbare Befehle:" in done.stdout
+    assert "[akten]" in done.stdout and "    dokumente_text_erneuern" in done.stdout
+    assert "[django]" in done.stdout and "    migrate" in done.stdout
+    assert "Type '" not in done.stdout and "subcommand" not in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("command", "message"),
+    [
+        ("migrat", "Unbekannter Befehl: „migrat“. Meintest du „migrate“?\nÜbersicht: manage.py help\n"),
+        ("gibtsnicht", "Unbekannter Befehl: „gibtsnicht“.\nÜbersicht: manage.py help\n"),
+    ],
+)
+def test_manage_py_answers_an_unknown_command_in_german(command, message):
+    done = manage(command)
+    assert done.returncode == 2
+    assert done.stderr == message
