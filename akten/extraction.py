@@ -326,6 +326,24 @@ def decode_text(data: bytes) -> str | None:
     whose text holds a control character other than tab, line breaks and form feed is binary data,
     not text: no guess makes a binary file a text. The one decoding of an uploaded text, for the
     upload check, the extraction, the release check and the letterhead copy of a text."""
+    decoded = _decode_text(data)
+    return decoded[0] if decoded else None
+
+
+# decode_text's codecs by the charset name a Content-Type gives them (the UTF-16 BOM stays in the
+# bytes sent, so "utf-16" lets the receiver read the byte order from it)
+_CHARSETS = {"utf-8-sig": "utf-8", "utf-16-le": "utf-16", "utf-16-be": "utf-16", "cp1252": "windows-1252"}
+
+
+def text_charset(data: bytes) -> str | None:
+    """The charset (utf-8, utf-16 or windows-1252) in which `decode_text` reads `data`, for the
+    Content-Type of a download of the file as stored; None when `data` is no text."""
+    decoded = _decode_text(data)
+    return _CHARSETS[decoded[1]] if decoded else None
+
+
+def _decode_text(data: bytes) -> tuple[str, str] | None:
+    """decode_text's text and the codec that read it."""
     for bom, codec in _UTF16_BOMS:
         if data.startswith(bom):
             candidates = [(data[len(bom) :], codec)]
@@ -337,7 +355,7 @@ def decode_text(data: bytes) -> str | None:
             text = raw.decode(codec)
         except UnicodeDecodeError:
             continue
-        return None if _NO_TEXT_CHARACTER.search(text) else text
+        return None if _NO_TEXT_CHARACTER.search(text) else (text, codec)
     return None
 
 

@@ -17,6 +17,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from akten import selectors as akten_selectors
+from akten.api import download_content_type
 from akten.extraction import DOCX_TYPE, MARKDOWN_TYPES, decode_text
 from akten.models import STAFF_ROLES, Dokument, DokumentVersion, download_filename
 from drafts.models import HelenaDraft
@@ -229,7 +230,8 @@ class VersionDownloadApi(APIView):
     def get(self, request: Request, pk: int, nummer: int) -> HttpResponse:
         version = selectors.version_get(user=request.user, dokument_pk=pk, nummer=nummer)
         with version.datei.open("rb") as handle:
-            response = HttpResponse(handle.read(), content_type=version.mime_type)
+            inhalt = handle.read()
+        response = HttpResponse(inhalt, content_type=download_content_type(inhalt, version.mime_type))
         # the document's title with the version, as the main download names it (not the stored or
         # uploaded file's name: "kundigung-muller-gro.docx", "Entwurf_intern_v3.docx")
         endung = PurePath(version.datei.name or "").suffix.lower()

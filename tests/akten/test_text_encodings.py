@@ -11,6 +11,7 @@ import io
 
 import docx
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
@@ -124,3 +125,74 @@ def test_an_e_mail_part_with_an_unknown_charset_is_read_like_an_uploaded_text(cl
 
     assert antwort.status_code == 201, antwort.content
     assert "Grüße von Müller, 500 € nach § 9 RVG" in Dokument.objects.get(pk=antwort.json()["id"]).text
+
+
+CHARSETS = [
+    pytest.param(TEXT.encode("cp1252"), "windows-1252", id="windows-1252"),
+    pytest.param(codecs.BOM_UTF16_LE + TEXT.encode("utf-16-le"), "utf-16", id="utf-16-le-bom"),
+    pytest.param(codecs.BOM_UTF16_BE + TEXT.encode("utf-16-be"), "utf-16", id="utf-16-be-bom"),
+    pytest.param(codecs.BOM_UTF8 + TEXT.encode(), "utf-8", id="utf-8-bom"),
+    pytest.param(TEXT.encode(), "utf-8", id="utf-8"),
+]
+
+
+def _gelesen(antwort) -> str:
+    """The downloaded text as a browser reads it: by the charset of its Content-Type."""
+    charset = antwort["Content-Type"].partition("charset=")[2]
+    return antwort.content.decode(charset).lstrip("\ufeff")
+
+
+@pytest.mark.parametrize(("inhalt", "charset"), CHARSETS)
+@pytest.mark.parametrize(("name", "mime"), [("Telefonnotiz.txt", "text/plain"), ("Vermerk.md", "text/markdown")])
+def test_the_download_of_a_text_names_the_charset_it_was_stored_in(client, inhalt, charset, name, mime):
+    akte = AkteFactory()
+    client.force_login(akte.anwalt)
+    antwort = _upload(client, akte, name, inhalt)
+    assert antwort.status_code == 201, antwort.content
+
+    download = client.get(antwort.json()["download_url"])
+
+    assert download["Content-Type"] == f"{mime}; charset={charset}"
+    assert download.content == inhalt and _gelesen(download) == TEXT
+
+
+@pytest.mark.parametrize(("inhalt", "charset"), CHARSETS[:3])
+def test_the_mandantin_s_download_of_a_released_text_names_its_charset(inhalt, charset):
+    world = build_world()
+    dokument = services.dokument_create(
+        akte=world.akte, by=world.lawyer, name="Notiz", filename="notiz.txt", content=inhalt, mandant_sichtbar=True
+    )
+    client = Client()
+    client.force_login(world.mandantin)
+
+    download = client.get(reverse("api-dokument-download", args=[dokument.pk]))
+
+    assert download.status_code == 200
+    assert download["Content-Type"] == f"text/plain; charset={charset}" and _gelesen(download) == TEXT
+
+
+def test_the_download_of_an_earlier_version_of_a_text_names_its_charset(client):
+    akte = AkteFactory()
+    client.force_login(akte.anwalt)
+    inhalt = TEXT.encode("cp1252")
+    antwort = _upload(client, akte, "Telefonnotiz.txt", inhalt)
+    assert antwort.status_code == 201, antwort.content
+    pk = antwort.json()["id"]
+    neu = codecs.BOM_UTF16_LE + "Rückruf erledigt".encode("utf-16-le")
+    versionen = client.post(reverse("api-dokument-versionen", args=[pk]), {"datei": SimpleUploadedFile("notiz-neu.txt", neu)})
+    assert versionen.status_code == 201, versionen.content
+
+    erste = client.get(reverse("api-dokument-version", args=[pk, 1]))
+    zweite = client.get(reverse("api-dokument-version", args=[pk, 2]))
+
+    assert erste["Content-Type"] == "text/plain; charset=windows-1252" and _gelesen(erste) == TEXT
+    assert zweite["Content-Type"] == "text/plain; charset=utf-16" and _gelesen(zweite) == "Rückruf erledigt"
+
+
+def test_a_file_that_is_no_text_keeps_its_type():
+    from akten.api import download_content_type
+
+    assert download_content_type(b"%PDF-1.7\n", "application/pdf") == "application/pdf"
+    # a text file stored before the upload check read texts as it does now: no charset is guessed
+    assert download_content_type(bytes(range(256)), "text/plain") == "text/plain"
+    assert extraction.text_charset(bytes(range(256))) is None
