@@ -190,9 +190,6 @@ class TimedToolBox:
         self.body_seconds.append(result.meta["tool_ms"] / 1000)
         return result
 
-    async def settle(self) -> None:
-        await self.inner.settle()
-
 
 def bench_database(runs: int) -> dict[str, Any]:
     user, akten = setup_database()

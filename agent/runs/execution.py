@@ -105,14 +105,6 @@ def toolbox_for(ctx: ToolContext) -> ToolBox:
     return registry_toolbox(ctx)
 
 
-async def _audits_settle(tools: ToolBox) -> None:
-    """Wait for the audit rows the registry's ToolBox still writes after handing back results
-    (agent/tools/executor.py, `RunToolBox.settle`); other ToolBoxes (tests, benches) have none."""
-    settle = getattr(tools, "settle", None)
-    if settle is not None:
-        await settle()
-
-
 def _history(run: AgentRun, *, context_window: int) -> tuple[list[Message], set[int]]:
     """Earlier turns of the run's conversation that its user may still see (not those of a run that
     read an Akte gone for them since), newest kept first, within HISTORY_SHARE of the window; and
@@ -424,7 +416,6 @@ async def run_execute(
         if prepared.first_contact and outcome.answer and outcome.status != RunStatus.CANCELLED:
             outcome.answer = with_intro(outcome.answer)
         settled.append(outcome)
-        await _audits_settle(prepared.tools)  # the run's end is saved after the audit rows of its calls
         finished.append(await _in_run_thread(_run_finish, run_id, outcome))
         if outcome.answer or outcome.draft_ids:
             # Every norm and decision citation of the final answer and of the run's document and
@@ -460,10 +451,6 @@ async def run_execute(
         # handled below, once what is queued is written.
         logger.exception("Lauf %s: Ende nicht gespeichert", run_id)
     finally:
-        try:
-            await _audits_settle(prepared.tools)
-        except Exception:
-            logger.exception("Lauf %s: Protokoll der Werkzeugaufrufe nicht abgewartet", run_id)
         try:
             await sink.flush()
         except Exception:

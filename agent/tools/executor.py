@@ -13,18 +13,15 @@
 Tools run on the process's tool threads (`helena-tool`, settings.HELENA_TOOL_THREADS of them, so at
 most that many tool calls and their database connections at once per process); each thread keeps
 its connection for CONN_MAX_AGE like a request would (opening one per call costs more than most
-tools). The hand-off is a plain submit to that pool with the caller's context (asgiref's
-`sync_to_async` cost about a tenth of a millisecond more per call in each direction,
-bench/engine.py); the result goes back as soon as it is there and the thread writes the audit row
-after it, while the run goes on (`settle()` waits for those rows: a run's end is saved after
-them). settings.HELENA_TOOLS_THREAD_SENSITIVE = True runs them in the main sync thread instead
-(tests that keep their data in the test transaction), with the audit row before the result.
+tools). The hand-off is a plain `run_in_executor` with the caller's context: asgiref's
+`sync_to_async` cost about a tenth of a millisecond more per call in each direction
+(bench/engine.py). settings.HELENA_TOOLS_THREAD_SENSITIVE = True runs them in the main sync thread
+instead (tests that keep their data in the test transaction).
 """
 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextvars
 import copy
 import dataclasses
@@ -34,7 +31,6 @@ import logging
 import pickle
 import time
 import traceback
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -160,9 +156,6 @@ class RunToolBox:
         self._thread_sensitive = thread_sensitive
         self._reads_in_flight = 0
         self._reads_idle: asyncio.Event | None = None
-        # tool-thread work whose audit row may still be being written (see `settle`); a finished one
-        # removes itself from its worker thread
-        self._audits: set[concurrent.futures.Future[None]] = set()
 
     def names(self) -> set[str]:
         return set(self._tools)
@@ -196,7 +189,8 @@ class RunToolBox:
                 if self._thread_sensitive:
                     result = await sync_to_async(self._execute_sync, thread_sensitive=True)(name, arguments, call_id)
                 else:
-                    result = await self._execute_on_tool_thread(name, arguments, call_id)
+                    call = functools.partial(contextvars.copy_context().run, self._execute_sync, name, arguments, call_id)
+                    result = await asyncio.get_running_loop().run_in_executor(_tool_threads(), call)
             except Exception as exc:  # the sync part catches everything; this guards the thread hand-off
                 _log_exception(name, call_id, self.ctx, exc)
                 result = ToolResult(
@@ -211,48 +205,23 @@ class RunToolBox:
                     self._reads_idle.set()
         return result
 
-    async def _execute_on_tool_thread(self, name: str, arguments: Any, call_id: str) -> ToolResult:
-        """The call on a tool thread, with the caller's context. The result comes back as soon as it
-        is there; the thread then writes the call's audit row while the run goes on (the next model
-        request does not wait for that round trip). `settle()` waits for the audit rows."""
-        loop = asyncio.get_running_loop()
-        answered: asyncio.Future[ToolResult] = loop.create_future()
-        work = _tool_threads().submit(contextvars.copy_context().run, self._execute_deferred, name, arguments, call_id, answered)
-        self._audits.add(work)
-        work.add_done_callback(self._audits.discard)
-        return await answered
-
-    async def settle(self) -> None:
-        """Wait until the audit rows of every call so far are written (before a run's end is saved)."""
-        while pending := [work for work in list(self._audits) if not work.done()]:  # list(): one step under the GIL
-            await asyncio.wait([asyncio.wrap_future(work) for work in pending])
-
-    def _execute_deferred(self, name: str, arguments: Any, call_id: str, answered: asyncio.Future[ToolResult]) -> None:
-        connection_tidy()
-        try:
-            try:
-                result, audit = self._call(name, arguments, call_id)
-            except BaseException as exc:  # the call catches everything; this guards the hand-back
-                _answer_soon(answered, exception=exc)
-                return
-            _answer_soon(answered, result=result)
-            audit()
-        finally:
-            # Pool threads own their connections: close a broken or aged one after each call.
-            connection_tidy()
-
     def _execute_sync(self, name: str, arguments: Any, call_id: str) -> ToolResult:
-        result, audit = self._call(name, arguments, call_id)
-        audit()
-        return result
+        if not self._thread_sensitive:
+            connection_tidy()
+        try:
+            return self._call(name, arguments, call_id)
+        finally:
+            if not self._thread_sensitive:
+                # Pool threads own their connections: close a broken or aged one after each call.
+                connection_tidy()
 
-    def _call(self, name: str, arguments: Any, call_id: str) -> tuple[ToolResult, Callable[[], None]]:
+    def _call(self, name: str, arguments: Any, call_id: str) -> ToolResult:
         with access_scope_reused(fresh=True):  # one resolution of the user's access per call, re-checked per call
             return self._call_scoped(name, arguments, call_id)
 
-    def _call_scoped(self, name: str, arguments: Any, call_id: str) -> tuple[ToolResult, Callable[[], None]]:
+    def _call_scoped(self, name: str, arguments: Any, call_id: str) -> ToolResult:
         """Admit the call (cancel, matrix, arguments), answer it from the run's cache or the tool,
-        fill `meta`; returns the result and the writing of its audit row."""
+        fill `meta`, write the audit row."""
         started = time.monotonic()
         arguments = without_nul(arguments)
         call = _Call(name=name, call_id=call_id, audit_args=arguments if isinstance(arguments, dict) else {"_raw": arguments})
@@ -272,7 +241,8 @@ class RunToolBox:
             "cached": call.cached,
         }
         result.meta["summary"] = result_summary(result)
-        return result, functools.partial(self._audit, name, call_id, call.audit_args, dict(result.meta), result.ok, call.hints)
+        self._audit(name, call_id, call.audit_args, result, call.hints)
+        return result
 
     def _admit(self, name: str, arguments: Any) -> ToolResult | tuple[Tool, BaseModel]:
         """The tool and its validated parameters, or the error result that refuses the call."""
@@ -346,9 +316,7 @@ class RunToolBox:
             result = ToolResult(error=ERR_INTERNAL.format(name=tool.name))
         return result, call_ctx.akten_resolved
 
-    def _audit(self, name: str, call_id: str, arguments: Any, meta: dict[str, Any], ok: bool, hints: dict[str, Any]) -> None:
-        """One ToolCallAudit row. Takes the result's `meta` and `ok` as they were when the call ended
-        (it may be written after the run has gone on with the result)."""
+    def _audit(self, name: str, call_id: str, arguments: Any, result: ToolResult, hints: dict[str, Any]) -> None:
         ctx = self.ctx
         akte_id = hints.get("akte_id")
         try:
@@ -360,10 +328,10 @@ class RunToolBox:
                 tool=name[:60],
                 call_id=call_id[:100],
                 arguments=_clip_strings(_jsonable(arguments)),
-                summary=meta["summary"],
-                ok=ok,
-                cached=bool(meta.get("cached")),
-                duration_ms=max(0, int(meta.get("duration_ms", 0))),
+                summary=result.meta.get("summary") or result_summary(result),
+                ok=result.ok,
+                cached=bool(result.meta.get("cached")),
+                duration_ms=max(0, int(result.meta.get("duration_ms", 0))),
             )
             # One statement, one round trip, not waiting for the WAL flush (helena.db). Written here, in
             # the tool's thread: handed to the event writer instead, it made that one serial writer
@@ -371,25 +339,6 @@ class RunToolBox:
             trace_insert([row])
         except Exception as exc:  # the audit must never break the run; its failure is logged
             _log_exception(f"{name} (audit)", call_id, ctx, exc)
-
-
-def _answer_soon(
-    answered: asyncio.Future[ToolResult], *, result: ToolResult | None = None, exception: BaseException | None = None
-) -> None:
-    """Hand a tool thread's outcome to the waiting run on its event loop (gone: nobody waits)."""
-
-    def resolve() -> None:
-        if answered.done():  # the waiting run was cancelled meanwhile
-            return
-        if exception is not None:
-            answered.set_exception(exception)
-        else:
-            answered.set_result(result or ToolResult())
-
-    try:
-        answered.get_loop().call_soon_threadsafe(resolve)
-    except RuntimeError:  # the loop is closed: the run that waited has ended
-        pass
 
 
 # What a tool's result tells the registry (common.ok): kept with a cached result, written to the audit.

@@ -25,14 +25,7 @@ def _tools_in_test_thread(settings):
 
 
 def run_call(box: RunToolBox, name: str, arguments: Any, call_id: str = "call-1") -> ToolResult:
-    """One call, returned once its audit row is written (as a run's end waits for it)."""
-
-    async def call_and_settle() -> ToolResult:
-        result = await box.execute(name, arguments, call_id=call_id)
-        await box.settle()
-        return result
-
-    return async_to_sync(call_and_settle)()
+    return async_to_sync(box.execute)(name, arguments, call_id=call_id)
 
 
 @pytest.fixture

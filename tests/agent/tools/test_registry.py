@@ -631,35 +631,34 @@ def test_engine_default_runs_tools_in_a_worker_thread_with_its_own_connection(se
 
 
 @pytest.mark.django_db(transaction=True)
-def test_result_comes_back_before_its_audit_row_and_settle_waits_for_the_row(settings):
-    """The run goes on with a tool's result while the tool thread writes the audit row; `settle()`
-    (awaited before a run's end is saved) returns only once the row is there. Here another session
-    holds a lock on the audit table, so the row cannot be written until it lets go."""
+def test_result_comes_back_only_after_its_audit_row_is_committed(settings):
+    """The audit row of a call is committed before the run gets its result: every trace row derived
+    from the result (the next model turn, a draft) comes after the row that records which Akte was
+    read, which decides who may see the run and marks drafts from hidden Akten. Here another session
+    holds a lock on the audit table: the result waits until the row can be written."""
     settings.HELENA_TOOLS_THREAD_SENSITIVE = False
     user = UserFactory(role=Role.ANWALT)
     akte = AkteFactory(anwalt=user)
     box = toolbox_for(ToolContext(user=user, akte=akte))
     table = ToolCallAudit._meta.db_table
     locker = psycopg.connect(**connection.get_connection_params(), autocommit=False)
+    state: dict[str, object] = {}
     try:
         locker.execute(f'LOCK TABLE "{table}" IN EXCLUSIVE MODE')  # noqa: S608 - the model's table
-        state: dict[str, object] = {}
 
         async def scenario() -> None:
-            result = await asyncio.wait_for(box.execute("read_akte", {}, call_id="a"), timeout=60)
-            state["result"] = result
-            settling = asyncio.ensure_future(box.settle())
-            await asyncio.sleep(0.3)
-            state["settled_while_locked"] = settling.done()
+            call = asyncio.ensure_future(box.execute("read_akte", {}, call_id="a"))
+            await asyncio.sleep(0.5)
+            state["answered_while_locked"] = call.done()
             await asyncio.get_running_loop().run_in_executor(None, locker.rollback)
-            await asyncio.wait_for(settling, timeout=60)
+            state["result"] = await asyncio.wait_for(call, timeout=60)
 
         async_to_sync(scenario)()
     finally:
         locker.close()
+    assert state["answered_while_locked"] is False
     assert state["result"].ok and state["result"].data["aktenzeichen"] == akte.aktenzeichen
-    assert state["settled_while_locked"] is False
-    assert list(ToolCallAudit.objects.values_list("tool", "call_id", "ok")) == [("read_akte", "a", True)]
+    assert list(ToolCallAudit.objects.values_list("tool", "call_id", "akte_id")) == [("read_akte", "a", akte.pk)]
 
 
 @pytest.mark.django_db(transaction=True)
