@@ -312,51 +312,124 @@ def inhalt_art(content: bytes) -> Dateiart | None:
     return art
 
 
-# Control characters other than tab, line feed, carriage return and form feed (C0, DEL, C1): a
-# text file holds none of them, binary data nearly always does.
-_NO_TEXT_CHARACTER = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
 _UTF16_BOMS = ((codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
+_UNDEFINIERT_IN_CP1252 = b"\x81\x8d\x8f\x90\x9d"
+# Each byte 0x80-0xFF as Windows-1252 reads it (the five bytes it leaves undefined as the C1 control
+# characters Windows maps them to).
+_CP1252 = {byte: chr(byte) if byte in _UNDEFINIERT_IN_CP1252 else bytes([byte]).decode("cp1252") for byte in range(0x80, 0x100)}
+# A run of ASCII and valid UTF-8 sequences (RFC 3629). Two-byte sequences with a lead byte 0xD4-0xDF
+# (Armenian to NKo) are left out: in a Windows text they are "Ö", "Ü" or "ß" followed by a quote, a
+# dash or an ellipsis ("Gruß“" is DF 93, "daß…" DF 85); a letter of those scripts in a file that is
+# not UTF-8 throughout reads as two Windows-1252 characters.
+_UTF8_LAUF = re.compile(
+    rb"(?:[\x00-\x7f]|[\xc2-\xd3][\x80-\xbf]|\xe0[\xa0-\xbf][\x80-\xbf]|[\xe1-\xec\xee\xef][\x80-\xbf]{2}"
+    rb"|\xed[\x80-\x9f][\x80-\xbf]|\xf0[\x90-\xbf][\x80-\xbf]{2}|[\xf1-\xf3][\x80-\xbf]{3}|\xf4[\x80-\x8f][\x80-\xbf]{2})+"
+)
+# A C1 control character in a text is what a conversion from Windows-1252 as if it were Latin-1 left
+# of a Windows character ("„" as U+0084, "€" as U+0080): it reads as that character again. A
+# vertical tab is the manual line break of Word's text export.
+_UEBERSETZEN = str.maketrans(
+    {byte: _CP1252[byte] for byte in range(0x80, 0xA0) if byte not in _UNDEFINIERT_IN_CP1252} | {0x0B: "\n"}
+)
+# DOS and CP/M ended a text with Ctrl-Z (padding a record with more of them): what a text may end
+# with after its content.
+_DOS_ENDE = "\x1a\t\n\f\r "
+# An ANSI escape sequence: colour and cursor codes in a terminal log.
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
+# Control characters other than tab, line breaks and form feed, left after the above (C0, DEL, the
+# C1 characters of the bytes Windows-1252 leaves undefined); NUL is binary data by itself.
+_STEUERZEICHEN = re.compile("[\x01-\x08\x0e-\x1f\x7f\x81\x8d\x8f\x90\x9d]")
+# A text holds such a character now and then (a stray escape, Ctrl-Z in the middle); binary data
+# without NUL bytes is about one in ten. More than one in a hundred characters (and more than five
+# in a short text) is binary.
+STEUERZEICHEN_ANTEIL = 0.01
+STEUERZEICHEN_MINDESTENS = 5
 
 
 def decode_text(data: bytes) -> str | None:
-    """The Unicode text of a plain-text or Markdown file, or None when `data` is no text. Tried in
-    this order, each decoding strict: UTF-8 (a BOM dropped); UTF-16 little or big endian, only with
-    its BOM (Notepad's "Unicode"; without one it cannot be told from binary data); Windows-1252, as
-    Windows writes German text ("Müller", "§", "€" as 0x80; Latin-1 text reads the same). A decoding
-    whose text holds a control character other than tab, line breaks and form feed is binary data,
-    not text: no guess makes a binary file a text. The one decoding of an uploaded text, for the
-    upload check, the extraction, the release check and the letterhead copy of a text."""
+    """The Unicode text of a plain-text or Markdown file, or None when `data` is no text. Read as:
+    UTF-16 little or big endian only with its BOM (Notepad's "Unicode"; without one it cannot be
+    told from binary data), strictly; otherwise UTF-8 (a BOM is never part of the text), and every
+    byte that is no valid UTF-8 as Windows-1252, as Windows writes German text ("Müller", "§", "€"
+    as 0x80; Latin-1 text reads the same): a Windows text reads whole as Windows-1252, a UTF-8 text
+    with a few pasted Windows bytes keeps its UTF-8 ("Müller" in UTF-8, "Grüße" in Windows-1252).
+
+    The text read is cleaned of what files from DOS and Windows carry; the stored file stays as it
+    is. A vertical tab is a line break; DOS's end of file (Ctrl-Z after the content, only line
+    breaks or more Ctrl-Z after it) goes; an ANSI escape sequence goes; a C1 character reads as its
+    Windows-1252 character; any other control character becomes a space (a Ctrl-Z inside a text too:
+    an editor shows what follows it, so Helena reads it). A NUL, or more control characters than
+    one in a hundred (`STEUERZEICHEN_ANTEIL`), is binary data: no guess makes a binary file a text.
+    The one decoding of an uploaded text, for the upload check, the extraction, the release check,
+    the letterhead copy of a text and the charset of its download (`text_charset`)."""
     decoded = _decode_text(data)
     return decoded[0] if decoded else None
 
 
-# decode_text's codecs by the charset name a Content-Type gives them (the UTF-16 BOM stays in the
-# bytes sent, so "utf-16" lets the receiver read the byte order from it)
-_CHARSETS = {"utf-8-sig": "utf-8", "utf-16-le": "utf-16", "utf-16-be": "utf-16", "cp1252": "windows-1252"}
-
-
 def text_charset(data: bytes) -> str | None:
-    """The charset (utf-8, utf-16 or windows-1252) in which `decode_text` reads `data`, for the
-    Content-Type of a download of the file as stored; None when `data` is no text."""
+    """The charset (utf-8, utf-16 or windows-1252) in which a browser shows `data` as `decode_text`
+    reads it, for the Content-Type of a download of the file as stored; None when `data` is no text.
+    A file after a UTF-8 BOM is utf-8 (a browser reads it so whatever the header says); a file of
+    UTF-8 and Windows-1252 bytes mixed shows right in neither: the charset is the one of the greater
+    part of its non-ASCII characters, ties utf-8."""
     decoded = _decode_text(data)
-    return _CHARSETS[decoded[1]] if decoded else None
+    return decoded[1] if decoded else None
 
 
 def _decode_text(data: bytes) -> tuple[str, str] | None:
-    """decode_text's text and the codec that read it."""
+    """decode_text's text and text_charset's charset."""
     for bom, codec in _UTF16_BOMS:
         if data.startswith(bom):
-            candidates = [(data[len(bom) :], codec)]
+            try:
+                text, charset = data[len(bom) :].decode(codec), "utf-16"
+            except UnicodeDecodeError:
+                return None
             break
     else:
-        candidates = [(data, "utf-8-sig"), (data, "cp1252")]
-    for raw, codec in candidates:
-        try:
-            text = raw.decode(codec)
-        except UnicodeDecodeError:
+        ohne_bom = data.removeprefix(codecs.BOM_UTF8)
+        text, charset = _utf8_und_cp1252(ohne_bom)
+        if len(ohne_bom) < len(data):
+            charset = "utf-8"
+    bereinigt = _text_bereinigen(text)
+    return None if bereinigt is None else (bereinigt, charset)
+
+
+def _utf8_und_cp1252(data: bytes) -> tuple[str, str]:
+    """`data` read as UTF-8, every byte outside a valid UTF-8 sequence as Windows-1252 (`_UTF8_LAUF`),
+    and the charset of the greater part of its non-ASCII characters."""
+    try:
+        return data.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        pass
+    teile: list[str] = []
+    utf8 = cp1252 = position = 0
+    while position < len(data):
+        lauf = _UTF8_LAUF.match(data, position)
+        if lauf is None:
+            teile.append(_CP1252[data[position]])
+            cp1252 += 1
+            position += 1
             continue
-        return None if _NO_TEXT_CHARACTER.search(text) else (text, codec)
-    return None
+        teil = lauf.group().decode("utf-8")
+        teile.append(teil)
+        utf8 += len(teil) - len(teil.encode("ascii", errors="ignore"))
+        position = lauf.end()
+    return "".join(teile), "utf-8" if utf8 >= cp1252 else "windows-1252"
+
+
+def _text_bereinigen(text: str) -> str | None:
+    """The text `decode_text` gives of the decoded `text` (its docstring), or None for binary data."""
+    if "\x00" in text:
+        return None
+    text = text.translate(_UEBERSETZEN)
+    inhalt = len(text.rstrip(_DOS_ENDE))
+    if (ende := text.find("\x1a", inhalt)) >= 0:
+        text = text[:ende]
+    text = _ANSI.sub("", text)
+    steuerzeichen = len(_STEUERZEICHEN.findall(text))
+    if steuerzeichen > max(STEUERZEICHEN_MINDESTENS, len(text) * STEUERZEICHEN_ANTEIL):
+        return None
+    return _STEUERZEICHEN.sub(" ", text) if steuerzeichen else text
 
 
 def extract_text(data: bytes, mime_type: str) -> str:
