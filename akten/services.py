@@ -154,6 +154,11 @@ def text_erkennen(content: bytes, mime_type: str) -> tuple[str, str, str]:
         return "", Dokument.TextStatus.FEHLER, str(exc)[:300]
 
 
+class IndexFehler(Exception):
+    """The search index could not follow a document's new text (`dokument_text_erneuern`); the text
+    stays as it was. The message is the failure's type, never a text."""
+
+
 @transaction.atomic
 def dokument_text_erneuern(*, dokument_id: int, speichern: bool = True) -> bool:
     """Recognise the text of a stored document again from its file, as an upload does today
@@ -162,9 +167,16 @@ def dokument_text_erneuern(*, dokument_id: int, speichern: bool = True) -> bool:
     reason of a failure change; with `speichern` they are stored and the search index and embeddings
     follow (`dokument_saved`, as after an upload). The file and everything else stay as they are, so
     no Aktenverlauf entry is written. Locks the Dokument row while it reads (a new version waits).
-    Raises Dokument.DoesNotExist, OSError when the stored file cannot be read, and ExtractionError
-    (German reason) when a text recognised before cannot be read now: that text stays. A file found
-    to show no text at all (all of it on hidden layers) loses its text."""
+
+    The index follows in the same transaction, not after the commit as after an upload: committed
+    first, a failed index would keep the old text in the search chunks while the next run found the
+    text unchanged and left it so for good. A failure rolls the new text back too and raises
+    IndexFehler; the next run finds the text changed again and repairs both. (A text longer than
+    HELENA_SYNC_INDEX_CHARS is indexed by the task worker, as after an upload.)
+
+    Raises Dokument.DoesNotExist, OSError when the stored file cannot be read, ExtractionError
+    (German reason) when a text recognised before cannot be read now: that text stays, and
+    IndexFehler. A file found to show no text at all (all of it on hidden layers) loses its text."""
     dokumente = Dokument.objects.select_for_update() if speichern else Dokument.objects
     dokument = dokumente.get(pk=dokument_id)
     with dokument.datei.open("rb") as handle:
@@ -177,7 +189,10 @@ def dokument_text_erneuern(*, dokument_id: int, speichern: bool = True) -> bool:
     if speichern:
         dokument.text, dokument.text_status, dokument.text_fehler = neu
         dokument.save(update_fields=["text", "text_status", "text_fehler"])
-        transaction.on_commit(lambda: dokument_saved.send(sender=Dokument, dokument=dokument))
+        try:
+            dokument_saved.send(sender=Dokument, dokument=dokument)
+        except Exception as exc:  # the index's own failures (database, task queue): the text goes back too
+            raise IndexFehler(type(exc).__name__) from exc
     return True
 
 

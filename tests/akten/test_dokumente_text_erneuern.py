@@ -5,11 +5,14 @@ the changed ones; `--dry-run` only counts. Its output names counts and numbers, 
 
 from __future__ import annotations
 
+import contextlib
 import io
+import re
 
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.db import connection
 from pypdf import PdfReader
 from pypdf.generic import ArrayObject, DictionaryObject, NameObject, TextStringObject
 
@@ -196,3 +199,74 @@ def test_a_pdf_whose_only_text_is_hidden_loses_it():
     dokument.refresh_from_db()
     assert dokument.text == "" and dokument.text_status == Dokument.TextStatus.FEHLER
     assert EBENE_VERBORGEN in _alter_text(pdf)
+
+
+@contextlib.contextmanager
+def _suche_verweigert_schreiben():
+    """The database refuses every write to the search chunks, as it does on a full disk or a lock
+    timeout: a real failure of the index, not a stand-in for its code. (The test settings run the
+    embedding task at once and keep its failures in the task's result, as the task worker does: a
+    failing embedding never reaches the command and leaves no old text in the chunks.)"""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "CREATE FUNCTION test_suche_verweigert() RETURNS trigger LANGUAGE plpgsql "
+            "AS $$ BEGIN RAISE EXCEPTION 'Suche nicht beschreibbar'; END $$"
+        )
+        cursor.execute(
+            "CREATE TRIGGER test_suche_verweigert BEFORE INSERT OR UPDATE OR DELETE ON recherche_chunk "
+            "FOR EACH ROW EXECUTE FUNCTION test_suche_verweigert()"
+        )
+    try:
+        yield
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("DROP TRIGGER test_suche_verweigert ON recherche_chunk")
+            cursor.execute("DROP FUNCTION test_suche_verweigert()")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_failed_index_is_an_index_error_and_the_next_run_repairs_it():
+    """The text was committed before the index followed: a failed index was reported as an unreadable
+    file whose text stayed (it had changed), and every later run found nothing to change while the
+    hidden layer's text stayed in the search for good. Committed transactions as in production."""
+    akte = AkteFactory()
+    dokument = _mit_altem_text(akte, _pdf_mit_ebenen(grundzustand_aus=False))
+    out, err = io.StringIO(), io.StringIO()
+
+    with _suche_verweigert_schreiben(), pytest.raises(CommandError) as fehler:
+        call_command("dokumente_text_erneuern", stdout=out, stderr=err)
+
+    assert fehler.value.returncode == 1
+    assert str(fehler.value) == (
+        "Bei 1 Dokument(en) ließ sich die Suche nicht aktualisieren (Index-Fehler); ihr Text blieb, wie er war, "
+        f"und wird beim nächsten Lauf erneut erkannt: Nummer {dokument.pk}"
+    )
+    assert out.getvalue() == "1 geprüft, 0 geändert, 0 Fehler, 1 Index-Fehler.\n"
+    assert re.fullmatch(
+        rf"Dokument {dokument.pk}: Index-Fehler \(\w+Error\), der neue Text ist nicht gespeichert; "
+        r"der nächste Lauf versucht es wieder\n",
+        err.getvalue(),
+    )
+    dokument.refresh_from_db()
+    assert all(wort in dokument.text for wort in VERBORGEN) and all(wort in _index(dokument) for wort in VERBORGEN)
+
+    assert _aufruf() == ("1 geprüft, 1 geändert, 0 Fehler.\n", "")
+
+    dokument.refresh_from_db()
+    assert [wort for wort in VERBORGEN if wort in dokument.text + _index(dokument)] == []
+    assert SICHTBAR in dokument.text and SICHTBAR in _index(dokument)
+
+
+def test_a_stored_text_with_a_dos_end_and_control_characters_is_read_again_without_error():
+    """Such a text was "no text" after the upload check read texts as it does now: every run kept
+    its old text and ended with exit code 1."""
+    akte = AkteFactory()
+    dokument = services.dokument_create(akte=akte, by=akte.anwalt, name=TITEL, filename="notiz.txt", content=b"Vermerk")
+    with dokument.datei.open("wb") as handle:
+        handle.write("Rückruf\x0bbei Müller\x1b[0m erledigt\r\n\x1a".encode("cp1252"))
+
+    assert _aufruf() == ("1 geprüft, 1 geändert, 0 Fehler.\n", "")
+
+    dokument.refresh_from_db()
+    assert dokument.text == "Rückruf\nbei Müller erledigt" and dokument.text_status == Dokument.TextStatus.OK
+    assert "Müller erledigt" in _index(dokument)

@@ -1,8 +1,10 @@
 """Recognise the text of stored documents again with today's extraction: documents stored before an
 extraction rule changed keep their old text otherwise (a PDF its hidden layers' text, a Word file its
 hidden text, a legacy Windows text its replacement characters). Each document goes through
-`akten.services.dokument_text_erneuern`, which stores a changed text and re-indexes it as an upload
-does. The output names counts and document numbers only, never a title or text."""
+`akten.services.dokument_text_erneuern`, which stores a changed text and re-indexes it in the same
+transaction: a document whose index fails keeps its old text and is counted as an "Index-Fehler",
+so that the next run finds the text changed again and repairs text and index together. The output
+names counts and document numbers only, never a title or text."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from django.core.management.base import CommandError, CommandParser
 
 from akten.extraction import ExtractionError
 from akten.models import Akte, Dokument
-from akten.services import dokument_text_erneuern
+from akten.services import IndexFehler, dokument_text_erneuern
 from helena.command_base import GermanBaseCommand
 
 logger = logging.getLogger(__name__)
@@ -44,6 +46,7 @@ class Command(GermanBaseCommand):
             dokumente = dokumente.filter(akte=gefunden)
         geprueft = geaendert = 0
         fehler: list[int] = []
+        index_fehler: list[int] = []
         for dokument_id in dokumente.order_by("pk").values_list("pk", flat=True).iterator():
             geprueft += 1
             try:
@@ -53,6 +56,13 @@ class Command(GermanBaseCommand):
                         self.stdout.write(f"Dokument {dokument_id}: Text geändert")
             except Dokument.DoesNotExist:
                 geprueft -= 1  # deleted meanwhile
+            except IndexFehler as exc:
+                logger.warning("search index update failed for document %s (%s)", dokument_id, str(exc))
+                index_fehler.append(dokument_id)
+                self.stderr.write(
+                    f"Dokument {dokument_id}: Index-Fehler ({exc}), der neue Text ist nicht gespeichert; "
+                    "der nächste Lauf versucht es wieder"
+                )
             except ExtractionError as exc:  # the reason is one of the extraction's fixed German texts
                 fehler.append(dokument_id)
                 self.stderr.write(f"Dokument {dokument_id}: Text jetzt nicht erkannt, der bisherige bleibt ({exc})")
@@ -60,14 +70,22 @@ class Command(GermanBaseCommand):
                 logger.warning("text re-extraction failed for document %s (%s)", dokument_id, type(exc).__name__)
                 fehler.append(dokument_id)
                 self.stderr.write(f"Dokument {dokument_id}: Datei nicht lesbar ({type(exc).__name__})")
+        zaehlung = f"{len(fehler)} Fehler" + (f", {len(index_fehler)} Index-Fehler" if index_fehler else "")
         if dry_run:
-            self.stdout.write(
-                f"Probelauf: {geprueft} geprüft, {geaendert} würden geändert, {len(fehler)} Fehler. Nichts gespeichert."
-            )
+            self.stdout.write(f"Probelauf: {geprueft} geprüft, {geaendert} würden geändert, {zaehlung}. Nichts gespeichert.")
         else:
-            self.stdout.write(f"{geprueft} geprüft, {geaendert} geändert, {len(fehler)} Fehler.")
+            self.stdout.write(f"{geprueft} geprüft, {geaendert} geändert, {zaehlung}.")
+        meldungen = []
         if fehler:
-            raise CommandError(
-                f"Bei {len(fehler)} Dokument(en) blieb der Text, wie er war: Nummer {', '.join(map(str, fehler[:20]))}"
-                + (" …" if len(fehler) > 20 else "")
+            meldungen.append(f"Bei {len(fehler)} Dokument(en) blieb der Text, wie er war: Nummer {_nummern(fehler)}")
+        if index_fehler:
+            meldungen.append(
+                f"Bei {len(index_fehler)} Dokument(en) ließ sich die Suche nicht aktualisieren (Index-Fehler); ihr Text "
+                f"blieb, wie er war, und wird beim nächsten Lauf erneut erkannt: Nummer {_nummern(index_fehler)}"
             )
+        if meldungen:
+            raise CommandError(". ".join(meldungen))
+
+
+def _nummern(dokument_ids: list[int]) -> str:
+    return ", ".join(map(str, dokument_ids[:20])) + (" …" if len(dokument_ids) > 20 else "")
