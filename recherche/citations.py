@@ -56,22 +56,25 @@ EVERYDAY_NAMES_PATH = Path(__file__).parent / "data" / "gesetzesnamen.txt"
 VERZEICHNIS_ANLAGE = {"VV": "1", "KV": "1"}
 ROMAN_VALUES = {"I": 1, "V": 5, "X": 10}
 
-ABSATZ_KW = r"(?:[Aa]bs\.|Abs\b|Absatz|Absätze|Absätzen)"  # "abs." too: lower case is common in e-mails
+# "abs." and "abs" too: lower case is common in e-mails, as is "ABS." in capitals
+ABSATZ_KW = r"(?:[Aa]bs\.|ABS\.|[Aa]bs\b|ABS\b|Absatz|Absätze|Absätzen)"
 SATZ_KW = r"(?:S\.|Satz|Sätze|Sätzen)"
 NR_KW = r"(?:[Nn]r\.|Nrn\.|Nummer|Nummern)"
 HS_KW = r"(?:Hs\.?|Halbs\.|Halbsatz|HS)"
 ALT_KW = r"(?:Alt\.|Alternative|Var\.|Variante)"
-LIT_KW = r"(?:lit\.|Buchst\.|Buchstabe)"
+LIT_KW = r"(?:lit\.|lit(?=\s)|Buchst\.|Buchstabe)"  # "lit f" without its dot too
 PARA_KW = r"(?:§§|§|Art\.|(?<![\wäöüß])art\.|Art\b|Artt\.|Artikel|Paragraf(?:en)?\b|Paragraph(?:en)?\b)"
 NUM = r"\d{1,4}[a-z]?(?![\wäöüß])"
 # A section or Nummer may carry its letter written apart: "§ 573 c BGB" is § 573c, "Nr. 1 a" is
 # Nr. 1a. Only a single lower-case letter followed by a space, a comma, a semicolon or the end
-# counts, never "f." (folgende), "i. V. m.", "u." or a roman Absatz ("§ 823 I 1 BGB").
-LETTER = r"(?:[a-z]|\s[a-z](?=[\s,;]|$))?"
-SECTION_NUM = rf"\d{{1,4}}(?:{LETTER}(?![\wäöüß])|(?=ff\.?(?![\wäöüß])))"  # also "280ff." (following)
-# An Absatz number, its letter also written apart: "Abs. 2 a" is Abs. 2a.
-ABSATZ_NUM = rf"\d{{1,4}}{LETTER}(?![\wäöüß])"
+# counts, never "f." (folgende), "i. V. m.", "i V m", "u." or a roman Absatz ("§ 823 I 1 BGB").
+LETTER = r"(?:[a-z]|\s(?!i\s[Vv]\sm(?![\wäöüß]))[a-z](?=[\s,;]|$))?"
 ROMAN = r"(?:(?=[IVX])X?(?:IX|IV|V?I{0,3}))(?![\wäöüß])"
+# A section may run into its roman Absatz: "§823I BGB", "§ 573cI BGB" (§ 823 Abs. 1, § 573c Abs. 1).
+SECTION_NUM = rf"\d{{1,4}}(?:{LETTER}(?:(?![\wäöüß])|(?={ROMAN}))|(?=ff\.?(?![\wäöüß])))"  # also "280ff." (following)
+# An Absatz number, its letter also written apart: "Abs. 2 a" is Abs. 2a; or a roman one: "Abs. I".
+ABSATZ_NUM = rf"\d{{1,4}}{LETTER}(?![\wäöüß])"
+ABSATZ_ROMAN_OR_NUM = rf"(?:{ABSATZ_NUM}|{ROMAN})"
 # A law abbreviation as written: a capital, then letters (at least two capitals in all, e.g. "BGB",
 # "StGB", "TzBfG", "DS-GVO"), or "SGB" with its book.
 LAW_TOKEN = r"(?:SGB\s+(?:[IVX]{1,4}|\d{1,2})(?![\wäöüß])|[A-ZÄÖÜ][A-Za-zÄÖÜäöüß]*(?:-[A-Za-zÄÖÜäöüß]+)?)"  # noqa: S105
@@ -85,19 +88,23 @@ PART_KW = rf"(?:{HS_KW}|{ALT_KW}|Fall|Gr\.|Gruppe|UAbs\.|Unterabs\.|Unterabsatz|
 ORDINAL_PART = rf"\d{{1,2}}\.\s*{PART_KW}"
 PART = (
     rf"(?:{PART_KW}\s*\d{{1,2}}|{ORDINAL_PART}|(?:erster|letzter)\s+(?:{PART_KW}|{SATZ_KW})|a\.\s?E\.|aE"
-    rf"|{LIT_KW}\s*[a-z]{{1,2}}\)?(?:\s+[a-z]{{2}}\)?)?|Doppelbuchst(?:\.|abe)\s*[a-z]{{2}}|[a-z]{{1,2}}\))"
+    rf"|{LIT_KW}\s*[a-z]{{1,2}}\)?(?:\s+[a-z]{{2}}\)?)?|Doppelbuchst(?:\.|abe)\s*[a-z]{{2}}|\(?[a-z]{{1,2}}\))"
 )
 # Lists of Absätze, Sätze and Nummern: "Abs. 1 und 2", "S. 1, 2", "Nr. 1 bis 3", "Nr. 2 oder 3", unless
 # the number opens a new section ("§§ 280 Abs. 1, 241 Abs. 2 BGB", "§§ 987 Abs. 1, 990 ff. BGB" – a
 # number followed by its own Absatz, or, after a Satz or Nummer, by any subdivision). Where a list and
 # a chain share numbers ("§§ 823 Abs. 1, 826 BGB"), `_split_list` decides.
-LIST_SEP = r"(?:,|und|u\.|oder|bzw\.|bis|–|-)"
+LIST_SEP = r"(?:,|und|u\.|oder|bzw\.|resp\.|bis|–|-)"
 OPENS_SECTION = rf"(?!\s*(?:{ABSATZ_KW}|{SATZ_KW}|{NR_KW}|ff\.|f\.))"
 # After an Absatz a number with a Satz or Nummer is the next Absatz under one "§" ("§ 626 Abs. 1 und 2
 # S. 3 BGB": Abs. 2 S. 3); under "§§" `_split_list` makes it a section.
 OPENS_SECTION_AFTER_ABSATZ = rf"(?!\s*(?:{ABSATZ_KW}|ff\.|f\.))"
 NOT_ORDINAL = rf"(?!\.\s*{PART_KW})"  # "Abs. 1, 1. Alt.": the first alternative, no Absatz 1
-ABSATZ_LIST = rf"{ABSATZ_KW}\s*{ABSATZ_NUM}(?:\s*{LIST_SEP}\s*{ABSATZ_NUM}{OPENS_SECTION_AFTER_ABSATZ}{NOT_ORDINAL})*"
+# "Abs. I, II" lists roman numbers only; "(1)", as the statute numbers its Absätze, stands alone.
+ABSATZ_LIST = (
+    rf"{ABSATZ_KW}\s*(?:{ABSATZ_NUM}(?:\s*{LIST_SEP}\s*{ABSATZ_NUM}{OPENS_SECTION_AFTER_ABSATZ}{NOT_ORDINAL})*"
+    rf"|{ROMAN}(?:\s*{LIST_SEP}\s*{ROMAN})*)|\(\d{{1,3}}[a-z]?\)"
+)
 SATZ_LIST = rf"{SATZ_KW}\s*{SATZ_NUM}(?:\s*{LIST_SEP}\s*{SATZ_NUM}{OPENS_SECTION})*"
 NR_LIST = rf"{NR_KW}\s*{NR_NUM}(?:\s*{LIST_SEP}\s*{NR_NUM}{OPENS_SECTION}{NOT_ORDINAL})*"
 # A roman Absatz may carry its Satz as a bare number: "§ 823 I 1 BGB" is § 823 Abs. 1 S. 1 BGB.
@@ -105,21 +112,32 @@ NR_LIST = rf"{NR_KW}\s*{NR_NUM}(?:\s*{LIST_SEP}\s*{NR_NUM}{OPENS_SECTION}{NOT_OR
 # comma is a small number (at most 12) that no "S."/"Abs."/"Nr." or roman Absatz follows; anything
 # else there is the chain's next section ("§§ 1 I 1, 4 S. 2 KSchG", "§§ 280 I 1, 31 BGB").
 ROMAN_SATZ_MORE = rf"\s*{LIST_SEP}\s*(?:1[0-2]|[1-9])(?![\wäöüß.])(?!\s*(?:S\.|Satz|Abs|Nr|[IVX]+(?![\wäöüß])))"
-ROMAN_SATZ = rf"(?P<roman>{ROMAN})(?:\s+(?P<roman_satz>\d{{1,2}}(?![\wäöüß.])(?:{ROMAN_SATZ_MORE})*))?"
+# A lone letter after it is its Buchstabe: "Art. 6 I f DSGVO" (never "i" or "u", as in "i V m", "u. a.").
+ROMAN_SATZ = (
+    rf"(?P<roman>{ROMAN})(?:\s+(?P<roman_satz>\d{{1,2}}(?![\wäöüß.])(?:{ROMAN_SATZ_MORE})*))?"
+    r"(?:\s+(?P<roman_lit>[a-hj-tv-z])(?![\wäöüß.)]))?"
+)
 # One subdivision of a section, each kind in a group of its own for `_groups`.
 SUB = rf"(?:(?P<absatz>{ABSATZ_LIST})|(?P<detail>{SATZ_LIST}|{NR_LIST}|{PART}|ff\.?|f\.)|{ROMAN_SATZ})"
 # Between two subdivisions: "Abs. 1 S. 1, Abs. 2 Nr. 1", "Abs. 1 und Abs. 3", "Nr. 2 oder Nr. 3".
-SUB_SEP = r"\s*(?:(?:,|und|u\.|oder|bzw\.|sowie)\s*)?"
-LINK = r"(?:,|;|und|u\.|sowie|oder|bzw\.|bis|–|-)"
+SUB_SEP = r"\s*(?:(?:,|und|u\.|oder|bzw\.|resp\.|sowie)\s*)?"
+LINK = r"(?:,|;|/|und|u\.|sowie|oder|bzw\.|resp\.|bis|–|-)"  # "§§ 823/826 BGB"
 # Between a citation chain and the statute it names: "§ 433 des BGB", "§ 20 im Grundgesetz".
 LAW_ARTICLE = r"(?:des|der|dem|im)\s+"
 # How a word of a statute's name may end when inflected ("Bürgerliches" → "Bürgerlichen",
 # "Gesetzbuch" → "Gesetzbuchs", "Gesetzbuches", "Gesetzbuche").
 INFLECTION_ENDING = r"(?:es|en|er|em|e|s)"
-# "i. V. m.", "i.V.m" (no final dot), "iVm.", "i.Vm.", "i. V. mit", "in Verbindung mit"
-IVM = r"(?:i\.\s?V\.?\s?m(?:\.|(?![\wäöüß]))|i\.\s?V\.\s?mit|iVm\.?|in Verbindung mit)"
-# What follows a citation of an earlier version: "§ 434 BGB a. F.", "aF", "in der alten Fassung".
-ALTE_FASSUNG_RE = re.compile(r"\s*(?:,\s*)?(?:a\.\s?F\.|aF(?![\wäöüß])|(?:in\s+der\s+)?alte[nr]?\s+Fassung)")
+# "i. V. m.", "i.V.m" (no final dot), "iVm.", "i.Vm.", "i V m" (no dots), "i. V. mit", "in Verbindung mit"
+IVM = r"(?:i\.\s?V\.?\s?m(?:\.|(?![\wäöüß]))|i\s(?:V|v)\sm(?![\wäöüß])|i\.\s?V\.\s?mit|iVm\.?|in Verbindung mit)"
+# What follows a citation of an earlier version: "§ 434 BGB a. F.", "aF", "(a. F.)", "in der alten Fassung",
+# "in der bis zum 31.12.2021 geltenden Fassung", "idF bis 31.12.2001" (never "in der ab … geltenden Fassung").
+DATUM = r"(?:\d{1,2}\.\s?\d{1,2}\.\s?(?:\d{4}|\d{2})|\d{1,2}\.\s?[A-ZÄÖÜ][a-zäöü]+\s+\d{4})(?![\wäöüß])"
+BIS_DATUM = rf"(?:bis\s+(?:zum\s+)?|vor\s+dem\s+){DATUM}"
+ALTE_FASSUNG = (
+    r"(?:a\.\s?F\.|aF(?![\wäöüß])|(?:in\s+der\s+)?alte[nr]?\s+Fassung"
+    rf"|in\s+der\s+{BIS_DATUM}\s+geltenden\s+Fassung|(?:in\s+der\s+Fassung|i\.\s?d\.\s?F\.|idF)\s+{BIS_DATUM})"
+)
+ALTE_FASSUNG_RE = re.compile(rf"\s*(?:,\s*)?(?:\(\s*{ALTE_FASSUNG}\s*\)|{ALTE_FASSUNG})")
 
 # Entries of a fee table: "3100", "3100, 3104", "3100 und Nr. 3104".
 ENTRIES = r"\d{4}(?:\s*(?:,|und|u\.|sowie|oder|bzw\.)\s*(?:Nr\.\s*)?\d{4})*(?![\wäöüß])"
@@ -129,7 +147,8 @@ ENTRIES = r"\d{4}(?:\s*(?:,|und|u\.|sowie|oder|bzw\.)\s*(?:Nr\.\s*)?\d{4})*(?![\
 FEE_ENTRIES = rf"(?:{NR_KW}\s*)?(?P<num>{ENTRIES})"
 FEE_NOTE = rf"(?:\s*Anm(?:\.|erkung)(?:\s*{ABSATZ_KW}\s*\d{{1,2}})?(?:\s*{SATZ_KW}\s*\d{{1,2}})?)?"
 FEE_TABLE = r"(?P<vv>VV|KV)"
-FEE_LAW = rf"(?:zu[mr]\s+)?(?P<law>{LAW_TOKEN})"
+# A statute's abbreviation has two capitals at least: "Nr. 3100 VV Die Gebühr …" names no statute "Die".
+FEE_LAW = rf"(?:zu[mr]\s+)?(?P<law>(?=[A-ZÄÖÜ][A-Za-zÄÖÜäöüß-]*[A-ZÄÖÜ]){LAW_TOKEN})"
 FEE_LAW_JOINED = r"(?P<law>[A-ZÄÖÜ][A-Za-zÄÖÜäöüß]*)-(?P<vv>VV|KV)(?![\wäöüß-])"  # "GKG-KV", "RVG-VV"
 FEE_FORMS = [
     re.compile(rf"{FEE_ENTRIES}{FEE_NOTE}\s+(?:(?:des|der)\s+)?{FEE_TABLE}[\s-]+{FEE_LAW}"),
@@ -137,11 +156,16 @@ FEE_FORMS = [
     re.compile(rf"{FEE_TABLE}[\s-]+{FEE_ENTRIES}\s+{FEE_LAW}"),
     re.compile(rf"{FEE_LAW_JOINED}\s+{FEE_ENTRIES}"),
     re.compile(rf"{FEE_ENTRIES}{FEE_NOTE}\s+{FEE_LAW_JOINED}"),
+    # "Nr. 3100 VV", "VV Nr. 3100": the Vergütungsverzeichnis is the RVG's alone (`_fee_targets`); a
+    # Kostenverzeichnis without its statute may be the GKG's, the FamGKG's or the GNotKG's.
+    re.compile(rf"{NR_KW}\s*(?P<num>{ENTRIES}){FEE_NOTE}\s+(?:(?:des|der)\s+)?(?P<vv>VV)(?![\wäöüß-])"),
+    re.compile(rf"(?P<vv>VV)\s+{NR_KW}\s*(?P<num>{ENTRIES})"),
 ]
-# "Vorbem. 3 Abs. 4 S. 1 VV RVG": a preliminary remark of a fee table.
+VV_LAW = "RVG"
+# "Vorbem. 3 Abs. 4 S. 1 VV RVG", "Vorb. 3 Abs. 4 VV RVG", "Vorbem. 3 Abs. 4 VV": a preliminary remark of a fee table.
 VORBEMERKUNG = (
-    rf"Vorbem(?:\.|erkung)\s*\d(?:\.\d){{0,3}}(?:\s*{ABSATZ_KW}\s*\d{{1,2}})?(?:\s*{SATZ_KW}\s*\d{{1,2}})?"
-    rf"\s+(?:(?:des|der)\s+)?{FEE_TABLE}[\s-]+{FEE_LAW}"
+    rf"(?:Vorbem(?:\.|erkung)|Vorb\.)\s*\d(?:\.\d){{0,3}}(?:\s*{ABSATZ_KW}\s*\d{{1,2}})?(?:\s*{SATZ_KW}\s*\d{{1,2}})?"
+    rf"\s+(?:(?:des|der)\s+)?(?:{FEE_TABLE}[\s-]+{FEE_LAW}|(?P<vv_alone>VV)(?![\wäöüß-]))"
 )
 VORBEMERKUNG_RE = re.compile(VORBEMERKUNG)
 
@@ -169,8 +193,10 @@ LAW_ARTICLE_RE = re.compile(LAW_ARTICLE)
 LAW_TOKEN_RE = re.compile(LAW_TOKEN)
 # "VIII ZR 123/20", "2 AZR 12/23", "1 BvR 123/22", an Amtsgericht's "432 C 1234/19", the social courts'
 # "B 4 AS 12/23 R", "L 7 AS 123/24 B ER"; a letter or two after the year may also be the next word.
+# The European courts' "C-311/18", "T-612/17" (also with the non-breaking hyphen of EUR-Lex).
 AKTENZEICHEN_RE = re.compile(
-    r"(?<![\w/])(?P<az>(?P<core>(?:[BLS]\s)?(?:[IVX]{1,5}|\d{1,3})\s?[A-Z][A-Za-z]{0,4}(?:\s?\([A-Za-z]+\))?\s\d{1,5}/\d{2})"
+    r"(?<![\w/])(?P<az>(?P<core>(?:[BLS]\s)?(?:[IVX]{1,5}|\d{1,3})\s?[A-Z][A-Za-z]{0,4}(?:\s?\([A-Za-z]+\))?\s\d{1,5}/\d{2}"
+    r"|[CT][-\u2011]\d{1,4}/\d{2})"
     r"(?:\s?[A-Z]{1,2}(?:\s[A-Z]{1,2})?)?)(?![\w/])"
 )
 
@@ -351,6 +377,9 @@ def _name_pattern(name: str) -> str:
     return pattern
 
 
+SGB_BOOK_JOINED_RE = re.compile(r"^SGB-?(?=(?:[IVX]{1,4}|\d{1,2})$)", re.IGNORECASE)
+
+
 class LawNames:
     """The abbreviations of the corpus (with aliases), the statutes' titles and everyday names, and
     how to recognise one in text."""
@@ -379,8 +408,9 @@ class LawNames:
         self.title_re = re.compile(rf"(?:{LAW_ARTICLE})?(?:{alternatives})(?![\wäöüß-])", re.IGNORECASE)
 
     def lookup(self, written: str) -> str | None:
-        # "SGB-II" is written for "SGB II" as often as not
-        return self.canonical.get(re.sub(r"^(SGB)-(?=[IVX\d])", r"\1 ", re.sub(r"\s+", " ", written)).lower())
+        # "SGB-II" is written for "SGB II" as often as not, and "SGBII", "SGBX" in haste
+        spaced = re.sub(r"\s+", " ", written)
+        return self.canonical.get(SGB_BOOK_JOINED_RE.sub("SGB ", spaced).lower())
 
     def law_at(self, text: str, pos: int, *, art: str = "§") -> tuple[str, int] | None:
         """The statute named right at `pos` (after a citation chain of `art`), as canonical
@@ -642,15 +672,16 @@ def _parse_items(text: str, pos: int, art: str, *, plural: bool = False) -> tupl
 def _groups(subs: str) -> list[Gruppe]:
     """An item's subdivisions by Absatz, each Absatz with its own Satz and Nummer: "Abs. 1 S. 1, Abs. 2
     Nr. 7" → (["1"], "S. 1"), (["2"], "Nr. 7"); "II 4" → (["2"], "S. 4"); "Abs. 1 und 2 S. 3" →
-    (["1", "2"], "S. 3"); "S. 2" → ([""], "S. 2"); "" → ([""], "")."""
+    (["1", "2"], "S. 3"); "S. 2" → ([""], "S. 2"); "Abs. II" → (["2"], ""); "I f" → (["1"], "lit. f");
+    "" → ([""], "")."""
     groups: list[tuple[list[str], list[str]]] = []
     for sub in SUB_RE.finditer(subs):
         if sub["absatz"]:
-            groups.append(([re.sub(r"\s+", "", n) for n in re.findall(ABSATZ_NUM, sub["absatz"])], []))
+            numbers = re.findall(ABSATZ_ROMAN_OR_NUM, sub["absatz"])
+            groups.append(([str(_roman(n)) if n[0] in ROMAN_VALUES else re.sub(r"\s+", "", n) for n in numbers], []))
         elif sub["roman"]:
-            groups.append(
-                ([str(_roman(sub["roman"]))], [f"S. {' '.join(sub['roman_satz'].split())}"] if sub["roman_satz"] else [])
-            )
+            details = [f"S. {' '.join(sub['roman_satz'].split())}"] if sub["roman_satz"] else []
+            groups.append(([str(_roman(sub["roman"]))], details + ([f"lit. {sub['roman_lit']}"] if sub["roman_lit"] else [])))
         else:
             if not groups:
                 groups.append(([""], []))
@@ -696,7 +727,8 @@ def extract(text: str, names: LawNames, *, bare_numbers: bool = False) -> list[Z
         elif match["vorbem"]:
             # "Vorbem. 3 Abs. 4 VV RVG": a preliminary remark of the schedule, which is its Anlage
             if vorbem := VORBEMERKUNG_RE.match(text, match.start()):
-                canonical, kind = names.lookup(vorbem["law"]) or vorbem["law"], vorbem["vv"]
+                written = vorbem["law"] or VV_LAW  # "Vorbem. 3 Abs. 4 VV": the RVG's
+                canonical, kind = names.lookup(written) or written, vorbem["vv"] or vorbem["vv_alone"]
                 targets.append(
                     Ziel("Anlage", VERZEICHNIS_ANLAGE[kind], canonical, detail=kind, start=match.start(), end=match.end())
                 )
@@ -792,7 +824,8 @@ def _fee_targets(text: str, pos: int, names: LawNames) -> list[Ziel]:
     """The entries of a fee table cited at `pos` ("Nr. 3100, 3104 VV RVG", "GKG-KV Nr. 1210"): each
     entry its own target; the first span starts with the citation, the last ends with it."""
     fee = next(m for form in FEE_FORMS if (m := form.match(text, pos)))
-    canonical = names.lookup(fee["law"]) or fee["law"]
+    law = fee.groupdict().get("law") or VV_LAW  # "Nr. 3100 VV": the RVG's
+    canonical = names.lookup(law) or law
     entries = list(re.finditer(r"\d{4}", fee["num"]))
     kind = fee["vv"]
     targets = []
