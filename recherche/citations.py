@@ -543,6 +543,8 @@ class _Item:
     # "§§ 7 Abs. 1, 17 StVG": the number 17 read as a subdivision of the section before it (§ 7 Abs. 17);
     # the item itself is the other reading, the section § 17 (see `Ziel.lesart_abschnitt`)
     lesart_unterteilung: tuple[str, list[Gruppe]] | None = None
+    # "§ 249 f BGB": the section § 249f, or § 249 f. (and the following one) without the dot
+    lesart_folgende: bool = False
 
 
 # No section of the corpus has more Absätze (54: § 52 EStG) or Nummern (72: § 3 EStG) than this: a larger
@@ -649,7 +651,8 @@ def _parse_items(text: str, pos: int, art: str, *, plural: bool = False) -> tupl
                 span = (offset + more.start("n"), offset + more.end("n"))
                 items.append(_Item(more["n"], _groups(""), *span, current_art, own_keyword=False, lesart_unterteilung=reading))
         else:
-            items.append(_Item(nummer, _groups(subs), start, end, current_art, own_keyword))
+            folgende = not inner and not subs.strip() and re.fullmatch(r"\d+\s+f", item["num"]) is not None
+            items.append(_Item(nummer, _groups(subs), start, end, current_art, own_keyword, lesart_folgende=folgende))
         pos, item_start = end, None
         link = re.match(rf"\s*(?:{LINK}|(?P<ivm>{IVM}))\s*(?:(?P<para>{PARA_KW})\s*)?(?={NUM})", text[pos:])
         if not link:
@@ -801,6 +804,8 @@ def _item_targets(item: _Item, gesetz: str, *, alte_fassung: bool) -> list[Ziel]
     abschnitt = None
     if item.lesart_unterteilung is not None:
         abschnitt = Ziel(item.art, item.nummer, gesetz, alte_fassung=alte_fassung, start=item.start, end=item.end)
+    elif item.lesart_folgende:  # `resolve` takes § 249 f. where the statute has no § 249f
+        abschnitt = Ziel(item.art, nummer[:-1], gesetz, detail="f.", alte_fassung=alte_fassung, start=item.start, end=item.end)
     guess = not item.own_keyword and item.lesart_unterteilung is None
     return [
         Ziel(
@@ -1135,6 +1140,10 @@ def _resolve_one(
         numbers_of_norm = absatz_numbers(norm.text)
         if target.absatz in numbers_of_norm:
             result.anker = f"abs-{target.absatz}"
+            if not target.alte_fassung and _repealed_absatz(absatz_text(norm.text, target.absatz) or ""):
+                # "§ 74 Abs. 3 BGB": the section is there, this Absatz reads "(weggefallen)"
+                zitat = f"{target.art} {target.nummer} Abs. {target.absatz} {target.gesetz}"
+                result.grund = GRUND_AUFGEHOBEN.format(zitat=zitat)
         elif (numbers_of_norm or target.absatz != "1") and not target.alte_fassung:
             # an earlier version may have had other Absätze ("§ 850k Abs. 7 ZPO a. F.")
             result.grund = GRUND_ABSATZ.format(zitat=norm.zitat, absatz=target.absatz)
@@ -1178,6 +1187,29 @@ def _missing_section(nummer: str, present: list[tuple[str, bool]]) -> str:
     return GRUND_NORM_LUECKE
 
 
+_REPEALED_ABSATZ_RE = re.compile(r"\(\d+[a-z]?\)\s*\(weggefallen\)\.?")
+_REPEALED_FROM_RE = re.compile(r"(?:bis\s*\d{1,3}\.\s*)?\(weggefallen\)")  # after "4. " or "3. "
+_REPEALED_RANGE_RE = re.compile(r"(?:(?<=[\s:;,])|^)(\d{1,3})\.\s*bis\s*(\d{1,3})\.\s*\(weggefallen\)")
+
+
+def _repealed_absatz(block: str) -> bool:
+    """Whether an Absatz's text (`absatz_text`) is only "(3) (weggefallen)"."""
+    return _REPEALED_ABSATZ_RE.fullmatch(block.strip()) is not None
+
+
+def _repealed_nummer(block: str, nummer: str) -> bool:
+    """Whether the numbered item `nummer` of a section's or an Absatz's text reads "(weggefallen)": "4.
+    (weggefallen)", "3. bis 5. (weggefallen)". Only where the text has that item once: where two lists
+    share the number, the citation may mean the other one."""
+    items = [match for match in _NUMMER_ITEM_RE.finditer(block) if match[1] == nummer]
+    if len(items) == 1:
+        return _REPEALED_FROM_RE.match(block, items[0].end()) is not None
+    if items or not nummer.isdigit():
+        return False
+    ranges = [(int(low), int(high)) for low, high in _REPEALED_RANGE_RE.findall(block)]
+    return sum(low < int(nummer) < high for low, high in ranges) == 1
+
+
 _DETAIL_SATZ_RE = re.compile(SATZ_LIST)
 _DETAIL_NR_RE = re.compile(NR_LIST)
 
@@ -1203,6 +1235,8 @@ def _subdivision_missing(target: Ziel, text: str, *, gesetz: str) -> str:
             nummer = re.sub(r"\s+", "", nummer)
             if has_nummer(block, nummer) is False:
                 return GRUND_NUMMER.format(stelle=stelle, nummer=nummer)
+            if _repealed_nummer(block, nummer):  # "§ 312 Abs. 2 Nr. 4 BGB": "4. (weggefallen)"
+                return GRUND_AUFGEHOBEN.format(zitat=f"{stelle.removesuffix(f' {gesetz}')} Nr. {nummer} {gesetz}")
         return ""
     if saetze := _DETAIL_SATZ_RE.findall(target.detail):
         highest = max(int(n) for n in re.findall(r"\d+", re.sub(SATZ_KW, "", " ".join(saetze))))

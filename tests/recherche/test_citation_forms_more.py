@@ -1,14 +1,22 @@
 """Citation forms beyond issue 13's list, found by probing the norm search and the answer check as a
 lawyer writes: a roman Absatz after "Abs." or run into the section ("§ 823 Abs. I", "§823I"), "SGBII",
-"Vorb.", a VV number without "RVG", "lit f", "§§ 823/826", an old version named by its date, the
-European courts' case numbers. Each was dropped silently, read as another law, or passed as valid."""
+"Vorb.", a VV number without "RVG", "lit f", "§§ 823/826", an old version named by its date, repealed
+Absätze and Nummern, the European courts' case numbers. Each was dropped silently, read as another
+law, or passed as valid."""
 
 import datetime
 
 import pytest
 
 from recherche import search
-from recherche.citations import check_aktenzeichen, check_text, extract
+from recherche.citations import (
+    GRUND_AUFGEHOBEN,
+    _repealed_absatz,
+    _repealed_nummer,
+    check_aktenzeichen,
+    check_text,
+    extract,
+)
 from recherche.models import Urteil
 from tests.recherche.test_citations import NAMES
 
@@ -89,6 +97,15 @@ def test_a_closing_parenthesis_belongs_to_the_old_version_only_if_it_opened_it()
     assert target.end == len("§ 823 BGB (a. F.)")
 
 
+def test_repealed_absatz_and_nummer_texts():
+    assert _repealed_absatz("(3) (weggefallen)")
+    assert not _repealed_absatz("(3) Der Anspruch (weggefallen) ist …")
+    block = "(2) Dies gilt für 1. Kauf, 2. (weggefallen) 3. bis 5. (weggefallen) 6. Tausch."
+    assert [n for n in "1 2 3 4 5 6 7".split() if _repealed_nummer(block, n)] == ["2", "3", "4", "5"]
+    # two lists with the same number: which one is meant is open
+    assert not _repealed_nummer("(1) Wenn 1. (weggefallen) 2. b; und wenn 1. c, 2. d.", "1")
+
+
 @pytest.mark.django_db
 @pytest.mark.parametrize(
     ("text", "zitat", "anker"),
@@ -98,11 +115,36 @@ def test_a_closing_parenthesis_belongs_to_the_old_version_only_if_it_opened_it()
         ("§ 7 SGBII", "§ 7 SGB II", ""),
         ("Nr. 3100 VV", "Anlage 1 RVG", "nr-3100"),
         ("Vorb. 3 Abs. 4 VV RVG", "Anlage 1 RVG", ""),
+        # "f" written apart: § 249 f. (following) where the BGB has no § 249f, § 312f where it has one
+        ("§ 249 f BGB", "§ 249 BGB", ""),
+        ("§ 312 f BGB", "§ 312f BGB", ""),
+        ("§ 74 Abs. 2 BGB", "§ 74 BGB", "abs-2"),
     ],
 )
 def test_the_new_forms_resolve_in_the_answer_check(shipped_gesetze, text, zitat, anker):
     (resolved,) = check_text(f"Siehe {text}.").normen
     assert (resolved.ok, resolved.zitat, resolved.anker) == (True, zitat, anker), resolved.grund
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("text", "grund"),
+    [
+        ("§ 74 Abs. 3 BGB", GRUND_AUFGEHOBEN.format(zitat="§ 74 Abs. 3 BGB")),  # "(3) (weggefallen)"
+        ("§ 312 Abs. 2 Nr. 4 BGB", GRUND_AUFGEHOBEN.format(zitat="§ 312 Abs. 2 Nr. 4 BGB")),  # "4. (weggefallen)"
+        ("§ 204 Abs. 1 Nr. 1a BGB", GRUND_AUFGEHOBEN.format(zitat="§ 204 Abs. 1 Nr. 1a BGB")),
+        ("§ 9999 f BGB", "§ 9999f BGB gibt es im Bestand nicht."),
+    ],
+)
+def test_a_repealed_absatz_or_nummer_is_marked(shipped_gesetze, text, grund):
+    (resolved,) = check_text(text).normen
+    assert not resolved.ok and resolved.grund == grund
+
+
+@pytest.mark.django_db
+def test_an_old_version_of_a_repealed_absatz_only_gets_the_hint(shipped_gesetze):
+    (resolved,) = check_text("§ 74 Abs. 3 BGB a. F.").normen
+    assert resolved.ok and resolved.anker == "abs-3" and "alte Fassung" in resolved.hinweis
 
 
 @pytest.mark.django_db
