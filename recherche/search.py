@@ -23,6 +23,7 @@ import datetime
 import functools
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -786,14 +787,20 @@ def preferred_gesetze(query: str, sachgebiet: str = "") -> frozenset[str]:
 NOT_STATUTES = frozenset(
     "AG KG OHG GmbH UG LG OLG BGH BAG BSG BFH BVerwG BVerfG EuGH VG OVG VGH LAG ArbG SG LSG FG AGB PKH "
     "USA EU EG GbR eG KGaA SE EWIV AO".split()
+    # the first word of "SGB II", "VV RVG", "KV GKG": the code as a whole or a table of a loaded law
+    + ["SGB", "VV", "KV"]
 )
-LAW_MENTION = re.compile(r"(?<![\wäöüß])[A-ZÄÖÜ][A-Za-zÄÖÜäöü]*(?:G|O|V|VO|GB|GVO)(?![\wäöüß])")
+# "DSGVO", "BayBO", and hyphenated ones whole ("DS-GVO", not its "GVO")
+LAW_MENTION = re.compile(r"(?<![\wäöüß-])[A-ZÄÖÜ][A-Za-zÄÖÜäöü]*(?:-[A-ZÄÖÜ][A-Za-zÄÖÜäöü]*)?(?:G|O|V|VO|GB|GVO)(?![\wäöüß])")
 
 
-def unknown_laws(query: str, names: citations.LawNames) -> list[str]:
-    """Statute abbreviations in the question that are not loaded ("DSGVO", "BayBO")."""
+def unknown_laws(query: str, names: citations.LawNames, *, cited: Sequence[tuple[int, int]] = ()) -> list[str]:
+    """Statute abbreviations in the question that are not loaded ("DSGVO", "BayBO"); words within the
+    spans `cited` (citations already resolved or reported) are left out."""
     found = []
     for match in LAW_MENTION.finditer(query):
+        if any(start <= match.start() < end for start, end in cited):
+            continue
         token = match.group(0)
         if sum(ch.isupper() for ch in token) < 2 or token in NOT_STATUTES or names.lookup(token):
             continue
@@ -827,7 +834,8 @@ def search_normen(
     result.nicht_im_bestand = [item.as_dict() for item in resolved if not item.ok]
     hinweise: list[str] = []
     missing_laws = list(dict.fromkeys(i.ziel.gesetz for i in resolved if i.ziel.gesetz not in names.canonical_names))
-    missing_laws += [law for law in unknown_laws(query, names) if law not in missing_laws]
+    cited = [(target.start, target.end) for target in targets]
+    missing_laws += [law for law in unknown_laws(query, names, cited=cited) if law not in missing_laws]
     if missing_laws:
         hinweise.append(_not_loaded(missing_laws))
     hinweise += [item.grund for item in resolved if not item.ok and item.ziel.gesetz in names.canonical_names]

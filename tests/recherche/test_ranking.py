@@ -304,3 +304,31 @@ def test_both_ways_of_reading_the_candidates_postings_rank_alike(shipped_gesetze
     joined = {q: search._fulltext("NORM", q, "norm_id", "", [], CANDIDATES) for q in queries}
     assert all(probed[q] for q in queries)
     assert probed == joined
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("query", "not_claimed"),
+    [
+        ("Regelbedarf nach § 20 SGB II", "„SGB“"),
+        ("Rücknahme nach § 44 SGB X", "„SGB“"),
+        ("Verfahrensgebühr Nr. 3100 VV RVG", "„VV“"),
+        ("Gebühr nach KV 1210 GKG", "„KV“"),
+        ("Was regelt das SGB zum Bürgergeld?", "„SGB“"),
+    ],
+)
+def test_parts_of_a_resolved_citation_are_never_reported_as_laws_not_loaded(shipped_gesetze, query, not_claimed):
+    """ "SGB II", "VV RVG" and "KV GKG" are loaded; their first word is no statute of its own and was
+    reported as "„SGB“ ist nicht im Bestand" next to the resolved norm."""
+    result = search_normen(query=query)
+    assert not_claimed not in result.hinweis
+    assert "nicht im Bestand" not in result.hinweis
+
+
+@pytest.mark.django_db
+def test_a_hyphenated_statute_not_loaded_is_named_whole(shipped_gesetze):
+    from recherche.citations import law_names
+
+    assert unknown_laws("Auskunft nach der DS-GVO", law_names()) == ["DS-GVO"]
+    assert unknown_laws("Was kostet ein DSGVO-Verstoß?", law_names()) == ["DSGVO"]
+    assert search_normen(query="Auskunft nach der DS-GVO").hinweis.startswith("„DS-GVO“ ist nicht im Bestand.")
