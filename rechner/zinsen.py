@@ -74,7 +74,7 @@ FEHLER_ENTSTANDEN_VOR_2002 = (
     "Verbraucher und keine Pauschale nach § 288 Abs. 5 BGB; bei einem Dauerschuldverhältnis ab dem 01.01.2003 das "
     "neue Recht. Rechne dafür mit 5 Prozentpunkten (§ 288 Abs. 1 BGB)."
 )
-FEHLER_ENTSTANDEN_DATUM = "Bitte gib den Tag, an dem das Schuldverhältnis entstanden ist, als Datum an (angegeben: {wert!r})."
+FEHLER_ENTSTANDEN_DATUM = "Bitte gib den Tag, an dem das Schuldverhältnis entstanden ist, als Datum an (angegeben: {wert})."
 FEHLER_ENTSTANDEN_ZUKUNFT = "Das Schuldverhältnis kann nicht in der Zukunft entstanden sein (angegeben: {entstanden})."
 FEHLER_ENTSTANDEN_NACH_BEGINN = (
     "Das Schuldverhältnis ({entstanden}) kann nicht nach dem Zinsbeginn ({von}) entstanden sein: Verzug setzt eine "
@@ -86,7 +86,7 @@ HINWEIS_ENTSTEHUNG = (
 )
 
 FEHLER_BETRAG = "Die Hauptforderung muss größer als 0 Euro sein (angegeben: {wert})."
-FEHLER_DATUM = "Bitte gib Beginn und Ende der Verzinsung als Datum an (angegeben: {wert!r})."
+FEHLER_DATUM = "Bitte gib Beginn und Ende der Verzinsung als Datum an (angegeben: {wert})."
 FEHLER_REIHENFOLGE = "Das Ende der Verzinsung ({bis}) liegt vor ihrem Beginn ({von})."
 FEHLER_VOR_2002 = "Der Basiszinssatz nach § 247 BGB ist ab dem 01.01.2002 hinterlegt; Beginn {von} liegt davor."
 FEHLER_NICHT_HINTERLEGT = (
@@ -184,14 +184,26 @@ def halbjahr_ende(tag: date) -> date:
     return date(tag.year, 6, 30) if tag.month < 7 else date(tag.year, 12, 31)
 
 
+def angabe(wert: object) -> str:
+    """A rejected input as a German user reads it: a day as "Montag, 01.01.2020" (with the time if there is one),
+    text in quotes, never Python's repr."""
+    if isinstance(wert, datetime):
+        return f"{format_datum(wert.date())}, {wert:%H:%M} Uhr"
+    if isinstance(wert, date):
+        return format_datum(wert)
+    if wert is None or wert == "":
+        return "nichts"
+    return f"„{wert}“"
+
+
 def pruefe_entstanden(entstanden: object, *, von: date, heute: date) -> None:
     """Raise ZinsError (German) unless ``entstanden`` is a day not after ``heute`` and not after the Zinsbeginn."""
     if isinstance(entstanden, datetime) or not isinstance(entstanden, date):
-        raise ZinsError(FEHLER_ENTSTANDEN_DATUM.format(wert=entstanden))
+        raise ZinsError(FEHLER_ENTSTANDEN_DATUM.format(wert=angabe(entstanden)))
     if entstanden > heute:
-        raise ZinsError(FEHLER_ENTSTANDEN_ZUKUNFT.format(entstanden=f"{entstanden:%d.%m.%Y}"))
+        raise ZinsError(FEHLER_ENTSTANDEN_ZUKUNFT.format(entstanden=format_datum(entstanden)))
     if entstanden > von:
-        raise ZinsError(FEHLER_ENTSTANDEN_NACH_BEGINN.format(entstanden=f"{entstanden:%d.%m.%Y}", von=f"{von:%d.%m.%Y}"))
+        raise ZinsError(FEHLER_ENTSTANDEN_NACH_BEGINN.format(entstanden=format_datum(entstanden), von=format_datum(von)))
 
 
 def verzugszinsen(
@@ -225,7 +237,7 @@ def verzugszinsen(
         raise ZinsError(FEHLER_BETRAG.format(wert=format_euro(betrag)))
     for wert in (von, bis):
         if isinstance(wert, datetime) or not isinstance(wert, date):
-            raise ZinsError(FEHLER_DATUM.format(wert=wert))
+            raise ZinsError(FEHLER_DATUM.format(wert=angabe(wert)))
     if bis < von:
         raise ZinsError(FEHLER_REIHENFOLGE.format(von=format_datum(von), bis=format_datum(bis)))
     if art not in AUFSCHLAG:
@@ -238,7 +250,7 @@ def verzugszinsen(
             raise TypeError("verzugszinsen(): entstanden needs heute, the caller's today")
         pruefe_entstanden(entstanden, von=von, heute=heute)
         if entstanden < SCHULDRECHTSREFORM and art == "unternehmer":
-            raise ZinsError(FEHLER_ENTSTANDEN_VOR_2002.format(entstanden=f"{entstanden:%d.%m.%Y}"))
+            raise ZinsError(FEHLER_ENTSTANDEN_VOR_2002.format(entstanden=format_datum(entstanden)))
         altes_recht = art in MIT_PAUSCHALE and entstanden <= ALTES_RECHT_ENTSTANDEN_BIS
     else:
         altes_recht = art in MIT_PAUSCHALE and von <= ALTES_RECHT_BIS
@@ -274,7 +286,7 @@ def verzugszinsen(
     if pauschale:
         zeilen.append("Verzugspauschale nach § 288 Abs. 5 BGB: 40,00 € (auf Kosten der Rechtsverfolgung anzurechnen).")
     if altes_recht and entstanden is not None:
-        zeilen.append(HINWEIS_ALTES_RECHT_ENTSTANDEN.format(entstanden=f"{entstanden:%d.%m.%Y}", folge=FOLGE_ALT[art]))
+        zeilen.append(HINWEIS_ALTES_RECHT_ENTSTANDEN.format(entstanden=format_datum(entstanden), folge=FOLGE_ALT[art]))
     elif altes_recht:
         zeilen.append(HINWEIS_ALTES_RECHT.format(von=format_datum(von), folge=FOLGE_ALT[art]))
     elif art in MIT_PAUSCHALE and entstanden is None:

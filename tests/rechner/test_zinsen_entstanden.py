@@ -1,13 +1,14 @@
 """Verzugszinsen with the day the Schuldverhältnis arose (Art. 229 § 34 EGBGB): it decides between § 288 BGB
 a. F. and n. F. instead of the Zinsbeginn; without it the Zinsbeginn decides as before."""
 
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from html import unescape
 
 import pytest
 from django.utils import timezone
 
+from rechner.tabellen import format_datum
 from rechner.zinsen import ZinsError, verzugszinsen
 from tests.factories import UserFactory
 
@@ -21,7 +22,7 @@ def test_vor_dem_29_07_2014_entstanden_gilt_das_alte_recht_auch_bei_spaeterem_zi
     zinsen = verzugszinsen(**B2B_2020, entstanden=entstanden, heute=HEUTE)
     assert {p.zinssatz for p in zinsen.perioden} == {Decimal("7.12")}  # -0,88 + 8 (§ 288 Abs. 2 BGB a. F.)
     assert zinsen.zinsen == Decimal("712.00") and zinsen.pauschale == Decimal("0.00")
-    assert f"am {entstanden:%d.%m.%Y} entstanden" in zinsen.erlaeuterung
+    assert f"am {format_datum(entstanden)} entstanden" in zinsen.erlaeuterung
     assert "Art. 229 § 34 Satz 1 EGBGB" in zinsen.erlaeuterung and "30.06.2016" in zinsen.erlaeuterung
     glaeubiger = verzugszinsen(**{**B2B_2020, "art": "verbraucher_glaeubiger"}, entstanden=entstanden, heute=HEUTE)
     assert glaeubiger.pauschale == Decimal("0.00") and glaeubiger.zinsen == Decimal("412.00")
@@ -52,7 +53,7 @@ def test_ohne_entstehungstag_entscheidet_weiter_der_zinsbeginn() -> None:
 
 
 def test_entstehungstag_nach_dem_zinsbeginn_oder_in_der_zukunft_wird_abgelehnt() -> None:
-    with pytest.raises(ZinsError, match=r"Das Schuldverhältnis \(02.01.2020\) kann nicht nach dem Zinsbeginn"):
+    with pytest.raises(ZinsError, match=r"Das Schuldverhältnis \(Donnerstag, 02.01.2020\) kann nicht nach dem Zinsbeginn"):
         verzugszinsen(**B2B_2020, entstanden=date(2020, 1, 2), heute=HEUTE)
     with pytest.raises(ZinsError, match="nicht in der Zukunft entstanden"):
         verzugszinsen(
@@ -68,6 +69,23 @@ def test_vor_2002_entstanden_zwischen_unternehmern_verweist_auf_5_prozentpunkte(
         verzugszinsen(**B2B_2020, entstanden=date(2001, 12, 31), heute=HEUTE)
     verbraucher = verzugszinsen(**{**B2B_2020, "art": "verbraucher"}, entstanden=date(2001, 12, 31), heute=HEUTE)
     assert verbraucher.zinsen == Decimal("412.00")
+
+
+@pytest.mark.parametrize(
+    ("eingabe", "angezeigt"),
+    [
+        (datetime(2020, 1, 1, 12, 30, tzinfo=UTC), "(angegeben: Mittwoch, 01.01.2020, 12:30 Uhr)"),
+        ("2013-05-01", "(angegeben: „2013-05-01“)"),
+    ],
+)
+def test_falsche_angaben_erscheinen_deutsch_nie_als_python_darstellung(eingabe: object, angezeigt: str) -> None:
+    with pytest.raises(ZinsError) as entstanden:
+        verzugszinsen(**B2B_2020, entstanden=eingabe, heute=HEUTE)  # type: ignore[arg-type]
+    assert str(entstanden.value).startswith("Bitte gib den Tag, an dem das Schuldverhältnis entstanden ist, als Datum an")
+    assert angezeigt in str(entstanden.value) and "datetime" not in str(entstanden.value)
+    with pytest.raises(ZinsError) as beginn:
+        verzugszinsen(**{**B2B_2020, "von": eingabe})  # type: ignore[arg-type]
+    assert angezeigt in str(beginn.value) and "datetime" not in str(beginn.value)
 
 
 @pytest.fixture
@@ -89,7 +107,7 @@ def test_seite_zeigt_das_feld_und_rechnet_mit_dem_entstehungstag(angemeldet) -> 
     alt = seite(angemeldet, art="unternehmer", entstanden="2013-05-01")
     assert "Verzugszinsen: 712,00 €" in alt and "7,12 %" in alt
     assert "Verzugspauschale (§ 288 Abs. 5 BGB)" not in alt
-    assert "Das Schuldverhältnis ist am 01.05.2013 entstanden" in alt
+    assert "Das Schuldverhältnis ist am Mittwoch, 01.05.2013 entstanden" in alt
 
     neu = seite(angemeldet, art="unternehmer", entstanden="2015-03-01")
     assert "Verzugszinsen: 812,00 €" in neu and "Verzugspauschale (§ 288 Abs. 5 BGB)" in neu
@@ -102,11 +120,13 @@ def test_seite_zeigt_das_feld_und_rechnet_mit_dem_entstehungstag(angemeldet) -> 
 
 def test_seite_lehnt_einen_entstehungstag_nach_dem_zinsbeginn_oder_in_der_zukunft_ab(angemeldet) -> None:
     spaeter = seite(angemeldet, art="unternehmer", entstanden="2020-02-01")
-    assert "Das Schuldverhältnis (01.02.2020) kann nicht nach dem Zinsbeginn (01.01.2020) entstanden sein" in spaeter
+    assert (
+        "Das Schuldverhältnis (Samstag, 01.02.2020) kann nicht nach dem Zinsbeginn (Mittwoch, 01.01.2020) entstanden" in spaeter
+    )
     assert 'id="ergebnis-h"' not in spaeter and 'id="id_entstanden_error"' in spaeter
     morgen = timezone.localdate() + timedelta(days=1)
     zukunft = seite(angemeldet, art="verbraucher", entstanden=morgen.isoformat())
-    assert f"nicht in der Zukunft entstanden sein (angegeben: {morgen:%d.%m.%Y})" in zukunft
+    assert f"nicht in der Zukunft entstanden sein (angegeben: {format_datum(morgen)})" in zukunft
     assert 'id="ergebnis-h"' not in zukunft
     vor_2002 = seite(angemeldet, art="unternehmer", entstanden="2001-06-01")
     assert "Art. 229 § 5 EGBGB" in vor_2002 and 'id="ergebnis-h"' not in vor_2002

@@ -32,7 +32,7 @@ def test_altes_schuldverhaeltnis_nach_altem_recht(call, anwalt) -> None:
     assert {p["zinssatz_prozent"] for p in result.data["perioden"]} == {"7.12"}
     assert result.data["zinsen_eur"] == "712.00" and result.data["pauschale_288_5_eur"] == "0.00"
     assert result.data["schuldverhaeltnis_entstanden"] == "2013-05-01"
-    assert "am 01.05.2013 entstanden" in result.data["erlaeuterung"]
+    assert "am Mittwoch, 01.05.2013 entstanden" in result.data["erlaeuterung"]
 
 
 def test_neues_schuldverhaeltnis_ohne_hinweis_auf_altes_recht(call, anwalt) -> None:
@@ -47,7 +47,7 @@ def test_neues_schuldverhaeltnis_ohne_hinweis_auf_altes_recht(call, anwalt) -> N
 
 def test_entstehungstag_nach_dem_zinsbeginn_oder_in_der_zukunft_ist_ein_fehler(call, anwalt) -> None:
     spaeter = call(anwalt, "calc_verzugszinsen", {**B2B_2020, "schuldverhaeltnis_entstanden": "2020-03-01"})
-    assert not spaeter.ok and "kann nicht nach dem Zinsbeginn (01.01.2020) entstanden sein" in spaeter.error
+    assert not spaeter.ok and "kann nicht nach dem Zinsbeginn (Mittwoch, 01.01.2020) entstanden" in spaeter.error
     morgen = (timezone.localdate() + timedelta(days=1)).isoformat()
     zukunft = call(anwalt, "calc_verzugszinsen", {**B2B_2020, "schuldverhaeltnis_entstanden": morgen})
     assert not zukunft.ok and "nicht in der Zukunft entstanden" in zukunft.error
