@@ -458,10 +458,11 @@ class ZinsForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         daten = super().clean() or {}
-        entstanden, von = daten.get("entstanden"), daten.get("von")
-        if entstanden is not None and von is not None:
+        entstanden = daten.get("entstanden")
+        if entstanden is not None:
+            # a day in the future is refused even when the Zinsbeginn itself is missing or invalid
             try:
-                zinsen.pruefe_entstanden(entstanden, von=von, heute=timezone.localdate())
+                zinsen.pruefe_entstanden(entstanden, von=daten.get("von"), heute=timezone.localdate())
             except zinsen.ZinsError as fehler:
                 self.add_error("entstanden", str(fehler))
         return daten

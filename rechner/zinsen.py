@@ -77,8 +77,9 @@ FEHLER_ENTSTANDEN_VOR_2002 = (
 FEHLER_ENTSTANDEN_DATUM = "Bitte gib den Tag, an dem das Schuldverhältnis entstanden ist, als Datum an (angegeben: {wert})."
 FEHLER_ENTSTANDEN_ZUKUNFT = "Das Schuldverhältnis kann nicht in der Zukunft entstanden sein (angegeben: {entstanden})."
 FEHLER_ENTSTANDEN_NACH_BEGINN = (
-    "Das Schuldverhältnis ({entstanden}) kann nicht nach dem Zinsbeginn ({von}) entstanden sein: Verzug setzt eine "
-    "bestehende Forderung voraus."
+    "Das Schuldverhältnis kann nicht am {entstanden} entstanden sein: Der Zinsbeginn ({von}) ist der Tag nach dem "
+    "Eintritt des Verzugs, und Verzug setzt eine bestehende Forderung voraus. Das Schuldverhältnis ist also spätestens "
+    "am {spaetestens} entstanden."
 )
 HINWEIS_ENTSTEHUNG = (
     "Ist das Schuldverhältnis vor dem 29.07.2014 entstanden, gilt § 288 BGB a. F. (Art. 229 § 34 EGBGB; bei einem "
@@ -196,14 +197,20 @@ def angabe(wert: object) -> str:
     return f"„{wert}“"
 
 
-def pruefe_entstanden(entstanden: object, *, von: date, heute: date) -> None:
-    """Raise ZinsError (German) unless ``entstanden`` is a day not after ``heute`` and not after the Zinsbeginn."""
+def pruefe_entstanden(entstanden: object, *, von: date | None, heute: date) -> None:
+    """Raise ZinsError (German) unless ``entstanden`` is a day not after ``heute`` and before the Zinsbeginn ``von``:
+    ``von`` is the day after default began, and default needs the claim, so the Schuldverhältnis arose by ``von`` - 1
+    at the latest. ``von`` None (not known, e.g. an invalid form field): only the day itself is checked."""
     if isinstance(entstanden, datetime) or not isinstance(entstanden, date):
         raise ZinsError(FEHLER_ENTSTANDEN_DATUM.format(wert=angabe(entstanden)))
     if entstanden > heute:
         raise ZinsError(FEHLER_ENTSTANDEN_ZUKUNFT.format(entstanden=format_datum(entstanden)))
-    if entstanden > von:
-        raise ZinsError(FEHLER_ENTSTANDEN_NACH_BEGINN.format(entstanden=format_datum(entstanden), von=format_datum(von)))
+    if von is not None and entstanden >= von:
+        raise ZinsError(
+            FEHLER_ENTSTANDEN_NACH_BEGINN.format(
+                entstanden=format_datum(entstanden), von=format_datum(von), spaetestens=format_datum(von - timedelta(days=1))
+            )
+        )
 
 
 def verzugszinsen(
@@ -223,8 +230,8 @@ def verzugszinsen(
     Pauschale; "verbraucher" 5 points. For a Zinsbeginn up to 2014-07-29 the Schuldverhältnis is older than the
     2014 reform and § 288 BGB a. F. applies (Art. 229 § 34 EGBGB): 8 points instead of 9, no Pauschale.
     ``entstanden``: the day the Schuldverhältnis arose, if known; it decides instead of the Zinsbeginn (up to
-    2014-07-28 the old law, later the new one). It may lie neither after ``heute`` (required with it) nor after
-    ``von``; before 2002 a calculation between businesses is refused (Art. 229 § 5 EGBGB: 5 points).
+    2014-07-28 the old law, later the new one). It may lie neither after ``heute`` (required with it) nor on or after
+    ``von`` (the day after default began); before 2002 a calculation between businesses is refused (Art. 229 § 5 EGBGB: 5 points).
     ``historie``: the Basiszinssätze to use; without it only the shipped ones (the pages and the agent tool pass
     ``rechner.selectors.basiszins_historie()``, which adds the Kanzlei's entries). Raises ZinsError with a German message.
     """

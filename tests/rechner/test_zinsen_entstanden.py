@@ -32,10 +32,20 @@ def test_nach_dem_28_07_2014_entstanden_gilt_das_neue_recht_ohne_hinweis() -> No
     zinsen = verzugszinsen(**B2B_2020, entstanden=date(2014, 7, 29), heute=HEUTE)
     assert zinsen.zinsen == Decimal("812.00") and zinsen.pauschale == Decimal("40.00")
     assert "a. F." not in zinsen.erlaeuterung and "Art. 229" not in zinsen.erlaeuterung
-    # the given day decides even when the Zinsbeginn alone would have meant the old law
+    # a Zinsbeginn up to 29.07.2014 leaves no day after 28.07.2014 for the Schuldverhältnis (default began the day
+    # before): the given day cannot switch such a period to the new law
+    with pytest.raises(ZinsError, match="spätestens am Montag, 28.07.2014 entstanden"):
+        verzugszinsen(
+            hauptforderung="10.000",
+            von=date(2014, 7, 29),
+            bis=date(2014, 7, 31),
+            art="unternehmer",
+            entstanden=date(2014, 7, 29),
+            heute=HEUTE,
+        )
     grenze = verzugszinsen(
         hauptforderung="10.000",
-        von=date(2014, 7, 29),
+        von=date(2014, 7, 30),
         bis=date(2014, 7, 31),
         art="unternehmer",
         entstanden=date(2014, 7, 29),
@@ -53,14 +63,25 @@ def test_ohne_entstehungstag_entscheidet_weiter_der_zinsbeginn() -> None:
 
 
 def test_entstehungstag_nach_dem_zinsbeginn_oder_in_der_zukunft_wird_abgelehnt() -> None:
-    with pytest.raises(ZinsError, match=r"Das Schuldverhältnis \(Donnerstag, 02.01.2020\) kann nicht nach dem Zinsbeginn"):
+    with pytest.raises(ZinsError, match=r"kann nicht am Donnerstag, 02.01.2020 entstanden sein: Der Zinsbeginn"):
         verzugszinsen(**B2B_2020, entstanden=date(2020, 1, 2), heute=HEUTE)
     with pytest.raises(ZinsError, match="nicht in der Zukunft entstanden"):
         verzugszinsen(
             **{**B2B_2020, "von": date(2026, 1, 1), "bis": date(2026, 6, 30)}, entstanden=HEUTE + timedelta(days=1), heute=HEUTE
         )
-    # the same day as the Zinsbeginn is accepted (only a later one is impossible)
-    assert verzugszinsen(**B2B_2020, entstanden=date(2020, 1, 1), heute=HEUTE).pauschale == Decimal("40.00")
+    # the latest possible day is the day default began, the day before the Zinsbeginn
+    assert verzugszinsen(**B2B_2020, entstanden=date(2019, 12, 31), heute=HEUTE).pauschale == Decimal("40.00")
+
+
+def test_entstehungstag_am_zinsbeginn_wird_abgelehnt_der_tag_davor_ist_der_spaeteste() -> None:
+    """``von`` is the day after default began; default needs the claim, so the Schuldverhältnis arose by von - 1."""
+    with pytest.raises(ZinsError) as fehler:
+        verzugszinsen(**B2B_2020, entstanden=date(2020, 1, 1), heute=HEUTE)
+    assert str(fehler.value) == (
+        "Das Schuldverhältnis kann nicht am Mittwoch, 01.01.2020 entstanden sein: Der Zinsbeginn (Mittwoch, 01.01.2020) "
+        "ist der Tag nach dem Eintritt des Verzugs, und Verzug setzt eine bestehende Forderung voraus. Das "
+        "Schuldverhältnis ist also spätestens am Dienstag, 31.12.2019 entstanden."
+    )
 
 
 def test_vor_2002_entstanden_zwischen_unternehmern_verweist_auf_5_prozentpunkte() -> None:
@@ -120,9 +141,7 @@ def test_seite_zeigt_das_feld_und_rechnet_mit_dem_entstehungstag(angemeldet) -> 
 
 def test_seite_lehnt_einen_entstehungstag_nach_dem_zinsbeginn_oder_in_der_zukunft_ab(angemeldet) -> None:
     spaeter = seite(angemeldet, art="unternehmer", entstanden="2020-02-01")
-    assert (
-        "Das Schuldverhältnis (Samstag, 01.02.2020) kann nicht nach dem Zinsbeginn (Mittwoch, 01.01.2020) entstanden" in spaeter
-    )
+    assert "kann nicht am Samstag, 01.02.2020 entstanden sein: Der Zinsbeginn (Mittwoch, 01.01.2020)" in spaeter
     assert 'id="ergebnis-h"' not in spaeter and 'id="id_entstanden_error"' in spaeter
     morgen = timezone.localdate() + timedelta(days=1)
     zukunft = seite(angemeldet, art="verbraucher", entstanden=morgen.isoformat())
@@ -130,3 +149,18 @@ def test_seite_lehnt_einen_entstehungstag_nach_dem_zinsbeginn_oder_in_der_zukunf
     assert 'id="ergebnis-h"' not in zukunft
     vor_2002 = seite(angemeldet, art="unternehmer", entstanden="2001-06-01")
     assert "Art. 229 § 5 EGBGB" in vor_2002 and 'id="ergebnis-h"' not in vor_2002
+
+
+def test_seite_lehnt_den_zinsbeginn_als_entstehungstag_ab(angemeldet) -> None:
+    gleich = seite(angemeldet, art="unternehmer", entstanden="2020-01-01")
+    assert "spätestens am Dienstag, 31.12.2019 entstanden" in gleich
+    assert 'id="ergebnis-h"' not in gleich and 'id="id_entstanden_error"' in gleich
+    assert "Verzugszinsen: 812,00 €" in seite(angemeldet, art="unternehmer", entstanden="2019-12-31")
+
+
+@pytest.mark.parametrize("von", ["", "31.02.2020", "kein Datum"])
+def test_seite_lehnt_einen_kuenftigen_entstehungstag_auch_bei_fehlendem_zinsbeginn_ab(angemeldet, von: str) -> None:
+    morgen = timezone.localdate() + timedelta(days=1)
+    html = seite(angemeldet, art="unternehmer", von=von, entstanden=morgen.isoformat())
+    assert f"nicht in der Zukunft entstanden sein (angegeben: {format_datum(morgen)})" in html
+    assert 'id="id_entstanden_error"' in html and 'id="ergebnis-h"' not in html

@@ -47,7 +47,11 @@ def test_neues_schuldverhaeltnis_ohne_hinweis_auf_altes_recht(call, anwalt) -> N
 
 def test_entstehungstag_nach_dem_zinsbeginn_oder_in_der_zukunft_ist_ein_fehler(call, anwalt) -> None:
     spaeter = call(anwalt, "calc_verzugszinsen", {**B2B_2020, "schuldverhaeltnis_entstanden": "2020-03-01"})
-    assert not spaeter.ok and "kann nicht nach dem Zinsbeginn (Mittwoch, 01.01.2020) entstanden" in spaeter.error
+    assert not spaeter.ok and "kann nicht am Sonntag, 01.03.2020 entstanden sein" in spaeter.error
+    gleich = call(anwalt, "calc_verzugszinsen", {**B2B_2020, "schuldverhaeltnis_entstanden": "2020-01-01"})
+    assert not gleich.ok and "spätestens am Dienstag, 31.12.2019 entstanden" in gleich.error
+    davor = call(anwalt, "calc_verzugszinsen", {**B2B_2020, "schuldverhaeltnis_entstanden": "2019-12-31"})
+    assert davor.ok and davor.data["zinsen_eur"] == "812.00"
     morgen = (timezone.localdate() + timedelta(days=1)).isoformat()
     zukunft = call(anwalt, "calc_verzugszinsen", {**B2B_2020, "schuldverhaeltnis_entstanden": morgen})
     assert not zukunft.ok and "nicht in der Zukunft entstanden" in zukunft.error
