@@ -453,7 +453,8 @@ class ZinsForm(forms.Form):
         required=False,
         help_text="Bei einem Vertrag der Tag des Vertragsschlusses. Vor dem 29.07.2014 entstanden: § 288 BGB a. F. "
         "(Art. 229 § 34 EGBGB) – ohne Verbraucher 8 statt 9 Prozentpunkte, keine Pauschale. Ohne Angabe gilt das alte "
-        "Recht nur bei einem Zinsbeginn bis zum 29.07.2014.",
+        "Recht nur bei einem Zinsbeginn bis zum 29.07.2014. Vor dem 01.01.2002 entstanden: rechnet Helena nicht "
+        "(Art. 229 § 5 EGBGB).",
     )
 
     def clean(self) -> dict[str, Any]:

@@ -16,8 +16,13 @@ Legal basis
   old law applies to the whole period, later the new one, without the note. Satz 2 (a
   Dauerschuldverhältnis follows the new law for Gegenleistungen after 2016-06-30) is named, not computed.
 - Art. 229 § 5 EGBGB: for a Schuldverhältnis older than 2002 § 288 BGB in its version up to 2001-12-31
-  applies, which knows no 8 points between businesses; such a B2B calculation is refused with a
-  German message (5 points, no Pauschale: the consumer rate computes it).
+  applies (a Dauerschuldverhältnis from 2003 the BGB then in force). That version had one rate for
+  everybody, and which one depends on the day the claim fell due, which the calculator does not know:
+  5 points over the Basiszinssatz for claims due from 2000-05-01, before that § 288 BGB and § 352 HGB in
+  their older version (Art. 229 § 1 Abs. 1 Satz 3 EGBGB). Until 2001-12-31 the Basiszinssatz was that of
+  the Diskontsatz-Überleitungs-Gesetz (Art. 229 § 7 EGBGB), not in the shipped history. So a
+  Schuldverhältnis that arose before 2002, and a Zinsbeginn before 2002 (default, and so the
+  Schuldverhältnis, is older), is refused for every kind of party with one German message.
 - Interest runs from the day after Verzugseintritt (§ 187 Abs. 1 BGB analogously); ``von`` is the
   first and ``bis`` the last day with interest. Days are counted exactly and divided by the days of
   their calendar year (365 or 366); every half year and year is a period of its own.
@@ -52,7 +57,9 @@ ALTES_RECHT_BIS = date(2014, 7, 29)
 AUFSCHLAG_ALT: dict[str, Decimal] = {**AUFSCHLAG, "unternehmer": Decimal(8)}  # § 288 Abs. 2 BGB a. F.
 HINWEIS_ALTES_RECHT = (
     "Zinsbeginn {von}: Das Schuldverhältnis ist vor dem 29.07.2014 entstanden. Für solche Schuldverhältnisse gilt "
-    "§ 288 BGB in der bis zum 28.07.2014 geltenden Fassung (Art. 229 § 34 EGBGB): {folge}."
+    "§ 288 BGB in der bis zum 28.07.2014 geltenden Fassung (Art. 229 § 34 EGBGB): {folge}. Ist es schon vor dem "
+    "01.01.2002 entstanden, gilt älteres Recht (Art. 229 § 5 EGBGB), das Helena nicht berechnet; bitte dann von Hand "
+    "prüfen."
 )
 FOLGE_ALT = {
     "unternehmer": "8 statt 9 Prozentpunkte über dem Basiszinssatz und keine Pauschale nach § 288 Abs. 5 BGB",
@@ -68,11 +75,19 @@ HINWEIS_ALTES_RECHT_ENTSTANDEN = (
 )
 # Art. 229 § 5 EGBGB: an older Schuldverhältnis keeps § 288 BGB as in force up to 2001-12-31
 SCHULDRECHTSREFORM = date(2002, 1, 1)
-FEHLER_ENTSTANDEN_VOR_2002 = (
-    "Das Schuldverhältnis ist am {entstanden} entstanden, also vor dem 01.01.2002. Dafür gilt § 288 BGB in der bis "
-    "zum 31.12.2001 geltenden Fassung (Art. 229 § 5 EGBGB): 5 Prozentpunkte über dem Basiszinssatz auch ohne "
-    "Verbraucher und keine Pauschale nach § 288 Abs. 5 BGB; bei einem Dauerschuldverhältnis ab dem 01.01.2003 das "
-    "neue Recht. Rechne dafür mit 5 Prozentpunkten (§ 288 Abs. 1 BGB)."
+ANLASS_ENTSTANDEN_VOR_2002 = "Das Schuldverhältnis ist am {entstanden} entstanden, also vor dem 01.01.2002."
+ANLASS_BEGINN_VOR_2002 = (
+    "Der Zinsbeginn ({von}) liegt vor dem 01.01.2002, also ist auch das Schuldverhältnis vor dem 01.01.2002 "
+    "entstanden; bis dahin galt statt des Basiszinssatzes nach § 247 BGB der nach dem Diskontsatz-Überleitungs-Gesetz "
+    "(Art. 229 § 7 Abs. 2 EGBGB)."
+)
+FEHLER_ALTES_SCHULDRECHT = (
+    "{anlass} Für ein solches Schuldverhältnis gilt § 288 BGB in der bis zum 31.12.2001 geltenden Fassung (Art. 229 "
+    "§ 5 Satz 1 EGBGB), für ein Dauerschuldverhältnis vom 01.01.2003 an das dann geltende Recht (Satz 2). Nach der "
+    "alten Fassung hängt der Zinssatz davon ab, wann die Forderung fällig wurde (Art. 229 § 1 Abs. 1 Satz 3 EGBGB): "
+    "ab dem 01.05.2000 fünf Prozentpunkte über dem Basiszinssatz, auch zwischen Unternehmern und ohne Pauschale; "
+    "vorher ein fester Zinssatz nach § 288 BGB und § 352 HGB in der davor geltenden Fassung. Diese Berechnung "
+    "unterstützt Helena nicht; bitte von Hand prüfen."
 )
 FEHLER_ENTSTANDEN_DATUM = "Bitte gib den Tag, an dem das Schuldverhältnis entstanden ist, als Datum an (angegeben: {wert})."
 FEHLER_ENTSTANDEN_ZUKUNFT = "Das Schuldverhältnis kann nicht in der Zukunft entstanden sein (angegeben: {entstanden})."
@@ -231,7 +246,8 @@ def verzugszinsen(
     2014 reform and § 288 BGB a. F. applies (Art. 229 § 34 EGBGB): 8 points instead of 9, no Pauschale.
     ``entstanden``: the day the Schuldverhältnis arose, if known; it decides instead of the Zinsbeginn (up to
     2014-07-28 the old law, later the new one). It may lie neither after ``heute`` (required with it) nor on or after
-    ``von`` (the day after default began); before 2002 a calculation between businesses is refused (Art. 229 § 5 EGBGB: 5 points).
+    ``von`` (the day after default began). A Schuldverhältnis or Zinsbeginn before 2002 is refused for every ``art``
+    (Art. 229 §§ 1, 5, 7 EGBGB: the rate depends on the Fälligkeit, and the old Basiszinssatz is not shipped).
     ``historie``: the Basiszinssätze to use; without it only the shipped ones (the pages and the agent tool pass
     ``rechner.selectors.basiszins_historie()``, which adds the Kanzlei's entries). Raises ZinsError with a German message.
     """
@@ -249,6 +265,8 @@ def verzugszinsen(
         raise ZinsError(FEHLER_REIHENFOLGE.format(von=format_datum(von), bis=format_datum(bis)))
     if art not in AUFSCHLAG:
         raise ZinsError(FEHLER_ART.format(wert=art))
+    if von < SCHULDRECHTSREFORM:
+        raise ZinsError(FEHLER_ALTES_SCHULDRECHT.format(anlass=ANLASS_BEGINN_VOR_2002.format(von=format_datum(von))))
     # refuses periods outside the history before any work, naming the day that lies outside
     basiszins_am(von, historie)
     basiszins_am(bis, historie)
@@ -256,8 +274,9 @@ def verzugszinsen(
         if heute is None:
             raise TypeError("verzugszinsen(): entstanden needs heute, the caller's today")
         pruefe_entstanden(entstanden, von=von, heute=heute)
-        if entstanden < SCHULDRECHTSREFORM and art == "unternehmer":
-            raise ZinsError(FEHLER_ENTSTANDEN_VOR_2002.format(entstanden=format_datum(entstanden)))
+        if entstanden < SCHULDRECHTSREFORM:
+            anlass = ANLASS_ENTSTANDEN_VOR_2002.format(entstanden=format_datum(entstanden))
+            raise ZinsError(FEHLER_ALTES_SCHULDRECHT.format(anlass=anlass))
         altes_recht = art in MIT_PAUSCHALE and entstanden <= ALTES_RECHT_ENTSTANDEN_BIS
     else:
         altes_recht = art in MIT_PAUSCHALE and von <= ALTES_RECHT_BIS

@@ -84,12 +84,42 @@ def test_entstehungstag_am_zinsbeginn_wird_abgelehnt_der_tag_davor_ist_der_spaet
     )
 
 
-def test_vor_2002_entstanden_zwischen_unternehmern_verweist_auf_5_prozentpunkte() -> None:
-    """Art. 229 § 5 EGBGB: § 288 BGB as in force until 31.12.2001 had 5 points for everyone."""
-    with pytest.raises(ZinsError, match=r"Art. 229 § 5 EGBGB\): 5 Prozentpunkte"):
-        verzugszinsen(**B2B_2020, entstanden=date(2001, 12, 31), heute=HEUTE)
-    verbraucher = verzugszinsen(**{**B2B_2020, "art": "verbraucher"}, entstanden=date(2001, 12, 31), heute=HEUTE)
-    assert verbraucher.zinsen == Decimal("412.00")
+ALTES_SCHULDRECHT = (
+    "Für ein solches Schuldverhältnis gilt § 288 BGB in der bis zum 31.12.2001 geltenden Fassung (Art. 229 § 5 Satz 1 "
+    "EGBGB), für ein Dauerschuldverhältnis vom 01.01.2003 an das dann geltende Recht (Satz 2). Nach der alten Fassung "
+    "hängt der Zinssatz davon ab, wann die Forderung fällig wurde (Art. 229 § 1 Abs. 1 Satz 3 EGBGB): ab dem "
+    "01.05.2000 fünf Prozentpunkte über dem Basiszinssatz, auch zwischen Unternehmern und ohne Pauschale; vorher ein "
+    "fester Zinssatz nach § 288 BGB und § 352 HGB in der davor geltenden Fassung. Diese Berechnung unterstützt Helena "
+    "nicht; bitte von Hand prüfen."
+)
+
+
+@pytest.mark.parametrize("art", ["unternehmer", "verbraucher_glaeubiger", "verbraucher"])
+def test_vor_2002_entstanden_lehnt_der_rechner_fuer_alle_beteiligten_ab(art: str) -> None:
+    """Art. 229 § 5 EGBGB keeps § 288 BGB as in force until 31.12.2001, whose rate depends on the Fälligkeit
+    (Art. 229 § 1 Abs. 1 Satz 3 EGBGB): 5 points only for claims due from 01.05.2000. No figure is computed."""
+    with pytest.raises(ZinsError) as fehler:
+        verzugszinsen(**{**B2B_2020, "art": art}, entstanden=date(2001, 12, 31), heute=HEUTE)
+    assert str(fehler.value) == (
+        "Das Schuldverhältnis ist am Montag, 31.12.2001 entstanden, also vor dem 01.01.2002. " + ALTES_SCHULDRECHT
+    )
+    assert verzugszinsen(**{**B2B_2020, "art": art}, entstanden=date(2002, 1, 1), heute=HEUTE).zinsen > 0
+
+
+def test_zinsbeginn_vor_2002_nennt_das_alte_recht_und_den_alten_basiszinssatz() -> None:
+    with pytest.raises(ZinsError) as fehler:
+        verzugszinsen(hauptforderung="1000", von=date(2001, 12, 31), bis=date(2002, 1, 31), art="verbraucher")
+    assert str(fehler.value) == (
+        "Der Zinsbeginn (Montag, 31.12.2001) liegt vor dem 01.01.2002, also ist auch das Schuldverhältnis vor dem "
+        "01.01.2002 entstanden; bis dahin galt statt des Basiszinssatzes nach § 247 BGB der nach dem "
+        "Diskontsatz-Überleitungs-Gesetz (Art. 229 § 7 Abs. 2 EGBGB). " + ALTES_SCHULDRECHT
+    )
+
+
+def test_altes_recht_nach_dem_zinsbeginn_nennt_den_fall_vor_2002() -> None:
+    zinsen = verzugszinsen(hauptforderung="1000", von=date(2005, 1, 1), bis=date(2005, 1, 31), art="unternehmer")
+    assert zinsen.perioden[0].zinssatz == Decimal("9.21")  # 1,21 % + 8 points (§ 288 Abs. 2 BGB a. F.)
+    assert "Ist es schon vor dem 01.01.2002 entstanden, gilt älteres Recht (Art. 229 § 5 EGBGB)" in zinsen.erlaeuterung
 
 
 @pytest.mark.parametrize(
@@ -147,8 +177,11 @@ def test_seite_lehnt_einen_entstehungstag_nach_dem_zinsbeginn_oder_in_der_zukunf
     zukunft = seite(angemeldet, art="verbraucher", entstanden=morgen.isoformat())
     assert f"nicht in der Zukunft entstanden sein (angegeben: {format_datum(morgen)})" in zukunft
     assert 'id="ergebnis-h"' not in zukunft
-    vor_2002 = seite(angemeldet, art="unternehmer", entstanden="2001-06-01")
-    assert "Art. 229 § 5 EGBGB" in vor_2002 and 'id="ergebnis-h"' not in vor_2002
+    for art in ("unternehmer", "verbraucher"):
+        vor_2002 = seite(angemeldet, art=art, entstanden="2001-06-01")
+        assert "Das Schuldverhältnis ist am Freitag, 01.06.2001 entstanden, also vor dem 01.01.2002." in vor_2002
+        assert "Diese Berechnung unterstützt Helena nicht; bitte von Hand prüfen." in vor_2002
+        assert "Rechne dafür" not in vor_2002 and 'id="ergebnis-h"' not in vor_2002
 
 
 def test_seite_lehnt_den_zinsbeginn_als_entstehungstag_ab(angemeldet) -> None:

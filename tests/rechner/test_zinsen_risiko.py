@@ -73,9 +73,9 @@ def test_zinsen_verbraucher_als_glaeubiger_einer_entgeltforderung_bekommt_die_pa
     ("kwargs", "meldung"),
     [
         ({"von": date(2025, 3, 1), "bis": date(2025, 2, 1)}, "liegt vor ihrem Beginn"),
-        ({"von": date(2001, 12, 1), "bis": date(2002, 2, 1)}, "ab dem 01.01.2002"),
+        ({"von": date(2001, 12, 1), "bis": date(2002, 2, 1)}, r"Zinsbeginn \(Samstag, 01\.12\.2001\) liegt vor dem 01\.01\.2002"),
         # the day outside the history is the start, not the end the user entered
-        ({"von": date(1990, 1, 1), "bis": date(1990, 12, 31)}, r"Beginn Montag, 01\.01\.1990 liegt davor"),
+        ({"von": date(1990, 1, 1), "bis": date(1990, 12, 31)}, r"Zinsbeginn \(Montag, 01\.01\.1990\) liegt vor"),
         ({"von": date(2026, 6, 1), "bis": date(2026, 8, 1)}, "ab dem Mittwoch, 01.07.2026 ist im Rechner noch nicht"),
         ({"hauptforderung": "1,234"}, "mehrdeutig"),
         ({"art": "bank"}, "Unbekannte Art"),

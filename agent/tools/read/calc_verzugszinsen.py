@@ -58,6 +58,7 @@ class CalcVerzugszinsenParams(Params):
             "Prozentpunkte und keine Pauschale von 40 €, auch wenn der Verzug erst später begann; danach das neue "
             "Recht. Weglassen, wenn unbekannt: dann gilt das alte Recht nur bei einem Zinsbeginn bis zum "
             "29.07.2014, und das Ergebnis weist auf den Fall eines älteren Schuldverhältnisses hin (dann erfragen). "
+            "Vor dem 01.01.2002 entstanden: der Rechner lehnt ab (altes Recht, Art. 229 §§ 1, 5 EGBGB). "
             "Spätestens der Tag vor 'von' (der Tag des Verzugseintritts), nicht in der Zukunft.",
         ),
     ] = None
@@ -111,9 +112,10 @@ TOOL = Tool(
         "pauschale_288_5_eur, erlaeuterung}.\n"
         "Pass schuldverhaeltnis_entstanden when known for 'unternehmer'/'verbraucher_glaeubiger': a "
         "Schuldverhältnis from before 2014-07-29 keeps the old § 288 BGB (8 points, no 40 EUR).\n"
-        "Errors: end before start; schuldverhaeltnis_entstanden on or after von or in the future; a period before 2002 "
-        "or after the last stored Basiszinssatz (shipped, or added by a Kanzlei admin; the message says until when "
-        "it can compute and where an admin adds the rate).\n"
+        "Errors: end before start; schuldverhaeltnis_entstanden on or after von or in the future; a Zinsbeginn or "
+        "Schuldverhältnis before 2002 (old law, to be checked by hand); a period after the last stored Basiszinssatz "
+        "(shipped, or added by a Kanzlei admin; the message says until when it can compute and where an admin adds "
+        "the rate).\n"
         'Example: {"hauptforderung": 10000, "von": "2024-01-01", "bis": "2024-12-31", "art": "unternehmer"}'
     ),
     params=CalcVerzugszinsenParams,

@@ -55,3 +55,10 @@ def test_entstehungstag_nach_dem_zinsbeginn_oder_in_der_zukunft_ist_ein_fehler(c
     morgen = (timezone.localdate() + timedelta(days=1)).isoformat()
     zukunft = call(anwalt, "calc_verzugszinsen", {**B2B_2020, "schuldverhaeltnis_entstanden": morgen})
     assert not zukunft.ok and "nicht in der Zukunft entstanden" in zukunft.error
+
+
+@pytest.mark.parametrize("art", ["unternehmer", "verbraucher"])
+def test_schuldverhaeltnis_vor_2002_lehnt_das_werkzeug_ab(call, anwalt, art: str) -> None:
+    result = call(anwalt, "calc_verzugszinsen", {**B2B_2020, "art": art, "schuldverhaeltnis_entstanden": "2001-06-01"})
+    assert not result.ok and "Art. 229 § 5 Satz 1 EGBGB" in result.error
+    assert "Diese Berechnung unterstützt Helena nicht; bitte von Hand prüfen." in result.error
