@@ -332,3 +332,25 @@ def test_a_hyphenated_statute_not_loaded_is_named_whole(shipped_gesetze):
     assert unknown_laws("Auskunft nach der DS-GVO", law_names()) == ["DS-GVO"]
     assert unknown_laws("Was kostet ein DSGVO-Verstoß?", law_names()) == ["DSGVO"]
     assert search_normen(query="Auskunft nach der DS-GVO").hinweis.startswith("„DS-GVO“ ist nicht im Bestand.")
+
+
+@pytest.mark.django_db
+def test_a_section_the_best_hits_refer_to_is_found_though_it_shares_no_word_of_the_question():
+    gesetz = Gesetz.objects.create(abkuerzung="RefG", titel="Verweisungsgesetz", slug="refg")
+    _norm(gesetz, "1", "Bei Bestellungen im Fernabsatz steht dem Käufer ein Widerruf gemäß § 5 zu.")
+    _norm(gesetz, "2", "Die Frist für den Widerruf bei Bestellungen beginnt nach § 5 Absatz 2 mit Erhalt der Ware.")
+    _norm(gesetz, "3", "Für Bestellungen gilt § 6 des Ersten Buches Sozialgesetzbuch entsprechend; § 7 ist anzuwenden.")
+    _norm(gesetz, "5", "Das Recht ist binnen vierzehn Tagen in Textform zu erklären.")
+    _norm(gesetz, "6", "Eine Vorschrift desselben Gesetzes, die nur ein anderes Gesetz zitiert.")
+    weggefallen = _norm(gesetz, "7", "(weggefallen)")
+    Norm.objects.filter(pk=weggefallen.pk).update(aufgehoben=True)
+    for i in range(8, 60):
+        _norm(gesetz, str(i), f"Sonstige Vorschrift Nummer {i} über andere Dinge.")
+    lexem_statistik_refresh(kind="NORM")
+
+    found = [r["zitat"] for r in search_normen(query="Widerruf von Bestellungen", gesetz="RefG", mode="fulltext").results]
+
+    assert found[:2] == ["§ 2 RefG", "§ 1 RefG"] or found[:2] == ["§ 1 RefG", "§ 2 RefG"]
+    assert "§ 5 RefG" in found  # cited by both best hits, shares no word with the question
+    assert "§ 6 RefG" not in found  # "§ 6 des Ersten Buches …" is another statute's section
+    assert "§ 7 RefG" not in found  # repealed sections never appear
