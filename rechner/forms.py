@@ -451,10 +451,12 @@ class ZinsForm(forms.Form):
     entstanden = _datum(
         label="Schuldverhältnis entstanden am",
         required=False,
-        help_text="Bei einem Vertrag der Tag des Vertragsschlusses. Vor dem 29.07.2014 entstanden: § 288 BGB a. F. "
-        "(Art. 229 § 34 EGBGB) – ohne Verbraucher 8 statt 9 Prozentpunkte, keine Pauschale. Ohne Angabe gilt das alte "
-        "Recht nur bei einem Zinsbeginn bis zum 29.07.2014. Vor dem 01.01.2002 entstanden: rechnet Helena nicht "
-        "(Art. 229 § 5 EGBGB).",
+        help_text="Bei einem Vertrag der Tag des Vertragsschlusses – nicht das Datum der Rechnung, Lieferung oder "
+        "Fälligkeit; ist er unbekannt, bitte leer lassen. Vor dem 29.07.2014 entstanden: § 288 BGB a. F. (Art. 229 "
+        "§ 34 Satz 1 EGBGB) – ohne Verbraucher 8 statt 9 Prozentpunkte, keine Pauschale. Bei einem "
+        "Dauerschuldverhältnis (z. B. Miete, Leasing, Dienstvertrag) gilt für Gegenleistungen, die nach dem "
+        "30.06.2016 erbracht wurden, das neue Recht (Satz 2). Ohne Angabe gilt das alte Recht nur bei einem "
+        "Zinsbeginn bis zum 29.07.2014. Vor dem 01.01.2002 entstanden: rechnet Helena nicht (Art. 229 § 5 EGBGB).",
     )
 
     def clean(self) -> dict[str, Any]:

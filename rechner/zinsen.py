@@ -13,8 +13,17 @@ Legal basis
   2014-07-29 means default began by 2014-07-28, so the Schuldverhältnis is older: the old law is
   applied. A later Zinsbeginn may still belong to an older Schuldverhältnis; the result says so. A
   caller who knows the day the Schuldverhältnis arose (``entstanden``) passes it: up to 2014-07-28 the
-  old law applies to the whole period, later the new one, without the note. Satz 2 (a
-  Dauerschuldverhältnis follows the new law for Gegenleistungen after 2016-06-30) is named, not computed.
+  old law applies to the whole period, later the new one, without the note.
+- Art. 229 § 34 Satz 2 EGBGB: an older Dauerschuldverhältnis follows the new law "soweit die Gegenleistung
+  nach dem 30. Juni 2016 erbracht wird". The Gegenleistung is the creditor's performance the Entgelt is
+  owed for (the word the same 2014 law uses in § 271a BGB: "Empfang der Gegenleistung"), e.g. the use of
+  a flat in July 2016 for July's rent; it is neither the interest period nor the day of payment. The
+  calculator cannot know it: ``dauerschuldverhaeltnis`` is the caller's statement that the claim is the
+  Entgelt for such a Gegenleistung after 2016-06-30 from a Dauerschuldverhältnis. Then the new law applies
+  to the whole claim, whenever the Schuldverhältnis arose (one older than 2002 has followed the BGB then
+  in force since 2003, Art. 229 § 5 Satz 2 EGBGB). A claim for Gegenleistungen on both sides of the day
+  is to be split by the caller. The new law did not exist before 2014-07-29: with the statement, a
+  Zinsbeginn before that day is refused.
 - Art. 229 § 5 EGBGB: for a Schuldverhältnis older than 2002 § 288 BGB in its version up to 2001-12-31
   applies (a Dauerschuldverhältnis from 2003 the BGB then in force). That version had one rate for
   everybody, and which one depends on the day the claim fell due, which the calculator does not know:
@@ -71,7 +80,26 @@ HINWEIS_ALTES_RECHT_ENTSTANDEN = (
     "Das Schuldverhältnis ist am {entstanden} entstanden, also vor dem 29.07.2014. Dafür gilt § 288 BGB in der bis "
     "zum 28.07.2014 geltenden Fassung (Art. 229 § 34 Satz 1 EGBGB): {folge}. Bei einem Dauerschuldverhältnis gilt "
     "für Gegenleistungen, die nach dem 30.06.2016 erbracht werden, das neue Recht (Art. 229 § 34 Satz 2 EGBGB); "
-    "dafür bitte gesondert ohne dieses Datum rechnen."
+    "für eine solche Forderung gilt dieses Ergebnis nicht, sie ist als Dauerschuldverhältnis mit Gegenleistung nach "
+    "dem 30.06.2016 zu rechnen."
+)
+# Art. 229 § 34 Satz 2 EGBGB: the new law for an older Dauerschuldverhältnis's Gegenleistung after 2016-06-30
+NEUES_RECHT_AB = date(2014, 7, 29)
+ANLASS_ENTSTANDEN_VOR_2014 = "Das Schuldverhältnis ist am {entstanden} entstanden, also vor dem 29.07.2014. "
+HINWEIS_DAUERSCHULD = (
+    "{anlass}Für eine Forderung aus einem Dauerschuldverhältnis, deren Gegenleistung nach dem 30.06.2016 erbracht "
+    "wurde, gilt § 288 BGB in der seit dem 29.07.2014 geltenden Fassung, auch wenn das Schuldverhältnis vorher "
+    "entstanden ist (Art. 229 § 34 Satz 2 EGBGB){vor_2002}; so ist hier gerechnet. Für Gegenleistungen bis zum "
+    "30.06.2016 gilt bei einem vor dem 29.07.2014 entstandenen Schuldverhältnis das alte Recht: bitte getrennt rechnen."
+)
+DAUERSCHULD_VOR_2002 = (
+    ", auch vor dem 01.01.2002 (ein solches Dauerschuldverhältnis folgt seit dem 01.01.2003 dem jeweils geltenden "
+    "BGB, Art. 229 § 5 Satz 2 EGBGB)"
+)
+FEHLER_DAUERSCHULD_VOR_2014 = (
+    "Zinsbeginn {von}: Die Angabe „Dauerschuldverhältnis, Gegenleistung nach dem 30.06.2016“ führt zu § 288 BGB in "
+    "der seit dem 29.07.2014 geltenden Fassung (Art. 229 § 34 Satz 2 EGBGB), die für Zinstage vor dem 29.07.2014 "
+    "nicht gilt. Diese Berechnung unterstützt Helena nicht; bitte von Hand prüfen."
 )
 # Art. 229 § 5 EGBGB: an older Schuldverhältnis keeps § 288 BGB as in force up to 2001-12-31
 SCHULDRECHTSREFORM = date(2002, 1, 1)
@@ -193,6 +221,8 @@ class Zinsberechnung:
     pauschale: Decimal
     erlaeuterung: str
     entstanden: date | None = None  # the day the Schuldverhältnis arose, as the caller gave it
+    # the caller's statement: Dauerschuldverhältnis, the claim pays for a Gegenleistung after 2016-06-30
+    dauerschuldverhaeltnis: bool = False
 
 
 def halbjahr_ende(tag: date) -> date:
@@ -235,6 +265,7 @@ def verzugszinsen(
     bis: date,
     art: str = "verbraucher",
     entstanden: date | None = None,
+    dauerschuldverhaeltnis: bool = False,
     heute: date | None = None,
     historie: Zinshistorie | None = None,
 ) -> Zinsberechnung:
@@ -248,6 +279,9 @@ def verzugszinsen(
     2014-07-28 the old law, later the new one). It may lie neither after ``heute`` (required with it) nor on or after
     ``von`` (the day after default began). A Schuldverhältnis or Zinsbeginn before 2002 is refused for every ``art``
     (Art. 229 §§ 1, 5, 7 EGBGB: the rate depends on the Fälligkeit, and the old Basiszinssatz is not shipped).
+    ``dauerschuldverhaeltnis``: the caller states that the claim is the Entgelt from a Dauerschuldverhältnis for a
+    Gegenleistung rendered after 2016-06-30; then the new law applies however old the Schuldverhältnis is
+    (Art. 229 § 34 Satz 2 EGBGB), and a Zinsbeginn before 2014-07-29 is refused.
     ``historie``: the Basiszinssätze to use; without it only the shipped ones (the pages and the agent tool pass
     ``rechner.selectors.basiszins_historie()``, which adds the Kanzlei's entries). Raises ZinsError with a German message.
     """
@@ -267,6 +301,8 @@ def verzugszinsen(
         raise ZinsError(FEHLER_ART.format(wert=art))
     if von < SCHULDRECHTSREFORM:
         raise ZinsError(FEHLER_ALTES_SCHULDRECHT.format(anlass=ANLASS_BEGINN_VOR_2002.format(von=format_datum(von))))
+    if dauerschuldverhaeltnis and von < NEUES_RECHT_AB:
+        raise ZinsError(FEHLER_DAUERSCHULD_VOR_2014.format(von=format_datum(von)))
     # refuses periods outside the history before any work, naming the day that lies outside
     basiszins_am(von, historie)
     basiszins_am(bis, historie)
@@ -274,12 +310,15 @@ def verzugszinsen(
         if heute is None:
             raise TypeError("verzugszinsen(): entstanden needs heute, the caller's today")
         pruefe_entstanden(entstanden, von=von, heute=heute)
-        if entstanden < SCHULDRECHTSREFORM:
+        if entstanden < SCHULDRECHTSREFORM and not dauerschuldverhaeltnis:
             anlass = ANLASS_ENTSTANDEN_VOR_2002.format(entstanden=format_datum(entstanden))
             raise ZinsError(FEHLER_ALTES_SCHULDRECHT.format(anlass=anlass))
-        altes_recht = art in MIT_PAUSCHALE and entstanden <= ALTES_RECHT_ENTSTANDEN_BIS
+        vorher_entstanden = entstanden <= ALTES_RECHT_ENTSTANDEN_BIS
     else:
-        altes_recht = art in MIT_PAUSCHALE and von <= ALTES_RECHT_BIS
+        vorher_entstanden = von <= ALTES_RECHT_BIS
+    # Satz 2 makes the new law apply however old the Schuldverhältnis is; without the statement Satz 1 decides
+    satz_2 = dauerschuldverhaeltnis and (entstanden is None or vorher_entstanden)
+    altes_recht = art in MIT_PAUSCHALE and vorher_entstanden and not dauerschuldverhaeltnis
     aufschlag = (AUFSCHLAG_ALT if altes_recht else AUFSCHLAG)[art]
     perioden: list[Zinsperiode] = []
     summe = Decimal(0)
@@ -311,7 +350,11 @@ def verzugszinsen(
     zeilen.append(f"Zinsen gesamt: {format_euro(runde_cent(summe))}.")
     if pauschale:
         zeilen.append("Verzugspauschale nach § 288 Abs. 5 BGB: 40,00 € (auf Kosten der Rechtsverfolgung anzurechnen).")
-    if altes_recht and entstanden is not None:
+    if satz_2:
+        anlass = ANLASS_ENTSTANDEN_VOR_2014.format(entstanden=format_datum(entstanden)) if entstanden is not None else ""
+        vor_2002 = DAUERSCHULD_VOR_2002 if entstanden is not None and entstanden < SCHULDRECHTSREFORM else ""
+        zeilen.append(HINWEIS_DAUERSCHULD.format(anlass=anlass, vor_2002=vor_2002))
+    elif altes_recht and entstanden is not None:
         zeilen.append(HINWEIS_ALTES_RECHT_ENTSTANDEN.format(entstanden=format_datum(entstanden), folge=FOLGE_ALT[art]))
     elif altes_recht:
         zeilen.append(HINWEIS_ALTES_RECHT.format(von=format_datum(von), folge=FOLGE_ALT[art]))
@@ -327,4 +370,5 @@ def verzugszinsen(
         pauschale=pauschale,
         erlaeuterung="\n".join(zeilen),
         entstanden=entstanden,
+        dauerschuldverhaeltnis=dauerschuldverhaeltnis,
     )

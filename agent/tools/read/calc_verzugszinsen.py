@@ -52,16 +52,35 @@ class CalcVerzugszinsenParams(Params):
     schuldverhaeltnis_entstanden: Annotated[
         datetime.date | None,
         Field(
-            description="Tag, an dem das Schuldverhältnis entstanden ist (JJJJ-MM-TT), bei einem Vertrag der "
-            "Vertragsschluss. Angeben, wenn er bekannt ist und art 'unternehmer' oder 'verbraucher_glaeubiger' ist: "
-            "Ist es vor dem 29.07.2014 entstanden, gilt § 288 BGB a. F. (Art. 229 § 34 EGBGB) – 8 statt 9 "
-            "Prozentpunkte und keine Pauschale von 40 €, auch wenn der Verzug erst später begann; danach das neue "
-            "Recht. Weglassen, wenn unbekannt: dann gilt das alte Recht nur bei einem Zinsbeginn bis zum "
-            "29.07.2014, und das Ergebnis weist auf den Fall eines älteren Schuldverhältnisses hin (dann erfragen). "
-            "Vor dem 01.01.2002 entstanden: der Rechner lehnt ab (altes Recht, Art. 229 §§ 1, 5 EGBGB). "
-            "Spätestens der Tag vor 'von' (der Tag des Verzugseintritts), nicht in der Zukunft.",
+            description="Tag, an dem das Schuldverhältnis entstanden ist (JJJJ-MM-TT), bei einem Vertrag der Tag des "
+            "Vertragsschlusses. Nur einen bekannten Tag angeben: nie das Datum der Rechnung, der Lieferung, der "
+            "Leistung oder der Fälligkeit ersatzweise einsetzen – sie liegen nach dem Vertragsschluss und führen "
+            "fälschlich zum neuen Recht. Ist der Vertragsschluss unbekannt und art 'unternehmer' oder "
+            "'verbraucher_glaeubiger', weglassen und den Nutzer danach fragen. Vor dem 29.07.2014 entstanden: "
+            "§ 288 BGB a. F. (Art. 229 § 34 Satz 1 EGBGB) – 8 statt 9 Prozentpunkte und keine Pauschale von 40 €, "
+            "auch wenn der Verzug erst später begann. Ausnahme (Satz 2): Bei einem Dauerschuldverhältnis (z. B. "
+            "Miete, Leasing, Dienstvertrag, Abonnement) gilt für Gegenleistungen, die nach dem 30.06.2016 erbracht "
+            "wurden, das neue Recht – dann zusätzlich dauerschuldverhaeltnis=true. Vor dem 01.01.2002 entstanden: "
+            "der Rechner lehnt ab (altes Recht, Art. 229 §§ 1, 5 EGBGB), außer mit dauerschuldverhaeltnis=true. "
+            "Ohne diese Angabe gilt das alte Recht nur bei einem Zinsbeginn bis zum 29.07.2014, und das Ergebnis "
+            "weist auf den Fall eines älteren Schuldverhältnisses hin. Spätestens der Tag vor 'von' (der Tag des "
+            "Verzugseintritts), nicht in der Zukunft.",
         ),
     ] = None
+    dauerschuldverhaeltnis: Annotated[
+        bool,
+        Field(
+            description="true nur, wenn beides feststeht: Das Schuldverhältnis ist ein Dauerschuldverhältnis (z. B. "
+            "Miete, Leasing, Dienstvertrag, Abonnement), und die Forderung ist das Entgelt für eine Gegenleistung, "
+            "die nach dem 30.06.2016 erbracht wurde (die Leistung des Gläubigers, für die gezahlt wird, z. B. die "
+            "Überlassung der Mietsache im Juli 2016 bei der Miete für Juli 2016 – nicht der Tag der Zahlung und nicht "
+            "der Zinszeitraum). Dann gilt das neue Recht (9 Prozentpunkte und 40 € bei 'unternehmer', 40 € bei "
+            "'verbraucher_glaeubiger'), auch wenn das Schuldverhältnis vor dem 29.07.2014 entstanden ist (Art. 229 "
+            "§ 34 Satz 2 EGBGB). Betrifft die Forderung Gegenleistungen bis zum 30.06.2016: false; umfasst sie "
+            "Gegenleistungen vor und nach diesem Tag, die Teile getrennt berechnen; ist es unbekannt, den Nutzer "
+            "fragen. Mit einem Zinsbeginn vor dem 29.07.2014 lehnt der Rechner ab.",
+        ),
+    ] = False
 
 
 def execute(ctx: ToolContext, params: CalcVerzugszinsenParams) -> ToolResult:
@@ -72,6 +91,7 @@ def execute(ctx: ToolContext, params: CalcVerzugszinsenParams) -> ToolResult:
             bis=params.bis,
             art=params.art,
             entstanden=params.schuldverhaeltnis_entstanden,
+            dauerschuldverhaeltnis=params.dauerschuldverhaeltnis,
             heute=today(),
             historie=basiszins_historie(),
         )
@@ -82,6 +102,7 @@ def execute(ctx: ToolContext, params: CalcVerzugszinsenParams) -> ToolResult:
         "von": iso(zinsen.von),
         "bis": iso(zinsen.bis),
         **({"schuldverhaeltnis_entstanden": iso(zinsen.entstanden)} if zinsen.entstanden else {}),
+        **({"dauerschuldverhaeltnis": True} if zinsen.dauerschuldverhaeltnis else {}),
         "perioden": [
             {
                 "von": iso(p.von),
@@ -110,8 +131,11 @@ TOOL = Tool(
         "Use it for interest claims in dunning letters, lawsuits and settlements - never compute interest yourself.\n"
         "Returns {zinsen_eur, perioden: [{von, bis, tage, basiszins_prozent, zinssatz_prozent, zinsen_eur}], "
         "pauschale_288_5_eur, erlaeuterung}.\n"
-        "Pass schuldverhaeltnis_entstanden when known for 'unternehmer'/'verbraucher_glaeubiger': a "
-        "Schuldverhältnis from before 2014-07-29 keeps the old § 288 BGB (8 points, no 40 EUR).\n"
+        "For 'unternehmer'/'verbraucher_glaeubiger' pass schuldverhaeltnis_entstanden only when the day the "
+        "Schuldverhältnis arose (Vertragsschluss) is known - never an invoice, delivery or due date instead; ask the "
+        "user when it is unknown. A Schuldverhältnis from before 2014-07-29 keeps the old § 288 BGB (8 points, no "
+        "40 EUR), except a Dauerschuldverhältnis (rent, leasing, service contract, subscription) for Gegenleistungen "
+        "rendered after 2016-06-30: then also dauerschuldverhaeltnis=true (new law).\n"
         "Errors: end before start; schuldverhaeltnis_entstanden on or after von or in the future; a Zinsbeginn or "
         "Schuldverhältnis before 2002 (old law, to be checked by hand); a period after the last stored Basiszinssatz "
         "(shipped, or added by a Kanzlei admin; the message says until when it can compute and where an admin adds "

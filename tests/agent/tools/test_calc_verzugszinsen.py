@@ -23,7 +23,40 @@ def test_das_modell_erfaehrt_auf_deutsch_wann_es_den_entstehungstag_angibt(call,
     from agent.tools.read.calc_verzugszinsen import CalcVerzugszinsenParams
 
     schema = CalcVerzugszinsenParams.model_json_schema()["properties"]["schuldverhaeltnis_entstanden"]
-    assert "vor dem 29.07.2014" in schema["description"] and "Art. 229 § 34 EGBGB" in schema["description"]
+    assert "Vor dem 29.07.2014 entstanden" in schema["description"] and "Art. 229 § 34 Satz 1 EGBGB" in schema["description"]
+
+
+def test_das_modell_setzt_nie_rechnungs_liefer_oder_faelligkeitsdatum_ein_und_kennt_satz_2(call, anwalt) -> None:
+    from agent.tools.read.calc_verzugszinsen import TOOL, CalcVerzugszinsenParams
+
+    schema = CalcVerzugszinsenParams.model_json_schema()["properties"]
+    entstanden = schema["schuldverhaeltnis_entstanden"]["description"]
+    assert "nie das Datum der Rechnung, der Lieferung, der Leistung oder der Fälligkeit" in entstanden
+    assert "den Nutzer danach fragen" in entstanden
+    assert "Dauerschuldverhältnis" in entstanden and "nach dem 30.06.2016" in entstanden
+    assert "auch wenn der Verzug erst später begann. Ausnahme (Satz 2)" in entstanden
+    flag = schema["dauerschuldverhaeltnis"]
+    assert flag["type"] == "boolean" and flag["default"] is False
+    assert "Art. 229 § 34 Satz 2 EGBGB" in flag["description"] and "nach dem 30.06.2016 erbracht" in flag["description"]
+    assert "never an invoice, delivery or due date" in TOOL.description
+
+
+def test_altes_dauerschuldverhaeltnis_mit_neuer_gegenleistung_nach_neuem_recht(call, anwalt) -> None:
+    """The review's probe: B2B contract of 01.03.2010, interest in 2023."""
+    probe = {"hauptforderung": "10.000", "von": "2023-01-01", "bis": "2023-12-31", "art": "unternehmer"}
+    result = call(
+        anwalt, "calc_verzugszinsen", {**probe, "schuldverhaeltnis_entstanden": "2010-03-01", "dauerschuldverhaeltnis": True}
+    )
+    assert result.ok, result.error
+    assert [p["zinssatz_prozent"] for p in result.data["perioden"]] == ["10.62", "12.12"]
+    assert result.data["pauschale_288_5_eur"] == "40.00" and result.data["dauerschuldverhaeltnis"] is True
+    assert "Art. 229 § 34 Satz 2 EGBGB" in result.data["erlaeuterung"]
+    ohne = call(anwalt, "calc_verzugszinsen", {**probe, "schuldverhaeltnis_entstanden": "2010-03-01"})
+    assert ohne.ok and ohne.data["pauschale_288_5_eur"] == "0.00" and "dauerschuldverhaeltnis" not in ohne.data
+    assert [p["zinssatz_prozent"] for p in ohne.data["perioden"]] == ["9.62", "11.12"]
+    assert "für eine solche Forderung gilt dieses Ergebnis nicht" in ohne.data["erlaeuterung"]
+    frueh = call(anwalt, "calc_verzugszinsen", {**probe, "von": "2014-07-01", "dauerschuldverhaeltnis": True})
+    assert not frueh.ok and "bitte von Hand prüfen" in frueh.error
 
 
 def test_altes_schuldverhaeltnis_nach_altem_recht(call, anwalt) -> None:
