@@ -458,6 +458,14 @@ class ZinsForm(forms.Form):
         "30.06.2016 erbracht wurden, das neue Recht (Satz 2). Ohne Angabe gilt das alte Recht nur bei einem "
         "Zinsbeginn bis zum 29.07.2014. Vor dem 01.01.2002 entstanden: rechnet Helena nicht (Art. 229 § 5 EGBGB).",
     )
+    dauerschuldverhaeltnis = forms.BooleanField(
+        label="Dauerschuldverhältnis (z. B. Miete, Leasing, Dienstvertrag): Forderung für eine Gegenleistung nach dem 30.06.2016",
+        required=False,
+        help_text="Nur ankreuzen, wenn die Forderung das Entgelt für eine Leistung ist, die nach dem 30.06.2016 erbracht "
+        "wurde (z. B. die Miete für Juli 2016 oder später; nicht der Tag der Zahlung): Dann gilt das neue Recht, auch "
+        "wenn das Schuldverhältnis vor dem 29.07.2014 entstanden ist (Art. 229 § 34 Satz 2 EGBGB). Betrifft die "
+        "Forderung Leistungen vor und nach diesem Tag, bitte getrennt rechnen.",
+    )
 
     def clean(self) -> dict[str, Any]:
         daten = super().clean() or {}

@@ -167,6 +167,7 @@ def zinsrechner(request: HttpRequest) -> HttpResponse:
                 bis=daten["bis"],
                 art=daten["art"],
                 entstanden=daten["entstanden"],
+                dauerschuldverhaeltnis=daten["dauerschuldverhaeltnis"],
                 heute=timezone.localdate(),
                 historie=basiszins_historie(),
             )

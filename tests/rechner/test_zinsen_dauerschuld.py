@@ -93,3 +93,23 @@ def test_seite_nennt_beim_entstehungstag_den_vertragsschluss_und_satz_2(angemeld
     assert "nicht das Datum der Rechnung, Lieferung oder Fälligkeit" in html
     assert "Dauerschuldverhältnis (z. B. Miete, Leasing, Dienstvertrag) gilt für Gegenleistungen" in html
     assert "Vor dem 01.01.2002 entstanden: rechnet Helena nicht" in html
+
+
+def test_seite_rechnet_ein_altes_dauerschuldverhaeltnis_mit_neuer_gegenleistung_nach_neuem_recht(angemeldet) -> None:
+    params = {"hauptforderung": "10.000", "von": "2023-01-01", "bis": "2023-12-31", "art": "unternehmer"}
+    leer = unescape(angemeldet.get("/rechner/zinsen/").content.decode())
+    assert 'name="dauerschuldverhaeltnis"' in leer and 'type="checkbox"' in leer
+    assert "Dauerschuldverhältnis (z. B. Miete, Leasing, Dienstvertrag): Forderung für eine Gegenleistung" in leer
+    neu = unescape(
+        angemeldet.get(
+            "/rechner/zinsen/", {**params, "entstanden": "2010-03-01", "dauerschuldverhaeltnis": "on"}
+        ).content.decode()
+    )
+    assert "10,62 %" in neu and "12,12 %" in neu and "Verzugspauschale (§ 288 Abs. 5 BGB)" in neu
+    assert "Art. 229 § 34 Satz 2 EGBGB" in neu.split('id="ergebnis-h"')[1]
+    alt = unescape(angemeldet.get("/rechner/zinsen/", {**params, "entstanden": "2010-03-01"}).content.decode())
+    assert "9,62 %" in alt and "Verzugspauschale (§ 288 Abs. 5 BGB)" not in alt
+    frueh = unescape(
+        angemeldet.get("/rechner/zinsen/", {**params, "von": "2014-07-01", "dauerschuldverhaeltnis": "on"}).content.decode()
+    )
+    assert "bitte von Hand prüfen" in frueh and 'id="ergebnis-h"' not in frueh
