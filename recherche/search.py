@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 from django.db import connection
+from django.db.models import Q
 from wordfreq import get_frequency_dict
 
 from akten.models import Dokument
@@ -901,7 +902,7 @@ def search_normen(
         if (norm.gesetz_id, norm.gliederung) in areas:
             hit.score *= 1 + AREA_BOOST
     hits.sort(key=lambda h: (-h.score, h.object_id))
-    hits = _with_referenced(hits, norms)
+    hits = _with_referenced(hits, norms, keep=limit + len(exact_ids))
     ordered: list[tuple[Norm, Hit | None]] = [(norms[pk], None) for pk in exact_ids]
     ordered += [(norms[h.object_id], h) for h in hits if h.object_id not in exact_ids]
     for norm, ranked in ordered[:limit]:
@@ -916,13 +917,13 @@ def search_normen(
     return result
 
 
-def _with_referenced(hits: list[Hit], norms: dict[int, Norm]) -> list[Hit]:
-    """`hits` (ordered) with the sections the best of them refer to in their own statute raised: each
-    of the REFERENCE_TOP best hits passes REFERENCE_SHARE of its score to every section its text
-    cites ("ein Widerrufsrecht gemäß § 355" in § 312g BGB), found or not. A section that several
-    good hits point to is often the one that governs the question (§ 355 BGB for a question about
-    sending back an online order, whose hits are §§ 312g, 356, 356a, 357). Repealed sections are
-    never added."""
+def _with_referenced(hits: list[Hit], norms: dict[int, Norm], *, keep: int) -> list[Hit]:
+    """The best `keep` of `hits` (ordered) once the sections the best of them refer to in their own
+    statute are raised: each of the REFERENCE_TOP best hits passes REFERENCE_SHARE of its score to
+    every section its text cites ("ein Widerrufsrecht gemäß § 355" in § 312g BGB), found or not. A
+    section that several good hits point to is often the one that governs the question (§ 355 BGB
+    for a question about sending back an online order, whose hits are §§ 312g, 356, 356a, 357).
+    Repealed sections are never added. `norms` gets the sections added among the best `keep`."""
     passed: dict[tuple[int, str], float] = {}
     for hit in hits[:REFERENCE_TOP]:
         norm = norms[hit.object_id]
@@ -935,26 +936,26 @@ def _with_referenced(hits: list[Hit], norms: dict[int, Norm]) -> list[Hit]:
                 cited.add(nummer)
                 key = (norm.gesetz_id, nummer)
                 passed[key] = passed.get(key, 0.0) + hit.score * REFERENCE_SHARE
-    if not passed:
-        return hits
-    referenced = Norm.objects.select_related("gesetz").filter(
-        art=Norm.Art.PARAGRAPH,
-        aufgehoben=False,
-        gesetz_id__in={gesetz for gesetz, _ in passed},
-        nummer__in={nummer for _, nummer in passed},
-    )
-    by_id = {hit.object_id: hit for hit in hits}
-    for norm in referenced:
-        share = passed.get((norm.gesetz_id, norm.nummer))
-        if share is None:  # a number of one statute that another statute's hit cited
-            continue
-        found = by_id.get(norm.pk)
-        if found is None:
-            found = by_id[norm.pk] = Hit(kind=Chunk.Kind.NORM, object_id=norm.pk, score=0.0, chunk_id=0)
-            hits.append(found)
-            norms[norm.pk] = norm
-        found.score += share
-    hits.sort(key=lambda h: (-h.score, h.object_id))
+    if passed:
+        by_gesetz: dict[int, list[str]] = {}
+        for gesetz, nummer in passed:
+            by_gesetz.setdefault(gesetz, []).append(nummer)
+        cited_sections = Q()
+        for gesetz, nummern in by_gesetz.items():
+            cited_sections |= Q(gesetz_id=gesetz, nummer__in=nummern)
+        referenced = Norm.objects.filter(cited_sections, art=Norm.Art.PARAGRAPH, aufgehoben=False)
+        by_id = {hit.object_id: hit for hit in hits}
+        for pk, gesetz, nummer in referenced.values_list("pk", "gesetz_id", "nummer"):
+            found = by_id.get(pk)
+            if found is None:
+                found = by_id[pk] = Hit(kind=Chunk.Kind.NORM, object_id=pk, score=0.0, chunk_id=0)
+                hits.append(found)
+            found.score += passed[(gesetz, nummer)]
+        hits.sort(key=lambda h: (-h.score, h.object_id))
+    hits = hits[:keep]
+    missing = [hit.object_id for hit in hits if hit.object_id not in norms]
+    if missing:
+        norms.update(Norm.objects.select_related("gesetz").in_bulk(missing))
     return hits
 
 
