@@ -9,7 +9,9 @@ import email.policy
 import email.utils
 import html
 import io
+import itertools
 import re
+import threading
 import zipfile
 from dataclasses import dataclass
 from email.message import EmailMessage
@@ -314,23 +316,81 @@ def inhalt_art(content: bytes) -> Dateiart | None:
 
 _UTF16_BOMS = ((codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
 _UNDEFINIERT_IN_CP1252 = b"\x81\x8d\x8f\x90\x9d"
-# Each byte 0x80-0xFF as Windows-1252 reads it (the five bytes it leaves undefined as the C1 control
-# characters Windows maps them to).
-_CP1252 = {byte: chr(byte) if byte in _UNDEFINIERT_IN_CP1252 else bytes([byte]).decode("cp1252") for byte in range(0x80, 0x100)}
-# A run of ASCII and valid UTF-8 sequences (RFC 3629). Two-byte sequences with a lead byte 0xD4-0xDF
-# (Armenian to NKo) are left out: in a Windows text they are "Ö", "Ü" or "ß" followed by a quote, a
-# dash or an ellipsis ("Gruß“" is DF 93, "daß…" DF 85); a letter of those scripts in a file that is
-# not UTF-8 throughout reads as two Windows-1252 characters.
-_UTF8_LAUF = re.compile(
-    rb"(?:[\x00-\x7f]|[\xc2-\xd3][\x80-\xbf]|\xe0[\xa0-\xbf][\x80-\xbf]|[\xe1-\xec\xee\xef][\x80-\xbf]{2}"
-    rb"|\xed[\x80-\x9f][\x80-\xbf]|\xf0[\x90-\xbf][\x80-\xbf]{2}|[\xf1-\xf3][\x80-\xbf]{3}|\xf4[\x80-\x8f][\x80-\xbf]{2})+"
+# Each byte as Windows-1252 reads it, ASCII as itself (the five bytes it leaves undefined as the C1
+# control characters Windows maps them to): a decoding table for codecs.charmap_decode.
+_CP1252 = "".join(
+    chr(byte) if byte < 0x80 or byte in _UNDEFINIERT_IN_CP1252 else bytes([byte]).decode("cp1252") for byte in range(0x100)
 )
+_ASCII = bytes(range(0x80))
+# Valid UTF-8 sequences that Windows-1252 text forms by accident: "Ö", "Ü", "ß" (D4-DF) or "É", "Ê",
+# "Ë" (C9-CB) before a quote, dash, ellipsis or guillemet ("Gruß“" is DF 93, an NKo letter; "«CAFÉ»"
+# ends in C9 BB, an IPA letter). Their characters: the IPA letters and spacing modifiers (U+0240-02FF;
+# not "ə" (C9 99), a letter of Azerbaijani names, nor "ˆ" and "˜" (CB 86, CB 9C), which Windows-1252
+# has itself) and Armenian to NKo (U+0500-07FF).
+_ZUFALLSFOLGE = rb"\xc9[\x80-\x98\x9a-\xbf]|\xca[\x80-\xbf]|\xcb[\x80-\x85\x87-\x9b\x9d-\xbf]|[\xd4-\xdf][\x80-\xbf]"
+_ZUFALLSFOLGE_ALS_CP1252 = {
+    chr(zeichen): codecs.charmap_decode(chr(zeichen).encode(), "strict", _CP1252)[0]
+    for zeichen in range(0x80, 0x800)
+    if re.fullmatch(_ZUFALLSFOLGE, chr(zeichen).encode())
+}
+_ZUFALLSZEICHEN = re.compile(f"[{''.join(_ZUFALLSFOLGE_ALS_CP1252)}]")
+_NICHT_ZUFALL = re.compile(f"[^\\x00-\\x7f{''.join(_ZUFALLSFOLGE_ALS_CP1252)}]")
+_ZUFALLSFOLGE_TABELLE = {ord(zeichen): gelesen for zeichen, gelesen in _ZUFALLSFOLGE_ALS_CP1252.items()}
+# Two of their characters, of Samaritan to Arabic Extended-A (U+0800-08FF) or of the Hebrew and Arabic
+# presentation forms side by side: a word in Hebrew, Arabic, Armenian (or IPA).
+_SCHRIFTWORT = re.compile(f"[{''.join(_ZUFALLSFOLGE_ALS_CP1252)}\u0800-\u08ff\ufb1d-\ufdff\ufe70-\ufefe]{{2}}")
+# From a byte outside a valid UTF-8 sequence on: ASCII, continuation bytes, bytes UTF-8 never holds
+# (C0, C1, F5-FF) and lead bytes no continuation byte follows. None of its bytes begins or continues
+# a valid UTF-8 sequence, so it reads whole as Windows-1252 ("Grüße, daß" in Windows-1252 at once).
+# Possessive, in runs: no regex engine state per byte (a repeated alternative costs memory and time
+# for every byte it matches).
+_FREMDE_BYTES = re.compile(rb"(?:[\x00-\xc1\xf5-\xff]++|[\xc2-\xf4](?![\x80-\xbf]))*+")
+# The codec error handler reads that many stretches of foreign bytes one by one, the rest of a file
+# with more at once (Windows-1252 bytes between many UTF-8 characters: a handler call each is slow).
+_WINDOWS_1252_FEHLER = "helena-windows-1252"
+_STRECKEN_EINZELN = 20_000
+_STRECKE_HOECHSTENS = 256 * 1024
+_SURROGATE_ALS_CP1252 = {0xDC00 + byte: _CP1252[byte] for byte in range(0x80, 0x100)}
+# The decoding in this thread: how many stretches and bytes were read as Windows-1252.
+_zaehler = threading.local()
+
+
+def _als_windows_1252(fehler: UnicodeError) -> tuple[str, int]:
+    """Codec error handler: the bytes outside valid UTF-8 sequences as Windows-1252 (`_CP1252`), with
+    the ones after them that are no UTF-8 either (`_FREMDE_BYTES`); counts them for `text_charset`."""
+    if not isinstance(fehler, UnicodeDecodeError):
+        raise fehler
+    daten = fehler.object
+    _zaehler.strecken = getattr(_zaehler, "strecken", 0) + 1
+    if _zaehler.strecken > _STRECKEN_EINZELN:
+        rest = daten[fehler.start :]
+        text = rest.decode("utf-8", "surrogateescape")
+        _zaehler.cp1252 = getattr(_zaehler, "cp1252", 0) + len(rest) - len(text.encode("utf-8", "ignore"))
+        return text.translate(_SURROGATE_ALS_CP1252), len(daten)
+    # At most a chunk at once, little memory besides the text: the decoder goes on where it ends. At
+    # its end the match cannot see whether a continuation byte follows a lead byte: that one is left.
+    grenze = fehler.start + _STRECKE_HOECHSTENS
+    ende = _FREMDE_BYTES.match(daten, fehler.end, grenze).end()  # type: ignore[union-attr]  # matches ""
+    if ende == grenze < len(daten):
+        ende -= 1
+    strecke = daten[fehler.start : ende]
+    _zaehler.cp1252 = getattr(_zaehler, "cp1252", 0) + len(strecke.translate(None, _ASCII))
+    return codecs.charmap_decode(strecke, "strict", _CP1252)[0], ende
+
+
+codecs.register_error(_WINDOWS_1252_FEHLER, _als_windows_1252)
+
+# Control characters and the C1 range: what `_text_bereinigen` may have to clean (NUL is sorted out
+# before). A text without any is read as it is.
+_ZU_BEREINIGEN = re.compile("[\x01-\x08\x0b\x0e-\x1f\x7f-\x9f]")
 # A C1 control character in a text is what a conversion from Windows-1252 as if it were Latin-1 left
 # of a Windows character ("„" as U+0084, "€" as U+0080): it reads as that character again. A
 # vertical tab is the manual line break of Word's text export.
-_UEBERSETZEN = str.maketrans(
-    {byte: _CP1252[byte] for byte in range(0x80, 0xA0) if byte not in _UNDEFINIERT_IN_CP1252} | {0x0B: "\n"}
-)
+_UEBERSETZEN = {chr(byte): _CP1252[byte] for byte in range(0x80, 0xA0) if byte not in _UNDEFINIERT_IN_CP1252} | {"\x0b": "\n"}
+_ZU_UEBERSETZEN = re.compile(f"[{''.join(sorted(_UEBERSETZEN))}]")
+# Up to as many characters are replaced one by one, more in one pass over the text per character
+# (str.translate takes a dictionary lookup per character of a non-ASCII text).
+_EINZELN_ERSETZEN = 20_000
 # DOS and CP/M ended a text with Ctrl-Z (padding a record with more of them): what a text may end
 # with after its content.
 _DOS_ENDE = "\x1a\t\n\f\r "
@@ -353,6 +413,10 @@ def decode_text(data: bytes) -> str | None:
     byte that is no valid UTF-8 as Windows-1252, as Windows writes German text ("Müller", "§", "€"
     as 0x80; Latin-1 text reads the same): a Windows text reads whole as Windows-1252, a UTF-8 text
     with a few pasted Windows bytes keeps its UTF-8 ("Müller" in UTF-8, "Grüße" in Windows-1252).
+    What Windows-1252 text forms of a valid UTF-8 sequence by accident ("Gruß“", "«CAFÉ»":
+    `_ZUFALLSFOLGE`) reads as Windows-1252 too, unless the file holds a word of their scripts
+    (`_SCHRIFTWORT`: Hebrew or Arabic in UTF-8 with a stray Windows byte keeps all its letters), in
+    a file that is not UTF-8 throughout or whose only non-ASCII characters they are ("Gruß“" alone).
 
     The text read is cleaned of what files from DOS and Windows carry; the stored file stays as it
     is. A vertical tab is a line break; DOS's end of file (Ctrl-Z after the content, only line
@@ -360,6 +424,7 @@ def decode_text(data: bytes) -> str | None:
     Windows-1252 character; any other control character becomes a space (a Ctrl-Z inside a text too:
     an editor shows what follows it, so Helena reads it). A NUL, or more control characters than
     one in a hundred (`STEUERZEICHEN_ANTEIL`), is binary data: no guess makes a binary file a text.
+    Time and memory grow with the size of the file alone, memory a few times it.
     The one decoding of an uploaded text, for the upload check, the extraction, the release check,
     the letterhead copy of a text and the charset of its download (`text_charset`)."""
     decoded = _decode_text(data)
@@ -384,8 +449,12 @@ def _decode_text(data: bytes) -> tuple[str, str] | None:
                 text, charset = data[len(bom) :].decode(codec), "utf-16"
             except UnicodeDecodeError:
                 return None
+            if "\x00" in text:
+                return None
             break
     else:
+        if b"\x00" in data:
+            return None
         ohne_bom = data.removeprefix(codecs.BOM_UTF8)
         text, charset = _utf8_und_cp1252(ohne_bom)
         if len(ohne_bom) < len(data):
@@ -395,39 +464,58 @@ def _decode_text(data: bytes) -> tuple[str, str] | None:
 
 
 def _utf8_und_cp1252(data: bytes) -> tuple[str, str]:
-    """`data` read as UTF-8, every byte outside a valid UTF-8 sequence as Windows-1252 (`_UTF8_LAUF`),
-    and the charset of the greater part of its non-ASCII characters."""
+    """`data` read as UTF-8, every byte outside a valid UTF-8 sequence as Windows-1252, and what
+    Windows-1252 forms of one by accident too (`_ZUFALLSFOLGE`, `decode_text`); and the charset of
+    the greater part of its non-ASCII characters."""
     try:
-        return data.decode("utf-8"), "utf-8"
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         pass
-    teile: list[str] = []
-    utf8 = cp1252 = position = 0
-    while position < len(data):
-        lauf = _UTF8_LAUF.match(data, position)
-        if lauf is None:
-            teile.append(_CP1252[data[position]])
-            cp1252 += 1
-            position += 1
-            continue
-        teil = lauf.group().decode("utf-8")
-        teile.append(teil)
-        utf8 += len(teil) - len(teil.encode("ascii", errors="ignore"))
-        position = lauf.end()
-    return "".join(teile), "utf-8" if utf8 >= cp1252 else "windows-1252"
+    else:
+        # UTF-8 throughout: Windows-1252 only when all its non-ASCII is such accidents ("Gruß“")
+        if text.isascii() or _NICHT_ZUFALL.search(text) or _SCHRIFTWORT.search(text):
+            return text, "utf-8"
+        return _zeichen_ersetzen(text, _ZUFALLSZEICHEN, _ZUFALLSFOLGE_ALS_CP1252, _ZUFALLSFOLGE_TABELLE), "windows-1252"
+    _zaehler.strecken = _zaehler.cp1252 = 0
+    text = data.decode("utf-8", _WINDOWS_1252_FEHLER)
+    cp1252 = _zaehler.cp1252
+    utf8 = len(text) - (len(data) - len(data.translate(None, _ASCII))) - cp1252
+    if _ZUFALLSZEICHEN.search(text) and not _SCHRIFTWORT.search(text):
+        laenge = len(text)
+        text = _zeichen_ersetzen(text, _ZUFALLSZEICHEN, _ZUFALLSFOLGE_ALS_CP1252, _ZUFALLSFOLGE_TABELLE)
+        gelesen = len(text) - laenge  # each such character is two bytes, two Windows-1252 characters
+        utf8, cp1252 = utf8 - gelesen, cp1252 + 2 * gelesen
+    return text, "utf-8" if utf8 >= cp1252 else "windows-1252"
+
+
+def _zeichen_ersetzen(text: str, muster: re.Pattern[str], ersatz: dict[str, str], tabelle: dict[int, str] | None = None) -> str:
+    """`text` with the characters `muster` finds replaced (`ersatz`): one by one when they are few;
+    many by translating the whole text with `tabelle`, without one by a pass per character present."""
+    treffer = sum(1 for _ in itertools.islice(muster.finditer(text), _EINZELN_ERSETZEN + 1))
+    if treffer <= _EINZELN_ERSETZEN:
+        return muster.sub(lambda gefunden: ersatz[gefunden.group()], text) if treffer else text
+    if tabelle is not None:
+        return text.translate(tabelle)
+    for zeichen, neu in ersatz.items():
+        if zeichen in text:
+            text = text.replace(zeichen, neu)
+    return text
 
 
 def _text_bereinigen(text: str) -> str | None:
     """The text `decode_text` gives of the decoded `text` (its docstring), or None for binary data."""
-    if "\x00" in text:
-        return None
-    text = text.translate(_UEBERSETZEN)
-    inhalt = len(text.rstrip(_DOS_ENDE))
-    if (ende := text.find("\x1a", inhalt)) >= 0:
-        text = text[:ende]
-    text = _ANSI.sub("", text)
-    steuerzeichen = len(_STEUERZEICHEN.findall(text))
-    if steuerzeichen > max(STEUERZEICHEN_MINDESTENS, len(text) * STEUERZEICHEN_ANTEIL):
+    if not _ZU_BEREINIGEN.search(text):
+        return text
+    text = _zeichen_ersetzen(text, _ZU_UEBERSETZEN, _UEBERSETZEN)
+    if "\x1a" in text:
+        inhalt = len(text.rstrip(_DOS_ENDE))
+        if (ende := text.find("\x1a", inhalt)) >= 0:
+            text = text[:ende]
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
+    grenze = max(STEUERZEICHEN_MINDESTENS, len(text) * STEUERZEICHEN_ANTEIL)
+    steuerzeichen = sum(1 for _ in itertools.islice(_STEUERZEICHEN.finditer(text), int(grenze) + 1))
+    if steuerzeichen > grenze:
         return None
     return _STEUERZEICHEN.sub(" ", text) if steuerzeichen else text
 

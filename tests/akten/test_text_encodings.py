@@ -1,15 +1,18 @@
 """Texts from Windows: a Kanzlei still receives notes saved as Windows-1252 ("Müller", "§", "€" as
 0x80) and as UTF-16 with a BOM (Notepad's "Unicode"). They are accepted and read as what they say;
 the stored file stays as uploaded. The rules are fixed, no guess: UTF-16 only with its BOM; otherwise
-UTF-8 (a BOM is no part of the text) with every byte that is no UTF-8 read as Windows-1252. What DOS
-and Windows leave in a text (Ctrl-Z at its end, a vertical tab, an ANSI colour code, C1 characters of
-a bad conversion, a stray control character) is cleaned from the text read; a NUL or more than one
-control character in a hundred is binary data and refused in German (akten.extraction.decode_text)."""
+UTF-8 (a BOM is no part of the text) with every byte that is no UTF-8 read as Windows-1252, and what
+Windows-1252 forms of a UTF-8 sequence by accident ("Gruß“", "«CAFÉ»") too unless the file holds a
+Hebrew or Arabic word. What DOS and Windows leave in a text (Ctrl-Z at its end, a vertical tab, an
+ANSI colour code, C1 characters of a bad conversion, a stray control character) is cleaned from the
+text read; a NUL or more than one control character in a hundred is binary data and refused in
+German (akten.extraction.decode_text). Reading a text takes memory in proportion to its size."""
 
 from __future__ import annotations
 
 import codecs
 import io
+import tracemalloc
 
 import docx
 import pytest
@@ -77,6 +80,30 @@ MIXED = [
         "Mit freundlichem „Gruß“ – daß…",
         "windows-1252",
         id="windows-1252-sharp-s-before-quote",
+    ),
+    # valid UTF-8 throughout, and all its non-ASCII such an accident
+    pytest.param("Mit freundlichem Gruß“".encode("cp1252"), "Mit freundlichem Gruß“", "windows-1252", id="only-gruss"),
+    # "É»" is C9 BB and "É“" C9 93: IPA letters in UTF-8 ("«CAFɻ")
+    pytest.param("«CAFÉ»".encode("cp1252"), "«CAFÉ»", "windows-1252", id="windows-1252-cafe-in-guillemets"),
+    pytest.param("„RÉSUMÉ“ – Müller".encode("cp1252"), "„RÉSUMÉ“ – Müller", "windows-1252", id="windows-1252-resume"),
+    pytest.param(
+        "Herr Müller notiert: ".encode() + "«CAFÉ»".encode("cp1252"),
+        "Herr Müller notiert: «CAFÉ»",
+        "windows-1252",
+        id="utf-8-then-windows-1252-cafe",
+    ),
+    # Hebrew and Arabic letters are two-byte sequences like "ß“": in a file with words of them they stay
+    pytest.param(
+        "שלום, בית המשפט ב-2020, Herr Müller schreibt: ".encode() + "Grüße".encode("cp1252"),
+        "שלום, בית המשפט ב-2020, Herr Müller schreibt: Grüße",
+        "utf-8",
+        id="hebrew-utf-8-then-windows-1252",
+    ),
+    pytest.param(
+        "مرحبا و شكرا، Herr Müller: ".encode() + "Grüße".encode("cp1252"),
+        "مرحبا و شكرا، Herr Müller: Grüße",
+        "utf-8",
+        id="arabic-utf-8-then-windows-1252",
     ),
 ]
 
@@ -293,3 +320,42 @@ def test_a_file_that_is_no_text_keeps_its_type():
     # a text file stored before the upload check read texts as it does now: no charset is guessed
     assert download_content_type(bytes(range(256)), "text/plain") == "text/plain"
     assert extraction.text_charset(bytes(range(256))) is None
+
+
+_MB = 1024 * 1024
+_DEUTSCH = "Herr Müller schreibt über die Kündigung, § 9 RVG „Montag“ – erledigt.\n"
+GROSSE_DATEIEN = [
+    pytest.param((_DEUTSCH * (5 * _MB // len(_DEUTSCH))).encode() + b"Gr\xfc\xdfe", id="utf-8-and-one-windows-byte"),
+    pytest.param((_DEUTSCH * (5 * _MB // len(_DEUTSCH))).encode(), id="utf-8"),
+    pytest.param(("שלום עולם, مرحبا بالعالم " * (5 * _MB // 45)).encode() + b"\xfc", id="hebrew-arabic-and-one-windows-byte"),
+    pytest.param(_DEUTSCH.encode("cp1252") * (5 * _MB // len(_DEUTSCH)), id="windows-1252"),
+    pytest.param(b"a\x80" * (5 * _MB // 2), id="windows-byte-after-every-letter"),
+    pytest.param(b"\x01" * 5 * _MB, id="control-characters"),
+]
+
+
+@pytest.mark.parametrize("inhalt", GROSSE_DATEIEN)
+def test_reading_a_large_text_takes_memory_in_proportion_to_its_size(inhalt, monkeypatch):
+    """A UTF-8 text with one Windows byte took about 90 bytes of memory per byte of the file (at the
+    upload limit of 25 MB 2.3 GB), a Windows text a list of its pieces and a file of control
+    characters a list of them. Reading takes a few times the file's size: the text itself is up to
+    twice it („ “ – € take two bytes a character), the decoder's buffer grows to that once."""
+    monkeypatch.setattr(extraction, "_ZEICHENSATZ_ZULETZT", [(b"", None)], raising=False)
+    tracemalloc.start()
+    try:
+        extraction.decode_text(inhalt)
+        extraction.text_charset(inhalt)
+        _, spitze = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+
+    assert spitze < 6 * len(inhalt)
+
+
+def test_a_windows_text_longer_than_a_chunk_keeps_the_utf_8_character_at_its_end():
+    """The bytes after a Windows byte are read in chunks: a UTF-8 lead byte at a chunk's end is read
+    with its continuation byte, as one character."""
+    laenge = extraction._STRECKE_HOECHSTENS
+    inhalt = b"\xfc" + b"a" * (laenge - 2) + "ü".encode() + b"\xfc"
+
+    assert extraction.decode_text(inhalt) == "ü" + "a" * (laenge - 2) + "üü"
