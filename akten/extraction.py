@@ -384,9 +384,13 @@ codecs.register_error(_WINDOWS_1252_FEHLER, _als_windows_1252)
 # before). A text without any is read as it is.
 _ZU_BEREINIGEN = re.compile("[\x01-\x08\x0b\x0e-\x1f\x7f-\x9f]")
 # A C1 control character in a text is what a conversion from Windows-1252 as if it were Latin-1 left
-# of a Windows character ("„" as U+0084, "€" as U+0080): it reads as that character again. A
+# of a Windows character ("„" as U+0084, "€" as U+0080): it reads as that character again; U+0085
+# (NEL, only valid UTF-8 or UTF-16 holds it: a Windows byte 0x85 reads as "…") is a line break. A
 # vertical tab is the manual line break of Word's text export.
-_UEBERSETZEN = {chr(byte): _CP1252[byte] for byte in range(0x80, 0xA0) if byte not in _UNDEFINIERT_IN_CP1252} | {"\x0b": "\n"}
+_UEBERSETZEN = {chr(byte): _CP1252[byte] for byte in range(0x80, 0xA0) if byte not in _UNDEFINIERT_IN_CP1252} | {
+    "\x85": "\n",
+    "\x0b": "\n",
+}
 _ZU_UEBERSETZEN = re.compile(f"[{''.join(sorted(_UEBERSETZEN))}]")
 # Up to as many characters are replaced one by one, more in one pass over the text per character
 # (str.translate takes a dictionary lookup per character of a non-ASCII text).
@@ -394,11 +398,14 @@ _EINZELN_ERSETZEN = 20_000
 # DOS and CP/M ended a text with Ctrl-Z (padding a record with more of them): what a text may end
 # with after its content.
 _DOS_ENDE = "\x1a\t\n\f\r "
-# An ANSI escape sequence: colour and cursor codes in a terminal log.
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
+# An ANSI escape sequence (ECMA-48 CSI: parameter bytes, intermediate bytes, a final byte): colour
+# and cursor codes in a terminal log. A space is not taken as intermediate byte: "ESC [ Geheim" keeps
+# its word (the ESC is a stray control character).
+_ANSI = re.compile(r"\x1b\[[0-?]*[!-/]*[@-~]")
 # Control characters other than tab, line breaks and form feed, left after the above (C0, DEL, the
 # C1 characters of the bytes Windows-1252 leaves undefined); NUL is binary data by itself.
 _STEUERZEICHEN = re.compile("[\x01-\x08\x0e-\x1f\x7f\x81\x8d\x8f\x90\x9d]")
+_SICHTBAR = re.compile(r"\S")
 # A text holds such a character now and then (a stray escape, Ctrl-Z in the middle); binary data
 # without NUL bytes is about one in ten. More than one in a hundred characters (and more than five
 # in a short text) is binary.
@@ -419,12 +426,13 @@ def decode_text(data: bytes) -> str | None:
     a file that is not UTF-8 throughout or whose only non-ASCII characters they are ("Gruß“" alone).
 
     The text read is cleaned of what files from DOS and Windows carry; the stored file stays as it
-    is. A vertical tab is a line break; DOS's end of file (Ctrl-Z after the content, only line
-    breaks or more Ctrl-Z after it) goes; an ANSI escape sequence goes; a C1 character reads as its
-    Windows-1252 character; any other control character becomes a space (a Ctrl-Z inside a text too:
-    an editor shows what follows it, so Helena reads it). A NUL, or more control characters than
-    one in a hundred (`STEUERZEICHEN_ANTEIL`), is binary data: no guess makes a binary file a text.
-    Time and memory grow with the size of the file alone, memory a few times it.
+    is. A vertical tab and NEL are line breaks; DOS's end of file (Ctrl-Z after the content, only
+    line breaks or more Ctrl-Z after it) goes; an ANSI escape sequence goes; a C1 character reads as
+    its Windows-1252 character; any other control character becomes a space (a Ctrl-Z inside a text
+    too: an editor shows what follows it, so Helena reads it). A NUL, more control characters than
+    one in a hundred (`STEUERZEICHEN_ANTEIL`), or control characters with nothing visible besides,
+    is binary data: no guess makes a binary file a text. Time and memory grow with the size of the
+    file alone, memory a few times it.
     The one decoding of an uploaded text, for the upload check, the extraction, the release check,
     the letterhead copy of a text and the charset of its download (`text_charset`)."""
     decoded = _decode_text(data)
@@ -506,6 +514,7 @@ def _text_bereinigen(text: str) -> str | None:
     """The text `decode_text` gives of the decoded `text` (its docstring), or None for binary data."""
     if not _ZU_BEREINIGEN.search(text):
         return text
+    gelesen = text
     text = _zeichen_ersetzen(text, _ZU_UEBERSETZEN, _UEBERSETZEN)
     if "\x1a" in text:
         inhalt = len(text.rstrip(_DOS_ENDE))
@@ -517,7 +526,11 @@ def _text_bereinigen(text: str) -> str | None:
     steuerzeichen = sum(1 for _ in itertools.islice(_STEUERZEICHEN.finditer(text), int(grenze) + 1))
     if steuerzeichen > grenze:
         return None
-    return _STEUERZEICHEN.sub(" ", text) if steuerzeichen else text
+    if steuerzeichen:
+        text = _STEUERZEICHEN.sub(" ", text)
+    if not _SICHTBAR.search(text) and text != gelesen:
+        return None  # control characters and nothing to read
+    return text
 
 
 def extract_text(data: bytes, mime_type: str) -> str:

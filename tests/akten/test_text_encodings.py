@@ -5,8 +5,9 @@ UTF-8 (a BOM is no part of the text) with every byte that is no UTF-8 read as Wi
 Windows-1252 forms of a UTF-8 sequence by accident ("Gruß“", "«CAFÉ»") too unless the file holds a
 Hebrew or Arabic word. What DOS and Windows leave in a text (Ctrl-Z at its end, a vertical tab, an
 ANSI colour code, C1 characters of a bad conversion, a stray control character) is cleaned from the
-text read; a NUL or more than one control character in a hundred is binary data and refused in
-German (akten.extraction.decode_text). Reading a text takes memory in proportion to its size."""
+text read; a NUL, more than one control character in a hundred, or control characters with nothing
+to read are binary data and refused in German (akten.extraction.decode_text). Reading a text takes
+memory in proportion to its size."""
 
 from __future__ import annotations
 
@@ -134,6 +135,10 @@ WINDOWS_UND_DOS = [
         id="vertical-tab",
     ),
     pytest.param(b"\x1b[1;31mEILT:\x1b[0m " + TEXT.encode(), f"EILT: {TEXT}", id="ansi-escape"),
+    # no escape sequence: ESC "[" and a space do not take the word that follows
+    pytest.param(b"Vermerk \x1b[ Geheim", "Vermerk  [ Geheim", id="escape-bracket-space"),
+    # NEL (U+0085) in UTF-8 is a line break; a Windows byte 0x85 is "…" ("daß…" above)
+    pytest.param("Zeile 1\u0085Zeile 2".encode(), "Zeile 1\nZeile 2", id="utf-8-next-line"),
     pytest.param("Zitat \x84Montag\x93 \x96 500 \x80".encode(), "Zitat „Montag“ – 500 €", id="utf-8-c1-of-windows-1252"),
     pytest.param("Rückruf\x1aMüller\x1f erledigt".encode("cp1252"), "Rückruf Müller  erledigt", id="stray-control-characters"),
 ]
@@ -186,6 +191,9 @@ BINARY = [
     pytest.param("Rückruf bei Müller".encode("utf-32-be"), id="utf-32-be-without-bom"),
     pytest.param("Rückruf bei Müller\x00".encode("cp1252"), id="text-with-nul"),
     pytest.param(("Rückruf bei Müller " * 10).encode() + bytes(range(1, 9)) * 3, id="text-then-control-characters"),
+    # fewer control characters than make a text binary, but nothing to read
+    pytest.param(b"\x01\x02\x03", id="only-control-characters"),
+    pytest.param(b"\x1b\x07\r\n", id="only-escape-and-bell"),
 ]
 
 
