@@ -17,7 +17,7 @@ from helena.api import WriteRateLimitMixin, request_user
 from helena.api_docs import AKTE_FILTER, api_doc, path_id
 
 from . import selectors, services
-from .extraction import MARKDOWN_TYPES, text_charset
+from .extraction import download_content_type
 from .models import STAFF_ROLES, Akte, Sachgebiet
 from .serializers import (
     AkteDetailSerializer,
@@ -141,16 +141,6 @@ class DokumentDetailApi(generics.RetrieveAPIView):
 
     def get_queryset(self) -> Any:
         return selectors.dokument_list(user=request_user(self.request))
-
-
-def download_content_type(inhalt: bytes, mime_type: str) -> str:
-    """The Content-Type of a stored file sent as it is: a text or Markdown file names the charset in
-    which `decode_text` reads it (uploads keep UTF-8, UTF-16 with BOM or Windows-1252 as they came)."""
-    art = mime_type.split(";")[0].strip().lower()
-    if art != "text/plain" and art not in MARKDOWN_TYPES:
-        return mime_type
-    charset = text_charset(inhalt)
-    return f"{art}; charset={charset}" if charset else mime_type
 
 
 class DokumentDownloadApi(APIView):

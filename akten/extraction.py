@@ -7,6 +7,7 @@ import codecs
 import datetime
 import email.policy
 import email.utils
+import hashlib
 import html
 import io
 import itertools
@@ -444,9 +445,30 @@ def text_charset(data: bytes) -> str | None:
     reads it, for the Content-Type of a download of the file as stored; None when `data` is no text.
     A file after a UTF-8 BOM is utf-8 (a browser reads it so whatever the header says); a file of
     UTF-8 and Windows-1252 bytes mixed shows right in neither: the charset is the one of the greater
-    part of its non-ASCII characters, ties utf-8."""
-    decoded = _decode_text(data)
-    return decoded[1] if decoded else None
+    part of its non-ASCII characters, ties utf-8. The last answer is kept by the file's SHA-256: a
+    Mandant's download reads a released text once for the release check and the Content-Type."""
+    schluessel = hashlib.sha256(data).digest()
+    zuletzt, charset = _ZEICHENSATZ_ZULETZT[0]
+    if zuletzt != schluessel:
+        decoded = _decode_text(data)
+        charset = decoded[1] if decoded else None
+        _ZEICHENSATZ_ZULETZT[0] = (schluessel, charset)
+    return charset
+
+
+# text_charset's last answer: the SHA-256 of the file and its charset (nothing of its text)
+_ZEICHENSATZ_ZULETZT: list[tuple[bytes, str | None]] = [(b"", None)]
+
+
+def download_content_type(inhalt: bytes, mime_type: str) -> str:
+    """The Content-Type of a stored file sent as it is: a text or Markdown file names the charset in
+    which `decode_text` reads it (uploads keep UTF-8, UTF-16 with BOM or Windows-1252 as they came).
+    The one Content-Type of the downloads of stored files (akten.api, schriftgut.api)."""
+    art = mime_type.split(";")[0].strip().lower()
+    if art != "text/plain" and art not in MARKDOWN_TYPES:
+        return mime_type
+    charset = text_charset(inhalt)
+    return f"{art}; charset={charset}" if charset else mime_type
 
 
 def _decode_text(data: bytes) -> tuple[str, str] | None:

@@ -75,13 +75,13 @@ from .extraction import (
     OLE_SIGNATURE,
     WORD,
     HiddenText,
-    decode_text,
     docx_problem,
     has_pdf_header,
     hidden_text_remove,
     inhalt_art,
     is_word_package,
     pdf_open,
+    text_charset,
 )
 
 logger = logging.getLogger(__name__)
@@ -475,8 +475,9 @@ def _art(inhalt: bytes, mime_type: str) -> str | None:
         return "pdf"
     if mime_type.split(";")[0].strip().lower() not in _TEXT_TYPES:
         return None
-    # a text as the upload check reads it (UTF-16 holds NUL bytes); binary data is none
-    return "text" if decode_text(inhalt) is not None else None
+    # a text as the upload check reads it (UTF-16 holds NUL bytes); binary data is none. text_charset
+    # keeps its answer: the Mandant's download names the charset without reading the file again.
+    return "text" if text_charset(inhalt) is not None else None
 
 
 def _ist_word(inhalt: bytes) -> bool:

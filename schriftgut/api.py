@@ -17,8 +17,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from akten import selectors as akten_selectors
-from akten.api import download_content_type
-from akten.extraction import DOCX_TYPE, MARKDOWN_TYPES, decode_text
+from akten.extraction import DOCX_TYPE, MARKDOWN_TYPES, decode_text, download_content_type
 from akten.models import STAFF_ROLES, Dokument, DokumentVersion, download_filename
 from drafts.models import HelenaDraft
 from drafts.schemas import validate_payload

@@ -322,12 +322,49 @@ def test_the_download_of_an_earlier_version_of_a_text_names_its_charset(client):
 
 
 def test_a_file_that_is_no_text_keeps_its_type():
-    from akten.api import download_content_type
+    from akten.extraction import download_content_type
 
     assert download_content_type(b"%PDF-1.7\n", "application/pdf") == "application/pdf"
     # a text file stored before the upload check read texts as it does now: no charset is guessed
     assert download_content_type(bytes(range(256)), "text/plain") == "text/plain"
     assert extraction.text_charset(bytes(range(256))) is None
+
+
+def _zaehle_lesungen(monkeypatch) -> list[bytes]:
+    """The files `decode_text`'s decoding reads from now on (text_charset's last answer forgotten)."""
+    gelesen: list[bytes] = []
+    lesen = extraction._decode_text
+
+    def zaehlen(data):
+        gelesen.append(data)
+        return lesen(data)
+
+    monkeypatch.setattr(extraction, "_decode_text", zaehlen)
+    monkeypatch.setattr(extraction, "_ZEICHENSATZ_ZULETZT", [(b"", None)], raising=False)
+    return gelesen
+
+
+def test_a_download_reads_the_text_once(monkeypatch):
+    """The Mandantin's download read a released text twice: for the release check and again for the
+    charset of the Content-Type (a 25 MB text twice the work); staff download it reading it once."""
+    world = build_world()
+    inhalt = TEXT.encode("cp1252")
+    dokument = services.dokument_create(
+        akte=world.akte, by=world.lawyer, name="Notiz", filename="notiz.txt", content=inhalt, mandant_sichtbar=True
+    )
+    mandantin, kanzlei = Client(), Client()
+    mandantin.force_login(world.mandantin)
+    kanzlei.force_login(world.lawyer)
+
+    gelesen = _zaehle_lesungen(monkeypatch)
+    download = mandantin.get(reverse("api-dokument-download", args=[dokument.pk]))
+    assert download.status_code == 200 and download["Content-Type"] == "text/plain; charset=windows-1252"
+    assert gelesen == [inhalt]
+
+    gelesen = _zaehle_lesungen(monkeypatch)
+    download = kanzlei.get(reverse("api-dokument-download", args=[dokument.pk]))
+    assert download.status_code == 200 and download["Content-Type"] == "text/plain; charset=windows-1252"
+    assert gelesen == [inhalt]
 
 
 _MB = 1024 * 1024
