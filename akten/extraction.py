@@ -324,11 +324,12 @@ _CP1252 = "".join(
 )
 _ASCII = bytes(range(0x80))
 # Valid UTF-8 sequences that Windows-1252 text forms by accident: "Ö", "Ü", "ß" (D4-DF) or "É", "Ê",
-# "Ë" (C9-CB) before a quote, dash, ellipsis or guillemet ("Gruß“" is DF 93, an NKo letter; "«CAFÉ»"
-# ends in C9 BB, an IPA letter). Their characters: the IPA letters and spacing modifiers (U+0240-02FF;
-# not "ə" (C9 99), a letter of Azerbaijani names, nor "ˆ" and "˜" (CB 86, CB 9C), which Windows-1252
-# has itself) and Armenian to NKo (U+0500-07FF).
-_ZUFALLSFOLGE = rb"\xc9[\x80-\x98\x9a-\xbf]|\xca[\x80-\xbf]|\xcb[\x80-\x85\x87-\x9b\x9d-\xbf]|[\xd4-\xdf][\x80-\xbf]"
+# "Ë" (C9-CB) before a quote, dash, ellipsis or guillemet („ … ‹ ‘ ’ “ ” • – — › « », the only second
+# bytes taken: "Gruß“" is DF 93, an NKo letter; "«CAFÉ»" ends in C9 BB, an IPA letter). Their
+# characters are some IPA letters and spacing modifiers (U+0240-02FF) and some of Armenian to NKo
+# (U+0500-07FF); "˚" (CB 9A, the ring a Mac types for degrees), "ʼ" (CA BC), "ʃ" and a Hebrew "א"
+# (D7 90) are not among them and stay UTF-8.
+_ZUFALLSFOLGE = rb"[\xc9\xca\xcb\xd4-\xdf][\x84\x85\x8b\x91-\x97\x9b\xab\xbb]"
 _ZUFALLSFOLGE_ALS_CP1252 = {
     chr(zeichen): codecs.charmap_decode(chr(zeichen).encode(), "strict", _CP1252)[0]
     for zeichen in range(0x80, 0x800)
@@ -337,9 +338,9 @@ _ZUFALLSFOLGE_ALS_CP1252 = {
 _ZUFALLSZEICHEN = re.compile(f"[{''.join(_ZUFALLSFOLGE_ALS_CP1252)}]")
 _NICHT_ZUFALL = re.compile(f"[^\\x00-\\x7f{''.join(_ZUFALLSFOLGE_ALS_CP1252)}]")
 _ZUFALLSFOLGE_TABELLE = {ord(zeichen): gelesen for zeichen, gelesen in _ZUFALLSFOLGE_ALS_CP1252.items()}
-# Two of their characters, of Samaritan to Arabic Extended-A (U+0800-08FF) or of the Hebrew and Arabic
-# presentation forms side by side: a word in Hebrew, Arabic, Armenian (or IPA).
-_SCHRIFTWORT = re.compile(f"[{''.join(_ZUFALLSFOLGE_ALS_CP1252)}\u0800-\u08ff\ufb1d-\ufdff\ufe70-\ufefe]{{2}}")
+# Two characters of their blocks (IPA and spacing modifiers, Armenian to Arabic Extended-A, U+0500-08FF)
+# or of the Hebrew and Arabic presentation forms side by side: a word in Hebrew, Arabic, Armenian (or IPA).
+_SCHRIFTWORT = re.compile("[\u0250-\u02ff\u0500-\u08ff\ufb1d-\ufdff\ufe70-\ufefe]{2}")
 # From a byte outside a valid UTF-8 sequence on: ASCII, continuation bytes, bytes UTF-8 never holds
 # (C0, C1, F5-FF) and lead bytes no continuation byte follows. None of its bytes begins or continues
 # a valid UTF-8 sequence, so it reads whole as Windows-1252 ("Grüße, daß" in Windows-1252 at once).

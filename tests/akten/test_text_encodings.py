@@ -404,3 +404,20 @@ def test_a_windows_text_longer_than_a_chunk_keeps_the_utf_8_character_at_its_end
     inhalt = b"\xfc" + b"a" * (laenge - 2) + "ü".encode() + b"\xfc"
 
     assert extraction.decode_text(inhalt) == "ü" + "a" * (laenge - 2) + "üü"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Raumtemperatur 20˚C",  # CB 9A: the ring a Mac types for degrees
+        "Kyivʼs Gericht",  # CA BC
+        "Aussprache [ʃ]",  # CA 83
+        "Buchstabe א",  # D7 90
+        "„Gruß“ – daß… «CAFÉ»",  # UTF-8 throughout
+    ],
+)
+def test_a_utf_8_text_with_one_rare_character_stays_utf_8(text):
+    """Only a letter before a Windows quote, dash, ellipsis or guillemet is one that Windows-1252 text
+    forms by accident; a UTF-8 file whose one non-ASCII character is another stays UTF-8."""
+    assert extraction.decode_text(text.encode()) == text
+    assert extraction.text_charset(text.encode()) == "utf-8"
