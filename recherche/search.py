@@ -114,10 +114,14 @@ AREA_BOOST = 0.3
 REFERENCE_SHARE = 0.1
 REFERENCE_TOP = 10
 # "§ 355", "§§ 355", "§ 573 Absatz 2" in a section's text; not "Artikel 3 § 2"
-SAME_LAW_REFERENCE = re.compile(r"(?<!Artikel )(?<!Art\. )§§? (?P<nummer>\d{1,4}[a-z]?)\b(?P<after>[^§;.]{0,60})")
-# what follows a reference to another statute: "… des Ersten Buches", "… der Zivilprozessordnung", "… VVG"
+SAME_LAW_REFERENCE = re.compile(
+    r"(?P<artikel>(?:Artikel|Art\.) \d+[a-z]? )?§§? (?P<nummer>\d{1,4}[a-z]?)\b(?P<after>[^§;]{0,120})"
+)
+# what follows a reference to another statute, after its subdivisions and further numbers:
+# "… Abs. 2 des Patentgesetzes", "§§ 878, 892, 893 des Bürgerlichen Gesetzbuchs", "… VVG"
 OTHER_LAW = re.compile(
-    r"^(?:\s+(?:Abs(?:atz|\.)|Satz|S\.|Nummer|Nr\.|und|oder|bis|\d+[a-z]?|,))*"
+    r"^(?:\s*,|\s+(?:Abs(?:atz|\.)|Satz|S\.|Nummer|Nr\.|Buchstabe|Halbsatz|Hs\.|und|oder|bis|sowie|in|Verbindung|mit"
+    r"|\d+[a-z]?|[a-z]\)?))*"
     r"\s+(?:(?:des|der|dem|den)\s+(?:\S+\s+){0,3}?\S*(?:[Gg]esetz|[Bb]uch|[Oo]rdnung|[Vv]ertrag)|[A-Z][A-Za-z]*(?:G|O|V|B)\b)"
 )
 NOTHING_FOUND = "Keine passende Norm gefunden. Nenne das Gesetz oder formuliere mit den Begriffen des Gesetzes."
@@ -807,6 +811,7 @@ NOT_STATUTES = frozenset(
     # the first word of "SGB II", "VV RVG", "KV GKG": the code as a whole or a table of a loaded law
     + ["SGB", "VV", "KV"]
 )
+ROMAN = re.compile(r"[IVX]+")
 # "DSGVO", "BayBO", and hyphenated ones whole ("DS-GVO", not its "GVO")
 LAW_MENTION = re.compile(r"(?<![\wäöüß-])[A-ZÄÖÜ][A-Za-zÄÖÜäöü]*(?:-[A-ZÄÖÜ][A-Za-zÄÖÜäöü]*)?(?:G|O|V|VO|GB|GVO)(?![\wäöüß])")
 
@@ -821,6 +826,8 @@ def unknown_laws(query: str, names: citations.LawNames, *, cited: Sequence[tuple
         token = match.group(0)
         if sum(ch.isupper() for ch in token) < 2 or token in NOT_STATUTES or names.lookup(token):
             continue
+        if "-" in token and any(part in NOT_STATUTES or names.lookup(part) or ROMAN.fullmatch(part) for part in token.split("-")):
+            continue  # "GKG-KV", "RVG-VV": a table of a loaded law; "Hartz-IV"
         if token not in found:
             found.append(token)
     return found
@@ -932,10 +939,11 @@ def _with_referenced(hits: list[Hit], norms: dict[int, Norm], *, keep: int) -> l
         cited: set[str] = set()
         for match in SAME_LAW_REFERENCE.finditer(norm.text):
             nummer = match["nummer"]
-            if nummer != norm.nummer and nummer not in cited and not OTHER_LAW.match(match["after"]):
-                cited.add(nummer)
-                key = (norm.gesetz_id, nummer)
-                passed[key] = passed.get(key, 0.0) + hit.score * REFERENCE_SHARE
+            if match["artikel"] or nummer == norm.nummer or nummer in cited or OTHER_LAW.match(match["after"]):
+                continue  # a section of an article of another act, itself, again, or another statute's
+            cited.add(nummer)
+            key = (norm.gesetz_id, nummer)
+            passed[key] = passed.get(key, 0.0) + hit.score * REFERENCE_SHARE
     if passed:
         by_gesetz: dict[int, list[str]] = {}
         for gesetz, nummer in passed:

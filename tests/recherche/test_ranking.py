@@ -331,6 +331,8 @@ def test_a_hyphenated_statute_not_loaded_is_named_whole(shipped_gesetze):
 
     assert unknown_laws("Auskunft nach der DS-GVO", law_names()) == ["DS-GVO"]
     assert unknown_laws("Was kostet ein DSGVO-Verstoß?", law_names()) == ["DSGVO"]
+    assert unknown_laws("Kosten nach dem GKG-KV und dem RVG-VV", law_names()) == []
+    assert unknown_laws("Was zahlt Hartz-IV?", law_names()) == []
     assert search_normen(query="Auskunft nach der DS-GVO").hinweis.startswith("„DS-GVO“ ist nicht im Bestand.")
 
 
@@ -339,12 +341,19 @@ def test_a_section_the_best_hits_refer_to_is_found_though_it_shares_no_word_of_t
     gesetz = Gesetz.objects.create(abkuerzung="RefG", titel="Verweisungsgesetz", slug="refg")
     _norm(gesetz, "1", "Bei Bestellungen im Fernabsatz steht dem Käufer ein Widerruf gemäß § 5 zu.")
     _norm(gesetz, "2", "Die Frist für den Widerruf bei Bestellungen beginnt nach § 5 Absatz 2 mit Erhalt der Ware.")
-    _norm(gesetz, "3", "Für Bestellungen gilt § 6 des Ersten Buches Sozialgesetzbuch entsprechend; § 7 ist anzuwenden.")
+    _norm(
+        gesetz,
+        "3",
+        "Für Bestellungen gilt § 6 des Ersten Buches Sozialgesetzbuch entsprechend; § 7 ist anzuwenden; "
+        "Artikel 2 § 8 gilt; ebenso §§ 9, 10 des Zweiten Buches.",
+    )
     _norm(gesetz, "5", "Das Recht ist binnen vierzehn Tagen in Textform zu erklären.")
     _norm(gesetz, "6", "Eine Vorschrift desselben Gesetzes, die nur ein anderes Gesetz zitiert.")
     weggefallen = _norm(gesetz, "7", "(weggefallen)")
     Norm.objects.filter(pk=weggefallen.pk).update(aufgehoben=True)
-    for i in range(8, 60):
+    for i in range(8, 11):
+        _norm(gesetz, str(i), f"Vorschrift {i}, auf die nur ein anderes Gesetz verweist.")
+    for i in range(11, 60):
         _norm(gesetz, str(i), f"Sonstige Vorschrift Nummer {i} über andere Dinge.")
     lexem_statistik_refresh(kind="NORM")
 
@@ -354,3 +363,4 @@ def test_a_section_the_best_hits_refer_to_is_found_though_it_shares_no_word_of_t
     assert "§ 5 RefG" in found  # cited by both best hits, shares no word with the question
     assert "§ 6 RefG" not in found  # "§ 6 des Ersten Buches …" is another statute's section
     assert "§ 7 RefG" not in found  # repealed sections never appear
+    assert not {"§ 8 RefG", "§ 9 RefG", "§ 10 RefG"} & set(found)  # an article's section, another Buch's sections
