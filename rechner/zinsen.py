@@ -317,7 +317,8 @@ def verzugszinsen(
     else:
         vorher_entstanden = von <= ALTES_RECHT_BIS
     # Satz 2 makes the new law apply however old the Schuldverhältnis is; without the statement Satz 1 decides
-    satz_2 = dauerschuldverhaeltnis and (entstanden is None or vorher_entstanden)
+    # (for a consumer the rate is the same under both laws and there is no Pauschale: nothing to say)
+    satz_2 = dauerschuldverhaeltnis and art in MIT_PAUSCHALE and (entstanden is None or vorher_entstanden)
     altes_recht = art in MIT_PAUSCHALE and vorher_entstanden and not dauerschuldverhaeltnis
     aufschlag = (AUFSCHLAG_ALT if altes_recht else AUFSCHLAG)[art]
     perioden: list[Zinsperiode] = []

@@ -113,3 +113,14 @@ def test_seite_rechnet_ein_altes_dauerschuldverhaeltnis_mit_neuer_gegenleistung_
         angemeldet.get("/rechner/zinsen/", {**params, "von": "2014-07-01", "dauerschuldverhaeltnis": "on"}).content.decode()
     )
     assert "bitte von Hand prüfen" in frueh and 'id="ergebnis-h"' not in frueh
+
+
+def test_fuer_verbraucher_nennt_das_ergebnis_satz_2_nicht() -> None:
+    """Between consumers the rate is 5 points under the old and the new law, without a Pauschale:
+    the Satz 2 hint ("bitte getrennt rechnen") would ask for a calculation that changes nothing."""
+    zinsen = verzugszinsen(
+        **{**B2B_2023, "art": "verbraucher"}, entstanden=date(2010, 3, 1), dauerschuldverhaeltnis=True, heute=HEUTE
+    )
+    assert [p.zinssatz for p in zinsen.perioden] == [Decimal("6.62"), Decimal("8.12")]  # 5 points
+    assert zinsen.pauschale == 0
+    assert "Art. 229 § 34 Satz 2" not in zinsen.erlaeuterung and "getrennt rechnen" not in zinsen.erlaeuterung
