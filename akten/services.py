@@ -171,8 +171,10 @@ def dokument_text_erneuern(*, dokument_id: int, speichern: bool = True) -> bool:
     The index follows in the same transaction, not after the commit as after an upload: committed
     first, a failed index would keep the old text in the search chunks while the next run found the
     text unchanged and left it so for good. A failure rolls the new text back too and raises
-    IndexFehler; the next run finds the text changed again and repairs both. (A text longer than
-    HELENA_SYNC_INDEX_CHARS is indexed by the task worker, as after an upload.)
+    IndexFehler; the next run finds the text changed again and repairs both. This holds for texts of
+    any length: a text longer than HELENA_SYNC_INDEX_CHARS, which after an upload is left to the task
+    worker, is indexed here too (`index_now`), else its failure would go unseen. The embeddings
+    follow in the task worker, as after an upload.
 
     Raises Dokument.DoesNotExist, OSError when the stored file cannot be read, ExtractionError
     (German reason) when a text recognised before cannot be read now: that text stays, and
@@ -190,7 +192,7 @@ def dokument_text_erneuern(*, dokument_id: int, speichern: bool = True) -> bool:
         dokument.text, dokument.text_status, dokument.text_fehler = neu
         dokument.save(update_fields=["text", "text_status", "text_fehler"])
         try:
-            dokument_saved.send(sender=Dokument, dokument=dokument)
+            dokument_saved.send(sender=Dokument, dokument=dokument, index_now=True)
         except Exception as exc:  # the index's own failures (database, task queue): the text goes back too
             raise IndexFehler(type(exc).__name__) from exc
     return True

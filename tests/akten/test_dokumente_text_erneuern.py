@@ -257,6 +257,31 @@ def test_a_failed_index_is_an_index_error_and_the_next_run_repairs_it():
     assert SICHTBAR in dokument.text and SICHTBAR in _index(dokument)
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_failed_index_of_a_long_text_is_an_index_error_too(settings):
+    """A text longer than HELENA_SYNC_INDEX_CHARS was left to the task worker: the command committed
+    the new text, reported it as changed, and the worker's failed index kept the hidden layer's text
+    in the search while every later run found the text unchanged."""
+    akte = AkteFactory()
+    dokument = _mit_altem_text(akte, _pdf_mit_ebenen(grundzustand_aus=False))
+    settings.HELENA_SYNC_INDEX_CHARS = 10  # shorter than both the old and the new text
+    out, err = io.StringIO(), io.StringIO()
+
+    with _suche_verweigert_schreiben(), pytest.raises(CommandError) as fehler:
+        call_command("dokumente_text_erneuern", stdout=out, stderr=err)
+
+    assert fehler.value.returncode == 1
+    assert out.getvalue() == "1 geprüft, 0 geändert, 0 Fehler, 1 Index-Fehler.\n"
+    dokument.refresh_from_db()
+    assert all(wort in dokument.text for wort in VERBORGEN)
+
+    assert _aufruf() == ("1 geprüft, 1 geändert, 0 Fehler.\n", "")
+
+    dokument.refresh_from_db()
+    assert [wort for wort in VERBORGEN if wort in dokument.text + _index(dokument)] == []
+    assert SICHTBAR in dokument.text and SICHTBAR in _index(dokument)
+
+
 def test_a_stored_text_with_a_dos_end_and_control_characters_is_read_again_without_error():
     """Such a text was "no text" after the upload check read texts as it does now: every run kept
     its old text and ended with exit code 1."""
