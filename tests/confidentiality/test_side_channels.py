@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import io
 import json
+from datetime import timedelta
+from typing import Any
 
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
@@ -17,7 +19,7 @@ from django.utils import timezone
 from agent.models import TierConfig
 from agent.tools.base import ToolContext
 from agent.tools.executor import toolbox_for
-from akten.models import Beteiligter, Dokument, KalenderEintrag, Role
+from akten.models import Akte, Beteiligter, Dokument, KalenderEintrag, Role
 from drafts.models import HelenaDraft
 from tests.agent.chat.conftest import is_terminal, receive_until, ws_connect
 from tests.confidentiality.world import RELEASED_DOCUMENT, TERMIN_TITLE, build_world
@@ -326,3 +328,23 @@ def test_when_the_firm_edits_what_she_does_not_see_does_not_reach_her(settings):
     akten_services.akte_update(akte=world.akte, by=world.akte.anwalt, changes={"zusammenfassung": "Intern: Vergleich anstreben."})
     box.ctx.cache.clear()
     assert sicht() == vorher
+
+
+@pytest.mark.django_db
+def test_the_full_record_tool_does_not_tell_her_when_the_firm_last_changed_her_akte(settings):
+    """read_akte_detail added the Akte's `geaendert` after the policy had filtered the overview: the
+    date moved whenever the firm edited the Sachstand, notes or tags, and told her so."""
+    settings.HELENA_TOOLS_THREAD_SENSITIVE = True
+    world = build_world()
+    Akte.objects.filter(pk=world.akte.pk).update(changed_at=timezone.now() - timedelta(days=30))
+
+    def detail(user: Any) -> dict:
+        box = toolbox_for(ToolContext(user=user, akte=world.akte, run=None))
+        result = async_to_sync(box.execute)("read_akte_detail", {"akte": world.akte.aktenzeichen}, call_id="c1")
+        assert result.ok, result.error
+        return result.data
+
+    mandantin = detail(world.mandantin)
+    assert mandantin["aktenzeichen"] == world.akte.aktenzeichen and "angelegt" in mandantin
+    assert "geaendert" not in mandantin
+    assert "geaendert" in detail(world.akte.anwalt)  # the firm still sees it

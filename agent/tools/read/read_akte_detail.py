@@ -37,8 +37,8 @@ def execute(ctx: ToolContext, params: ReadAkteDetailParams) -> ToolResult:
         )
         for b in beteiligte
     ]
-    data["angelegt"] = day(akte.created_at)
-    data["geaendert"] = day(akte.changed_at)
+    # changed_at moves when the firm edits what a Mandant does not see: the policy decides.
+    data.update(filter_fields(ctx.user, "akte", {"angelegt": day(akte.created_at), "geaendert": day(akte.changed_at)}))
     if sees_internal(ctx.user):
         data["zusammenfassung"], _ = cut(akte.zusammenfassung)
         data["tags"] = list(akte.tags)
