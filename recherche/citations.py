@@ -27,7 +27,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from django.db import connection
 
@@ -100,10 +100,11 @@ OPENS_SECTION = rf"(?!\s*(?:{ABSATZ_KW}|{SATZ_KW}|{NR_KW}|ff\.|f\.))"
 # S. 3 BGB": Abs. 2 S. 3); under "§§" `_split_list` makes it a section.
 OPENS_SECTION_AFTER_ABSATZ = rf"(?!\s*(?:{ABSATZ_KW}|ff\.|f\.))"
 NOT_ORDINAL = rf"(?!\.\s*{PART_KW})"  # "Abs. 1, 1. Alt.": the first alternative, no Absatz 1
-# "Abs. I, II" lists roman numbers only; "(1)", as the statute numbers its Absätze, stands alone.
+# "Abs. I, II", also mixed: "Abs. I und 2" is Abs. 1 and 2 (never a § 2); "(1)", as the statute numbers
+# its Absätze, stands alone.
 ABSATZ_LIST = (
-    rf"{ABSATZ_KW}\s*(?:{ABSATZ_NUM}(?:\s*{LIST_SEP}\s*{ABSATZ_NUM}{OPENS_SECTION_AFTER_ABSATZ}{NOT_ORDINAL})*"
-    rf"|{ROMAN}(?:\s*{LIST_SEP}\s*{ROMAN})*)|\(\d{{1,3}}[a-z]?\)"
+    rf"{ABSATZ_KW}\s*{ABSATZ_ROMAN_OR_NUM}"
+    rf"(?:\s*{LIST_SEP}\s*(?:{ABSATZ_NUM}{OPENS_SECTION_AFTER_ABSATZ}|{ROMAN}){NOT_ORDINAL})*|\(\d{{1,3}}[a-z]?\)"
 )
 SATZ_LIST = rf"{SATZ_KW}\s*{SATZ_NUM}(?:\s*{LIST_SEP}\s*{SATZ_NUM}{OPENS_SECTION})*"
 NR_LIST = rf"{NR_KW}\s*{NR_NUM}(?:\s*{LIST_SEP}\s*{NR_NUM}{OPENS_SECTION}{NOT_ORDINAL})*"
@@ -215,6 +216,9 @@ class Ziel:
     # "§ 280 Abs. 1 und 3 S. 2 BGB": the Satz or Nummer in `detail` may belong to either Absatz;
     # "§ 626 Abs. 1 und 2 S. 3 BGB", read as "§ 2 S. 3": the section itself is a guess
     unterteilung_unsicher: bool = False
+    # "§ 2229 Abs. 2 bis 4 BGB": Abs. 3, named only by the range, which is checked through its ends (the
+    # Absätze inside may be repealed or left out by the source)
+    im_bereich: bool = False
     start: int = 0
     end: int = 0
     # "§§ 7 Abs. 1, 17, 18 StVG": 17 read as § 7 Abs. 17 (this target) may be the section § 17 instead;
@@ -526,8 +530,13 @@ def _looks_like_law(token: str, art: str = "§") -> bool:
     return 2 <= len(letters) <= 12 and sum(ch.isupper() for ch in letters) >= 2 and not re.fullmatch(ROMAN, token)
 
 
-# An item's subdivisions by Absatz: (the Absätze, the Satz, Nummer and finer parts that go with them).
-Gruppe = tuple[list[str], str]
+class Gruppe(NamedTuple):
+    """An item's subdivisions by Absatz: the Absätze, the Satz, Nummer and finer parts that go with
+    them, and the Absätze that only a range names ("Abs. 2 bis 5": 3 and 4)."""
+
+    absaetze: list[str]
+    detail: str
+    im_bereich: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -550,16 +559,22 @@ class _Item:
 # No section of the corpus has more Absätze (54: § 52 EStG) or Nummern (72: § 3 EStG) than this: a larger
 # number after a list of them is the chain's next section ("§§ 823 Abs. 1, 826 BGB").
 MAX_SUBDIVISION = 99
-LIST_HEAD_RE = re.compile(rf"(?<![\wäöüß])(?:{ABSATZ_KW}|{SATZ_KW}|{NR_KW})\s*(?P<n>{NR_NUM})")
+# A range names the numbers inside it ("§§ 4 bis 6", "Abs. 1 bis 3"), if it spans no more than this.
+MAX_RANGE = 30
+# The head of a list; only an Absatz is numbered in roman ("Abs. I, 2").
+LIST_HEAD_RE = re.compile(rf"(?<![\wäöüß])(?:{ABSATZ_KW}\s*(?P<absatz>{NR_NUM}|{ROMAN})|(?:{SATZ_KW}|{NR_KW})\s*(?P<n>{NR_NUM}))")
 # A further number of a list; never an ordinal ("S. 1, 1. Alt.": the first alternative of Satz 1).
 LIST_MORE_RE = re.compile(rf"\s*(?P<sep>{LIST_SEP})\s*(?P<n>{NR_NUM}){NOT_ORDINAL}")
+LIST_MORE_ABSATZ_RE = re.compile(rf"\s*(?P<sep>{LIST_SEP})\s*(?P<n>{NR_NUM}|{ROMAN}){NOT_ORDINAL}")
 RANGE_SEPS = ("bis", "–", "-")
 SATZ_OR_NR_FOLLOWS = re.compile(rf"\s*(?:{SATZ_KW}|{NR_KW})")
 CHAIN_GOES_ON = rf"\s*(?:{LINK})\s*(?:{PARA_KW}\s*)?(?={NUM})"
 
 
 def _subdivision_key(number: str) -> tuple[int, str]:
-    """The order of Absätze, Sätze and Nummern: "2", "2a", "3 a)" → (2, ""), (2, "a"), (3, "a")."""
+    """The order of Absätze, Sätze and Nummern: "2", "2a", "3 a)", "II" → (2, ""), (2, "a"), (3, "a"), (2, "")."""
+    if re.fullmatch(ROMAN, number):
+        return _roman(number), ""
     match = re.match(r"(\d+)\s?([a-z]?)", number)
     return (int(match[1]), match[2]) if match else (0, "")
 
@@ -585,14 +600,15 @@ def _split_list(subs: str, *, plural: bool, alone: bool) -> _ListSplit:
     `resolve` to decide against the corpus."""
     cut = last = None
     for head in LIST_HEAD_RE.finditer(subs):
-        previous, pos = _subdivision_key(head["n"]), head.end()
-        while more := LIST_MORE_RE.match(subs, pos):
+        previous, pos = _subdivision_key(head["absatz"] or head["n"]), head.end()
+        while more := (LIST_MORE_ABSATZ_RE if head["absatz"] else LIST_MORE_RE).match(subs, pos):
             number = _subdivision_key(more["n"])
-            absatz_with_details = plural and head[0][0] in "Aa" and SATZ_OR_NR_FOLLOWS.match(subs, more.end())
+            absatz_with_details = plural and head["absatz"] and SATZ_OR_NR_FOLLOWS.match(subs, more.end())
             if number <= previous or number[0] > MAX_SUBDIVISION or absatz_with_details:
                 cut = more.start()
                 break
-            last = more.start() if more["sep"] not in RANGE_SEPS and not subs[more.end() :].strip() else None
+            section = more["sep"] not in RANGE_SEPS and more["n"][0].isdigit()  # a roman number is no section
+            last = more.start() if section and not subs[more.end() :].strip() else None
             previous, pos = number, more.end()
         if cut is not None:
             break
@@ -602,13 +618,13 @@ def _split_list(subs: str, *, plural: bool, alone: bool) -> _ListSplit:
     body = subs if cut is None else subs[:cut]
     heads = list(LIST_HEAD_RE.finditer(body)) if plural else []
     if heads:
-        run, pos = [], heads[-1].end()
-        while more := LIST_MORE_RE.match(body, pos):
+        run, pos, head = [], heads[-1].end(), heads[-1]
+        while more := (LIST_MORE_ABSATZ_RE if head["absatz"] else LIST_MORE_RE).match(body, pos):
             if more["sep"] not in RANGE_SEPS and re.fullmatch(NUM, more["n"]):
                 run.append(more)
             pos = more.end()
         if not body[pos:].strip():
-            split.head_number, split.ambiguous = heads[-1].start("n"), run
+            split.head_number, split.ambiguous = head.start("absatz" if head["absatz"] else "n"), run
     return split
 
 
@@ -661,7 +677,7 @@ def _parse_items(text: str, pos: int, art: str, *, plural: bool = False) -> tupl
             upper = ITEM_RE.match(text, pos + link.end())
             if upper and items[-1].nummer.isdigit() and upper["num"].isdigit():
                 low, high = int(items[-1].nummer), int(upper["num"])
-                if 0 < high - low <= 30:
+                if 0 < high - low <= MAX_RANGE:
                     for number in range(low + 1, high):
                         items.append(_Item(str(number), _groups(""), items[-1].start, upper.end(), current_art))
         if link["para"]:
@@ -676,20 +692,41 @@ def _groups(subs: str) -> list[Gruppe]:
     """An item's subdivisions by Absatz, each Absatz with its own Satz and Nummer: "Abs. 1 S. 1, Abs. 2
     Nr. 7" → (["1"], "S. 1"), (["2"], "Nr. 7"); "II 4" → (["2"], "S. 4"); "Abs. 1 und 2 S. 3" →
     (["1", "2"], "S. 3"); "S. 2" → ([""], "S. 2"); "Abs. II" → (["2"], ""); "I f" → (["1"], "lit. f");
-    "" → ([""], "")."""
-    groups: list[tuple[list[str], list[str]]] = []
+    "Abs. 1 bis 3" → (["1", "2", "3"], "", {"2"}); "" → ([""], "")."""
+    groups: list[tuple[list[str], list[str], set[str]]] = []
     for sub in SUB_RE.finditer(subs):
         if sub["absatz"]:
-            numbers = re.findall(ABSATZ_ROMAN_OR_NUM, sub["absatz"])
-            groups.append(([str(_roman(n)) if n[0] in ROMAN_VALUES else re.sub(r"\s+", "", n) for n in numbers], []))
+            numbers, inside = _absatz_list(sub["absatz"])
+            groups.append((numbers, [], inside))
         elif sub["roman"]:
             details = [f"S. {' '.join(sub['roman_satz'].split())}"] if sub["roman_satz"] else []
-            groups.append(([str(_roman(sub["roman"]))], details + ([f"lit. {sub['roman_lit']}"] if sub["roman_lit"] else [])))
+            groups.append(
+                ([str(_roman(sub["roman"]))], details + ([f"lit. {sub['roman_lit']}"] if sub["roman_lit"] else []), set())
+            )
         else:
             if not groups:
-                groups.append(([""], []))
+                groups.append(([""], [], set()))
             groups[-1][1].append(" ".join(sub["detail"].split()))
-    return [(absaetze, " ".join(details)) for absaetze, details in groups] or [([""], "")]
+    return [Gruppe(absaetze, " ".join(details), frozenset(inside)) for absaetze, details, inside in groups] or [Gruppe([""], "")]
+
+
+_ABSATZ_IN_LIST_RE = re.compile(rf"(?:(?P<sep>{LIST_SEP})\s*)?(?P<n>{ABSATZ_ROMAN_OR_NUM})")
+
+
+def _absatz_list(written: str) -> tuple[list[str], set[str]]:
+    """The Absätze of a list as written ("Abs. 1, 3", "Abs. I und 2", "(2)"), a range with those inside
+    it ("Abs. 1 bis 3", "Abs. IV-VI"); and which of them only the range names."""
+    numbers: list[str] = []
+    inside: set[str] = set()
+    for part in _ABSATZ_IN_LIST_RE.finditer(re.sub(rf"^{ABSATZ_KW}", "", written)):
+        number = str(_roman(part["n"])) if part["n"][0] in ROMAN_VALUES else re.sub(r"\s+", "", part["n"])
+        if part["sep"] in RANGE_SEPS and numbers and numbers[-1].isdigit() and number.isdigit():
+            if 0 < int(number) - int(numbers[-1]) <= MAX_RANGE:
+                between = [str(n) for n in range(int(numbers[-1]) + 1, int(number))]
+                numbers += between
+                inside.update(between)
+        numbers.append(number)
+    return numbers, inside
 
 
 def extract(text: str, names: LawNames, *, bare_numbers: bool = False) -> list[Ziel]:
@@ -816,11 +853,12 @@ def _item_targets(item: _Item, gesetz: str, *, alte_fassung: bool) -> list[Ziel]
             detail=detail,
             alte_fassung=alte_fassung,
             unterteilung_unsicher=len(absaetze) > 1 or guess,
+            im_bereich=absatz in im_bereich,
             start=item.start,
             end=item.end,
             lesart_abschnitt=abschnitt,
         )
-        for absaetze, detail in gruppen
+        for absaetze, detail, im_bereich in gruppen
         for absatz in absaetze
     ]
 
@@ -1140,11 +1178,16 @@ def _resolve_one(
         numbers_of_norm = absatz_numbers(norm.text)
         if target.absatz in numbers_of_norm:
             result.anker = f"abs-{target.absatz}"
-            if not target.alte_fassung and _repealed_absatz(absatz_text(norm.text, target.absatz) or ""):
+            # an Absatz inside a range ("§ 2229 Abs. 2 bis 4 BGB") may be a repealed one
+            if (
+                not target.alte_fassung
+                and not target.im_bereich
+                and _repealed_absatz(absatz_text(norm.text, target.absatz) or "")
+            ):
                 # "§ 74 Abs. 3 BGB": the section is there, this Absatz reads "(weggefallen)"
                 zitat = f"{target.art} {target.nummer} Abs. {target.absatz} {target.gesetz}"
                 result.grund = GRUND_AUFGEHOBEN.format(zitat=zitat)
-        elif (numbers_of_norm or target.absatz != "1") and not target.alte_fassung:
+        elif (numbers_of_norm or target.absatz != "1") and not target.alte_fassung and not _left_out(target, numbers_of_norm):
             # an earlier version may have had other Absätze ("§ 850k Abs. 7 ZPO a. F.")
             result.grund = GRUND_ABSATZ.format(zitat=norm.zitat, absatz=target.absatz)
     if not result.grund and not target.eintrag and not target.alte_fassung and norm.nummer == target.nummer:
@@ -1152,6 +1195,12 @@ def _resolve_one(
     if result.anker:
         result.reader_url += f"#{result.anker}"
     return result
+
+
+def _left_out(target: Ziel, numbers: list[str]) -> bool:
+    """Whether an Absatz that only a range names lies before the section's last Absatz, where the
+    source leaves out repealed ones (§ 32a Abs. 3 and 4 EStG): no error. One after the last is."""
+    return target.im_bereich and bool(numbers) and _subdivision_key(target.absatz) < max(map(_subdivision_key, numbers))
 
 
 _NUMBER_RE = re.compile(r"(\d+)([a-z]*)")

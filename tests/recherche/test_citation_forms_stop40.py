@@ -1,0 +1,87 @@
+"""Citation forms that were dropped or misread: a list of Absätze that mixes roman and arabic numbers
+("§ 5 Abs. I und 2 BGB" named a § 2), the Absätze inside a range ("Abs. IV-VI" lost Abs. 5, "Abs. 1-3"
+lost Abs. 2)."""
+
+import pytest
+
+from recherche.citations import check_text, extract
+from tests.recherche.test_citations import NAMES
+
+
+def _targets(text: str) -> list[tuple[str, str, str, str]]:
+    return [(z.art, z.nummer, z.gesetz, z.absatz) for z in extract(text, NAMES)]
+
+
+def _checked(text: str) -> list[str]:
+    """Each target as the section it links to (with its anchor), or the reason it is marked."""
+    return [a.zitat + (f"#{a.anker}" if a.anker else "") if a.ok else a.grund for a in check_text(text).normen]
+
+
+# -- a list of Absätze with roman and arabic numbers ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("§ 5 Abs. I und 2 BGB", [("§", "5", "BGB", "1"), ("§", "5", "BGB", "2")]),
+        ("§ 573 Abs. I und 2 BGB", [("§", "573", "BGB", "1"), ("§", "573", "BGB", "2")]),
+        ("§ 573 Abs. II, 3 BGB", [("§", "573", "BGB", "2"), ("§", "573", "BGB", "3")]),
+        ("§ 573 Abs. 1 und II BGB", [("§", "573", "BGB", "1"), ("§", "573", "BGB", "2")]),
+        # the chain's next section after a roman Absatz, as after an arabic one
+        ("§§ 823 Abs. I, 826 BGB", [("§", "823", "BGB", "1"), ("§", "826", "BGB", "")]),
+        ("§§ 1 Abs. I, 2 KSchG", [("§", "1", "KSchG", "1"), ("§", "2", "KSchG", "")]),
+        ("§§ 1 Abs. 1, 2 KSchG", [("§", "1", "KSchG", "1"), ("§", "2", "KSchG", "")]),
+        # an ordinal after the list is a part, no Absatz
+        ("§ 573 Abs. I, 2. Alt. BGB", [("§", "573", "BGB", "1")]),
+    ],
+)
+def test_a_list_of_absaetze_may_mix_roman_and_arabic_numbers(text, expected):
+    assert _targets(f"Das folgt aus {text}.") == expected
+
+
+def test_the_arabic_absatz_after_a_roman_one_is_checked_as_an_absatz(shipped_gesetze):
+    assert _checked("Das folgt aus § 573 Abs. I und 2 BGB.") == ["§ 573 BGB#abs-1", "§ 573 BGB#abs-2"]
+    assert _checked("Das folgt aus § 573 Abs. I und 5 BGB.") == ["§ 573 BGB#abs-1", "§ 573 BGB hat keinen Absatz 5."]
+
+
+# -- ranges of Absätze ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["§ 573 Abs. 1-3 BGB", "§ 573 Abs. 1 bis 3 BGB", "§ 573 Abs. 1 – 3 BGB", "§ 573 Abs. I-III BGB", "§ 573 Abs. I bis III BGB"],
+)
+def test_a_range_of_absaetze_names_each_absatz_in_it(shipped_gesetze, text):
+    assert _targets(text) == [("§", "573", "BGB", "1"), ("§", "573", "BGB", "2"), ("§", "573", "BGB", "3")]
+    assert _checked(f"Das folgt aus {text}.") == ["§ 573 BGB#abs-1", "§ 573 BGB#abs-2", "§ 573 BGB#abs-3"]
+
+
+def test_a_roman_range_beyond_the_last_absatz_is_marked_for_each_absatz_missing(shipped_gesetze):
+    assert _targets("§ 573 Abs. IV-VI BGB") == [("§", "573", "BGB", "4"), ("§", "573", "BGB", "5"), ("§", "573", "BGB", "6")]
+    assert _checked("Das folgt aus § 573 Abs. IV-VI BGB.") == [
+        "§ 573 BGB#abs-4",
+        "§ 573 BGB hat keinen Absatz 5.",
+        "§ 573 BGB hat keinen Absatz 6.",
+    ]
+
+
+def test_a_repealed_absatz_inside_a_range_is_no_error(shipped_gesetze):
+    # § 2229 Abs. 3 BGB reads "(weggefallen)"; the range from Abs. 2 to Abs. 4 is still cited correctly
+    assert _checked("Das folgt aus § 2229 Abs. 2 bis 4 BGB.") == ["§ 2229 BGB#abs-2", "§ 2229 BGB#abs-3", "§ 2229 BGB#abs-4"]
+    assert _checked("Das folgt aus § 2229 Abs. 3 BGB.") == ["§ 2229 Abs. 3 BGB ist weggefallen (aufgehoben)."]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # sections and Nummern keep their ranges as before
+        ("§§ 4 bis 6 KSchG", [("§", "4", "KSchG", ""), ("§", "5", "KSchG", ""), ("§", "6", "KSchG", "")]),
+        ("§ 573 Abs. 2 Nr. 1 bis 3 BGB", [("§", "573", "BGB", "2")]),
+        # a range in a longer list
+        ("§ 573 Abs. 1, 2 bis 4 BGB", [("§", "573", "BGB", n) for n in ("1", "2", "3", "4")]),
+        # a range whose ends carry letters names only its ends
+        ("§ 569 Abs. 2 bis 2a BGB", [("§", "569", "BGB", "2"), ("§", "569", "BGB", "2a")]),
+    ],
+)
+def test_other_ranges_are_read_as_before(text, expected):
+    assert _targets(f"Das folgt aus {text}.") == expected
