@@ -11,7 +11,7 @@ import re
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
@@ -30,6 +30,7 @@ from akten.selectors import akte_get
 from helena.errors import NotFound
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 MAX_FRAME_BYTES = 16 * 1024
 MAX_TEXT_CHARS = 8000
@@ -303,7 +304,9 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
                 await asyncio.wait_for(wake.wait(), timeout=pause)
             wake.clear()
             try:
-                cursor, cards = await database_sync_to_async(akte_new_draft_cards)(user=self.user, akte_id=akte_id, after=cursor)
+                cursor, cards = await database_sync_to_async(_as_user_now)(
+                    akte_new_draft_cards, self.user, akte_id=akte_id, after=cursor
+                )
             except Exception:
                 logger.exception("following new drafts failed")
                 continue
@@ -393,8 +396,9 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
 
     async def draft_changed(self, message: dict[str, Any]) -> None:
         """Checked against this socket's user now, not when it subscribed: a MANDANT watching her
-        Akte, or a deputy whose Vertretung has ended, gets nothing."""
-        cards = await database_sync_to_async(draft_cards)(user=self.user, draft_ids=[int(message["draft"])])
+        Akte, a deputy whose Vertretung has ended, or an account deactivated or demoted meanwhile
+        (ADMIN included) gets nothing."""
+        cards = await database_sync_to_async(_as_user_now)(draft_cards, self.user, draft_ids=[int(message["draft"])])
         if cards:
             await self.send_json({"type": "draft.changed", **cards[0]})
 
@@ -426,3 +430,11 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         else:
             akte = conversation.akte if conversation is not None else None
         return conversation, akte
+
+
+def _as_user_now(load: Callable[..., T], user: User, **kwargs: Any) -> T:
+    """`load(user=user, **kwargs)` with the user's account read again first (role, active): frames
+    the server pushes (draft cards) come without a client message, which would refresh it, and an
+    ADMIN's access is decided from the object alone (`access_scope` reads nothing for it)."""
+    user_access_refresh(user)
+    return load(user=user, **kwargs)

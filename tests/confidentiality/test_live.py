@@ -227,3 +227,32 @@ async def test_deeply_nested_json_frame_is_refused_and_the_socket_stays_usable()
         assert error["type"] == "error" and error["code"] == "invalid"
         await socket.send_json_to({"type": "run.resume", "run": 999999, "after_seq": 0})
         assert (await socket.receive_json_from(timeout=10))["code"] == "not_found"
+
+
+@pytest.mark.parametrize("change", [{"is_active": False}, {"role": "SEKRETARIAT"}])
+async def test_an_admin_deactivated_or_demoted_after_watching_gets_no_more_draft_cards(change):
+    """An ADMIN's access was decided from the socket's user object alone (`access_scope` reads
+    nothing for ADMIN) and server-pushed frames never refreshed it: a deactivated or demoted ADMIN
+    kept receiving new and changed draft cards of the Akte she watched."""
+    from akten.models import Role, User
+    from tests.factories import UserFactory
+
+    world: World = await sync_to_async(build_world)()
+    leaving = await sync_to_async(UserFactory)(role=Role.ADMIN)
+    async with (
+        ws_connect(leaving) as (socket, ok_l, _c1),
+        ws_connect(world.colleague) as (colleague, ok_c, _c2),
+    ):
+        assert ok_l and ok_c
+        for watcher in (socket, colleague):
+            await watcher.send_json_to({"type": "akte.watch", "akte": world.akte.pk})
+        await asyncio.sleep(0.5)
+        await sync_to_async(User.objects.filter(pk=leaving.pk).update)(**change)
+        await sync_to_async(_background_run_creates_a_draft)(world)
+        await sync_to_async(_lawyer_works_on_drafts)(world)
+
+        seen = await receive_until(colleague, lambda f: f.get("status") == "ACCEPTED", within=20)
+        assert any(f["type"] == "draft.created" for f in seen + await _drain(colleague, quiet=1.0)), "control"
+        frames = await _drain(socket)
+        assert [f for f in frames if f.get("type") in ("draft.created", "draft.changed")] == []
+        assert world.leaked(json.dumps(frames)) == []
