@@ -819,6 +819,9 @@ def extract(text: str, names: LawNames, *, bare_numbers: bool = False) -> list[Z
         canonical, law_end = law
         if prelaw is None:
             items[-1].end = law_end
+            if after_law := _subdivisions_after_law(text, law_end, items):
+                items[0].gruppen, items[0].end = after_law
+                law_end = items[0].end
         fassung = ALTE_FASSUNG_RE.match(text, max(law_end, end))
         old_version = fassung is not None or fassung_first is not None
         if fassung is not None:
@@ -833,6 +836,26 @@ def extract(text: str, names: LawNames, *, bare_numbers: bool = False) -> list[Z
             continuation = (art_kw, tail.end())
     targets = _dedupe(targets)
     return [_span_in(target, offsets) for target in targets] if offsets else targets
+
+
+# "§ 823 BGB Abs. 1": the Absatz after the statute, with what follows it ("§ 626 BGB Abs. 2 S. 1").
+AFTER_LAW_RE = re.compile(rf"\s+(?={ABSATZ_KW})(?P<subs>(?:{SUB_SEP}{SUB}(?![\wäöüß]))+)")
+
+
+def _subdivisions_after_law(text: str, pos: int, items: list[_Item]) -> tuple[list[Gruppe], int] | None:
+    """The subdivisions written after the statute that ends at `pos`, starting with an Absatz ("§ 823
+    BGB Abs. 1", "Art. 20 GG Abs. 3"), and their end; only for a chain of one section that has none of
+    its own (in "§§ 823, 826 BGB Abs. 1" the Absatz may be either's)."""
+    if len(items) != 1 or items[0].gruppen != [Gruppe([""], "")] or items[0].lesart_folgende:
+        return None
+    after = AFTER_LAW_RE.match(text, pos)
+    if after is None:
+        return None
+    subs = after["subs"]
+    split = _split_list(subs, plural=False, alone=False)  # "§ 280 BGB Abs. 1, 281 BGB": § 281 is a section
+    if split.cut is not None:
+        subs = subs[: split.cut]
+    return _groups(subs), after.start("subs") + len(subs)
 
 
 def _item_targets(item: _Item, gesetz: str, *, alte_fassung: bool) -> list[Ziel]:

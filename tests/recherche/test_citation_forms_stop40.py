@@ -1,6 +1,6 @@
 """Citation forms that were dropped or misread: a list of Absätze that mixes roman and arabic numbers
 ("§ 5 Abs. I und 2 BGB" named a § 2), the Absätze inside a range ("Abs. IV-VI" lost Abs. 5, "Abs. 1-3"
-lost Abs. 2)."""
+lost Abs. 2), the Absatz after the statute ("§ 823 BGB Abs. 1" lost it)."""
 
 import pytest
 
@@ -84,4 +84,49 @@ def test_a_repealed_absatz_inside_a_range_is_no_error(shipped_gesetze):
     ],
 )
 def test_other_ranges_are_read_as_before(text, expected):
+    assert _targets(f"Das folgt aus {text}.") == expected
+
+
+# -- the Absatz after the statute -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("§ 823 BGB Abs. 1", ["§ 823 BGB#abs-1"]),
+        ("§ 823 BGB Absatz 2", ["§ 823 BGB#abs-2"]),
+        ("Art. 20 GG Abs. 3", ["Art. 20 GG#abs-3"]),
+        ("§ 626 BGB Abs. 2 S. 1", ["§ 626 BGB#abs-2"]),
+        ("§ 280 BGB Abs. 1 und 3", ["§ 280 BGB#abs-1", "§ 280 BGB#abs-3"]),
+        ("§ 823 BGB Abs. 3", ["§ 823 BGB hat keinen Absatz 3."]),
+        ("§ 573 BGB Abs. 2 Nr. 4", ["§ 573 Abs. 2 BGB hat keine Nummer 4."]),
+        ("§ 280 BGB Abs. 1 i. V. m. § 241 Abs. 2 BGB", ["§ 280 BGB#abs-1", "§ 241 BGB#abs-2"]),
+    ],
+)
+def test_an_absatz_after_the_statute_belongs_to_the_section(shipped_gesetze, text, expected):
+    assert _checked(f"Das folgt aus {text} in diesem Fall.") == expected
+
+
+def test_the_absatz_after_the_statute_is_part_of_the_citation_span():
+    text = "Das folgt aus § 823 BGB Abs. 1 in diesem Fall."
+    (target,) = extract(text, NAMES)
+    assert (target.absatz, text[target.start : target.end]) == ("1", "§ 823 BGB Abs. 1")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # the section already has its Absatz, or the chain names several sections: nothing is taken over
+        ("§ 823 Abs. 1 BGB Abs. 2", [("§", "823", "BGB", "1")]),
+        ("§§ 823, 826 BGB Abs. 1", [("§", "823", "BGB", ""), ("§", "826", "BGB", "")]),
+        # a new sentence that starts with "Abs." is no part of the citation
+        ("§ 823 BGB. Abs. 1 regelt das", [("§", "823", "BGB", "")]),
+        # a law written before the section takes the Absatz after it, as before
+        ("BGB § 823 Abs. 1", [("§", "823", "BGB", "1")]),
+        # a number after the Absatz that no subdivision has is none ("281"), the next "§" its own section
+        ("§ 280 BGB Abs. 1, 281 BGB", [("§", "280", "BGB", "1")]),
+        ("§ 280 BGB Abs. 1, § 281 BGB", [("§", "280", "BGB", "1"), ("§", "281", "BGB", "")]),
+    ],
+)
+def test_an_absatz_after_the_statute_is_taken_only_where_it_is_the_sections(text, expected):
     assert _targets(f"Das folgt aus {text}.") == expected
