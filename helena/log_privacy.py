@@ -8,7 +8,11 @@ Whatever a logger was given, the record leaves the process without:
 - DEBUG records of libraries: only Helena's own loggers and Django's (whose SQL is scrubbed here)
   are kept at DEBUG. Libraries log content there (Pillow every EXIF/TIFF tag with its value,
   fontTools, pypdf, HTTP clients whole requests), and a rule by allowlist also covers a library
-  added later, which a list of library loggers set to INFO in LOGGING would miss.
+  added later, which a list of library loggers set to INFO in LOGGING would miss;
+- asyncio's reprs: asyncio writes the reprs of a callback's arguments, of the handle and of a task
+  with its exception into its own message ("Exception in callback deliver({'text': …})",
+  "future: <Task … exception=RuntimeError('…')>"). Its records keep the first words of the message
+  and the callback's qualified name; the exception is logged as for every record (type and frames).
 """
 
 from __future__ import annotations
@@ -43,6 +47,21 @@ def scrub_query_strings(text: str) -> str:
 _GROUP_PREFIX = re.compile(r"^(?: *\| ?)*")
 _DECORATION = re.compile(r"^[\s|+\-]*(?:-+ \d+ -+|\.\.\. and \d+ more exceptions?)?[\s|+\-]*$")
 _EXCEPTION = re.compile(r"^([A-Za-z_][\w.]*)(?::|$)")
+
+
+# asyncio's "Exception in callback <qualified name>(<argument reprs>) at <file>:<line>"; the name of a
+# nested function holds "<locals>" or "<lambda>".
+_NAME_PART = r"(?:[A-Za-z_]\w*|<\w+>)"
+_ASYNCIO_CALLBACK = re.compile(rf"^(Exception in callback)(?: ({_NAME_PART}(?:\.{_NAME_PART})*)\()?")
+# Elsewhere the words before the first repr, quote, mapping or "key: value".
+_ASYNCIO_WORDS = re.compile(r"^[^\n(<'\"{\[=:]*")
+
+
+def asyncio_message(message: str) -> str:
+    """What of an asyncio message carries no data: the callback's qualified name or the first words."""
+    if (callback := _ASYNCIO_CALLBACK.match(message)) is not None:  # a callable's own repr may say anything
+        return " ".join(part for part in callback.groups() if part)
+    return _ASYNCIO_WORDS.match(message).group(0).rstrip() or "asyncio-Meldung (Text nicht protokolliert)"  # type: ignore[union-attr]
 
 
 def _indent(text: str) -> int:
@@ -140,6 +159,8 @@ class PrivacyFilter(logging.Filter):
                 message = record.getMessage()
             except Exception:  # a broken format string must not break logging
                 message = str(record.msg)
+            if record.name == "asyncio" or record.name.startswith("asyncio."):
+                message = asyncio_message(message)
             record.msg = scrub_traceback_text(scrub_query_strings(message))
             record.args = None
         if record.exc_info and record.exc_info != (None, None, None):

@@ -71,3 +71,47 @@ def test_at_debug_only_the_project_s_and_django_s_loggers_are_kept():
     for own in ("akten.services", "agent.engine.loop", "helena", "django.template"):
         assert kept(own, logging.DEBUG), own
     assert not kept("helenax", logging.DEBUG)
+
+
+def test_asyncio_s_reports_of_a_failed_callback_and_a_lost_task_exception_carry_no_data(settings):
+    """asyncio formats its own message with the reprs of the callback's arguments ("Exception in
+    callback deliver({'text': …})") and of the task with its exception ("exception=RuntimeError('…')")."""
+    import asyncio
+    import gc
+
+    def deliver(frame: dict[str, str]) -> None:
+        raise RuntimeError(f"{frame['text']} {SECRET}")
+
+    async def fail() -> None:
+        raise RuntimeError(f"{MARKER} {SECRET}")
+
+    async def main() -> None:
+        asyncio.get_running_loop().call_soon(deliver, {"text": f"{MARKER} schuldet"})
+        task = asyncio.get_running_loop().create_task(fail())
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+        assert task.done()
+        del task  # never retrieved: asyncio reports it when the task is collected
+
+    with captured_project_logs(settings) as buffer:
+        asyncio.run(main())
+        gc.collect()
+    text = buffer.getvalue()
+    assert "ERROR asyncio Exception in callback " in text and "deliver" in text
+    assert "ERROR asyncio Task exception was never retrieved" in text
+    assert "RuntimeError (Meldung nicht protokolliert)" in text and "in fail" in text, "type and frames stay"
+    assert MARKER not in text and SECRET not in text and "schuldet" not in text
+
+
+def test_asyncio_messages_keep_their_first_words_and_a_callback_s_qualified_name_only():
+    from helena.log_privacy import asyncio_message
+
+    assert asyncio_message(f"Exception in callback f.<locals>.deliver({{'text': '{MARKER}'}}) at x.py:1") == (
+        "Exception in callback f.<locals>.deliver"
+    )
+    assert asyncio_message(f"Exception in callback {MARKER} schuldet()") == "Exception in callback"  # an object's own repr
+    assert asyncio_message(f"Executing <Handle deliver({{'text': '{MARKER}'}})> took 0.200 seconds") == "Executing"
+    assert asyncio_message(f"Task was destroyed but it is pending!\ntask: <Task pending coro=<{MARKER}()>>") == (
+        "Task was destroyed but it is pending!"
+    )
+    assert MARKER not in asyncio_message(f"<_SelectorSocketTransport fd=7 {MARKER}>: Fatal error on transport")
