@@ -5,6 +5,7 @@ DEBUG, asyncio's reprs of callback arguments and task exceptions, the tool name 
 
 from __future__ import annotations
 
+import contextlib
 import io
 from collections.abc import Iterator
 
@@ -115,3 +116,31 @@ def test_asyncio_messages_keep_their_first_words_and_a_callback_s_qualified_name
         "Task was destroyed but it is pending!"
     )
     assert MARKER not in asyncio_message(f"<_SelectorSocketTransport fd=7 {MARKER}>: Fatal error on transport")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_helena_run_names_only_registered_tools_in_its_progress():
+    """A model may build a tool name from the prompt; the progress on stderr (a cron log) names only
+    Helena's own tools, the result on stdout keeps everything."""
+    from django.core.management import call_command
+
+    from agent.models import TierConfig
+    from tests.support.scripted_llm import scripted_llm_server
+
+    akte = AkteFactory()
+    with contextlib.contextmanager(scripted_llm_server)() as scripted_llm:
+        TierConfig.objects.create(
+            tier=1, name="Klein", provider="OLLAMA", model="scripted-model", base_url=scripted_llm.url, enabled=True
+        )
+        scripted_llm.script(
+            [
+                {"tool_calls": [{"name": f"{MARKER}_tool", "arguments": {}}]},
+                {"tool_calls": [{"name": "read_akte", "arguments": {"akte": akte.aktenzeichen}}]},
+                {"text": "Erledigt."},
+            ]
+        )
+        out, err = io.StringIO(), io.StringIO()
+        call_command("helena_run", "Worum geht es?", user=akte.anwalt.email, mode="inline", stdout=out, stderr=err)
+    progress = err.getvalue()
+    assert "→ unbekanntes Werkzeug" in progress and "→ read_akte" in progress
+    assert MARKER not in progress

@@ -11,7 +11,8 @@ that could not start (unknown user, Akte not found or not visible). DONE, CAP_RE
 runs with an answer count as done, unless only the embedded demo model answered (no model server
 reached): its answer is no work result, so it fails the task ("demo": true in its result) unless
 `--allow-demo` says it may (trying Helena out on the embedded defaults). The progress on stderr
-names steps and tools, never the task's text or a tool's arguments (client data in a cron log); the results on stdout carry them.
+names steps and Helena's tools, never the task's text, a tool's arguments or a tool name the model
+made up (client data in a cron log); the results on stdout carry them.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from agent.engine.events import EventType
 from agent.models import AgentRun
 from agent.runs.execution import run_execute
 from agent.runs.services import run_create
+from agent.tools.discovery import all_tools
 from akten.models import Akte, User
 from helena.command_base import GermanBaseCommand
 from helena.errors import NotFound
@@ -36,6 +38,7 @@ DEMO_ANSWERED = (
     "Nur das eingebaute Demo-Modell hat geantwortet: kein Modellserver erreicht. Die Antwort ist kein Arbeitsergebnis "
     "(--allow-demo lässt sie gelten)."
 )
+UNKNOWN_TOOL = "unbekanntes Werkzeug"
 OK_STATUSES = frozenset({AgentRun.Status.DONE, AgentRun.Status.CAP_REACHED, AgentRun.Status.STALLED})
 PROGRESS_EVENTS = {
     EventType.STEP_STARTED,
@@ -127,7 +130,9 @@ class Command(GermanBaseCommand):
             if event["type"] == "step.started":
                 self.stderr.write(f"{prefix}   {event['label']}")
             elif event["type"] == "tool.call":
-                self.stderr.write(f"{prefix}     → {event['tool']}")
+                # the name as the model sent it: a name it made up may carry words of the prompt
+                tool = event["tool"] if event["tool"] in all_tools() else UNKNOWN_TOOL
+                self.stderr.write(f"{prefix}     → {tool}")
             elif event["type"] in PROGRESS_EVENTS:
                 self.stderr.write(f"{prefix}   {event['type']}")
 
