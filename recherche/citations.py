@@ -140,14 +140,26 @@ ALTE_FASSUNG = (
 )
 ALTE_FASSUNG_RE = re.compile(rf"\s*(?:,\s*)?(?:\(\s*{ALTE_FASSUNG}\s*\)|{ALTE_FASSUNG})")
 
+# "Anlage 2 zu § 13 RVG", "Anl. 1 (zu § 3 Abs. 2) GKG": an annex, with the section it belongs to.
+ANLAGE_KW = r"(?<![\wäöüß])(?:Anlage|Anl\.)"
+ANLAGE_ZU = rf"\s*\(?\s*zu[mr]?\s+(?:§|Art\.)\s*{NUM}(?:\s*{ABSATZ_KW}\s*\d{{1,3}})?(?:\s*{SATZ_KW}\s*\d{{1,3}})?\s*\)?"
+
 # Entries of a fee table: "3100", "3100, 3104", "3100 und Nr. 3104".
 ENTRIES = r"\d{4}(?:\s*(?:,|und|u\.|sowie|oder|bzw\.)\s*(?:Nr\.\s*)?\d{4})*(?![\wäöüß])"
 # The forms of a fee table's entries: "Nr. 3100 VV RVG", "Nr. 3100 des VV RVG", "3100 VV-RVG", "VV RVG Nr.
-# 3100", "KV 1210 GKG", "GKG-KV Nr. 1210", "Nr. 3100 RVG-VV", with a note of the entry ("Nr. 1008 Anm.
-# Abs. 1 VV RVG"). Each names the entries (`num`), the table (`vv`) and the statute (`law`).
+# 3100", "KV 1210 GKG", "GKG-KV Nr. 1210", "Nr. 3100 RVG-VV", "Nr. 3100 des Vergütungsverzeichnisses zum RVG",
+# "Nr. 3100 der Anlage 1 zum RVG", with a note of the entry ("Nr. 1008 Anm. Abs. 1 VV RVG"). Each names the
+# entries (`num`), the table (`vv`; `_table_kind`) and the statute (`law`).
 FEE_ENTRIES = rf"(?:{NR_KW}\s*)?(?P<num>{ENTRIES})"
 FEE_NOTE = rf"(?:\s*Anm(?:\.|erkung)(?:\s*{ABSATZ_KW}\s*\d{{1,2}})?(?:\s*{SATZ_KW}\s*\d{{1,2}})?)?"
-FEE_TABLE = r"(?P<vv>VV|KV)"
+FEE_TABLE = r"(?P<vv>VV|KV|Vergütungsverzeichnis(?:ses|s)?|Kostenverzeichnis(?:ses|s)?)"
+# The statutes whose Anlage 1 is their fee table, and its kind: "Nr. 3100 der Anlage 1 zum RVG" is Nr. 3100 VV
+# RVG, "Nr. 1210 der Anlage 1 zum GKG" KV 1210 GKG (the JVEG's Anlage 1 is a table of fee groups, no such list).
+ANLAGE_1_TABLES = {"RVG": "VV", "GKG": "KV", "FamGKG": "KV", "GNotKG": "KV"}
+FEE_ANLAGE_1 = (
+    rf"(?:{FEE_TABLE}\s+(?:der\s+)?)?{ANLAGE_KW}\s*1(?![\wäöüß])(?:{ANLAGE_ZU})?\s+(?:zu[mr]?\s+)?"
+    rf"(?P<law>(?:{'|'.join(ANLAGE_1_TABLES)})(?![\wäöüß-]))"
+)
 # A statute's abbreviation has two capitals at least: "Nr. 3100 VV Die Gebühr …" names no statute "Die".
 FEE_LAW = rf"(?:zu[mr]\s+)?(?P<law>(?=[A-ZÄÖÜ][A-Za-zÄÖÜäöüß-]*[A-ZÄÖÜ]){LAW_TOKEN})"
 FEE_LAW_JOINED = r"(?P<law>[A-ZÄÖÜ][A-Za-zÄÖÜäöüß]*)-(?P<vv>VV|KV)(?![\wäöüß-])"  # "GKG-KV", "RVG-VV"
@@ -157,6 +169,7 @@ FEE_FORMS = [
     re.compile(rf"{FEE_TABLE}[\s-]+{FEE_ENTRIES}\s+{FEE_LAW}"),
     re.compile(rf"{FEE_LAW_JOINED}\s+{FEE_ENTRIES}"),
     re.compile(rf"{FEE_ENTRIES}{FEE_NOTE}\s+{FEE_LAW_JOINED}"),
+    re.compile(rf"{FEE_ENTRIES}{FEE_NOTE}\s+(?:(?:des|der)\s+)?{FEE_ANLAGE_1}"),
     # "Nr. 3100 VV", "VV Nr. 3100": the Vergütungsverzeichnis is the RVG's alone (`_fee_targets`); a
     # Kostenverzeichnis without its statute may be the GKG's, the FamGKG's or the GNotKG's.
     re.compile(rf"{NR_KW}\s*(?P<num>{ENTRIES}){FEE_NOTE}\s+(?:(?:des|der)\s+)?(?P<vv>VV)(?![\wäöüß-])"),
@@ -181,9 +194,6 @@ def _unnamed(pattern: str) -> str:
 IVM_TAIL_RE = re.compile(rf"\s*(?:jeweils\s+)?{IVM}\s*(?={SECTION_NUM})")
 LIST_TAIL_RE = re.compile(rf"\s*(?:,|und|sowie)\s*(?={SECTION_NUM})")
 
-# "Anlage 2 zu § 13 RVG", "Anl. 1 (zu § 3 Abs. 2) GKG": an annex, with the section it belongs to.
-ANLAGE_KW = r"(?<![\wäöüß])(?:Anlage|Anl\.)"
-ANLAGE_ZU = rf"\s*\(?\s*zu[mr]?\s+(?:§|Art\.)\s*{NUM}(?:\s*{ABSATZ_KW}\s*\d{{1,3}})?(?:\s*{SATZ_KW}\s*\d{{1,3}})?\s*\)?"
 
 # One item: a number with its subdivisions ("823 Abs. 1 S. 1", "280 I, III").
 # SUB_SEP is "\s*(?:,\s*)?", not "\s*,?\s*": two free runs of spaces around an optional comma split a
@@ -768,7 +778,8 @@ def extract(text: str, names: LawNames, *, bare_numbers: bool = False) -> list[Z
             # "Vorbem. 3 Abs. 4 VV RVG": a preliminary remark of the schedule, which is its Anlage
             if vorbem := VORBEMERKUNG_RE.match(text, match.start()):
                 written = vorbem["law"] or VV_LAW  # "Vorbem. 3 Abs. 4 VV": the RVG's
-                canonical, kind = names.lookup(written) or written, vorbem["vv"] or vorbem["vv_alone"]
+                canonical = names.lookup(written) or written
+                kind = _table_kind(vorbem["vv"] or vorbem["vv_alone"], canonical)
                 targets.append(
                     Ziel("Anlage", VERZEICHNIS_ANLAGE[kind], canonical, detail=kind, start=match.start(), end=match.end())
                 )
@@ -893,13 +904,20 @@ def _fee_targets(text: str, pos: int, names: LawNames) -> list[Ziel]:
     law = fee.groupdict().get("law") or VV_LAW  # "Nr. 3100 VV": the RVG's
     canonical = names.lookup(law) or law
     entries = list(re.finditer(r"\d{4}", fee["num"]))
-    kind = fee["vv"]
+    kind = _table_kind(fee["vv"], canonical)
     targets = []
     for index, entry in enumerate(entries):
         start = fee.start() if index == 0 else fee.start("num") + entry.start()
         end = fee.end() if index == len(entries) - 1 else fee.start("num") + entry.end()
         targets.append(Ziel("Anlage", VERZEICHNIS_ANLAGE[kind], canonical, eintrag=entry[0], detail=kind, start=start, end=end))
     return targets
+
+
+def _table_kind(written: str | None, gesetz: str) -> str:
+    """ "VV" or "KV": the table as written ("VV", "Kostenverzeichnisses"), or else the statute's Anlage 1."""
+    if written:
+        return "VV" if written.startswith("V") else "KV"
+    return ANLAGE_1_TABLES[gesetz]
 
 
 def _without_soft_hyphens(text: str) -> tuple[str, list[int] | None]:

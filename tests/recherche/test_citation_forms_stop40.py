@@ -1,6 +1,7 @@
 """Citation forms that were dropped or misread: a list of Absätze that mixes roman and arabic numbers
 ("§ 5 Abs. I und 2 BGB" named a § 2), the Absätze inside a range ("Abs. IV-VI" lost Abs. 5, "Abs. 1-3"
-lost Abs. 2), the Absatz after the statute ("§ 823 BGB Abs. 1" lost it)."""
+lost Abs. 2), the Absatz after the statute ("§ 823 BGB Abs. 1" lost it), a fee number of an Anlage
+written out ("Nr. 3100 der Anlage 1 zum RVG" lost the number)."""
 
 import pytest
 
@@ -130,3 +131,40 @@ def test_the_absatz_after_the_statute_is_part_of_the_citation_span():
 )
 def test_an_absatz_after_the_statute_is_taken_only_where_it_is_the_sections(text, expected):
     assert _targets(f"Das folgt aus {text}.") == expected
+
+
+# -- a fee number of an Anlage written out ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "same_as"),
+    [
+        ("Nr. 3100 der Anlage 1 zum RVG", "Nr. 3100 VV RVG"),
+        ("Nr. 3100 der Anlage 1 zu § 2 Abs. 2 RVG", "Nr. 3100 VV RVG"),
+        ("Nr. 3100 des Vergütungsverzeichnisses zum RVG", "Nr. 3100 VV RVG"),
+        ("Nr. 3100 des Vergütungsverzeichnisses der Anlage 1 zum RVG", "Nr. 3100 VV RVG"),
+        ("Nr. 9999 der Anlage 1 zum RVG", "Nr. 9999 VV RVG"),
+        ("Nr. 1210 der Anlage 1 zum GKG", "KV 1210 GKG"),
+        ("Nr. 1210 des Kostenverzeichnisses zum GKG", "KV 1210 GKG"),
+    ],
+)
+def test_a_fee_number_of_an_anlage_written_out_resolves_like_the_short_form(shipped_gesetze, text, same_as):
+    def outcome(cited: str) -> list[tuple[str, bool, str, str, str, bool]]:
+        report = check_text(f"Die Gebühr folgt aus {cited}.")
+        return [(a.ziel.text, a.ok, a.zitat, a.anker, a.grund, a.nicht_pruefbar) for a in report.normen]
+
+    assert outcome(text) == outcome(same_as)
+    (target,) = extract(f"Die Gebühr folgt aus {text}.", NAMES)
+    assert f"Die Gebühr folgt aus {text}."[target.start : target.end] == text
+
+
+def test_the_written_out_fee_numbers_resolve_as_expected(shipped_gesetze):
+    (rvg,) = check_text("Nr. 3100 der Anlage 1 zum RVG").normen
+    assert (rvg.ok, rvg.zitat, rvg.anker) == (True, "Anlage 1 RVG", "nr-3100")
+    (gkg,) = check_text("Nr. 1210 der Anlage 1 zum GKG").normen
+    assert (gkg.ok, gkg.zitat, gkg.nicht_pruefbar) == (True, "Anlage 1 GKG", True)
+    # an Anlage without fee numbers keeps its form, also the JVEG's Anlage 1 (a table of fee groups)
+    assert _targets("Anlage 2 zu § 13 RVG") == [("Anlage", "2", "RVG", "")]
+    assert _targets("Nr. 1234 der Anlage 1 zum JVEG") == [("Anlage", "1", "JVEG", "")]
+    famgkg = extract("Nr. 1110 der Anlage 1 zum FamGKG", NAMES)
+    assert [(z.gesetz, z.eintrag, z.detail) for z in famgkg] == [("FamGKG", "1110", "KV")]
