@@ -136,9 +136,23 @@ def _counts(cursor: Any) -> dict[str, int]:
 def _run(command: list[str], env: dict[str, str], what: str) -> None:
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)  # noqa: S603 - our own binaries
     if done.returncode != 0:
-        # The tool's own message names objects, not content; only its last line is kept.
-        last = (done.stderr.strip().splitlines() or ["ohne Meldung"])[-1][:300]
-        raise BackupError(f"{what} fehlgeschlagen (Code {done.returncode}): {last}")
+        raise BackupError(f"{what} fehlgeschlagen (Code {done.returncode}): {tool_message(done.stderr)}")
+
+
+# Lines of PostgreSQL's messages that quote row values: "DETAIL:  Key (aktenzeichen)=(12/25) already
+# exists", "CONTEXT:  COPY akten_kontakt, line 3: "…"", the statement a "LINE 1:" shows.
+_QUOTING_LINE = re.compile(r"^(?:pg_\w+:\s*)?(?:DETAIL|CONTEXT|LINE \d+|QUERY|STATEMENT|HINT|Command was)\b|^\s")
+# A value an error quotes after a colon ('invalid input syntax for type date: "…"'); names of tables
+# and constraints stand after their kind ('table "akten_kontakt"') and stay.
+_QUOTED_VALUE = re.compile(r':\s*"[^"]*"?')
+
+
+def tool_message(stderr: str) -> str:
+    """The last line of a client tool's message that names objects, never content (at most 300
+    characters): its error text without the lines that quote rows or statements and without a
+    value it quotes."""
+    lines = [line for line in stderr.strip().splitlines() if line.strip() and not _QUOTING_LINE.match(line)]
+    return _QUOTED_VALUE.sub(': "…"', (lines or ["ohne Meldung"])[-1])[:300]
 
 
 def create_backup(*, target_dir: Path, media_root: Path | None = None) -> BackupResult:

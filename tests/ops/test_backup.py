@@ -18,6 +18,7 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 from django.utils import timezone
 
+from helena import backup
 from helena.backup import MANIFEST_NAME, _conninfo, _tool_major, client_tool
 from tests.factories import AkteFactory, DokumentFactory
 
@@ -147,3 +148,38 @@ def test_the_backup_counts_as_germans_write_them_and_is_named_in_local_time(data
     after = f"helena-{timezone.localtime():%Y%m%d-%H%M%S}"
     assert re.search(r"Datenbank: \d{1,3}(\.\d{3})+ Bytes", output)  # 339.510, not 339,510
     assert before <= path.name[: len(before)] <= after  # the Kanzlei's time, not UTC
+
+
+@pytest.mark.parametrize(
+    ("stderr", "expected"),
+    [
+        (
+            'pg_restore: error: COPY failed for table "akten_kontakt": ERROR:  duplicate key value violates unique '
+            'constraint "akten_kontakt_pkey"\nDETAIL:  Key (nachname)=(Zyxwerth) already exists.\n'
+            'CONTEXT:  COPY akten_kontakt, line 3: "3\\tZyxwerth\\tGeheimstraße 1"\n',
+            'pg_restore: error: COPY failed for table "akten_kontakt": ERROR:  duplicate key value violates unique '
+            'constraint "akten_kontakt_pkey"',
+        ),
+        (
+            'pg_restore: error: COPY failed for table "akten_akte": ERROR:  invalid input syntax for type date: '
+            '"Zyxwerth"\nCONTEXT:  COPY akten_akte, line 1, column angelegt: "Zyxwerth"\n'
+            "pg_restore: warning: errors ignored on restore: 1\n",
+            "pg_restore: warning: errors ignored on restore: 1",
+        ),
+        (
+            'pg_restore: error: COPY failed for table "akten_akte": ERROR:  invalid input syntax for type date: "Zyxwerth"\n',
+            'pg_restore: error: COPY failed for table "akten_akte": ERROR:  invalid input syntax for type date: "…"',
+        ),
+        (
+            "pg_restore: error: could not execute query: ERROR:  syntax error\nLINE 1: INSERT INTO x VALUES ('Zyxwerth')\n"
+            "                                                ^\nCommand was: INSERT INTO x VALUES ('Zyxwerth');\n",
+            "pg_restore: error: could not execute query: ERROR:  syntax error",
+        ),
+        ("", "ohne Meldung"),
+    ],
+)
+def test_a_failing_tool_is_named_by_its_error_never_by_the_rows_it_quotes(stderr, expected):
+    """The last line of pg_restore's message went into the error the command prints (and cron keeps):
+    PostgreSQL's CONTEXT and DETAIL lines quote the rows a COPY failed on."""
+    assert backup.tool_message(stderr) == expected
+    assert "Zyxwerth" not in backup.tool_message(stderr)
