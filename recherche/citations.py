@@ -144,8 +144,10 @@ ALTE_FASSUNG_RE = re.compile(rf"\s*(?:,\s*)?(?:\(\s*{ALTE_FASSUNG}\s*\)|{ALTE_FA
 ANLAGE_KW = r"(?<![\wäöüß])(?:Anlage|Anl\.)"
 ANLAGE_ZU = rf"\s*\(?\s*zu[mr]?\s+(?:§|Art\.)\s*{NUM}(?:\s*{ABSATZ_KW}\s*\d{{1,3}})?(?:\s*{SATZ_KW}\s*\d{{1,3}})?\s*\)?"
 
-# Entries of a fee table: "3100", "3100, 3104", "3100 und Nr. 3104".
-ENTRIES = r"\d{4}(?:\s*(?:,|und|u\.|sowie|oder|bzw\.)\s*(?:Nr\.\s*)?\d{4})*(?![\wäöüß])"
+# Entries of a fee table: "3100", "3100, 3104", "3100 und Nr. 3104"; the GNotKG's have five digits ("21100"),
+# never read as the last four of them.
+FEE_NUMBER = r"(?<!\d)\d{4,5}"
+ENTRIES = rf"{FEE_NUMBER}(?:\s*(?:,|und|u\.|sowie|oder|bzw\.)\s*(?:Nr\.\s*)?{FEE_NUMBER})*(?![\wäöüß])"
 # The forms of a fee table's entries: "Nr. 3100 VV RVG", "Nr. 3100 des VV RVG", "3100 VV-RVG", "VV RVG Nr.
 # 3100", "KV 1210 GKG", "GKG-KV Nr. 1210", "Nr. 3100 RVG-VV", "Nr. 3100 des Vergütungsverzeichnisses zum RVG",
 # "Nr. 3100 der Anlage 1 zum RVG", with a note of the entry ("Nr. 1008 Anm. Abs. 1 VV RVG"). Each names the
@@ -903,7 +905,7 @@ def _fee_targets(text: str, pos: int, names: LawNames) -> list[Ziel]:
     fee = next(m for form in FEE_FORMS if (m := form.match(text, pos)))
     law = fee.groupdict().get("law") or VV_LAW  # "Nr. 3100 VV": the RVG's
     canonical = names.lookup(law) or law
-    entries = list(re.finditer(r"\d{4}", fee["num"]))
+    entries = list(re.finditer(FEE_NUMBER, fee["num"]))
     kind = _table_kind(fee["vv"], canonical)
     targets = []
     for index, entry in enumerate(entries):

@@ -1,7 +1,8 @@
 """Citation forms that were dropped or misread: a list of Absätze that mixes roman and arabic numbers
 ("§ 5 Abs. I und 2 BGB" named a § 2), the Absätze inside a range ("Abs. IV-VI" lost Abs. 5, "Abs. 1-3"
 lost Abs. 2), the Absatz after the statute ("§ 823 BGB Abs. 1" lost it), a fee number of an Anlage
-written out ("Nr. 3100 der Anlage 1 zum RVG" lost the number)."""
+written out ("Nr. 3100 der Anlage 1 zum RVG" lost the number), a five-digit fee number of the GNotKG
+("Nr. 21100 KV GNotKG" was read as Nr. 1100)."""
 
 import pytest
 
@@ -168,3 +169,18 @@ def test_the_written_out_fee_numbers_resolve_as_expected(shipped_gesetze):
     assert _targets("Nr. 1234 der Anlage 1 zum JVEG") == [("Anlage", "1", "JVEG", "")]
     famgkg = extract("Nr. 1110 der Anlage 1 zum FamGKG", NAMES)
     assert [(z.gesetz, z.eintrag, z.detail) for z in famgkg] == [("FamGKG", "1110", "KV")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Nr. 21100 KV GNotKG", "KV 21100 GNotKG", "GNotKG-KV Nr. 21100", "Nr. 21100 der Anlage 1 zum GNotKG"],
+)
+def test_a_fee_number_of_five_digits_is_read_whole(text):
+    # the GNotKG numbers its Kostenverzeichnis with five digits; "Nr. 21100" was read as Nr. 1100
+    targets = extract(f"Die Gebühr folgt aus {text}.", NAMES)
+    assert [(z.gesetz, z.eintrag, z.detail) for z in targets] == [("GNotKG", "21100", "KV")]
+    assert f"Die Gebühr folgt aus {text}."[targets[0].start : targets[0].end] == text
+
+
+def test_four_digits_inside_a_longer_number_are_no_fee_number():
+    assert extract("Aktenzeichen 1231210 KV GKG", NAMES) == []
