@@ -6,7 +6,9 @@ of the logged-in user; never the query string, a header, a body or a name. daphn
 
 The path keeps only what Helena's routes themselves write: their literal words ("akten",
 "dokumente", "admin"), numbers (ids) and the app's static files. Any other segment is "…": a typed or pasted URL such as
-/akten/Zacharias Quellenberg/ or a file name in a download link may carry client data.
+/akten/Zacharias Quellenberg/ or a file name in a download link may carry client data. A path under
+STATIC_URL is kept only when it names a static file Helena has (plain characters, found in the
+collected files or by the finders), else it is "/static/…".
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import time
 from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from typing import Any
 
+from django.core.exceptions import SuspiciousOperation
 from django.http import HttpRequest, HttpResponse
 
 logger = logging.getLogger("helena.access")
@@ -31,6 +34,7 @@ USER_KEY = "helena.user_id"
 REDACTED = "…"
 _WORD = re.compile(r"[A-Za-z0-9_.-]+")
 _ID = re.compile(r"[0-9]{1,20}")
+_STATIC_NAME = re.compile(r"[A-Za-z0-9_.\-/]{1,300}")
 
 
 def route_words(patterns: Sequence[Any]) -> frozenset[str]:
@@ -59,10 +63,28 @@ def loggable_path(path: str, extra_words: frozenset[str] = frozenset()) -> str:
     they are)."""
     from django.conf import settings
 
-    if path.startswith("/" + str(settings.STATIC_URL).lstrip("/")) and ".." not in path:
-        return path
+    static_url = "/" + str(settings.STATIC_URL).lstrip("/")
+    if path.startswith(static_url):
+        return path if _is_static_file(path.removeprefix(static_url)) else static_url + REDACTED
     words = _http_route_words() | extra_words
     return "/".join(part if not part or part in words or _ID.fullmatch(part) else REDACTED for part in path.split("/"))
+
+
+def _is_static_file(name: str) -> bool:
+    """Whether `name` (relative to STATIC_URL) is one of Helena's static files: the collected ones
+    (STATIC_ROOT, hashed names in production) or those the finders serve without collecting."""
+    from django.conf import settings
+    from django.contrib.staticfiles import finders
+    from django.contrib.staticfiles.storage import staticfiles_storage
+
+    if not _STATIC_NAME.fullmatch(name) or ".." in name.split("/") or name.startswith("/"):
+        return False
+    try:
+        if settings.STATIC_ROOT and staticfiles_storage.exists(name):
+            return True
+        return bool(finders.find(name))
+    except (OSError, SuspiciousOperation):  # not a file of ours
+        return False
 
 
 class AccessLogMiddleware:

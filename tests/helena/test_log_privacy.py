@@ -284,11 +284,12 @@ def test_the_access_log_keeps_route_words_ids_and_static_files_of_a_path_and_not
     from helena.access_log import route_words
 
     assert loggable_path("/ws/helena/", route_words(websocket_urlpatterns)) == "/ws/helena/"
-    assert loggable_path("/static/css/app.css") == "/static/css/app.css"
+    assert loggable_path("/static/css/helena.css") == "/static/css/helena.css"
     assert loggable_path(f"/akten/{PARTY} Meier/") == "/akten/…/"
     assert loggable_path("/dokumente/3/download/Klage Müller.pdf") == "/dokumente/3/download/…"
     assert loggable_path("/akten/²/") == "/akten/…/"
-    assert loggable_path("/static/../akten/Müller") == "/…/…/akten/…"
+    assert loggable_path("/static/../akten/Müller") == "/static/…"
+    assert loggable_path("/static/css/nicht-da.css") == "/static/…"
 
 
 @pytest.mark.django_db(transaction=True)

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -144,3 +146,32 @@ def test_helena_run_names_only_registered_tools_in_its_progress():
     progress = err.getvalue()
     assert "→ unbekanntes Werkzeug" in progress and "→ read_akte" in progress
     assert MARKER not in progress
+
+
+@pytest.mark.django_db
+@pytest.mark.asyncio
+async def test_the_access_log_keeps_a_static_path_only_for_a_file_helena_serves(settings):
+    """A typed or pasted URL under /static/ (a document's name, a party's) was logged as it was."""
+    from channels.testing import HttpCommunicator
+
+    from helena.asgi import application
+
+    paths = {
+        f"/static/{MARKER} Quorrelbach/Klage.pdf": "/static/…",
+        f"/static/{MARKER}/Klage.pdf": "/static/…",  # plain characters, but no file of Helena's
+        "/static/../akten/12": "/static/…",
+        "/static/css/helena.css": "/static/css/helena.css",
+        "/static/admin/css/base.css": "/static/admin/css/base.css",  # an app's static file (the finders)
+    }
+    with captured_project_logs(settings) as buffer:
+        for path in paths:
+            communicator = HttpCommunicator(application, "GET", path)
+            await communicator.send_input({"type": "http.request", "body": b""})
+            message: dict[str, Any] = {}
+            while message.get("type") != "http.response.body" or message.get("more_body"):
+                message = await communicator.receive_output(timeout=10)  # a file's last message has no body
+            await communicator.wait()
+    text = buffer.getvalue()
+    for logged in paths.values():
+        assert re.search(rf"helena\.access GET {re.escape(logged)} \d{{3}} ", text), logged
+    assert MARKER not in text
