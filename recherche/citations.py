@@ -172,8 +172,10 @@ FEE_FORMS = [
     re.compile(rf"{FEE_LAW_JOINED}\s+{FEE_ENTRIES}"),
     re.compile(rf"{FEE_ENTRIES}{FEE_NOTE}\s+{FEE_LAW_JOINED}"),
     re.compile(rf"{FEE_ENTRIES}{FEE_NOTE}\s+(?:(?:des|der)\s+)?{FEE_ANLAGE_1}"),
-    # "Nr. 3100 VV", "VV Nr. 3100": the Vergütungsverzeichnis is the RVG's alone (`_fee_targets`); a
-    # Kostenverzeichnis without its statute may be the GKG's, the FamGKG's or the GNotKG's.
+    # "Nr. 3100 VV", "VV Nr. 3100": the Vergütungsverzeichnis is the RVG's alone (`_fee_targets`). A
+    # Kostenverzeichnis without its statute ("Nr. 1210 KV") may be the GKG's, the FamGKG's or the GNotKG's,
+    # and the corpus holds the entries of none of them, so the number cannot decide: it is no target,
+    # linked to no statute (a guess) and not marked either (the statute is usually clear from the context).
     re.compile(rf"{NR_KW}\s*(?P<num>{ENTRIES}){FEE_NOTE}\s+(?:(?:des|der)\s+)?(?P<vv>VV)(?![\wäöüß-])"),
     re.compile(rf"(?P<vv>VV)\s+{NR_KW}\s*(?P<num>{ENTRIES})"),
 ]

@@ -2,11 +2,13 @@
 ("§ 5 Abs. I und 2 BGB" named a § 2), the Absätze inside a range ("Abs. IV-VI" lost Abs. 5, "Abs. 1-3"
 lost Abs. 2), the Absatz after the statute ("§ 823 BGB Abs. 1" lost it), a fee number of an Anlage
 written out ("Nr. 3100 der Anlage 1 zum RVG" lost the number), a five-digit fee number of the GNotKG
-("Nr. 21100 KV GNotKG" was read as Nr. 1100)."""
+("Nr. 21100 KV GNotKG" was read as Nr. 1100). Also pinned: the law at the end of an
+enumeration of sections applies to all of them, and a Kostenverzeichnis without its statute is linked
+to none."""
 
 import pytest
 
-from recherche.citations import check_text, extract
+from recherche.citations import check_text, extract, link_citations
 from tests.recherche.test_citations import NAMES
 
 
@@ -113,6 +115,10 @@ def test_the_absatz_after_the_statute_is_part_of_the_citation_span():
     text = "Das folgt aus § 823 BGB Abs. 1 in diesem Fall."
     (target,) = extract(text, NAMES)
     assert (target.absatz, text[target.start : target.end]) == ("1", "§ 823 BGB Abs. 1")
+    # a Satz after the statute may be a page ("S. 2"): not taken
+    text = "Siehe § 195 BGB S. 2 des Kommentars."
+    (target,) = extract(text, NAMES)
+    assert (target.detail, text[target.start : target.end]) == ("", "§ 195 BGB")
 
 
 @pytest.mark.parametrize(
@@ -184,3 +190,35 @@ def test_a_fee_number_of_five_digits_is_read_whole(text):
 
 def test_four_digits_inside_a_longer_number_are_no_fee_number():
     assert extract("Aktenzeichen 1231210 KV GKG", NAMES) == []
+
+
+# -- the law at the end of an enumeration of sections ----------------------------------------------------
+# (pinned: the parser already hands the law to every section; the hit's own law in the search's
+# references between sections, recherche/search.py, is another matter)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("§ 5 und § 6 des Kündigungsschutzgesetzes", [("§", "5", "KSchG", ""), ("§", "6", "KSchG", "")]),
+        ("§ 5, § 6 KSchG", [("§", "5", "KSchG", ""), ("§", "6", "KSchG", "")]),
+        ("§ 5 sowie § 6 KSchG", [("§", "5", "KSchG", ""), ("§", "6", "KSchG", "")]),
+        ("§ 5 Abs. 1 und § 6 des KSchG", [("§", "5", "KSchG", "1"), ("§", "6", "KSchG", "")]),
+        ("§ 5 BGB und § 6 KSchG", [("§", "5", "BGB", ""), ("§", "6", "KSchG", "")]),
+        ("§ 5 KSchG, § 6 und § 7 BGB", [("§", "5", "KSchG", ""), ("§", "6", "BGB", ""), ("§", "7", "BGB", "")]),
+    ],
+)
+def test_the_law_named_at_the_end_of_an_enumeration_applies_to_each_section_without_its_own(text, expected):
+    assert _targets(f"Es gelten {text} entsprechend.") == expected
+
+
+# -- a Kostenverzeichnis without its statute -----------------------------------------------------------
+# GKG, FamGKG and GNotKG each have a Kostenverzeichnis as Anlage 1, and the corpus holds the entries of
+# none of them: "Nr. 1210 KV" cannot be narrowed down to one statute, so it is linked to none.
+
+
+@pytest.mark.parametrize("text", ["Nr. 1210 KV", "KV Nr. 1210", "Nr. 1210 des Kostenverzeichnisses", "Nr. 1210 der Anlage 1"])
+def test_a_kostenverzeichnis_number_without_its_statute_is_linked_to_no_statute(shipped_gesetze, text):
+    assert check_text(f"Die Gebühr folgt aus {text}.").normen == []
+    html = link_citations(f"<p>Die Gebühr folgt aus {text}.</p>")
+    assert "<a " not in html
