@@ -9,6 +9,10 @@ Whatever a logger was given, the record leaves the process without:
   are kept at DEBUG. Libraries log content there (Pillow every EXIF/TIFF tag with its value,
   fontTools, pypdf, HTTP clients whole requests), and a rule by allowlist also covers a library
   added later, which a list of library loggers set to INFO in LOGGING would miss;
+- paths as typed: Django's "Not Found: <path>", "Internal Server Error: <path>" and
+  "Forbidden (CSRF cookie not set.): <path>" (records that carry the `request`), and the dev
+  server's "HTTP GET <path>" (a `path` argument), log the path as the access log does
+  (helena/access_log.py `loggable_path`): a typed /akten/<Name>/ is /akten/…/;
 - asyncio's reprs: asyncio writes the reprs of a callback's arguments, of the handle and of a task
   with its exception into its own message ("Exception in callback deliver({'text': …})",
   "future: <Task … exception=RuntimeError('…')>"). Its records keep the first words of the message
@@ -62,6 +66,31 @@ def asyncio_message(message: str) -> str:
     if (callback := _ASYNCIO_CALLBACK.match(message)) is not None:  # a callable's own repr may say anything
         return " ".join(part for part in callback.groups() if part)
     return _ASYNCIO_WORDS.match(message).group(0).rstrip() or "asyncio-Meldung (Text nicht protokolliert)"  # type: ignore[union-attr]
+
+
+def _loggable_path(path: str) -> str:
+    from helena.access_log import REDACTED, loggable_path
+
+    try:
+        return loggable_path(path)
+    except Exception:  # a log line must not fail (e.g. URLconf not loadable): the path goes entirely
+        return "/" + REDACTED
+
+
+def _request_paths(record: logging.LogRecord) -> list[tuple[str, str]]:
+    """(path as typed, path as the access log writes it) for the request a record carries, the
+    longest first (path_info is part of path); a `path` argument is replaced in place."""
+    if isinstance(record.args, dict) and isinstance(record.args.get("path"), str):
+        path, query, _ = record.args["path"].partition("?")  # daphne's URI with its query string
+        record.args = {**record.args, "path": _loggable_path(path) + (query and "?…")}
+    request = getattr(record, "request", None)
+    replaced: dict[str, str] = {}
+    for path in {getattr(request, "path", None), getattr(request, "path_info", None)}:
+        if isinstance(path, str) and path and (safe := _loggable_path(path)) != path:
+            replaced[path] = safe
+            # django.utils.log.log_response escapes its arguments ("M\\xfcller")
+            replaced[path.encode("unicode_escape").decode("ascii")] = safe
+    return sorted(replaced.items(), key=lambda item: -len(item[0]))
 
 
 def _indent(text: str) -> int:
@@ -154,11 +183,14 @@ class PrivacyFilter(logging.Filter):
                 if hasattr(record, name):
                     setattr(record, name, None)
         else:
+            paths = _request_paths(record)
             record.args = _without_exception_messages(record.args)
             try:
                 message = record.getMessage()
             except Exception:  # a broken format string must not break logging
                 message = str(record.msg)
+            for path, safe in paths:
+                message = message.replace(path, safe)
             if record.name == "asyncio" or record.name.startswith("asyncio."):
                 message = asyncio_message(message)
             record.msg = scrub_traceback_text(scrub_query_strings(message))

@@ -149,6 +149,9 @@ def test_the_filter_scrubs_query_strings_sql_and_exception_messages():
     line = record("django.channels.server", "HTTP %(method)s %(path)s", {"method": "GET", "path": f"/api/akten/?q={PARTY}"})
     PrivacyFilter().filter(line)
     assert line.getMessage() == "HTTP GET /api/akten/?…"
+    typed = record("django.channels.server", "HTTP %(method)s %(path)s", {"method": "GET", "path": f"/akten/{PARTY}/?q=1"})
+    PrivacyFilter().filter(typed)
+    assert typed.getMessage() == "HTTP GET /akten/…/?…"  # the dev server's line, the path as the access log has it
     sql = record("django.db.backends", "(%.3f) %s; args=%s", (0.002, f"SELECT 1 WHERE x = '{PARTY}'", (PARTY,)), duration=0.002)
     PrivacyFilter().filter(sql)
     assert PARTY not in sql.getMessage() and "(0.002) SQL-Abfrage" in sql.getMessage()

@@ -175,3 +175,35 @@ async def test_the_access_log_keeps_a_static_path_only_for_a_file_helena_serves(
     for logged in paths.values():
         assert re.search(rf"helena\.access GET {re.escape(logged)} \d{{3}} ", text), logged
     assert MARKER not in text
+
+
+@pytest.mark.django_db
+def test_django_s_csrf_not_found_and_server_error_lines_carry_the_logged_path_only(settings, monkeypatch):
+    """Django logs "Forbidden (CSRF cookie not set.): <path>", "Not Found: <path>" and "Internal
+    Server Error: <path>" with the path as it was typed."""
+    import logging
+
+    from django.contrib import admin
+
+    akte = AkteFactory()
+    anwalt = akte.anwalt
+    anwalt.is_staff = anwalt.is_superuser = True
+    anwalt.save()
+    path = f"/admin/akten/akte/{MARKER} {SECRET}/change/"
+
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("Akte nicht lesbar")
+
+    with captured_project_logs(settings) as buffer:
+        logging.getLogger("django.request").setLevel(logging.WARNING)  # "Not Found" too
+        client = Client(enforce_csrf_checks=True, raise_request_exception=False)
+        client.force_login(anwalt)
+        assert client.post(path, {"kurzrubrum": "x"}).status_code == 403
+        assert client.get(f"/akten/{MARKER} Müller/").status_code == 404  # Django escapes it: "M\\xfcller"
+        monkeypatch.setattr(admin.ModelAdmin, "get_object", broken)
+        assert client.get(path).status_code == 500
+    text = buffer.getvalue()
+    assert "Forbidden (CSRF cookie not set.): /admin/akten/akte/…/change/" in text
+    assert "Not Found: /akten/…/" in text
+    assert "Internal Server Error: /admin/akten/akte/…/change/" in text
+    assert MARKER not in text and SECRET not in text and "xfcller" not in text
