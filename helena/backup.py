@@ -139,20 +139,39 @@ def _run(command: list[str], env: dict[str, str], what: str) -> None:
         raise BackupError(f"{what} fehlgeschlagen (Code {done.returncode}): {tool_message(done.stderr)}")
 
 
-# Lines of PostgreSQL's messages that quote row values: "DETAIL:  Key (aktenzeichen)=(12/25) already
-# exists", "CONTEXT:  COPY akten_kontakt, line 3: "…"", the statement a "LINE 1:" shows.
-_QUOTING_LINE = re.compile(r"^(?:pg_\w+:\s*)?(?:DETAIL|CONTEXT|LINE \d+|QUERY|STATEMENT|HINT|Command was)\b|^\s")
-# A value an error quotes after a colon ('invalid input syntax for type date: "…"'); names of tables
-# and constraints stand after their kind ('table "akten_kontakt"') and stay.
-_QUOTED_VALUE = re.compile(r':\s*"[^"]*"?')
+# The client tools' own lines ("pg_restore: error: …"); the lines PostgreSQL adds after them (DETAIL,
+# CONTEXT, "Command was:", the continuation of a value with a line break) quote rows and statements.
+_TOOL_LINE = re.compile(r"^[a-z_]+: (error|fatal|warning): ")
+# A quoted name stands after the kind of object it names ('table "akten_kontakt"'); any other quote is
+# a value ('value "99999999999" is out of range').
+_QUOTED = re.compile(r'"[^"\n]*"')
+_OBJECT_WORDS = frozenset(
+    "table relation constraint index column type schema function sequence view database role extension "
+    "trigger server socket file directory user".split()
+)
 
 
 def tool_message(stderr: str) -> str:
-    """The last line of a client tool's message that names objects, never content (at most 300
-    characters): its error text without the lines that quote rows or statements and without a
-    value it quotes."""
-    lines = [line for line in stderr.strip().splitlines() if line.strip() and not _QUOTING_LINE.match(line)]
-    return _QUOTED_VALUE.sub(': "…"', (lines or ["ohne Meldung"])[-1])[:300]
+    """What a failed client tool (pg_dump, pg_restore, psql) says, naming objects, never content (at
+    most 300 characters): its first error line (else its first warning), without what PostgreSQL
+    quotes of rows and statements. A value a message ends with after a colon ('invalid input syntax
+    for type date: "…"') is cut whole, even when it holds quotes itself; every other quoted text that
+    does not follow the kind of object it names becomes "…". The text of an error a trigger raises
+    is the trigger's; Helena's schema has none that quote values."""
+    lines = stderr.splitlines()
+    chosen = next((line for line in lines if _TOOL_LINE.match(line) and not line.split(": ", 2)[1] == "warning"), None)
+    chosen = chosen or next((line for line in lines if _TOOL_LINE.match(line)), None)
+    if chosen is None:
+        return "ohne Meldung"
+    value_at = chosen.find(': "')
+    if value_at >= 0:
+        chosen = chosen[:value_at] + ': "…"'
+
+    def _value(match: re.Match[str]) -> str:
+        before = chosen[: match.start()].split()
+        return match.group(0) if before and before[-1].lower() in _OBJECT_WORDS else '"…"'
+
+    return _QUOTED.sub(_value, chosen)[:300]
 
 
 def create_backup(*, target_dir: Path, media_root: Path | None = None) -> BackupResult:
