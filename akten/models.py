@@ -329,20 +329,23 @@ def access_scope_query(user: Any, **extra: tuple[str, Sequence[Any]]) -> tuple[A
         columns.append(f"({sql})")
         params.extend(sql_params)
     table = User._meta.db_table
-    statement = f"SELECT {table}.is_active, {table}.role, {', '.join(columns) or 'NULL'} FROM {table} WHERE {table}.id = %s"  # noqa: S608 - constants
+    statement = (
+        f"SELECT {table}.is_active, {table}.role, {table}.is_superuser, {', '.join(columns) or 'NULL'} "  # noqa: S608 - constants
+        f"FROM {table} WHERE {table}.id = %s"
+    )
     with connection.cursor() as cursor:
         cursor.execute(statement, [*params, user.pk])
         row = cursor.fetchone()
-    if row is not None and row[1] != user.role:
-        # The role changed since this user object was loaded (a run or a socket keeps it): what was
-        # asked was built for the old role. This answer refuses; the object now carries the role as
-        # it is, so the next question is asked for it (agent.tools.executor asks again at once).
-        user.role = row[1]
+    if row is not None and (row[1], row[2]) != (user.role, user.is_superuser):
+        # Role or superuser flag changed since this user object was loaded (a run or a socket keeps
+        # it): what was asked was built for the old ones. This answer refuses; the object now carries
+        # them as they are, so the next question is asked for them (agent.tools.executor asks again).
+        user.role, user.is_superuser = row[1], row[2]
         row = None
     if row is None or not row[0]:
         scope, values = NO_ACCESS, dict.fromkeys(extra)
     else:
-        scope = AccessScope(everything=True) if admin else _scope_from(user, row[2:])
+        scope = AccessScope(everything=True) if admin else _scope_from(user, row[3:])
         values = dict(zip(extra, row[len(row) - len(extra) :], strict=True))
     memo = _scope_memo.get()
     if memo is not None:

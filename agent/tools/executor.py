@@ -264,12 +264,12 @@ class RunToolBox:
         """The matrix row as it is now, read in the same query that resolves the user's access for
         this call (kept for the call by `access_scope_reused`): one round trip for both checks."""
         user = self.ctx.user
-        for _attempt in range(2):  # once more if the role changed meanwhile: the matrix row of the new role
-            role = user.role
+        for _attempt in range(2):  # once more if role or superuser flag changed meanwhile: the new matrix row
+            role, superuser = user.role, user.is_superuser
             if not tool_usable(user, tool):
                 return False
             _, values = access_scope_query(user, permitted=tool_row_allows(role, tool.name))
-            if user.role == role:
+            if (user.role, user.is_superuser) == (role, superuser):
                 return bool(values["permitted"])
         return False
 

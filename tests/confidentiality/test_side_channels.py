@@ -348,3 +348,22 @@ def test_the_full_record_tool_does_not_tell_her_when_the_firm_last_changed_her_a
     assert mandantin["aktenzeichen"] == world.akte.aktenzeichen and "angelegt" in mandantin
     assert "geaendert" not in mandantin
     assert "geaendert" in detail(world.akte.anwalt)  # the firm still sees it
+
+
+@pytest.mark.django_db
+def test_a_superuser_flag_taken_away_during_a_run_ends_her_reach_at_the_next_tool_call(settings):
+    """access_scope_query noticed a changed role or deactivation, not a superuser flag taken away:
+    the run's user object kept it, and every later tool call still read every Akte of the firm."""
+    settings.HELENA_TOOLS_THREAD_SENSITIVE = True
+    world = build_world()
+    staff = UserFactory(role=Role.SACHBEARBEITER, is_superuser=True)
+    box = toolbox_for(ToolContext(user=staff, akte=None, run=None))
+
+    def read(akte: Akte, call_id: str) -> Any:
+        return async_to_sync(box.execute)("read_akte", {"akte": akte.aktenzeichen}, call_id=call_id)
+
+    assert read(world.akte, "c1").ok  # control: as superuser she reads an Akte not her own
+    type(staff).objects.filter(pk=staff.pk).update(is_superuser=False)
+
+    refused = read(world.foreign_akte, "c2")
+    assert not refused.ok and world.foreign_akte.aktenzeichen not in json.dumps(refused.data or {})
