@@ -433,8 +433,10 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
 
 
 def _as_user_now(load: Callable[..., T], user: User, **kwargs: Any) -> T:
-    """`load(user=user, **kwargs)` with the user's account read again first (role, active): frames
-    the server pushes (draft cards) come without a client message, which would refresh it, and an
-    ADMIN's access is decided from the object alone (`access_scope` reads nothing for it)."""
-    user_access_refresh(user)
+    """`load(user=user, **kwargs)` with an ADMIN's (or superuser's) account read again first: frames
+    the server pushes (draft cards) come without a client message, which would refresh it, and their
+    access is decided from the object alone (`access_scope` reads nothing for them). Everyone else's
+    scope query reads role, active and superuser flag itself, so an idle poll costs no extra query."""
+    if user.is_admin_role:
+        user_access_refresh(user)
     return load(user=user, **kwargs)
