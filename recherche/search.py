@@ -117,13 +117,15 @@ REFERENCE_TOP = 10
 SAME_LAW_REFERENCE = re.compile(
     r"(?P<artikel>(?:Artikel|Art\.) \d+[a-z]? )?§§? (?P<nummer>\d{1,4}[a-z]?)\b(?P<after>[^§;]{0,120})"
 )
-# what follows a reference to another statute, after its subdivisions and further numbers:
-# "… Abs. 2 des Patentgesetzes", "§§ 878, 892, 893 des Bürgerlichen Gesetzbuchs", "… VVG"
+# what follows a reference to another statute, after its subdivisions and further numbers or sections:
+# "… Abs. 2 des Patentgesetzes", "§§ 878, 892, 893 des Bürgerlichen Gesetzbuchs", "… VVG", "§ 5 und
+# § 6 des Kündigungsschutzgesetzes" (the statute named at the end is that of every section before it)
 OTHER_LAW = re.compile(
     r"^(?:\s*,|\s+(?:Abs(?:atz|\.)|Satz|S\.|Nummer|Nr\.|Buchstabe|Halbsatz|Hs\.|und|oder|bis|sowie|in|Verbindung|mit"
-    r"|\d+[a-z]?|[a-z]\)?))*"
-    r"\s+(?:(?:des|der|dem|den)\s+(?:\S+\s+){0,3}?\S*(?:[Gg]esetz|[Bb]uch|[Oo]rdnung|[Vv]ertrag)|[A-Z][A-Za-z]*(?:G|O|V|B)\b)"
+    r"|§§?|\d+[a-z]?|[a-z]\)?))*"
+    r"\s+(?:(?:des|der|dem|den)\s+(?:\S+\s+){0,3}?\S*(?:[Gg]esetz|[Bb]uch|[Oo]rdnung|[Vv]ertrag)|(?:(?:des|der|dem|den)\s+)?[A-Z][A-Za-z]*(?:G|O|V|B)\b)"
 )
+OTHER_LAW_REACH = 200
 NOTHING_FOUND = "Keine passende Norm gefunden. Nenne das Gesetz oder formuliere mit den Begriffen des Gesetzes."
 NOT_LOADED = "{gesetze} nicht im Bestand. Geladen sind: {bekannt}."
 DOKUMENTE_PENDING = "{n} Dokument(e) noch nicht eingebettet; für sie zählt bisher nur die Volltextsuche."
@@ -939,7 +941,8 @@ def _with_referenced(hits: list[Hit], norms: dict[int, Norm], *, keep: int) -> l
         cited: set[str] = set()
         for match in SAME_LAW_REFERENCE.finditer(norm.text):
             nummer = match["nummer"]
-            if match["artikel"] or nummer == norm.nummer or nummer in cited or OTHER_LAW.match(match["after"]):
+            following = norm.text[match.end("nummer") : match.end("nummer") + OTHER_LAW_REACH]
+            if match["artikel"] or nummer == norm.nummer or nummer in cited or OTHER_LAW.match(following):
                 continue  # a section of an article of another act, itself, again, or another statute's
             cited.add(nummer)
             key = (norm.gesetz_id, nummer)

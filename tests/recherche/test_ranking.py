@@ -345,15 +345,16 @@ def test_a_section_the_best_hits_refer_to_is_found_though_it_shares_no_word_of_t
         gesetz,
         "3",
         "Für Bestellungen gilt § 6 des Ersten Buches Sozialgesetzbuch entsprechend; § 7 ist anzuwenden; "
-        "Artikel 2 § 8 gilt; ebenso §§ 9, 10 des Zweiten Buches.",
+        "Artikel 2 § 8 gilt; ebenso §§ 9, 10 des Zweiten Buches, § 11 und § 12 des Kündigungsschutzgesetzes "
+        "und § 13 des KSchG.",
     )
     _norm(gesetz, "5", "Das Recht ist binnen vierzehn Tagen in Textform zu erklären.")
     _norm(gesetz, "6", "Eine Vorschrift desselben Gesetzes, die nur ein anderes Gesetz zitiert.")
     weggefallen = _norm(gesetz, "7", "(weggefallen)")
     Norm.objects.filter(pk=weggefallen.pk).update(aufgehoben=True)
-    for i in range(8, 11):
+    for i in range(8, 14):
         _norm(gesetz, str(i), f"Vorschrift {i}, auf die nur ein anderes Gesetz verweist.")
-    for i in range(11, 60):
+    for i in range(14, 60):
         _norm(gesetz, str(i), f"Sonstige Vorschrift Nummer {i} über andere Dinge.")
     lexem_statistik_refresh(kind="NORM")
 
@@ -364,3 +365,5 @@ def test_a_section_the_best_hits_refer_to_is_found_though_it_shares_no_word_of_t
     assert "§ 6 RefG" not in found  # "§ 6 des Ersten Buches …" is another statute's section
     assert "§ 7 RefG" not in found  # repealed sections never appear
     assert not {"§ 8 RefG", "§ 9 RefG", "§ 10 RefG"} & set(found)  # an article's section, another Buch's sections
+    # the statute named after an enumeration of sections is that of each of them; "des KSchG" too
+    assert not {"§ 11 RefG", "§ 12 RefG", "§ 13 RefG"} & set(found)
