@@ -5,8 +5,8 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
+from django.core.exceptions import ValidationError
 from django.http import HttpRequest
-from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from akten.admin_mixins import (
@@ -35,7 +35,13 @@ from .models import (
     Vertretung,
     Zeiterfassung,
 )
-from .services import ERR_TITEL_FUER_FREIGABE, ERR_VERANTWORTLICH, ERR_ZEIT_ZUKUNFT, activity_record, verantwortlich_zulaessig
+from .services import (
+    ERR_TITEL_FUER_FREIGABE,
+    ERR_VERANTWORTLICH,
+    activity_record,
+    verantwortlich_zulaessig,
+    zeiterfassung_pruefen,
+)
 
 
 @admin.register(User)
@@ -244,11 +250,18 @@ class ZeiterfassungAdminForm(forms.ModelForm):
         model = Zeiterfassung
         exclude: list[str] = []
 
-    def clean_datum(self) -> Any:
-        datum = self.cleaned_data.get("datum")
-        if datum is not None and datum > timezone.localdate():
-            raise forms.ValidationError(ERR_ZEIT_ZUKUNFT.format(datum=f"{datum:%d.%m.%Y}"))
-        return datum
+    def clean(self) -> dict[str, Any]:
+        """The rules of every path to a time record (`akten.services.zeiterfassung_pruefen`): no day
+        in the future, at most 24 hours of one person's records a day (a changed record counted
+        once, with its new minutes)."""
+        cleaned = super().clean() or {}
+        user, datum, minuten = cleaned.get("user"), cleaned.get("datum"), cleaned.get("minuten")
+        if user is not None and datum is not None and minuten is not None:
+            try:
+                zeiterfassung_pruefen(user=user, datum=datum, minuten=minuten, zeiterfassung_id=self.instance.pk)
+            except ValidationError as fehler:
+                self.add_error(None, fehler)
+        return cleaned
 
 
 @admin.register(Zeiterfassung)

@@ -382,6 +382,25 @@ ERR_TAG_VOLL = (
 )
 
 
+def zeiterfassung_pruefen(*, user: User, datum: datetime.date, minuten: int, zeiterfassung_id: int | None = None) -> None:
+    """The rules of a time record on every path (`zeiterfassung_create`, so draft approval; the
+    admin's add and change): no day in the future, and at most 24 hours of one person's records on
+    one day. For a change (`zeiterfassung_id`) the record's own stored minutes do not count, and a
+    rule is checked only when what it is about changed (an old record's text stays editable).
+    Raises ValidationError (German, by field)."""
+    tag = Zeiterfassung.objects.filter(user=user, datum=datum)
+    bisher = None
+    if zeiterfassung_id is not None:
+        bisher = Zeiterfassung.objects.filter(pk=zeiterfassung_id).values_list("user_id", "datum", "minuten").first()
+        tag = tag.exclude(pk=zeiterfassung_id)
+    if (bisher is None or bisher[1] != datum) and datum > timezone.localdate():
+        raise ValidationError({"datum": ERR_ZEIT_ZUKUNFT.format(datum=f"{datum:%d.%m.%Y}")})
+    if bisher != (user.pk, datum, minuten):
+        erfasst = tag.aggregate(summe=Sum("minuten"))["summe"] or 0
+        if erfasst + minuten > MINUTEN_JE_TAG:
+            raise ValidationError({"minuten": ERR_TAG_VOLL.format(datum=f"{datum:%d.%m.%Y}", erfasst=erfasst, minuten=minuten)})
+
+
 @transaction.atomic
 def zeiterfassung_create(
     *,
@@ -395,9 +414,9 @@ def zeiterfassung_create(
     stundensatz: Decimal | None = None,
     activity_data: dict[str, Any] | None = None,
 ) -> Zeiterfassung:
-    erfasst = Zeiterfassung.objects.filter(user=user or by, datum=datum).aggregate(summe=Sum("minuten"))["summe"] or 0
-    if erfasst + minuten > MINUTEN_JE_TAG:
-        raise ValidationError(ERR_TAG_VOLL.format(datum=f"{datum:%d.%m.%Y}", erfasst=erfasst, minuten=minuten))
+    """Book `minuten` of `user` (default: `by`) on `akte`, under the rules of `zeiterfassung_pruefen`
+    (ValidationError, German)."""
+    zeiterfassung_pruefen(user=user or by, datum=datum, minuten=minuten)
     eintrag = Zeiterfassung(
         akte=akte,
         user=user or by,
