@@ -42,3 +42,8 @@ class AgentConfig(AppConfig):
 
         # Live draft cards: the draft services announce each change, the open tabs hear of it.
         draft_changed.connect(draft_changed_deliver, dispatch_uid="agent.draft_changed")
+        from django.db.backends.signals import connection_created
+
+        from agent.tools.executor import tool_session_limits
+
+        connection_created.connect(tool_session_limits, dispatch_uid="agent.tool_session_limits")

@@ -29,6 +29,7 @@ import functools
 import json
 import logging
 import pickle
+import threading
 import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
@@ -68,9 +69,25 @@ ERR_INTERNAL = (
 ERR_CANCELLED = "Der Lauf wurde abgebrochen; das Werkzeug wurde nicht ausgeführt."
 
 
+TOOL_THREAD_PREFIX = "helena-tool"
+
+
 @functools.cache
 def _tool_threads() -> ThreadPoolExecutor:
-    return ThreadPoolExecutor(max_workers=max(1, settings.HELENA_TOOL_THREADS), thread_name_prefix="helena-tool")
+    return ThreadPoolExecutor(max_workers=max(1, settings.HELENA_TOOL_THREADS), thread_name_prefix=TOOL_THREAD_PREFIX)
+
+
+def tool_session_limits(sender: Any, connection: Any, **kwargs: Any) -> None:
+    """A tool thread's new database connection gets `statement_timeout` and `lock_timeout` of
+    settings.HELENA_TOOL_STATEMENT_TIMEOUT_SECONDS (connection_created, agent/apps.py): a tool whose
+    statement waits on a lock or runs away ends with an error instead of holding one of the
+    process's few tool threads after its run has gone (the run's own time limit does not stop a
+    thread). Once per connection, not per call."""
+    if connection.vendor != "postgresql" or not threading.current_thread().name.startswith(TOOL_THREAD_PREFIX):
+        return
+    milliseconds = max(1, int(settings.HELENA_TOOL_STATEMENT_TIMEOUT_SECONDS * 1000))
+    with connection.cursor() as cursor:
+        cursor.execute(f"SET statement_timeout = {milliseconds}; SET lock_timeout = {milliseconds}")
 
 
 # --- execution ---------------------------------------------------------------------------------

@@ -254,6 +254,10 @@ HELENA_EVENT_BACKLOG = int(os.environ.get("HELENA_EVENT_BACKLOG", "16"))
 # Tool calls running at once per process (agent/tools/executor.py), each thread with its own
 # database connection: size PostgreSQL's max_connections for this times the number of processes.
 HELENA_TOOL_THREADS = int(os.environ.get("HELENA_TOOL_THREADS", "6"))
+# No statement of a tool call, nor its wait for a lock, may take longer (seconds): a run that reaches
+# its time limit moves on, but a statement still waiting would keep its tool thread from every later
+# call of the process (agent/tools/executor.py).
+HELENA_TOOL_STATEMENT_TIMEOUT_SECONDS = float(os.environ.get("HELENA_TOOL_STATEMENT_TIMEOUT_SECONDS", "30"))
 # The embedded demo model answers where no model server does (`make run` without Ollama); production
 # turns it off unless HELENA_DEMO_MODEL=1 (settings/production.py).
 HELENA_DEMO_MODEL = os.environ.get("HELENA_DEMO_MODEL", "1") == "1"
