@@ -260,7 +260,8 @@ class ZeiterfassungAdminForm(forms.ModelForm):
             try:
                 zeiterfassung_pruefen(user=user, datum=datum, minuten=minuten, zeiterfassung_id=self.instance.pk)
             except ValidationError as fehler:
-                self.add_error(None, fehler)
+                # on the form, not on a field: the field keeps its own check (at most 1,440 minutes)
+                self.add_error(None, fehler.messages)
         return cleaned
 
 
