@@ -382,12 +382,18 @@ ERR_TAG_VOLL = (
 )
 
 
+@transaction.atomic
 def zeiterfassung_pruefen(*, user: User, datum: datetime.date, minuten: int, zeiterfassung_id: int | None = None) -> None:
     """The rules of a time record on every path (`zeiterfassung_create`, so draft approval; the
     admin's add and change): no day in the future, and at most 24 hours of one person's records on
     one day. For a change (`zeiterfassung_id`) the record's own stored minutes do not count, and a
     rule is checked only when what it is about changed (an old record's text stays editable).
-    Raises ValidationError (German, by field)."""
+    Raises ValidationError (German, by field).
+
+    Locks the person's User row (FOR NO KEY UPDATE) before summing the day, so that two records of
+    one person (two approvals, admin and approval) serialise: the second sums the day with the
+    first's minutes. Call it in the transaction that saves the record (the admin's add and change
+    views run in one), else the lock ends with this function."""
     tag = Zeiterfassung.objects.filter(user=user, datum=datum)
     bisher = None
     if zeiterfassung_id is not None:
@@ -396,6 +402,7 @@ def zeiterfassung_pruefen(*, user: User, datum: datetime.date, minuten: int, zei
     if (bisher is None or bisher[1] != datum) and datum > timezone.localdate():
         raise ValidationError({"datum": ERR_ZEIT_ZUKUNFT.format(datum=f"{datum:%d.%m.%Y}")})
     if bisher != (user.pk, datum, minuten):
+        list(User.objects.select_for_update(no_key=True).filter(pk=user.pk).values_list("pk", flat=True))
         erfasst = tag.aggregate(summe=Sum("minuten"))["summe"] or 0
         if erfasst + minuten > MINUTEN_JE_TAG:
             raise ValidationError({"minuten": ERR_TAG_VOLL.format(datum=f"{datum:%d.%m.%Y}", erfasst=erfasst, minuten=minuten)})

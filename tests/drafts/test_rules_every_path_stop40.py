@@ -6,13 +6,17 @@ documentation saying who may undo."""
 from __future__ import annotations
 
 import datetime
+import threading
 
 import pytest
 from django.contrib.auth.models import Permission
+from django.db import connection, transaction
 from django.urls import reverse
 from django.utils import timezone
 
 from akten.models import Role, User, Zeiterfassung
+from drafts import services
+from drafts.models import HelenaDraft
 from tests.factories import AkteFactory, UserFactory, ZeiterfassungFactory
 
 pytestmark = pytest.mark.django_db
@@ -69,3 +73,66 @@ def test_admin_change_counts_the_day_without_the_record_changed(client, zeit_adm
     assert client.post(url, _zeit_daten(akte, staff, 440, gestern)).status_code == 302
     eintrag.refresh_from_db()
     assert eintrag.minuten == 440
+
+
+def _zeit_entwurf(akte, person: User, minuten: int) -> HelenaDraft:
+    payload = {"datum": f"{timezone.localdate():%Y-%m-%d}", "minuten": minuten, "beschreibung": "Aktenstudium"}
+    return services.draft_create(typ=HelenaDraft.Typ.ZEITERFASSUNG, akte=akte, requested_by=person, payload=payload)
+
+
+def _wartet_auf_sperre(pid: int) -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT EXISTS (SELECT 1 FROM pg_locks WHERE pid = %s AND NOT granted)", [pid])
+        return bool(cursor.fetchone()[0])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_concurrent_approvals_never_book_more_than_24_hours_for_one_day():
+    """The first approval stays uncommitted until the second has finished or waits for a lock: without
+    a lock per person the second sums the day without the first's 1000 minutes and books 2000."""
+    akte = AkteFactory()
+    erster, zweiter = (_zeit_entwurf(akte, akte.anwalt, 1000) for _ in range(2))
+    admin = UserFactory(role=Role.ADMIN)
+    erster_gebucht, freigeben = threading.Event(), threading.Event()
+    pid_zweiter: list[int] = []
+    ergebnis: dict[str, str] = {}
+
+    def erste_uebernahme() -> None:
+        try:
+            with transaction.atomic():
+                services.draft_accept(draft_id=erster.pk, by=akte.anwalt)
+                ergebnis["erster"] = "übernommen"
+                erster_gebucht.set()
+                freigeben.wait(timeout=30)
+        finally:
+            erster_gebucht.set()
+            connection.close()
+
+    def zweite_uebernahme() -> None:
+        try:
+            erster_gebucht.wait(timeout=30)
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_backend_pid()")
+                pid_zweiter.append(cursor.fetchone()[0])
+            services.draft_accept(draft_id=zweiter.pk, by=admin)
+            ergebnis["zweiter"] = "übernommen"
+        except services.DraftInvalid as fehler:
+            ergebnis["zweiter"] = fehler.message
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=erste_uebernahme), threading.Thread(target=zweite_uebernahme)]
+    for thread in threads:
+        thread.start()
+    for _ in range(600):  # until the second approval is done or waits for the first's lock
+        threads[1].join(timeout=0.05)
+        if not threads[1].is_alive() or (pid_zweiter and _wartet_auf_sperre(pid_zweiter[0])):
+            break
+    freigeben.set()
+    for thread in threads:
+        thread.join(timeout=30)
+
+    assert ergebnis["erster"] == "übernommen"
+    assert "mehr als 24 Stunden" in ergebnis["zweiter"]
+    assert sum(Zeiterfassung.objects.filter(user=akte.anwalt).values_list("minuten", flat=True)) == 1000
+    assert HelenaDraft.objects.get(pk=zweiter.pk).status == HelenaDraft.Status.PENDING
