@@ -74,6 +74,12 @@ TIMEOUT_CUT = "\n\n_(Zeitlimit von {seconds} s erreicht – die Antwort ist hier
 TIMEOUT_NOTHING = "Das Zeitlimit von {seconds} s ist erreicht, bevor Helena eine Antwort hatte."
 TIMEOUT_TOOLS_USED = " Genutzte Werkzeuge: {tools}."
 CANCEL_CUT = "\n\n_(abgebrochen)_"
+# The task running the loop was cancelled without the user asking (its process shut down): the run
+# did not end as planned, so it FAILED, with the same honest kind of message as an orphaned run.
+FAILED_PROCESS_STOPPED = "Ausführung beendet (Prozess)"
+ERR_PROCESS_STOPPED = "Der Auftrag wurde unterbrochen: der ausführende Prozess wurde beendet. Bitte versuche es erneut."
+PROCESS_CUT = "\n\n_(Der Auftrag wurde unterbrochen – die Antwort ist hier abgebrochen.)_"
+USER_CANCELLED = "vom Benutzer abgebrochen"
 LENGTH_CUT = "\n\n_(Die Antwort ist an der Längengrenze des Sprachmodells abgeschnitten.)_"
 DEMO_STANDS_IN = "{what} nicht erreichbar – das eingebaute Demo-Modell antwortet."
 ERR_RAW_CALL = (
@@ -180,6 +186,8 @@ class RunOutcome:
     repairs: int = 0
     escalations: int = 0
     draft_ids: list[int] = field(default_factory=list)
+    # the answer text the user had seen streamed when the run was stopped from outside (process stop)
+    streamed: str = ""
 
     @property
     def usage(self) -> dict[str, int]:
@@ -190,6 +198,22 @@ class RunOutcome:
             "tool_calls": self.tool_calls,
             "steps": self.steps,
         }
+
+
+def outcome_process_stopped(outcome: RunOutcome, *, user_cancelled: bool) -> None:
+    """The end of a run whose task was cancelled (its process shut down): CANCELLED when its user
+    had asked it to stop, else FAILED with ERR_PROCESS_STOPPED. The answer the user had seen
+    streamed (`outcome.streamed`) stays, marked as cut off; without one there is no answer."""
+    if user_cancelled:
+        outcome.status, outcome.finish_reason, outcome.error = RunStatus.CANCELLED, USER_CANCELLED, ""
+        cut = CANCEL_CUT
+    else:
+        outcome.status, outcome.finish_reason = RunStatus.FAILED, FAILED_PROCESS_STOPPED
+        outcome.error = ERR_PROCESS_STOPPED
+        cut = PROCESS_CUT
+    outcome.answer = ""
+    if outcome.streamed:
+        outcome.answer = outcome.streamed + cut + (DEMO_NOTE if outcome.demo else "")
 
 
 class _Cancelled(Exception):
@@ -642,8 +666,8 @@ class Engine:
             self.outcome.error = finish.error
         except _Cancelled:
             self.outcome.status = RunStatus.CANCELLED
-            self.outcome.finish_reason = "vom Benutzer abgebrochen"
-            streamed = self.gate.sent.strip() if self.gate is not None else ""
+            self.outcome.finish_reason = USER_CANCELLED
+            streamed = self.streamed_answer()
             if streamed:
                 # what the user has already read stays; it is marked, not replaced
                 self.transcript.append(assistant_message(streamed, []))
@@ -654,6 +678,20 @@ class Engine:
             self.outcome.answer += DEMO_NOTE
         return self.outcome
 
+    def streamed_answer(self) -> str:
+        """The answer text the user has seen streamed of the model call in flight ("" when that call
+        ended in tool calls: its text was a thought). A call the model was still writing is no answer."""
+        streamed = self.gate.sent.strip() if self.gate is not None else ""
+        return "" if RAW_CALL_TEXT.match(streamed) else streamed
+
+    def process_stopped(self) -> None:
+        """The task running the loop was cancelled from outside (process shutdown), see
+        `outcome_process_stopped`; the streamed text stays in the transcript, as on a cancel."""
+        self.outcome.streamed = self.streamed_answer()
+        if self.outcome.streamed:
+            self.transcript.append(assistant_message(self.outcome.streamed, []))
+        outcome_process_stopped(self.outcome, user_cancelled=self.cancel.cancelled)
+
     async def _timed_out(self) -> None:
         """End at the time limit with what the user has already seen: the answer streamed so far
         stays as it is (marked as cut off); without one there is no answer, only the error, which
@@ -663,9 +701,7 @@ class Engine:
         self.outcome.status = RunStatus.TIMEOUT
         self.outcome.finish_reason = "Zeitlimit erreicht"
         seconds = int(self.limits.timeout_seconds)
-        streamed = self.gate.sent.strip() if self.gate is not None else ""
-        if RAW_CALL_TEXT.match(streamed):
-            streamed = ""  # a call the model was still writing is no answer
+        streamed = self.streamed_answer()
         if streamed:
             self.transcript.append(assistant_message(streamed, []))
             self.outcome.answer = streamed + TIMEOUT_CUT.format(seconds=seconds)
@@ -818,9 +854,9 @@ class Engine:
         if runnable:
             try:
                 executed = await self._bounded(self._execute_all(runnable))
-            except (_Cancelled, _TimedOut):
-                # keep every call paired with a result, also in the trace of a stopped run: in the
-                # transcript, and as the `tool.result` each `tool.call` event gets
+            except (_Cancelled, _TimedOut, asyncio.CancelledError):
+                # keep every call paired with a result, also in the trace of a stopped run (a process
+                # stop included): in the transcript, and as the `tool.result` each `tool.call` event gets
                 for call in calls:
                     self.transcript.append(tool_message(call, results.get(call.id, json.dumps({"error": INTERRUPTED}))))
                 for call in runnable:
@@ -953,9 +989,8 @@ async def run_agent(
         outcome = await engine.run()
     except asyncio.CancelledError:
         # the task itself was cancelled (process shutting down): record the stop, then let it go
+        engine.process_stopped()
         outcome = engine.outcome
-        outcome.status = RunStatus.CANCELLED
-        outcome.finish_reason = "Ausführung beendet (Prozess)"
         await _settle(outcome, sink, on_finish)
         raise
     except Exception as exc:  # the loop must end with an honest status even on our own bugs

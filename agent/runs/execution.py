@@ -33,7 +33,15 @@ from django.utils import timezone
 
 from agent.engine.budget import estimate_tokens
 from agent.engine.events import TERMINAL_EVENT_TYPES, terminal_event
-from agent.engine.loop import Limits, RunOutcome, RunStatus, response_guard, run_agent
+from agent.engine.loop import (
+    FAILED_PROCESS_STOPPED,
+    Limits,
+    RunOutcome,
+    RunStatus,
+    outcome_process_stopped,
+    response_guard,
+    run_agent,
+)
 from agent.engine.prompt import build_demo_prompt, build_system_prompt, with_intro
 from agent.engine.routing import (
     TaskType,
@@ -94,6 +102,10 @@ def _own_connection(fn: Callable[..., T], *args: Any) -> T:
 
 def _run_get(run_id: int) -> AgentRun:
     return AgentRun.objects.get(pk=run_id)
+
+
+def _cancel_requested(run_id: int) -> bool:
+    return AgentRun.objects.filter(pk=run_id, cancel_requested=True).exists()
 
 
 # -- execute -------------------------------------------------------------------------------------
@@ -412,6 +424,9 @@ async def run_execute(
     settled: list[RunOutcome] = []
 
     async def finish(outcome: RunOutcome) -> None:
+        if outcome.finish_reason == FAILED_PROCESS_STOPPED and await _in_run_thread(_cancel_requested, run_id):
+            # stopped by its process after its user had asked to stop, before the poll told the loop
+            outcome_process_stopped(outcome, user_cancelled=True)
         outcome.error = outcome_error_public(outcome)  # saved, then the terminal event carries it
         if prepared.first_contact and outcome.answer and outcome.status != RunStatus.CANCELLED:
             outcome.answer = with_intro(outcome.answer)

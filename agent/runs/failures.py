@@ -1,7 +1,7 @@
 """What a failed run tells its user: a fixed German category, never the text of an exception.
 
-The engine ends a run FAILED when no model is left after a model client's error, or on an error of
-its own (agent/engine/loop.py); its outcome then carries the error's text. A model server's text
+The engine ends a run FAILED when no model is left after a model client's error, on an error of
+its own, or when its process stopped it (agent/engine/loop.py); its outcome then carries the error's text. A model server's text
 can name internal hosts or echo what it was sent (prompt snippets, client data), and `run.error`
 goes everywhere the user looks: "Meine Aufträge", the run's reply in its conversation, the terminal
 websocket frame (also on replay) and the admin. So a run keeps only the category, like an
@@ -11,11 +11,13 @@ escalation's `cause`; its finish reason names the same category for the operator
 from __future__ import annotations
 
 from agent.engine.loop import (
+    ERR_PROCESS_STOPPED,
     ERR_RAW_CALL,
     FAILED_CONTEXT_OVERFLOW,
     FAILED_EMPTY_ANSWER,
     FAILED_MODEL_ERROR,
     FAILED_NO_MODEL,
+    FAILED_PROCESS_STOPPED,
     FAILED_RAW_CALL,
     RunOutcome,
     RunStatus,
@@ -34,6 +36,7 @@ FAILURE_TEXTS = {
         "Das Sprachmodell hat keine Antwort geliefert. Bitte versuche es erneut oder formuliere die Frage anders."
     ),
     FAILED_RAW_CALL: ERR_RAW_CALL,
+    FAILED_PROCESS_STOPPED: ERR_PROCESS_STOPPED,
 }
 
 
