@@ -6,19 +6,21 @@ Writes only; executing a run is agent/runs/execution.py, reading runs agent/runs
 from __future__ import annotations
 
 import datetime
+from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from agent.engine.events import terminal_event
+from agent.engine.events import EventType, ToolResultEvent, terminal_event
+from agent.engine.loop import INTERRUPTED
 from agent.engine.routing import (
     BACKGROUND,
     INLINE,
     Classification,
     apply_user_choice,
 )
-from agent.models import AgentRun, Conversation, EngineConfig
+from agent.models import AgentRun, AgentStep, Conversation, EngineConfig
 from agent.models import Message as ChatMessage
 from agent.runs.events import event_row_append
 from agent.runs.execution import conversation_reply_save, local_cancels
@@ -231,6 +233,54 @@ def runs_fail_orphaned(*, stale_after_seconds: int = 60) -> int:
             run.save(update_fields=["status", "finish_reason", "error", "finished_at"])
             if not run.answer:
                 conversation_reply_save(run)
-            event_row_append(run, terminal_event(run.status), status=run.status, answer=run.answer, error=run.error, usage={})
+            usage = _orphan_trace_close(run)
+            event_row_append(
+                run,
+                terminal_event(run.status),
+                status=run.status,
+                answer=run.answer,
+                error=run.error,
+                usage=usage,
+                finish_reason=run.finish_reason,
+                continuable=False,
+                demo=False,
+            )
             failed += 1
     return failed
+
+
+def _orphan_trace_close(run: AgentRun) -> dict[str, int]:
+    """Close the trace of an orphaned run as the engine closes a stopped one: every `tool.call`
+    without a `tool.result` gets one (not ok, INTERRUPTED). Returns the run's usage as its trace
+    tells it (the engine saves its counts only at the end): the terminal event's `usage`."""
+    rows = AgentStep.objects.filter(
+        run=run, type__in=(EventType.STEP_STARTED, EventType.MODEL_RESPONSE, EventType.TOOL_CALL, EventType.TOOL_RESULT)
+    ).order_by("seq")
+    usage = {"tokens_in": 0, "tokens_out": 0, "model_calls": 0, "tool_calls": 0, "steps": 0}
+    open_calls: dict[str, dict[str, Any]] = {}
+    for type, payload in rows.values_list("type", "payload"):
+        if type == EventType.STEP_STARTED:
+            usage["steps"] = max(usage["steps"], int(payload.get("step") or 0))
+        elif type == EventType.MODEL_RESPONSE:
+            tokens = payload.get("usage") or {}
+            usage["model_calls"] += 1
+            usage["tokens_in"] += int(tokens.get("prompt_tokens") or 0)
+            usage["tokens_out"] += int(tokens.get("completion_tokens") or 0)
+        elif type == EventType.TOOL_CALL:
+            open_calls[str(payload.get("call_id", ""))] = payload
+        else:
+            usage["tool_calls"] += 1
+            open_calls.pop(str(payload.get("call_id", "")), None)
+    for call_id, payload in open_calls.items():
+        result = ToolResultEvent(
+            step=int(payload.get("step") or 0),
+            call_id=call_id,
+            tool=str(payload.get("tool", "")),
+            ok=False,
+            summary=INTERRUPTED,
+            source=[],
+            cached=False,
+            untrusted=False,
+        )
+        event_row_append(run, EventType.TOOL_RESULT, **result)
+    return usage

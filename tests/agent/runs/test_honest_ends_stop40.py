@@ -1,15 +1,17 @@
 """Runs that end from outside end honestly: a run whose task its own process cancels (shutdown)
 FAILED, unless its user had asked to stop; what was streamed stays, marked as cut off; every
-`tool.call` of the trace gets its `tool.result`."""
+`tool.call` of the trace gets its `tool.result`, also when the orphan sweep ends the run."""
 
 from __future__ import annotations
 
 import asyncio
+import datetime
 import time
 
 import pytest
 from asgiref.sync import async_to_sync
 from django.db import connection
+from django.utils import timezone
 
 from agent.engine.events import ListSink
 from agent.engine.loop import (
@@ -148,3 +150,51 @@ def test_a_process_stop_during_a_tool_call_still_pairs_the_call_with_a_result(sc
     result = sink.of_type("tool.result")[0]
     assert (result["ok"], result["summary"]) == (False, INTERRUPTED)
     assert sink.events[-1]["finish_reason"] and sink.events[-1]["error"] == ERR_PROCESS_STOPPED
+
+
+# -- the orphan sweep ----------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_the_orphan_sweep_closes_open_tool_calls_before_the_terminal_event():
+    run = services.run_create(user=UserFactory(), text="Welche Fristen laufen?")
+    old = timezone.now() - datetime.timedelta(minutes=5)
+    AgentRun.objects.filter(pk=run.pk).update(status="RUNNING", started_at=old, heartbeat_at=old)
+    rows = [
+        ("run.started", {"mode": "inline", "tier": 1, "model": "m", "max_steps": 5, "demo": False, "note": ""}),
+        ("step.started", {"step": 1, "max_steps": 5, "label": "Schritt 1/5"}),
+        ("tool.call", {"step": 1, "call_id": "c1", "tool": "read_fristen", "args": {}, "label": "Fristen"}),
+        ("tool.call", {"step": 1, "call_id": "c2", "tool": "read_akte", "args": {}, "label": "Akte"}),
+        (
+            "tool.result",
+            {
+                "step": 1,
+                "call_id": "c1",
+                "tool": "read_fristen",
+                "ok": True,
+                "summary": "2 Treffer",
+                "source": [],
+                "cached": False,
+                "untrusted": False,
+            },
+        ),
+    ]
+    for seq, (type, payload) in enumerate(rows, start=1):
+        AgentStep.objects.create(run=run, seq=seq, type=type, payload=payload)
+
+    assert services.runs_fail_orphaned(stale_after_seconds=60) == 1
+
+    steps = list(AgentStep.objects.filter(run=run).order_by("seq"))
+    assert [s.type for s in steps][-2:] == ["tool.result", "run.failed"]
+    closing = steps[-2].payload
+    assert (closing["call_id"], closing["tool"], closing["ok"], closing["step"]) == ("c2", "read_akte", False, 1)
+    assert closing["summary"] == INTERRUPTED and closing["source"] == []
+    terminal = steps[-1].payload
+    assert terminal["finish_reason"] == "Prozess nicht mehr erreichbar"
+    assert (terminal["status"], terminal["error"], terminal["continuable"], terminal["demo"]) == (
+        "FAILED",
+        services.ERR_ORPHANED,
+        False,
+        False,
+    )
+    assert terminal["usage"]["tool_calls"] == 1 and terminal["usage"]["steps"] == 1
