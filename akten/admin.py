@@ -36,9 +36,10 @@ from .models import (
     Zeiterfassung,
 )
 from .services import (
-    ERR_TITEL_FUER_FREIGABE,
     ERR_VERANTWORTLICH,
+    FreigabeTitelFehler,
     activity_record,
+    freigabe_titel_pruefen,
     verantwortlich_zulaessig,
     zeiterfassung_pruefen,
 )
@@ -147,10 +148,12 @@ class DokumentAdminForm(forms.ModelForm):
         cleaned = super().clean() or {}
         if cleaned.get("mandant_sichtbar") and (not self.initial.get("mandant_sichtbar") or "name" in self.changed_data):
             # A released document's title is what she sees: never the uploaded file's name (as in the API).
-            name = (cleaned.get("name") or "").strip().lower()
-            datei = PurePath(self.instance.datei.name or "")
-            if name and (name == datei.name.lower() or (datei.suffix and name.endswith(datei.suffix.lower()))):
-                self.add_error("name", ERR_TITEL_FUER_FREIGABE)
+            name = cleaned.get("name") or ""
+            try:
+                freigabe_titel_pruefen(name=name, dateiname=PurePath(self.instance.datei.name or "").name)
+            except FreigabeTitelFehler as fehler:
+                if name:  # an empty title has the field's own error already
+                    self.add_error("name", str(fehler))
         # Releasing here obeys the same rule as the upload (akten.services.dokument_create).
         if cleaned.get("mandant_sichtbar") and not self.initial.get("mandant_sichtbar"):
             with self.instance.datei.open("rb") as handle:

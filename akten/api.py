@@ -99,7 +99,9 @@ class DokumentListApi(WriteRateLimitMixin, generics.ListAPIView):
         description="Lädt eine Datei zu einer Akte hoch: "
         + services.ERLAUBTE_DATEIARTEN
         + ". Andere Dateien und solche, deren Inhalt nicht zu Endung oder Dateityp passt, lehnt Helena mit 400 "
-        "und einer Meldung ab. Der Text wird im Hintergrund erkannt, ein Fehler dabei steht am Dokument. Nur für "
+        "und einer Meldung ab. Für die Mandantschaft freigegeben (`mandant_sichtbar`) nur mit einem eigenen Titel "
+        "(`name`), nicht dem Dateinamen (sonst 400). Der Text wird im Hintergrund erkannt, ein Fehler dabei steht am "
+        "Dokument. Nur für "
         "Mitarbeitende der Kanzlei; die Akte muss für dich sichtbar sein (sonst 404).",
         request=DokumentUploadSerializer,
         responses={201: DokumentDetailSerializer},
@@ -113,9 +115,6 @@ class DokumentListApi(WriteRateLimitMixin, generics.ListAPIView):
         if not (user.is_admin_role or user.role in STAFF_ROLES):
             raise PermissionDenied(ERR_UPLOAD_FORBIDDEN)
         upload = data["datei"]
-        if data["mandant_sichtbar"] and not (data.get("name") or "").strip():
-            # otherwise the uploaded file's name would become the title she sees (akten.policy)
-            raise ValidationError({"name": services.ERR_TITEL_FUER_FREIGABE})
         try:
             dokument = services.dokument_create(
                 akte=akte,
@@ -126,6 +125,8 @@ class DokumentListApi(WriteRateLimitMixin, generics.ListAPIView):
                 mime_type=upload.content_type,
                 mandant_sichtbar=data["mandant_sichtbar"],
             )
+        except services.FreigabeTitelFehler as exc:  # released under the file's name (or without a title)
+            raise ValidationError({"name": str(exc)}) from exc
         except ValueError as exc:
             raise ValidationError({"datei": str(exc)}) from exc
         return Response(DokumentDetailSerializer(dokument).data, status=status.HTTP_201_CREATED)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 import re
 from decimal import Decimal
+from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ValidationError
@@ -217,6 +218,21 @@ ERR_ZEIT_ZUKUNFT = "Das Datum {datum} liegt in der Zukunft; Zeit kann nur für h
 ERR_TITEL_FUER_FREIGABE = "Gib dem Dokument einen Titel, bevor du es freigibst: den Dateinamen sieht die Mandantschaft nicht."
 
 
+class FreigabeTitelFehler(ValueError):
+    """A document released to the Mandantschaft under its file's name (ERR_TITEL_FUER_FREIGABE)."""
+
+
+def freigabe_titel_pruefen(*, name: str, dateiname: str) -> None:
+    """A document released to the Mandantschaft needs a title of its own: she sees its title, and a
+    file's name ("Entwurf_intern_v3.txt") may say what the title does not. Refused: no title, the
+    file's name, or a title ending in the file's extension. The one check of every path that
+    releases (upload, admin, approval); raises FreigabeTitelFehler (German)."""
+    titel, datei = name.strip().lower(), PurePath(dateiname).name
+    endung = _ENDUNG.search(datei)
+    if not titel or titel == datei.lower() or (endung is not None and titel.endswith(endung.group(0).lower())):
+        raise FreigabeTitelFehler(ERR_TITEL_FUER_FREIGABE)
+
+
 def activity_record(
     *,
     akte: Akte,
@@ -269,19 +285,23 @@ def dokument_create(
     """Store `content` as a file of `akte` and extract its text.
 
     Only the kinds of file an Akte holds, with content of the kind its name says
-    (`dokument_datei_pruefen`, ValueError otherwise). A file released to the Mandantschaft must be
-    one she can receive cleaned (`akten.metadaten.freigabe_pruefen`, ValueError otherwise).
+    (`dokument_datei_pruefen`, ValueError otherwise). A file released to the Mandantschaft needs a
+    title of its own (`freigabe_titel_pruefen`, FreigabeTitelFehler, a ValueError) and must be one
+    she can receive cleaned (`akten.metadaten.freigabe_pruefen`, ValueError otherwise).
     Extraction failures do not fail the upload: they are recorded on the Dokument
     (text_status FEHLER with the German reason) so that nothing fails silently.
     """
     from django.conf import settings
 
+    if mandant_sichtbar:
+        freigabe_titel_pruefen(name=name, dateiname=filename)
     if not content:
         raise ValueError(ERR_FILE_EMPTY)
     if len(content) > settings.HELENA_MAX_UPLOAD_BYTES:
         raise ValueError(ERR_FILE_TOO_LARGE.format(limit=settings.HELENA_MAX_UPLOAD_BYTES // (1024 * 1024)))
     mime, filename = dokument_datei_pruefen(filename=filename, content=content, mime_type=mime_type)
     if mandant_sichtbar:
+        freigabe_titel_pruefen(name=name, dateiname=filename)  # with the extension a name without one got
         freigabe_pruefen(content, mime_type=mime)
     dokument = Dokument(
         akte=akte,

@@ -10,11 +10,12 @@ import threading
 
 import pytest
 from django.contrib.auth.models import Permission
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection, transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from akten.models import Role, User, Zeiterfassung
+from akten.models import Dokument, Role, User, Zeiterfassung
 from drafts import services
 from drafts.models import HelenaDraft
 from tests.factories import AkteFactory, UserFactory, ZeiterfassungFactory
@@ -136,3 +137,39 @@ def test_two_concurrent_approvals_never_book_more_than_24_hours_for_one_day():
     assert "mehr als 24 Stunden" in ergebnis["zweiter"]
     assert sum(Zeiterfassung.objects.filter(user=akte.anwalt).values_list("minuten", flat=True)) == 1000
     assert HelenaDraft.objects.get(pk=zweiter.pk).status == HelenaDraft.Status.PENDING
+
+
+@pytest.mark.parametrize("name", ["Entwurf_intern_v3.txt", "entwurf_intern_v3.TXT", "Anlage.txt", ""])
+def test_api_upload_released_under_the_file_name_is_refused(api_client, name):
+    akte = AkteFactory()
+    api_client.force_login(akte.anwalt)
+    antwort = api_client.post(
+        "/api/dokumente/",
+        {
+            "akte": akte.pk,
+            "name": name,
+            "mandant_sichtbar": "true",
+            "datei": SimpleUploadedFile("Entwurf_intern_v3.txt", b"Interner Entwurf.", content_type="text/plain"),
+        },
+        format="multipart",
+    )
+    assert antwort.status_code == 400, antwort.content
+    assert "Gib dem Dokument einen Titel" in antwort.content.decode()
+    assert not Dokument.objects.exists()
+
+
+def test_api_upload_released_under_a_title_of_its_own_is_stored(api_client):
+    akte = AkteFactory()
+    api_client.force_login(akte.anwalt)
+    antwort = api_client.post(
+        "/api/dokumente/",
+        {
+            "akte": akte.pk,
+            "name": "Vergleichsvorschlag",
+            "mandant_sichtbar": "true",
+            "datei": SimpleUploadedFile("Entwurf_intern_v3.txt", b"Vergleich.", content_type="text/plain"),
+        },
+        format="multipart",
+    )
+    assert antwort.status_code == 201, antwort.content
+    assert Dokument.objects.get().mandant_sichtbar
