@@ -210,10 +210,13 @@
       if (event.note) stepItem(block, "demo-note", event.note);
       stepItem(block, "started", "Auftrag angenommen (höchstens " + event.max_steps + " Schritte).");
     } else if (type === "step.started") {
+      resetStream(block);
       stepItem(block, "step-label", event.label || "Schritt " + event.step + "/" + event.max_steps);
     } else if (type === "thought") {
+      resetStream(block);
       if (event.text) stepItem(block, "thought", "Überlegung: " + event.text);
     } else if (type === "tool.call") {
+      resetStream(block);
       var call = stepItem(block, "tool-call", (event.label || "Werkzeug") + " (" + event.tool + ")");
       call.appendChild(details("Argumente", JSON.stringify(event.args || {}, null, 2)));
       block.calls[event.call_id] = call;
@@ -229,8 +232,11 @@
       target.appendChild(line);
       if (event.source && event.source.length) target.appendChild(sourcesList(event.source));
     } else if (type === "guard.repair") {
+      // without `kind` it is a retry of the model call or text thrown away; with one, a call's repair
+      if (!event.kind) resetStream(block);
       stepItem(block, "repair", "Reparatur: " + (event.what || ""));
     } else if (type === "escalation") {
+      resetStream(block);
       // the switch to the demo model is no escalation for the user: one line saying who answers now
       if (event.demo) stepItem(block, "demo-note", event.reason || "Das eingebaute Demo-Modell antwortet.");
       else if (event.from_tier === undefined) stepItem(block, "escalation", "Ein anderes Modell übernimmt: " + (event.reason || ""));
@@ -238,6 +244,8 @@
       showModel(block, event.model, event.demo);
     } else if (type === "stall") {
       stepItem(block, "stall", "Helena tritt auf der Stelle: " + (event.reason || ""));
+    } else if (type === "budget.tools_compacted") {
+      resetStream(block); // a model call that failed on its context is asked again
     } else if (type === "budget.truncated") {
       stepItem(block, "budget", "Kontext gekürzt, damit er ins Modell passt.");
     } else if (type === "answer.delta") {
@@ -253,6 +261,14 @@
     } else if (window.Helena.isTerminal(type)) {
       finish(block, event);
     }
+  }
+
+  /* The streamed text is the answer only if the run ends with it. It belongs to one model call:
+     when that call's text turns out to be a thought (a tool call follows), or a new step, a retry
+     or another model begins, it goes, so two texts never run together. */
+  function resetStream(block) {
+    block.raw = "";
+    if (block.answer) block.answer.textContent = "";
   }
 
   // The header names the model that answers now (after a switch: the new one) and marks the demo model.
@@ -397,6 +413,10 @@
     block.li.classList.add("finished");
     if (block.cancel) block.cancel.remove();
     block.answer.classList.remove("streaming");
+    // Without an answer the streamed text was none (the model failed, the guard threw it away, the
+    // time limit came first): it goes, as it is gone after a reload. The engine itself keeps a cut
+    // answer, marked, in `answer`.
+    resetStream(block);
     if (event.answer_html) block.answer.innerHTML = event.answer_html; // sanitised on the server (nh3)
     else if (event.answer) block.answer.textContent = event.answer;
     if (event.error) block.answer.appendChild(el("p", { className: "error", text: event.error }));
