@@ -255,13 +255,13 @@ class ZeiterfassungAdminForm(forms.ModelForm):
 
     def clean(self) -> dict[str, Any]:
         """The rules of every path to a time record (`akten.services.zeiterfassung_pruefen`): no day
-        in the future, at most 24 hours of one person's records a day (a changed record counted
-        once, with its new minutes)."""
+        in the future, a person who may work on the Akte, at most 24 hours of one person's records
+        a day (a changed record counted once, with its new minutes)."""
         cleaned = super().clean() or {}
-        user, datum, minuten = cleaned.get("user"), cleaned.get("datum"), cleaned.get("minuten")
-        if user is not None and datum is not None and minuten is not None:
+        akte, user, datum, minuten = (cleaned.get(feld) for feld in ("akte", "user", "datum", "minuten"))
+        if akte is not None and user is not None and datum is not None and minuten is not None:
             try:
-                zeiterfassung_pruefen(user=user, datum=datum, minuten=minuten, zeiterfassung_id=self.instance.pk)
+                zeiterfassung_pruefen(akte=akte, user=user, datum=datum, minuten=minuten, zeiterfassung_id=self.instance.pk)
             except ValidationError as fehler:
                 # on the form, not on a field: the field keeps its own check (at most 1,440 minutes)
                 self.add_error(None, fehler.messages)

@@ -402,27 +402,42 @@ ERR_TAG_VOLL = (
 )
 
 
-@transaction.atomic
-def zeiterfassung_pruefen(*, user: User, datum: datetime.date, minuten: int, zeiterfassung_id: int | None = None) -> None:
-    """The rules of a time record on every path (`zeiterfassung_create`, so draft approval; the
-    admin's add and change): no day in the future, and at most 24 hours of one person's records on
-    one day. For a change (`zeiterfassung_id`) the record's own stored minutes do not count, and a
-    rule is checked only when what it is about changed (an old record's text stays editable).
-    Raises ValidationError (German, by field).
+ERR_ZEIT_PERSON = (
+    "Für {person} kann keine Zeit erfasst werden: das Konto ist nicht aktiv, gehört nicht zur Kanzlei "
+    "oder hat keinen Zugriff auf die Akte."
+)
 
-    Locks the person's User row (FOR NO KEY UPDATE) before summing the day, so that two records of
-    one person (two approvals, admin and approval) serialise: the second sums the day with the
-    first's minutes. Call it in the transaction that saves the record (the admin's add and change
-    views run in one), else the lock ends with this function."""
+
+@transaction.atomic
+def zeiterfassung_pruefen(
+    *, akte: Akte, user: User, datum: datetime.date, minuten: int, zeiterfassung_id: int | None = None
+) -> None:
+    """The rules of a time record on every path (`zeiterfassung_create`, so draft approval; the
+    admin's add and change): no day in the future; a person who may work on the Akte as the
+    account is now (`verantwortlich_zulaessig`: active, of the Kanzlei, sees the Akte; a draft
+    proposed before a change of role, deactivation or loss of access books nothing); and at most 24
+    hours of one person's records on one day. For a change (`zeiterfassung_id`) the record's own
+    stored minutes do not count, and a rule is checked only when what it is about changed (an old
+    record's text stays editable). Raises ValidationError (German, by field).
+
+    Locks the person's User row (FOR NO KEY UPDATE) before reading it and summing the day, so that
+    two records of one person (two approvals, admin and approval) serialise: the second sums the
+    day with the first's minutes. Call it in the transaction that saves the record (the admin's add
+    and change views run in one), else the lock ends with this function."""
     tag = Zeiterfassung.objects.filter(user=user, datum=datum)
     bisher = None
     if zeiterfassung_id is not None:
-        bisher = Zeiterfassung.objects.filter(pk=zeiterfassung_id).values_list("user_id", "datum", "minuten").first()
+        bisher = Zeiterfassung.objects.filter(pk=zeiterfassung_id).values_list("akte_id", "user_id", "datum", "minuten").first()
         tag = tag.exclude(pk=zeiterfassung_id)
-    if (bisher is None or bisher[1] != datum) and datum > timezone.localdate():
+    neu = (akte.pk, user.pk, datum, minuten)
+    if bisher == neu:
+        return
+    if (bisher is None or bisher[2] != datum) and datum > timezone.localdate():
         raise ValidationError({"datum": ERR_ZEIT_ZUKUNFT.format(datum=f"{datum:%d.%m.%Y}")})
-    if bisher != (user.pk, datum, minuten):
-        list(User.objects.select_for_update(no_key=True).filter(pk=user.pk).values_list("pk", flat=True))
+    person = User.objects.select_for_update(no_key=True).filter(pk=user.pk).first()
+    if (bisher is None or bisher[:2] != neu[:2]) and not verantwortlich_zulaessig(akte=akte, user=person):
+        raise ValidationError({"user": ERR_ZEIT_PERSON.format(person=user.get_full_name() or user.email)})
+    if bisher is None or bisher[1:] != neu[1:]:
         erfasst = tag.aggregate(summe=Sum("minuten"))["summe"] or 0
         if erfasst + minuten > MINUTEN_JE_TAG:
             raise ValidationError({"minuten": ERR_TAG_VOLL.format(datum=f"{datum:%d.%m.%Y}", erfasst=erfasst, minuten=minuten)})
@@ -443,7 +458,7 @@ def zeiterfassung_create(
 ) -> Zeiterfassung:
     """Book `minuten` of `user` (default: `by`) on `akte`, under the rules of `zeiterfassung_pruefen`
     (ValidationError, German)."""
-    zeiterfassung_pruefen(user=user or by, datum=datum, minuten=minuten)
+    zeiterfassung_pruefen(akte=akte, user=user or by, datum=datum, minuten=minuten)
     eintrag = Zeiterfassung(
         akte=akte,
         user=user or by,

@@ -84,8 +84,8 @@ def test_activity_record_names_the_run_when_helena_acted():
 
 
 def test_zeiterfassung_create_books_for_the_author_unless_someone_else_is_named():
-    akte = AkteFactory()
     kollegin = UserFactory()
+    akte = AkteFactory(sachbearbeiter=kollegin)  # time is booked only for someone who works on the Akte
     own = services.zeiterfassung_create(
         akte=akte, by=akte.anwalt, datum=datetime.date(2026, 11, 23), minuten=30, beschreibung="Telefonat"
     )

@@ -15,10 +15,10 @@ from django.db import connection, transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from akten.models import Dokument, Role, User, Zeiterfassung
+from akten.models import Beteiligter, Dokument, Role, User, Zeiterfassung
 from drafts import services
 from drafts.models import HelenaDraft
-from tests.factories import AkteFactory, UserFactory, ZeiterfassungFactory
+from tests.factories import AkteFactory, BeteiligterFactory, UserFactory, ZeiterfassungFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -173,3 +173,42 @@ def test_api_upload_released_under_a_title_of_its_own_is_stored(api_client):
     )
     assert antwort.status_code == 201, antwort.content
     assert Dokument.objects.get().mandant_sichtbar
+
+
+def _mandantin(person: User, akte) -> None:
+    """Now the Mandantin of this Akte: she sees it, but books no time."""
+    person.role, person.kontakt = Role.MANDANT, BeteiligterFactory(akte=akte, rolle=Beteiligter.Rolle.MANDANT).kontakt
+    person.save()
+
+
+def _deaktiviert(person: User, akte) -> None:
+    person.is_active = False
+    person.save()
+
+
+def _ohne_zugriff(person: User, akte) -> None:
+    akte.sachbearbeiter = UserFactory(role=Role.SACHBEARBEITER)
+    akte.save()
+
+
+@pytest.mark.parametrize("aenderung", [_mandantin, _deaktiviert, _ohne_zugriff])
+def test_approval_refuses_time_for_a_person_who_may_no_longer_work_on_the_akte(api_client, aenderung):
+    person = UserFactory(role=Role.SACHBEARBEITER)
+    akte = AkteFactory(sachbearbeiter=person)
+    entwurf = _zeit_entwurf(akte, person, 60)
+    aenderung(person, akte)
+    api_client.force_login(akte.anwalt)
+    antwort = api_client.post(f"/api/drafts/{entwurf.pk}/accept/", {}, format="json")
+    assert antwort.status_code == 400, antwort.content
+    assert "kann keine Zeit erfasst werden" in antwort.content.decode()
+    assert not Zeiterfassung.objects.exists()
+    entwurf.refresh_from_db()
+    assert entwurf.status == HelenaDraft.Status.PENDING
+
+
+def test_admin_books_no_time_for_someone_outside_the_akte(client, zeit_admin):
+    staff, akte = zeit_admin
+    gestern = timezone.localdate() - datetime.timedelta(days=1)
+    antwort = client.post(reverse("admin:akten_zeiterfassung_add"), _zeit_daten(akte, UserFactory(role=Role.ANWALT), 30, gestern))
+    assert antwort.status_code == 200 and "kann keine Zeit erfasst werden" in antwort.content.decode()
+    assert not Zeiterfassung.objects.exists()
