@@ -118,7 +118,8 @@ class DraftUndoApi(WriteRateLimitMixin, APIView):
     @api_doc(
         summary="Übernahme rückgängig machen",
         description="Löscht den Datensatz, den die Übernahme angelegt hat, und macht den Entwurf wieder offen. "
-        "Nur wer übernommen hat, und nur innerhalb von HELENA_DRAFT_UNDO_SECONDS Sekunden.",
+        "Nur wer übernommen hat oder ein Administrator (Rolle ADMIN), solange die eigene Rolle Entwürfe "
+        "übernehmen darf (HELENA_APPROVER_ROLES), und nur innerhalb von HELENA_DRAFT_UNDO_SECONDS Sekunden.",
         parameters=[DRAFT_ID],
         request=None,
         responses=DraftSerializer,

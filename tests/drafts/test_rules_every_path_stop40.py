@@ -14,6 +14,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection, transaction
 from django.urls import reverse
 from django.utils import timezone
+from drf_spectacular.generators import SchemaGenerator
 
 from akten.models import Beteiligter, Dokument, Role, User, Zeiterfassung
 from drafts import services
@@ -212,3 +213,14 @@ def test_admin_books_no_time_for_someone_outside_the_akte(client, zeit_admin):
     antwort = client.post(reverse("admin:akten_zeiterfassung_add"), _zeit_daten(akte, UserFactory(role=Role.ANWALT), 30, gestern))
     assert antwort.status_code == 200 and "kann keine Zeit erfasst werden" in antwort.content.decode()
     assert not Zeiterfassung.objects.exists()
+
+
+def test_undo_documentation_names_who_may_undo():
+    akte = AkteFactory()
+    entwurf = _zeit_entwurf(akte, akte.anwalt, 30)
+    services.draft_accept(draft_id=entwurf.pk, by=akte.anwalt)
+    # an ADMIN who did not approve may undo: the documentation says so
+    assert services.draft_undo(draft_id=entwurf.pk, by=UserFactory(role=Role.ADMIN)).status == HelenaDraft.Status.PENDING
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    beschreibung = schema["paths"]["/api/drafts/{id}/undo/"]["post"]["description"]
+    assert "Administrator" in beschreibung
