@@ -147,6 +147,7 @@ ANLAGE_ZU = rf"\s*\(?\s*zu[mr]?\s+(?:§|Art\.)\s*{NUM}(?:\s*{ABSATZ_KW}\s*\d{{1,
 # Entries of a fee table: "3100", "3100, 3104", "3100 und Nr. 3104"; the GNotKG's have five digits ("21100"),
 # never read as the last four of them.
 FEE_NUMBER = r"(?<!\d)\d{4,5}"
+FIVE_DIGIT_FEE_LAW = "GNotKG"
 ENTRIES = rf"{FEE_NUMBER}(?:\s*(?:,|und|u\.|sowie|oder|bzw\.)\s*(?:Nr\.\s*)?{FEE_NUMBER})*(?![\wäöüß])"
 # The forms of a fee table's entries: "Nr. 3100 VV RVG", "Nr. 3100 des VV RVG", "3100 VV-RVG", "VV RVG Nr.
 # 3100", "KV 1210 GKG", "GKG-KV Nr. 1210", "Nr. 3100 RVG-VV", "Nr. 3100 des Vergütungsverzeichnisses zum RVG",
@@ -618,7 +619,10 @@ def _split_list(subs: str, *, plural: bool, alone: bool) -> _ListSplit:
         while more := (LIST_MORE_ABSATZ_RE if head["absatz"] else LIST_MORE_RE).match(subs, pos):
             number = _subdivision_key(more["n"])
             absatz_with_details = plural and head["absatz"] and SATZ_OR_NR_FOLLOWS.match(subs, more.end())
-            if number <= previous or number[0] > MAX_SUBDIVISION or absatz_with_details:
+            # a number that goes back is the chain's next section; a roman one cannot be a section, so
+            # it stays an Absatz of this list ("§ 5 Abs. II und I", "Abs. 3, I")
+            goes_back = number <= previous and more["n"][0].isdigit()
+            if goes_back or number[0] > MAX_SUBDIVISION or absatz_with_details:
                 cut = more.start()
                 break
             section = more["sep"] not in RANGE_SEPS and more["n"][0].isdigit()  # a roman number is no section
@@ -908,11 +912,19 @@ def _fee_targets(text: str, pos: int, names: LawNames) -> list[Ziel]:
     law = fee.groupdict().get("law") or VV_LAW  # "Nr. 3100 VV": the RVG's
     canonical = names.lookup(law) or law
     entries = list(re.finditer(FEE_NUMBER, fee["num"]))
+    end_of_citation = fee.end()
+    if canonical != FIVE_DIGIT_FEE_LAW and len(entries[0][0]) == 4:
+        # only the GNotKG numbers its entries with five digits: in another table's list a five-digit
+        # number is what follows the list ("VV RVG Nr. 3100 und 10000 EUR"), not an entry
+        cut = next((index for index, entry in enumerate(entries) if len(entry[0]) == 5), None)
+        if cut is not None:
+            entries = entries[:cut]
+            end_of_citation = fee.start("num") + entries[-1].end()
     kind = _table_kind(fee["vv"], canonical)
     targets = []
     for index, entry in enumerate(entries):
         start = fee.start() if index == 0 else fee.start("num") + entry.start()
-        end = fee.end() if index == len(entries) - 1 else fee.start("num") + entry.end()
+        end = end_of_citation if index == len(entries) - 1 else fee.start("num") + entry.end()
         targets.append(Ziel("Anlage", VERZEICHNIS_ANLAGE[kind], canonical, eintrag=entry[0], detail=kind, start=start, end=end))
     return targets
 

@@ -37,6 +37,10 @@ def _checked(text: str) -> list[str]:
         ("§§ 1 Abs. 1, 2 KSchG", [("§", "1", "KSchG", "1"), ("§", "2", "KSchG", "")]),
         # an ordinal after the list is a part, no Absatz
         ("§ 573 Abs. I, 2. Alt. BGB", [("§", "573", "BGB", "1")]),
+        # a roman number that goes back is no section: it stays an Absatz (the citation was lost whole)
+        ("§ 5 Abs. II und I KSchG", [("§", "5", "KSchG", "2"), ("§", "5", "KSchG", "1")]),
+        ("§ 5 Abs. III, I KSchG", [("§", "5", "KSchG", "3"), ("§", "5", "KSchG", "1")]),
+        ("§ 5 Abs. 3, I KSchG", [("§", "5", "KSchG", "3"), ("§", "5", "KSchG", "1")]),
     ],
 )
 def test_a_list_of_absaetze_may_mix_roman_and_arabic_numbers(text, expected):
@@ -186,6 +190,18 @@ def test_a_fee_number_of_five_digits_is_read_whole(text):
     targets = extract(f"Die Gebühr folgt aus {text}.", NAMES)
     assert [(z.gesetz, z.eintrag, z.detail) for z in targets] == [("GNotKG", "21100", "KV")]
     assert f"Die Gebühr folgt aus {text}."[targets[0].start : targets[0].end] == text
+
+
+@pytest.mark.parametrize(
+    ("text", "cited"),
+    [("VV RVG Nr. 3100 und 10000 EUR Gegenstandswert", "VV RVG Nr. 3100"), ("VV Nr. 3100, 13000 Euro", "VV Nr. 3100")],
+)
+def test_a_five_digit_amount_after_a_list_of_another_table_is_no_entry(text, cited):
+    """Only the GNotKG has five-digit entries: after "VV RVG Nr. 3100" an amount became Nr. 10000 VV RVG,
+    which the check marked as missing from the RVG's table."""
+    targets = extract(text, NAMES)
+    assert [(z.gesetz, z.eintrag) for z in targets] == [("RVG", "3100")]
+    assert text[targets[0].start : targets[0].end] == cited
 
 
 def test_four_digits_inside_a_longer_number_are_no_fee_number():
