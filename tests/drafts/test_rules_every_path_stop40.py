@@ -176,6 +176,26 @@ def test_api_upload_released_under_a_title_of_its_own_is_stored(api_client):
     assert Dokument.objects.get().mandant_sichtbar
 
 
+@pytest.mark.parametrize(("name", "status"), [("Vertrag", 201), ("Vertrag.txt", 400)])
+def test_a_file_without_extension_is_judged_by_the_name_it_is_stored_under(api_client, name, status):
+    """A scan without an extension is stored as "Vertrag.txt": "Vertrag" was refused as its file name
+    before the extension was added, while the same title passed for a file named "Vertrag.txt"."""
+    akte = AkteFactory()
+    api_client.force_login(akte.anwalt)
+    antwort = api_client.post(
+        "/api/dokumente/",
+        {
+            "akte": akte.pk,
+            "name": name,
+            "mandant_sichtbar": "true",
+            "datei": SimpleUploadedFile("Vertrag", b"Vertragstext.", content_type="text/plain"),
+        },
+        format="multipart",
+    )
+    assert antwort.status_code == status, antwort.content
+    assert Dokument.objects.filter(mandant_sichtbar=True).count() == (1 if status == 201 else 0)
+
+
 def _mandantin(person: User, akte) -> None:
     """Now the Mandantin of this Akte: she sees it, but books no time."""
     person.role, person.kontakt = Role.MANDANT, BeteiligterFactory(akte=akte, rolle=Beteiligter.Rolle.MANDANT).kontakt
