@@ -86,8 +86,9 @@ def tool_session_limits(sender: Any, connection: Any, **kwargs: Any) -> None:
     if connection.vendor != "postgresql" or not threading.current_thread().name.startswith(TOOL_THREAD_PREFIX):
         return
     milliseconds = max(1, int(settings.HELENA_TOOL_STATEMENT_TIMEOUT_SECONDS * 1000))
-    with connection.cursor() as cursor:
-        cursor.execute(f"SET statement_timeout = {milliseconds}; SET lock_timeout = {milliseconds}")
+    with connection.cursor() as cursor:  # one statement each: server-side binding takes no second one
+        cursor.execute(f"SET statement_timeout = {milliseconds}")
+        cursor.execute(f"SET lock_timeout = {milliseconds}")
 
 
 # --- execution ---------------------------------------------------------------------------------
