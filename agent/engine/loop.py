@@ -37,6 +37,7 @@ from agent.llm.base import (
     LLMError,
     LLMHTTPError,
     LLMResponse,
+    LLMStreamCut,
     LLMTimeout,
     LLMToolParserError,
     LLMUnavailable,
@@ -61,12 +62,14 @@ DEMO_NOTE = "\n\n_(Antwort des Demo-Modells – nur zur Vorführung, keine verl�
 NO_ANSWER = "Helena hat keine Antwort formuliert ({reason})."
 ERR_EMPTY_ANSWER = "Das Sprachmodell hat eine leere Antwort geliefert."
 ERR_NO_MODEL = "Kein Sprachmodell erreichbar: {error}"
+ERR_STREAM_CUT = "Der Modellserver hat seine Antwort vor ihrem Ende abgebrochen: {error}"
 ERR_MODEL = "Das Sprachmodell hat einen Fehler gemeldet: {error}"
 ERR_INTERNAL = "Interner Fehler im Ablauf: {error}"
 # The finish reasons of a run FAILED on a model error: fixed categories, never the error's text
 # (agent/runs/failures.py keys the user's German text by them).
 FAILED_MODEL_ERROR = "Modellfehler"
 FAILED_NO_MODEL = "kein Modell erreichbar"
+FAILED_STREAM_CUT = "Antwort des Modellservers abgebrochen"
 FAILED_CONTEXT_OVERFLOW = "Kontextfenster überschritten"
 FAILED_EMPTY_ANSWER = "leere Antwort des Modells"
 FAILED_RAW_CALL = "Werkzeugaufruf als Text statt einer Antwort"
@@ -342,6 +345,10 @@ class ModelErrorPolicy:
 # help, the demo model would not (no outage).
 MODEL_ERROR_POLICIES: tuple[tuple[type[Exception] | tuple[type[Exception], ...], ModelErrorPolicy], ...] = (
     (LLMToolParserError, ModelErrorPolicy("Parserfehler des Modellservers", FAILED_MODEL_ERROR, ERR_MODEL, recovery=RETRY_ONCE)),
+    (
+        LLMStreamCut,
+        ModelErrorPolicy("Antwort abgebrochen", FAILED_STREAM_CUT, ERR_STREAM_CUT, outage=True),
+    ),
     (
         (LLMUnavailable, LLMTimeout),
         ModelErrorPolicy("Modell nicht erreichbar", FAILED_NO_MODEL, ERR_NO_MODEL, outage=True),

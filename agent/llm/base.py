@@ -76,6 +76,11 @@ class LLMUnavailable(LLMError):
     """Connection refused, DNS, server down: try another tier."""
 
 
+class LLMStreamCut(LLMUnavailable):
+    """The server began its answer and broke it off before its end (an Ollama stream without `done`,
+    an OpenAI-compatible stream without `finish_reason`): handled like an outage, named for what it is."""
+
+
 class LLMHTTPError(LLMError):
     def __init__(self, status: int, message: str = "") -> None:
         super().__init__(f"HTTP {status}: {message[:200]}")

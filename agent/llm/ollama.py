@@ -29,6 +29,7 @@ from agent.llm.base import (
     LLMError,
     LLMHTTPError,
     LLMResponse,
+    LLMStreamCut,
     LLMTimeout,
     LLMToolParserError,
     LLMUnavailable,
@@ -173,7 +174,7 @@ class OllamaClient:
             last = part
         if last is None or not last.done:
             # the server went away mid-answer (restart, out of memory): what came is not the answer
-            raise LLMUnavailable(f"Ollama ({self.model}) hat die Antwort vor ihrem Ende abgebrochen")
+            raise LLMStreamCut(f"Ollama ({self.model}) hat die Antwort vor ihrem Ende abgebrochen")
         return self._normalise("".join(text), calls, last)
 
     def _normalise(self, text: str, calls: list[Any], reply: Any) -> LLMResponse:

@@ -25,6 +25,7 @@ from agent.llm.base import (
     LLMError,
     LLMHTTPError,
     LLMResponse,
+    LLMStreamCut,
     LLMTimeout,
     LLMUnavailable,
     Message,
@@ -196,7 +197,7 @@ class OpenAICompatClient:
         if not finish_reason:
             # Every compatible server ends an answer with a finish_reason; a stream that closed
             # without one was cut (server restart, proxy timeout): what came is not the answer.
-            raise LLMUnavailable(f"{self.base_url} ({self.model}) hat die Antwort vor ihrem Ende abgebrochen")
+            raise LLMStreamCut(f"{self.base_url} ({self.model}) hat die Antwort vor ihrem Ende abgebrochen")
         tool_calls = []
         for position, index in enumerate(sorted(calls), start=1):
             call = calls[index]

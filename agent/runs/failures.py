@@ -19,6 +19,7 @@ from agent.engine.loop import (
     FAILED_NO_MODEL,
     FAILED_PROCESS_STOPPED,
     FAILED_RAW_CALL,
+    FAILED_STREAM_CUT,
     RunOutcome,
     RunStatus,
 )
@@ -29,6 +30,7 @@ ERR_START = "Der Auftrag konnte nicht starten. Bitte versuche es erneut."
 FAILURE_TEXTS = {
     FAILED_MODEL_ERROR: "Das Sprachmodell hat einen Fehler gemeldet. Bitte versuche es erneut.",
     FAILED_NO_MODEL: "Kein Sprachmodell erreichbar. Bitte versuche es später erneut.",
+    FAILED_STREAM_CUT: "Der Modellserver hat seine Antwort vor ihrem Ende abgebrochen. Bitte versuche es erneut.",
     FAILED_CONTEXT_OVERFLOW: (
         "Die Anfrage passt nicht in das Kontextfenster des Sprachmodells. Bitte beginne ein neues Gespräch oder kürze die Frage."
     ),

@@ -400,3 +400,25 @@ def test_an_orphaned_run_whose_user_had_cancelled_it_ends_cancelled_not_failed()
     assert run.status == AgentRun.Status.CANCELLED and run.error == ""
     assert assert_trace_complete(run)[-1].type == "run.cancelled"
     assert Message.objects.get(run=run, role=Message.Role.ASSISTANT).text == execution.REPLY_CANCELLED
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("provider", ["ollama", "openai"])
+async def test_a_stream_that_broke_off_is_named_so_not_an_unreachable_model(provider, request):
+    """The server answered and broke off: the run said "Kein Sprachmodell erreichbar" (stop 40)."""
+    from agent.engine.loop import FAILED_STREAM_CUT
+    from agent.runs.failures import outcome_error_public
+
+    if provider == "ollama":
+        client = OllamaClient(model="m", host=request.getfixturevalue("ollama_cut_mid_answer"), context_window=8192, timeout=5.0)
+    else:
+        base = request.getfixturevalue("openai_cut_mid_answer")
+        client = OpenAICompatClient(model="m", base_url=base, context_window=8192, timeout=5.0)
+
+    outcome, _sink = await run(client, MemoryToolBox({"search": echo}))
+
+    assert outcome.status == RunStatus.FAILED and outcome.finish_reason == FAILED_STREAM_CUT
+    assert (
+        outcome_error_public(outcome)
+        == "Der Modellserver hat seine Antwort vor ihrem Ende abgebrochen. Bitte versuche es erneut."
+    )
