@@ -20,7 +20,7 @@ from agent.engine.routing import (
     Classification,
     apply_user_choice,
 )
-from agent.models import AgentRun, AgentStep, Conversation, EngineConfig
+from agent.models import AgentRun, AgentStep, Conversation, EngineConfig, ToolCallAudit
 from agent.models import Message as ChatMessage
 from agent.runs.events import event_row_append
 from agent.runs.execution import conversation_reply_save, local_cancels
@@ -269,8 +269,10 @@ def _orphan_trace_close(run: AgentRun) -> dict[str, int]:
         elif type == EventType.TOOL_CALL:
             open_calls[str(payload.get("call_id", ""))] = payload
         else:
-            usage["tool_calls"] += 1
             open_calls.pop(str(payload.get("call_id", "")), None)
+    # the calls that ran, as the engine counts them: each wrote its audit row; refused ones (repeated,
+    # over the cap, unreadable) have a tool.result but never reached the tools
+    usage["tool_calls"] = ToolCallAudit.objects.filter(run=run).count()
     for call_id, payload in open_calls.items():
         result = ToolResultEvent(
             step=int(payload.get("step") or 0),

@@ -22,7 +22,7 @@ from agent.engine.loop import (
     run_agent,
 )
 from agent.engine.tools import ToolResult
-from agent.models import AgentRun, AgentStep, Message
+from agent.models import AgentRun, AgentStep, Message, ToolCallAudit
 from agent.runs import execution, services
 from tests.agent.engine.support import MemoryToolBox, call, ollama, start_transcript
 from tests.factories import UserFactory
@@ -179,8 +179,13 @@ def test_the_orphan_sweep_closes_open_tool_calls_before_the_terminal_event():
             },
         ),
     ]
+    # a call the engine refused (repeated) has its result but never reached the tools: no audit row
+    refused = {"step": 1, "call_id": "c3", "tool": "read_fristen", "args": {}, "label": "Fristen"}
+    rows.insert(4, ("tool.call", refused))
+    rows.append(("tool.result", {**rows[-1][1], "call_id": "c3", "ok": False, "summary": "wiederholt", "cached": True}))
     for seq, (type, payload) in enumerate(rows, start=1):
         AgentStep.objects.create(run=run, seq=seq, type=type, payload=payload)
+    ToolCallAudit.objects.create(run=run, user=run.user, tool="read_fristen", call_id="c1", summary="2 Treffer")
 
     assert services.runs_fail_orphaned(stale_after_seconds=60) == 1
 
@@ -197,4 +202,5 @@ def test_the_orphan_sweep_closes_open_tool_calls_before_the_terminal_event():
         False,
         False,
     )
+    # the calls that ran, as the engine counts them (the refused one counted too before)
     assert terminal["usage"]["tool_calls"] == 1 and terminal["usage"]["steps"] == 1
