@@ -89,10 +89,11 @@ ERR_RAW_CALL = (
     "Das Sprachmodell hat statt einer Antwort einen Werkzeugaufruf als Text geschrieben, der sich nicht "
     "ausführen ließ. Formuliere die Frage bitte genauer (z. B. mit dem Aktenzeichen)."
 )
-# A reply that is a tool call written as text: `functions.read_akte: {...}`, `read_akte({...})`,
-# a bare call object or tags. Whatever the guard could not turn into a real call is no answer.
+# A reply that is a tool call written as text: `functions.read_akte: {...}`, `read_akte({"akte": …})`,
+# a bare call object or tags. Whatever the guard could not turn into a real call is no answer. After a
+# name, the brace must open a JSON object (a key or `{}`): "Betreff: {Aktenzeichen}" is a template.
 RAW_CALL_TEXT = re.compile(
-    r"^\s*(?:<tool_call>|functions\.\w+|\w+\s*(?::|\()\s*\{|\{\s*\"(?:name|tool|function)\")", re.IGNORECASE
+    r"^\s*(?:<tool_call>|functions\.\w+|\w+\s*(?::|\()\s*\{\s*(?:\"|\})|\{\s*\"(?:name|tool|function)\")", re.IGNORECASE
 )
 INVALID_CALLS = "wiederholt ungültige Werkzeugaufrufe"
 STALLED = "festgefahren"
@@ -378,7 +379,7 @@ def error_kind(exc: Exception) -> str:
 
 # What a reply that is still being written may turn into: tried after its head, to tell whether a
 # longer head could still match RAW_CALL_TEXT (`read_akte` → `read_akte({`, `functions.` → `functions.x`).
-CALL_CONTINUATIONS = ("{", "({", "x")
+CALL_CONTINUATIONS = ('{"', '({"', '"', "x")
 
 
 def call_shaped_start(head: str) -> bool | None:

@@ -63,3 +63,22 @@ async def test_a_normal_answer_still_streams(scripted_llm, text):
 
     assert outcome.status == RunStatus.DONE and outcome.answer == text
     assert len(sink.of_type("answer.delta")) >= 1 and _streamed(sink) == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Betreff: {Aktenzeichen}\n\nSehr geehrte Damen und Herren, anbei die Vorlage mit Platzhaltern.",
+        "Antwort: {Ja}, die Frist läuft noch.",
+    ],
+    ids=["letter-placeholder", "braces-after-colon"],
+)
+async def test_an_answer_with_a_placeholder_in_braces_is_an_answer(scripted_llm, text):
+    """A name, a colon and a brace was taken for a call written as text: a letter template with
+    placeholders ended FAILED ("Werkzeugaufruf als Text"). A call's arguments are a JSON object."""
+    scripted_llm.script([{"text": text}])
+
+    outcome, sink = await run(ollama(scripted_llm), MemoryToolBox({"read_akte": echo}))
+
+    assert outcome.status == RunStatus.DONE and outcome.answer == text
+    assert _streamed(sink) == text
