@@ -293,15 +293,19 @@ def dokument_create(
     """
     from django.conf import settings
 
+    # the title against the name the file is stored under: at once for a name with an extension; one
+    # without (a scan "Vertrag", stored as "Vertrag.pdf") once it has the extension it gets
+    named_with_extension = bool(_ENDUNG.search(filename.strip()))
+    if mandant_sichtbar and named_with_extension:
+        freigabe_titel_pruefen(name=name, dateiname=filename)
     if not content:
         raise ValueError(ERR_FILE_EMPTY)
     if len(content) > settings.HELENA_MAX_UPLOAD_BYTES:
         raise ValueError(ERR_FILE_TOO_LARGE.format(limit=settings.HELENA_MAX_UPLOAD_BYTES // (1024 * 1024)))
     mime, filename = dokument_datei_pruefen(filename=filename, content=content, mime_type=mime_type)
     if mandant_sichtbar:
-        # against the name it is stored under: with the extension a name without one gets (a scan
-        # "Vertrag" is stored as "Vertrag.pdf", and "Vertrag" is a title of its own, as for "Vertrag.pdf")
-        freigabe_titel_pruefen(name=name, dateiname=filename)
+        if not named_with_extension:
+            freigabe_titel_pruefen(name=name, dateiname=filename)
         freigabe_pruefen(content, mime_type=mime)
     dokument = Dokument(
         akte=akte,
