@@ -188,7 +188,7 @@ class RunOutcome:
     repairs: int = 0
     escalations: int = 0
     draft_ids: list[int] = field(default_factory=list)
-    # the answer text the user had seen streamed when the run was stopped from outside (process stop)
+    # the answer text the user had seen streamed when the run was stopped (cancel, process stop)
     streamed: str = ""
 
     @property
@@ -202,10 +202,11 @@ class RunOutcome:
         }
 
 
-def outcome_process_stopped(outcome: RunOutcome, *, user_cancelled: bool) -> None:
-    """The end of a run whose task was cancelled (its process shut down): CANCELLED when its user
-    had asked it to stop, else FAILED with ERR_PROCESS_STOPPED. The answer the user had seen
-    streamed (`outcome.streamed`) stays, marked as cut off; without one there is no answer."""
+def outcome_stopped(outcome: RunOutcome, *, user_cancelled: bool) -> None:
+    """The end of a stopped run: CANCELLED when its user had asked it to stop, else (its task was
+    cancelled, its process shut down) FAILED with ERR_PROCESS_STOPPED. The answer the user had seen
+    streamed (`outcome.streamed`) stays, marked as cut off (with the demo note); without one there
+    is no answer."""
     if user_cancelled:
         outcome.status, outcome.finish_reason, outcome.error = RunStatus.CANCELLED, USER_CANCELLED, ""
         cut = CANCEL_CUT
@@ -691,13 +692,8 @@ class Engine:
             self.outcome.finish_reason = finish.reason
             self.outcome.error = finish.error
         except _Cancelled:
-            self.outcome.status = RunStatus.CANCELLED
-            self.outcome.finish_reason = USER_CANCELLED
-            streamed = self.streamed_answer()
-            if streamed:
-                # what the user has already read stays; it is marked, not replaced
-                self.transcript.append(assistant_message(streamed, []))
-                self.outcome.answer = streamed + CANCEL_CUT
+            self.stopped(user_cancelled=True)
+            return self.outcome  # with its demo note, if any (outcome_stopped)
         except _TimedOut:
             await self._timed_out()
         if self.outcome.demo and self.outcome.answer:
@@ -710,13 +706,14 @@ class Engine:
         streamed = self.gate.sent.strip() if self.gate is not None else ""
         return "" if RAW_CALL_TEXT.match(streamed) else streamed
 
-    def process_stopped(self) -> None:
-        """The task running the loop was cancelled from outside (process shutdown), see
-        `outcome_process_stopped`; the streamed text stays in the transcript, as on a cancel."""
+    def stopped(self, *, user_cancelled: bool) -> None:
+        """The run was stopped: by its user's cancel, or its task from outside (process shutdown),
+        see `outcome_stopped`. What the user has already read stays, marked, not replaced: in the
+        answer and in the transcript."""
         self.outcome.streamed = self.streamed_answer()
         if self.outcome.streamed:
             self.transcript.append(assistant_message(self.outcome.streamed, []))
-        outcome_process_stopped(self.outcome, user_cancelled=self.cancel.cancelled)
+        outcome_stopped(self.outcome, user_cancelled=user_cancelled)
 
     async def _timed_out(self) -> None:
         """End at the time limit with what the user has already seen: the answer streamed so far
@@ -1015,7 +1012,7 @@ async def run_agent(
         outcome = await engine.run()
     except asyncio.CancelledError:
         # the task itself was cancelled (process shutting down): record the stop, then let it go
-        engine.process_stopped()
+        engine.stopped(user_cancelled=engine.cancel.cancelled)
         outcome = engine.outcome
         await _settle(outcome, sink, on_finish)
         raise

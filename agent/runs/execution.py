@@ -38,7 +38,7 @@ from agent.engine.loop import (
     Limits,
     RunOutcome,
     RunStatus,
-    outcome_process_stopped,
+    outcome_stopped,
     response_guard,
     run_agent,
 )
@@ -426,7 +426,7 @@ async def run_execute(
     async def finish(outcome: RunOutcome) -> None:
         if outcome.finish_reason == FAILED_PROCESS_STOPPED and await _in_run_thread(_cancel_requested, run_id):
             # stopped by its process after its user had asked to stop, before the poll told the loop
-            outcome_process_stopped(outcome, user_cancelled=True)
+            outcome_stopped(outcome, user_cancelled=True)
         outcome.error = outcome_error_public(outcome)  # saved, then the terminal event carries it
         if prepared.first_contact and outcome.answer and outcome.status != RunStatus.CANCELLED:
             outcome.answer = with_intro(outcome.answer)

@@ -13,7 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from agent.engine.events import EventType, ToolResultEvent, terminal_event
-from agent.engine.loop import INTERRUPTED
+from agent.engine.loop import INTERRUPTED, RunOutcome, RunStatus
 from agent.engine.routing import (
     BACKGROUND,
     INLINE,
@@ -256,23 +256,23 @@ def _orphan_trace_close(run: AgentRun) -> dict[str, int]:
     rows = AgentStep.objects.filter(
         run=run, type__in=(EventType.STEP_STARTED, EventType.MODEL_RESPONSE, EventType.TOOL_CALL, EventType.TOOL_RESULT)
     ).order_by("seq")
-    usage = {"tokens_in": 0, "tokens_out": 0, "model_calls": 0, "tool_calls": 0, "steps": 0}
+    counts = RunOutcome(status=RunStatus.FAILED)  # its `usage`, as the engine reports it
     open_calls: dict[str, dict[str, Any]] = {}
     for type, payload in rows.values_list("type", "payload"):
         if type == EventType.STEP_STARTED:
-            usage["steps"] = max(usage["steps"], int(payload.get("step") or 0))
+            counts.steps = max(counts.steps, int(payload.get("step") or 0))
         elif type == EventType.MODEL_RESPONSE:
             tokens = payload.get("usage") or {}
-            usage["model_calls"] += 1
-            usage["tokens_in"] += int(tokens.get("prompt_tokens") or 0)
-            usage["tokens_out"] += int(tokens.get("completion_tokens") or 0)
+            counts.model_calls += 1
+            counts.tokens_in += int(tokens.get("prompt_tokens") or 0)
+            counts.tokens_out += int(tokens.get("completion_tokens") or 0)
         elif type == EventType.TOOL_CALL:
             open_calls[str(payload.get("call_id", ""))] = payload
         else:
             open_calls.pop(str(payload.get("call_id", "")), None)
     # the calls that ran, as the engine counts them: each wrote its audit row; refused ones (repeated,
     # over the cap, unreadable) have a tool.result but never reached the tools
-    usage["tool_calls"] = ToolCallAudit.objects.filter(run=run).count()
+    counts.tool_calls = ToolCallAudit.objects.filter(run=run).count()
     for call_id, payload in open_calls.items():
         result = ToolResultEvent(
             step=int(payload.get("step") or 0),
@@ -285,4 +285,4 @@ def _orphan_trace_close(run: AgentRun) -> dict[str, int]:
             untrusted=False,
         )
         event_row_append(run, EventType.TOOL_RESULT, **result)
-    return usage
+    return counts.usage
