@@ -9,17 +9,8 @@ to none."""
 import pytest
 
 from recherche.citations import check_text, extract, link_citations
-from tests.recherche.test_citations import NAMES
-
-
-def _targets(text: str) -> list[tuple[str, str, str, str]]:
-    return [(z.art, z.nummer, z.gesetz, z.absatz) for z in extract(text, NAMES)]
-
-
-def _checked(text: str) -> list[str]:
-    """Each target as the section it links to (with its anchor), or the reason it is marked."""
-    return [a.zitat + (f"#{a.anker}" if a.anker else "") if a.ok else a.grund for a in check_text(text).normen]
-
+from tests.recherche.test_citation_review_2026_12_04 import _checked
+from tests.recherche.test_citations import NAMES, _targets
 
 # -- a list of Absätze with roman and arabic numbers ------------------------------------------------
 
