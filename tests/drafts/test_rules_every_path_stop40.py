@@ -140,38 +140,32 @@ def test_two_concurrent_approvals_never_book_more_than_24_hours_for_one_day():
     assert HelenaDraft.objects.get(pk=zweiter.pk).status == HelenaDraft.Status.PENDING
 
 
-@pytest.mark.parametrize("name", ["Entwurf_intern_v3.txt", "entwurf_intern_v3.TXT", "Anlage.txt", ""])
-def test_api_upload_released_under_the_file_name_is_refused(api_client, name):
+def _released_upload(api_client, *, name: str, dateiname: str, inhalt: bytes):
+    """POST /api/dokumente/ of a text file released to the Mandantschaft, by the Akte's Anwalt."""
     akte = AkteFactory()
     api_client.force_login(akte.anwalt)
-    antwort = api_client.post(
+    return api_client.post(
         "/api/dokumente/",
         {
             "akte": akte.pk,
             "name": name,
             "mandant_sichtbar": "true",
-            "datei": SimpleUploadedFile("Entwurf_intern_v3.txt", b"Interner Entwurf.", content_type="text/plain"),
+            "datei": SimpleUploadedFile(dateiname, inhalt, content_type="text/plain"),
         },
         format="multipart",
     )
+
+
+@pytest.mark.parametrize("name", ["Entwurf_intern_v3.txt", "entwurf_intern_v3.TXT", "Anlage.txt", ""])
+def test_api_upload_released_under_the_file_name_is_refused(api_client, name):
+    antwort = _released_upload(api_client, name=name, dateiname="Entwurf_intern_v3.txt", inhalt=b"Interner Entwurf.")
     assert antwort.status_code == 400, antwort.content
     assert "Gib dem Dokument einen Titel" in antwort.content.decode()
     assert not Dokument.objects.exists()
 
 
 def test_api_upload_released_under_a_title_of_its_own_is_stored(api_client):
-    akte = AkteFactory()
-    api_client.force_login(akte.anwalt)
-    antwort = api_client.post(
-        "/api/dokumente/",
-        {
-            "akte": akte.pk,
-            "name": "Vergleichsvorschlag",
-            "mandant_sichtbar": "true",
-            "datei": SimpleUploadedFile("Entwurf_intern_v3.txt", b"Vergleich.", content_type="text/plain"),
-        },
-        format="multipart",
-    )
+    antwort = _released_upload(api_client, name="Vergleichsvorschlag", dateiname="Entwurf_intern_v3.txt", inhalt=b"Vergleich.")
     assert antwort.status_code == 201, antwort.content
     assert Dokument.objects.get().mandant_sichtbar
 
@@ -180,18 +174,7 @@ def test_api_upload_released_under_a_title_of_its_own_is_stored(api_client):
 def test_a_file_without_extension_is_judged_by_the_name_it_is_stored_under(api_client, name, status):
     """A scan without an extension is stored as "Vertrag.txt": "Vertrag" was refused as its file name
     before the extension was added, while the same title passed for a file named "Vertrag.txt"."""
-    akte = AkteFactory()
-    api_client.force_login(akte.anwalt)
-    antwort = api_client.post(
-        "/api/dokumente/",
-        {
-            "akte": akte.pk,
-            "name": name,
-            "mandant_sichtbar": "true",
-            "datei": SimpleUploadedFile("Vertrag", b"Vertragstext.", content_type="text/plain"),
-        },
-        format="multipart",
-    )
+    antwort = _released_upload(api_client, name=name, dateiname="Vertrag", inhalt=b"Vertragstext.")
     assert antwort.status_code == status, antwort.content
     assert Dokument.objects.filter(mandant_sichtbar=True).count() == (1 if status == 201 else 0)
 
