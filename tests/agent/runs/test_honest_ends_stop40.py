@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import datetime
 import time
+from collections.abc import Callable
 
 import pytest
 from asgiref.sync import async_to_sync
@@ -50,13 +51,13 @@ def _request_cancel_in_db(run_id: int) -> None:
         connection.close()
 
 
-def _stop_by_process(run: AgentRun, *, user_asked: bool = False) -> None:
-    """Execute `run` as a task, cancel the task once an answer fragment is streamed (the process
-    shutting down), as a worker's event loop does on exit."""
+def _stop_by_process(run: AgentRun, *, user_asked: bool = False, when: Callable[[], object] | None = None) -> None:
+    """Execute `run` as a task, cancel the task (the process shutting down, as a worker's event loop
+    does on exit) once `when` returns: by default once an answer fragment is streamed."""
 
     async def scenario() -> None:
         task = asyncio.create_task(execution.run_execute(run.pk))
-        await asyncio.to_thread(_wait_for_step, run.pk, "answer.delta")
+        await asyncio.to_thread(when or (lambda: _wait_for_step(run.pk, "answer.delta")))
         if user_asked:
             await asyncio.to_thread(_request_cancel_in_db, run.pk)
         task.cancel()
@@ -94,14 +95,7 @@ def test_a_run_its_process_stops_before_any_answer_fails_without_an_answer(tier1
     scripted_llm.script([{"chunks": ["Ja"], "delay": 10}])
     run = services.run_create(user=UserFactory(), text="Wie lang ist die Berufungsfrist?", mode="INLINE")
 
-    async def scenario() -> None:
-        task = asyncio.create_task(execution.run_execute(run.pk))
-        await asyncio.to_thread(scripted_llm.wait_for_requests, 1)
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-
-    async_to_sync(scenario)()
+    _stop_by_process(run, when=lambda: scripted_llm.wait_for_requests(1))
 
     run.refresh_from_db()
     assert (run.status, run.answer, run.error) == (AgentRun.Status.FAILED, "", ERR_PROCESS_STOPPED)
