@@ -13,8 +13,10 @@ from typing import Annotated, Any
 import httpx
 from django.conf import settings
 from django.db.models import CharField, F, Q, Value
+from django.db.models.functions import Lower, Replace
 from pydantic import Field
 
+from agent.engine.pii import PATTERNS
 from akten.models import Akte, Beteiligter
 
 from ..base import Tool, ToolContext, ToolResult
@@ -26,8 +28,14 @@ SNIPPET_CHARS = 400
 ERR_UNAVAILABLE = "Die Websuche ist gerade nicht erreichbar. Versuche es später oder nutze search_gesetze/search_urteile."
 ERR_NOT_CONFIGURED = "Die Websuche ist in dieser Kanzlei nicht eingerichtet."
 ERR_MANDATSDATEN = (
-    "Die Suchanfrage enthält ein Aktenzeichen oder den Namen eines Beteiligten aus einer Akte; sie würde die Kanzlei "
-    "verlassen und wurde nicht gesendet. Formuliere sie ohne Namen und Aktenzeichen."
+    "Die Suchanfrage enthält ein Aktenzeichen, den Namen eines Beteiligten aus einer Akte oder persönliche Daten "
+    "(E-Mail-Adresse, Telefonnummer, IBAN, Geburtsdatum); sie würde die Kanzlei verlassen und wurde nicht gesendet. "
+    "Formuliere sie ohne Namen, Aktenzeichen und persönliche Daten."
+)
+# Spellings of one name: "Weißmüller", "Weissmueller", "Weissmuller" (the same letters on both sides).
+_FOLDINGS = (
+    (("ß", "ss"), ("ä", "ae"), ("ö", "oe"), ("ü", "ue")),
+    (("ß", "ss"), ("ä", "a"), ("ö", "o"), ("ü", "u")),
 )
 
 
@@ -42,25 +50,45 @@ class SearchWebParams(Params):
     limit: Annotated[int, Field(ge=1, le=10, description="Maximum number of results.")] = 5
 
 
+def _fold_text(text: str, folding: tuple[tuple[str, str], ...]) -> str:
+    text = text.lower()
+    for letter, spelled in folding:
+        text = text.replace(letter, spelled)
+    return text
+
+
+def _fold_column(column: str, folding: tuple[tuple[str, str], ...]) -> Any:
+    expression: Any = Lower(column)
+    for letter, spelled in folding:
+        expression = Replace(expression, Value(letter), Value(spelled))
+    return expression
+
+
 def names_a_mandate(user: Any, text: str) -> bool:
-    """Whether `text` contains the Aktenzeichen of an Akte `user` may see or the name of one of its
-    parties (a person's surname, a company's name; three characters or more). With a cloud model the
+    """Whether `text` holds personal data (an e-mail address, a phone number, an IBAN, a date of
+    birth: agent.engine.pii), the Aktenzeichen of an Akte `user` may see (also written with spaces,
+    "12 / 26") or the name of one of its parties (a person's surname, a company's name; three
+    characters or more; also spelled without umlauts or ß, "Weissmueller"). With a cloud model the
     arguments the model wrote in pseudonyms are restored to the real names before the tool runs, so
     the description's request alone keeps nothing in the firm."""
-    suche = Value(text, output_field=CharField())
-    sichtbar = Akte.objects.visible_to(user)
-    if sichtbar.alias(suche=suche).filter(suche__icontains=F("aktenzeichen")).exists():
+    if any(pattern.search(text) for _category, pattern in PATTERNS):
         return True
-    name_lang = Q(kontakt__nachname__regex=r"^.{3,}$", suche__icontains=F("kontakt__nachname")) | Q(
-        kontakt__firma__regex=r"^.{3,}$", suche__icontains=F("kontakt__firma")
-    )
-    return (
-        Beteiligter.objects.filter(akte__in=sichtbar)
-        .exclude(rolle=Beteiligter.Rolle.GERICHT)
-        .alias(suche=suche)
-        .filter(name_lang)
-        .exists()
-    )
+    sichtbar = Akte.objects.visible_to(user)
+    compact = Value("".join(text.split()).lower(), output_field=CharField())
+    if sichtbar.alias(suche=compact, az=Replace(Lower("aktenzeichen"), Value(" "), Value(""))).filter(suche__contains=F("az")).exists():
+        return True
+    aliases: dict[str, Any] = {}
+    name_lang = Q()
+    for n, folding in enumerate(_FOLDINGS):
+        aliases |= {
+            f"suche{n}": Value(_fold_text(text, folding), output_field=CharField()),
+            f"nachname{n}": _fold_column("kontakt__nachname", folding),
+            f"firma{n}": _fold_column("kontakt__firma", folding),
+        }
+        name_lang |= Q(kontakt__nachname__regex=r"^.{3,}$", **{f"suche{n}__contains": F(f"nachname{n}")})
+        name_lang |= Q(kontakt__firma__regex=r"^.{3,}$", **{f"suche{n}__contains": F(f"firma{n}")})
+    beteiligte = Beteiligter.objects.filter(akte__in=sichtbar).exclude(rolle=Beteiligter.Rolle.GERICHT)
+    return beteiligte.alias(**aliases).filter(name_lang).exists()
 
 
 def execute(ctx: ToolContext, params: SearchWebParams) -> ToolResult:

@@ -360,8 +360,19 @@ def test_search_web_against_a_configured_searxng_endpoint(call, anwalt, settings
 
         akte = AkteFactory(anwalt=anwalt, aktenzeichen="731/26")
         BeteiligterFactory(akte=akte, kontakt=KontaktFactory(nachname="Wunderlichstein"), rolle="GEGNER")
+        BeteiligterFactory(akte=akte, kontakt=KontaktFactory(nachname="Weißmüller"), rolle="MANDANT")
         gesendet = len(server.requests)
-        for suche in ("Wunderlichstein Insolvenz", "Stand 731/26 Amtsgericht"):
+        for suche in (
+            "Wunderlichstein Insolvenz",
+            "Stand 731/26 Amtsgericht",
+            # other spellings of a name and of the Aktenzeichen, and personal data of anyone
+            "Weissmueller zahlungsunfähig",
+            "WEISSMULLER Insolvenz",
+            "Akte 731 / 26 Mandant zahlungsunfähig",
+            "j.weissmueller@example.org Insolvenz",
+            "zahlungsunfähig IBAN DE89370400440532013000",
+            "Rückruf 0221 4711 0815",
+        ):
             abgelehnt = call(anwalt, "search_web", {"suche": suche})
             assert not abgelehnt.ok and "nicht gesendet" in abgelehnt.error
         assert len(server.requests) == gesendet
