@@ -75,7 +75,11 @@ def names_a_mandate(user: Any, text: str) -> bool:
         return True
     sichtbar = Akte.objects.visible_to(user)
     compact = Value("".join(text.split()).lower(), output_field=CharField())
-    if sichtbar.alias(suche=compact, az=Replace(Lower("aktenzeichen"), Value(" "), Value(""))).filter(suche__contains=F("az")).exists():
+    if (
+        sichtbar.alias(suche=compact, az=Replace(Lower("aktenzeichen"), Value(" "), Value("")))
+        .filter(suche__contains=F("az"))
+        .exists()
+    ):
         return True
     aliases: dict[str, Any] = {}
     name_lang = Q()
