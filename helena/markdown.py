@@ -2,6 +2,7 @@
 writer (schriftgut.vorlagen.markdown_absaetze) reads too: rendered, then sanitised with nh3 so
 that no raw HTML from a document, a template or a model ever reaches the page or the file."""
 
+import html as html_lib
 import re
 
 import markdown
@@ -73,6 +74,13 @@ class _NoIndentedCode(Extension):
         md.parser.blockprocessors.deregister("code")
 
 
+def _no_protocol_relative(tag: str, attribute: str, value: str) -> str | None:
+    """A link "//host/…" leads to another site though it looks like a path of ours: dropped."""
+    if attribute == "href" and value.strip().replace("\\", "/").startswith("//"):
+        return None
+    return value
+
+
 def render_markdown(text: str) -> str:
     """Markdown as the firm writes it: a single line break is a line break ("nl2br": addresses,
     signatures, "a) … b) …" on their own lines), as in Word."""
@@ -87,4 +95,22 @@ def render_markdown(text: str) -> str:
         attributes=ALLOWED_ATTRIBUTES,
         url_schemes={"http", "https", "mailto"},
         link_rel="noopener noreferrer nofollow",
+        attribute_filter=_no_protocol_relative,
     )
+
+
+_EXTERNAL_LINK_RE = re.compile(r'<a href="(?P<href>(?:https?|mailto):[^"]*)"(?P<rest>[^>]*)>(?P<text>.*?)</a>', re.DOTALL)
+
+
+def external_links_shown(html: str) -> str:
+    """`html` (sanitised) with every link to another site showing its whole address: "[Beleg](https://x.example/?d=…)"
+    becomes "Beleg (https://x.example/?d=…)", the address the link. For text a model wrote: an instruction in a
+    document it read ("belege das mit diesem Link") cannot hide client data in a link behind harmless words."""
+
+    def shown(match: re.Match[str]) -> str:
+        visible = html_lib.unescape(re.sub(r"<[^>]+>", "", match["text"])).strip()
+        if visible == html_lib.unescape(match["href"]):
+            return match.group(0)
+        return f'{match["text"]} (<a href="{match["href"]}"{match["rest"]}>{match["href"]}</a>)'
+
+    return _EXTERNAL_LINK_RE.sub(shown, html)

@@ -15,7 +15,7 @@ from drafts.models import HelenaDraft
 from drafts.schemas import draft_prose
 from drafts.selectors import draft_list, drafts_by_ids
 from drafts.services import draft_hinweis, draft_version, user_may_review
-from helena.markdown import render_markdown
+from helena.markdown import external_links_shown, render_markdown
 from recherche.citations import check_texts, link_citations
 
 # Aktenzeichen as Helena writes them: "Akte 12/25"
@@ -73,7 +73,7 @@ def answer_html(text: str, *, user: User) -> str:
     corpus (linked to the section and Absatz, or marked "nicht im Bestand – bitte prüfen"), Akten
     link to their page and quoted document titles to the document, each only where the user may
     see it."""
-    html = link_citations(render_markdown(text))
+    html = external_links_shown(link_citations(render_markdown(text)))
     return _link_text_nodes(html, {**_akte_links(text, user), **_dokument_links(text, user)})
 
 
@@ -120,7 +120,7 @@ def draft_card(draft: HelenaDraft, *, viewer: User) -> dict[str, Any]:
         # A Wiedervorlage on a weekend or holiday: shown, never refused (drafts.services.draft_hinweis).
         card["hinweis"] = draft_hinweis(draft)
     if draft.typ == HelenaDraft.Typ.DOKUMENT:
-        card["preview_html"] = link_citations(render_markdown(str(payload.get("inhalt_markdown", ""))))
+        card["preview_html"] = external_links_shown(link_citations(render_markdown(str(payload.get("inhalt_markdown", "")))))
     if draft.typ == HelenaDraft.Typ.AKTE_UPDATE and draft.akte is not None:
         changes = payload.get("changes") or {}
         # After approval the Akte already holds the new values; the draft kept the old ones for undo.

@@ -259,9 +259,16 @@ def compact_schema(spec: dict[str, Any]) -> dict[str, Any]:
     return {**spec, "function": function}
 
 
+def defang(text: str) -> str:
+    """`text` without anything that could pass for a fence marker (UNTRUSTED_OPEN, UNTRUSTED_CLOSE):
+    a document that writes "<<<ENDE FREMDTEXT>>>" must not end its own fence."""
+    return text.replace("<<<", "‹‹‹").replace(">>>", "›››")
+
+
 def observation_text(result: ToolResult) -> str:
-    """The tool message content: the observation as JSON, untrusted text fenced and labelled."""
-    body = json.dumps(result.as_observation(), ensure_ascii=False, default=str)
+    """The tool message content: the observation as JSON, untrusted text fenced and labelled. No
+    result (fenced or not: a document's title in a list) can carry a marker of its own."""
+    body = defang(json.dumps(result.as_observation(), ensure_ascii=False, default=str))
     if result.untrusted:
         return f"{UNTRUSTED_OPEN}\n{body}\n{UNTRUSTED_CLOSE}"
     return body
@@ -459,6 +466,7 @@ class Engine:
         clock: Callable[[], float],
         guard: Guard,
         tokenizer: Tokenizer | None,
+        untrusted_before: bool = False,
     ) -> None:
         self.transcript = transcript
         # where this run's own messages begin: before it stand the system prompt, the history and
@@ -483,7 +491,9 @@ class Engine:
         self.outcome = RunOutcome(status=RunStatus.FAILED, transcript=transcript)
         self.deadline = clock() + limits.timeout_seconds
         self.validation_rounds = 0
-        self.untrusted_seen = False
+        # text of others read before this run's first step (a continued transcript, earlier turns
+        # whose runs read it): its drafts are flagged from the start
+        self.untrusted_seen = untrusted_before
         self.compact = False
         self._budgets: dict[int, Budget] = {}
         # the list last offered and what it was made of: the same list object for the same tools, so
@@ -987,6 +997,7 @@ async def run_agent(
     guard: Guard | None = None,
     tokenizer: Tokenizer | None = None,
     on_finish: Callable[[RunOutcome], Awaitable[None]] | None = None,
+    untrusted_before: bool = False,
 ) -> RunOutcome:
     """Run the loop on `transcript` (edited in place and returned in the outcome).
 
@@ -995,6 +1006,8 @@ async def run_agent(
     terminal event (run.finished / run.failed / run.cancelled) is emitted, so whoever persists the
     run has done so when a client hears that it ended. Never raises for model, tool or cancel
     problems: they are statuses. An unexpected exception becomes FAILED with the partial trace.
+    `untrusted_before`: the transcript already holds text of others (or answers built on it), so
+    drafts are flagged from the first step.
     """
     router = cast(Router, model) if hasattr(model, "escalate") else SingleRoute(cast(LLMClient, model))
     engine = Engine(
@@ -1007,6 +1020,7 @@ async def run_agent(
         clock=clock,
         guard=guard or response_guard,
         tokenizer=tokenizer,
+        untrusted_before=untrusted_before,
     )
     try:
         outcome = await engine.run()

@@ -16,7 +16,7 @@ import datetime
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.engine.loop import UNTRUSTED_CLOSE, UNTRUSTED_OPEN
+from agent.engine.loop import UNTRUSTED_CLOSE, UNTRUSTED_OPEN, defang
 from agent.llm.demo_calls import demo_tool_lines
 
 INTRO = (
@@ -113,13 +113,13 @@ def build_system_prompt(
             lines.append("Beteiligte: " + "; ".join(akte.beteiligte))
         if akte.zusammenfassung:
             lines.append("Sachstand: " + akte.zusammenfassung[:MAX_SUMMARY_CHARS])
-        parts.append("\n".join(lines))
+        parts.append(defang("\n".join(lines)))
     if rejections:
         lines = ["Kürzlich abgelehnte Entwürfe in dieser Akte – lerne daraus und wiederhole die Fehler nicht:"]
         for rejection in rejections[:MAX_REJECTIONS]:
             categories = f" [{', '.join(rejection.categories)}]" if rejection.categories else ""
             lines.append(f"- „{rejection.titel}“{categories}: {rejection.reason or 'ohne Begründung'}")
-        parts.append("\n".join(lines))
+        parts.append(defang("\n".join(lines)))
     return "\n\n".join(parts)
 
 
@@ -139,7 +139,7 @@ def build_demo_prompt(*, tools: list[dict[str, Any]], akte: AkteContext | None =
     if names:
         parts.append("Werkzeuge:\n" + (demo_tool_lines(names) or ", ".join(names)))
     if akte is not None:
-        parts.append(f"Aktuelle Akte: {akte.aktenzeichen} – {akte.kurzrubrum} ({akte.sachgebiet}).")
+        parts.append(defang(f"Aktuelle Akte: {akte.aktenzeichen} – {akte.kurzrubrum} ({akte.sachgebiet})."))
     return "\n".join(parts)
 
 

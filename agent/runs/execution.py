@@ -35,6 +35,7 @@ from agent.engine.budget import estimate_tokens
 from agent.engine.events import TERMINAL_EVENT_TYPES, terminal_event
 from agent.engine.loop import (
     FAILED_PROCESS_STOPPED,
+    UNTRUSTED_OPEN,
     Limits,
     RunOutcome,
     RunStatus,
@@ -233,6 +234,7 @@ def _run_prepare(run: AgentRun, cancel: CancelToken, client_factory: Callable[[T
         history, history_runs = _history(run, context_window=router.route.client.context_window)
         reads_carry_over(run=run, from_run_ids=history_runs, summary=SUMMARY_HISTORY)
         transcript = [{"role": "system", "content": system}, *history, {"role": "user", "content": run.task}]
+    ctx.untrusted_seen = _untrusted_before(run, transcript)
     # A run that starts on the demo model gets its limits: a small model that has not answered
     # after a few steps will not answer later, and the next question waits for its server.
     demo = router.route.demo
@@ -245,6 +247,22 @@ def _run_prepare(run: AgentRun, cancel: CancelToken, client_factory: Callable[[T
     )
     return _Prepared(
         run=run, ctx=ctx, tools=tools, router=router, transcript=transcript, limits=limits, first_contact=first_contact
+    )
+
+
+def _untrusted_before(run: AgentRun, transcript: list[Message]) -> bool:
+    """Whether `run` starts on text of others: a continued transcript with a fenced tool result, or
+    an earlier run of its conversation that read such text (its answer, in the history, can repeat
+    it; so can a later answer built on that one). Drafts of such a run are flagged from its first
+    step (`untrusted_input`), as if it had read the text itself."""
+    if any(m.get("role") == "tool" and str(m.get("content") or "").startswith(UNTRUSTED_OPEN) for m in transcript):
+        return True
+    if run.conversation_id is None:
+        return False
+    return (
+        AgentStep.objects.filter(run__conversation_id=run.conversation_id, type="tool.result", payload__untrusted=True)
+        .exclude(run_id=run.pk)
+        .exists()
     )
 
 
@@ -457,6 +475,7 @@ async def run_execute(
             cancel=cancel,
             guard=functools.partial(response_guard, withheld=withheld),
             on_finish=finish,
+            untrusted_before=prepared.ctx.untrusted_seen,
         )
         ended = True
     except RunEndedElsewhere:

@@ -34,9 +34,15 @@ def persona_context_load(*, user: User, akte: Akte | None) -> tuple[AkteContext 
         zusammenfassung=akte.zusammenfassung if internal else "",
         beteiligte=beteiligte,
     )
+    # The title of a draft proposed after reading text of others is that text's, not the firm's:
+    # an injected "SYSTEM: ..." title would stand in every later prompt of the Akte. Its type stands
+    # instead; the reason and categories are the reviewer's own words.
     rejections = [
         Rejection(
-            titel=d.titel, reason=d.rejection_reason, categories=tuple(d.rejection_categories), origin_run_id=d.origin_run_id
+            titel=d.get_typ_display() if d.untrusted_input else d.titel,
+            reason=d.rejection_reason,
+            categories=tuple(d.rejection_categories),
+            origin_run_id=d.origin_run_id,
         )
         for d in drafts_rejected(user=user, akte=akte, limit=MAX_REJECTIONS)
     ]
