@@ -903,11 +903,24 @@ class Zeiterfassung(models.Model):
 
 class NotizQuerySet(AkteBoundQuerySet):
     def visible_to(self, user: Any) -> Any:
-        """Akte-bound notes through the chokepoint; general notes only for their author."""
+        """Akte-bound notes through the chokepoint; general notes only for their author, and not one
+        accepted from a Helena draft its author no longer sees (drafts.models.DraftQuerySet: its run
+        read an Akte gone for them, a deputy after the Vertretung): it repeats what that run read,
+        as its hidden answer and draft do. Through the drafts app's model by name (it lies above
+        this app)."""
         on_akten = super().visible_to(user)
         if user is None or not user.is_authenticated:
             return self.none()
-        return self.filter(Q(pk__in=on_akten.values("pk")) | Q(akte__isnull=True, autor=user))
+        shown = self.filter(Q(pk__in=on_akten.values("pk")) | Q(akte__isnull=True, autor=user))
+        hidden = apps.get_model("drafts", "HelenaDraft").objects.hidden_from_requester(user)
+        from_hidden_draft = hidden.filter(
+            typ="NOTIZ",
+            akte__isnull=True,
+            result_object_id=OuterRef("pk"),
+            result_content_type__app_label="akten",
+            result_content_type__model="notiz",
+        )
+        return shown.exclude(Q(akte__isnull=True) & Exists(from_hidden_draft))
 
 
 class Notiz(models.Model):
