@@ -24,6 +24,7 @@ from rechner.fristen import (
     berechne_frist,
     berechne_preset,
     mit_zukunftswarnung,
+    ort_aus_gerichtsname,
     ort_unsicher_grund,
     ortstext,
 )
@@ -118,7 +119,9 @@ class FristOrt:
 def frist_ort(*, akte: Akte | None) -> FristOrt | None:
     """The court of ``akte`` if it names one, else the Kanzlei's seat, else None (ask the user)."""
     if akte is not None and akte.gericht_bundesland:
-        return FristOrt(akte.gericht_bundesland, akte.gericht_ort or None, _gericht_quelle(akte), "akte")
+        # without an Ort, the place the court's name names ("Landgericht Hamburg"): checked against the Land
+        ort = akte.gericht_ort or ort_aus_gerichtsname(akte.gericht_name)
+        return FristOrt(akte.gericht_bundesland, ort or None, _gericht_quelle(akte), "akte")
     profil = KanzleiProfil.current()
     if profil is not None and profil.sitz_bundesland:
         return FristOrt(profil.sitz_bundesland, profil.sitz_ort or None, QUELLE_KANZLEI, "kanzlei")

@@ -109,8 +109,8 @@ WARNUNG_ORT_UNSICHER = (
     "{frueh}. Nur wenn das maßgebliche Gericht in {ort} liegt, endet die Frist erst am {spaet}."
 )
 GRUND_KANZLEISITZ = (
-    "Die Akte nennt kein Gericht; die Feiertage am Kanzleisitz ({ort}) gelten nur, wenn das Gericht dort liegt. "
-    "Trage das Gericht in der Akte ein."
+    "Die Akte nennt kein Gericht mit Bundesland; die Feiertage am Kanzleisitz ({ort}) gelten nur, wenn das Gericht "
+    "dort liegt. Trage Gericht und Bundesland in der Akte ein."
 )
 WARNUNG_ZUSTELLUNGSTAG = (
     "Das Datum ist der letzte Tag, an dem der Schriftsatz dem Gegner zugestellt sein muss, nicht der Tag der "
@@ -119,40 +119,64 @@ WARNUNG_ZUSTELLUNGSTAG = (
 GRUND_ORT_LAND = (
     "Der Ort „{ort}“ liegt in {richtig}, angegeben ist aber {land}: Ort und Bundesland passen nicht zusammen. Prüfe beides."
 )
+
+
 # Places whose Land is certain (the capitals, the city-states and the large cities with a name no other
 # place of another Land shares): a court's Ort given with another Land is a contradiction, and the
 # holidays of neither can be trusted (the Landgericht Hamburg entered with Bayern got Fronleichnam).
-ORT_LAND = {
-    ort.casefold(): land
-    for land, orte in {
-        "BW": "Stuttgart Mannheim Karlsruhe Freiburg_im_Breisgau Heidelberg Ulm Heilbronn Pforzheim Reutlingen Tübingen Konstanz",
-        "BY": "München Nürnberg Augsburg Regensburg Ingolstadt Würzburg Erlangen Bamberg Bayreuth Passau Landshut",
-        "BE": "Berlin",
-        "BB": "Potsdam Cottbus",
-        "HB": "Bremen Bremerhaven",
-        "HH": "Hamburg",
-        "HE": "Wiesbaden Kassel Darmstadt Gießen Marburg Fulda",
-        "MV": "Schwerin Rostock Greifswald Stralsund Neubrandenburg",
-        "NI": "Hannover Braunschweig Osnabrück Wolfsburg Göttingen Salzgitter Hildesheim Lüneburg Celle Verden",
-        "NW": "Düsseldorf Köln Dortmund Duisburg Bochum Wuppertal Bielefeld Bonn Gelsenkirchen Aachen "
-        "Mönchengladbach Krefeld Leverkusen Solingen Paderborn Neuss Siegen Detmold Arnsberg",
-        "RP": "Mainz Koblenz Trier Kaiserslautern Ludwigshafen_am_Rhein Zweibrücken",
-        "SL": "Saarbrücken",
-        "SN": "Dresden Leipzig Chemnitz Zwickau Görlitz Bautzen",
-        "ST": "Magdeburg Dessau-Roßlau Stendal",
-        "SH": "Kiel Lübeck Flensburg Schleswig Itzehoe",
-        "TH": "Erfurt Jena Gera Gotha Meiningen",
-    }.items()
-    for ort in (name.replace("_", " ") for name in orte.split())
+def _ortsname(text: str) -> str:
+    """A place name in one spelling: "Köln", "Koeln" and "KÖLN" alike."""
+    text = " ".join(text.split()).casefold()
+    for letter, spelled in (("ß", "ss"), ("ä", "ae"), ("ö", "oe"), ("ü", "ue")):
+        text = text.replace(letter, spelled)
+    return text
+
+
+_ORTE = {
+    "BW": "Stuttgart Mannheim Karlsruhe Freiburg_im_Breisgau Heidelberg Ulm Heilbronn Pforzheim Reutlingen Tübingen Konstanz",
+    "BY": "München Nürnberg Augsburg Regensburg Ingolstadt Würzburg Erlangen Bamberg Bayreuth Passau Landshut",
+    "BE": "Berlin",
+    "BB": "Potsdam Cottbus Frankfurt_(Oder)",
+    "HB": "Bremen Bremerhaven",
+    "HH": "Hamburg",
+    "HE": "Wiesbaden Kassel Darmstadt Gießen Marburg Fulda Frankfurt_am_Main Offenbach_am_Main",
+    "MV": "Schwerin Rostock Greifswald Stralsund Neubrandenburg",
+    "NI": "Hannover Braunschweig Osnabrück Wolfsburg Göttingen Salzgitter Hildesheim Lüneburg Celle Verden",
+    "NW": "Düsseldorf Köln Dortmund Duisburg Bochum Wuppertal Bielefeld Bonn Gelsenkirchen Aachen "
+    "Mönchengladbach Krefeld Leverkusen Solingen Paderborn Neuss Siegen Detmold Arnsberg",
+    "RP": "Mainz Koblenz Trier Kaiserslautern Ludwigshafen_am_Rhein Zweibrücken",
+    "SL": "Saarbrücken",
+    "SN": "Dresden Leipzig Chemnitz Zwickau Görlitz Bautzen",
+    "ST": "Magdeburg Dessau-Roßlau Stendal Halle_(Saale)",
+    "SH": "Kiel Lübeck Flensburg Schleswig Itzehoe",
+    "TH": "Erfurt Jena Gera Gotha Meiningen",
 }
+# one spelling (``_ortsname``) → (Land, the place's name as written)
+ORT_LAND_NAME = {
+    _ortsname(ort): (land, ort) for land, orte in _ORTE.items() for ort in (name.replace("_", " ") for name in orte.split())
+}
+ORT_LAND = {key: land for key, (land, _name) in ORT_LAND_NAME.items()}
+# The places of ORT_LAND as words of a court's name ("Landgericht Hamburg", "LG München I",
+# "Amtsgericht Frankfurt am Main"), the longest first.
+_ORT_IM_NAMEN = re.compile(
+    r"(?<![\w-])(" + "|".join(re.escape(ort) for ort in sorted(ORT_LAND, key=len, reverse=True)) + r")(?![\w])"
+)
 
 
 def ort_land_widerspruch(land: str, ort: str | None) -> str | None:
     """The reason (German) when the Ort is a place of another Land than `land` (``ORT_LAND``), else None."""
-    richtig = ORT_LAND.get((ort or "").strip().casefold())
+    richtig = ORT_LAND.get(_ortsname(ort or ""))
     if richtig is None or richtig == land:
         return None
     return GRUND_ORT_LAND.format(ort=ort, richtig=BUNDESLAENDER[richtig], land=BUNDESLAENDER[land])
+
+
+def ort_aus_gerichtsname(gericht_name: str | None) -> str | None:
+    """The place of ``ORT_LAND`` a court's name names ("Landgericht Hamburg" → "Hamburg"), or None:
+    a court entered with a name but no Ort is still checked against its Land, and its place's own
+    holidays count."""
+    treffer = _ORT_IM_NAMEN.search(_ortsname(gericht_name or ""))
+    return ORT_LAND_NAME[treffer.group(1)][1] if treffer else None
 
 
 GRUND_ABWEICHEND = (
@@ -324,6 +348,7 @@ PRESETS: dict[str, FristPreset] = {
             "zählen.",
             grenze_monate=5,
             gericht="rechtsmittelgericht",
+            strafsachen="berufung_stpo",
         ),
         FristPreset(
             "berufungsbegruendung",
@@ -350,6 +375,7 @@ PRESETS: dict[str, FristPreset] = {
             "Bundesgerichtshofs. Für eine Revision zum BAG, BSG, BVerwG oder BFH gib dessen Sitz an.",
             grenze_monate=5,
             gericht="bgh",
+            strafsachen="revision_stpo",
         ),
         FristPreset(
             "revisionsbegruendung",
@@ -363,6 +389,7 @@ PRESETS: dict[str, FristPreset] = {
             "Revisionsgericht (§ 551 Abs. 2 Satz 1 ZPO).",
             grenze_monate=5,
             gericht="bgh",
+            strafsachen="revisionsbegruendung_stpo",
         ),
         FristPreset(
             "nichtzulassungsbeschwerde",
@@ -401,6 +428,7 @@ PRESETS: dict[str, FristPreset] = {
             "Zustellung des Beschlusses",
             "Einzulegen beim Rechtsbeschwerdegericht (Bundesgerichtshof).",
             gericht="bgh",
+            strafsachen="revision_stpo",
         ),
         FristPreset(
             "sofortige_beschwerde",
@@ -1378,8 +1406,9 @@ def berechne_preset(
     preset = PRESETS[preset_key]
     kuerzer: list[tuple[FristErgebnis, str, str, str]] = []  # (result, twin, Akte's kind, warning)
     art = STRAFSACHEN.get(sachgebiet or "")
-    # in criminal proceedings a decision pronounced in presence is made known by its Verkündung (§ 35 StPO)
-    ausloeser = ereignis_datum or verkuendung
+    # in criminal proceedings a decision pronounced in presence is made known by its Verkündung (§ 35 StPO;
+    # §§ 314, 341 StPO): of Zustellung and Verkündung the earlier starts the twin
+    ausloeser = min((tag for tag in (ereignis_datum, verkuendung) if tag is not None), default=None)
     if preset.strafsachen and art is not None and ausloeser is not None:
         kuerzer.append((rechnung(preset.strafsachen, ausloeser, verkuendung=None), preset.strafsachen, art, WARNUNG_STRAFSACHE))
     art = ARBEITSSACHEN.get(sachgebiet or "") or (ARBEITSGERICHT_ART if _ist_arbeitsgericht(gericht_name) else None)
@@ -1512,6 +1541,16 @@ def _berechne_preset(
             bundesland, ort, ortsquelle, ort_unsicher
         ),
     )
+
+
+def kalender_beschreibung(ergebnis: FristErgebnis, eigene: str = "") -> str:
+    """What a calendar entry keeps of a computation (its `beschreibung`): the author's own words,
+    then the warnings - they can name an earlier end (§ 63 Abs. 2 FamFG, an unchecked limit) and must
+    be read before anything else -, then the explanation without them. Never cut."""
+    erlaeuterung = ergebnis.erlaeuterung
+    for warnung in ergebnis.warnungen:
+        erlaeuterung = erlaeuterung.replace(f"\n{warnung}", "")
+    return "\n\n".join(part for part in (eigene.strip(), "\n".join(ergebnis.warnungen), erlaeuterung.strip()) if part)
 
 
 def mit_warnung(ergebnis: FristErgebnis, warnung: str) -> FristErgebnis:
@@ -1659,6 +1698,7 @@ def _rueckwaerts(
     termin = _geprueftes_datum(termin)
     land = _bundesland(bundesland)
     kalender = Feiertagskalender(land, _ort(ort))
+    ort_unsicher = ort_unsicher or ort_land_widerspruch(land, _ort(ort))
     tage = preset.dauer * 7 if preset.einheit is Einheit.WOCHEN else preset.dauer
     if preset.einheit not in (Einheit.TAGE, Einheit.WOCHEN):
         raise FristError(FEHLER_EINHEIT.format(wert=preset.einheit))

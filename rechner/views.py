@@ -138,7 +138,7 @@ def frist_entwurf(request: HttpRequest) -> HttpResponse:
                     "fristablauf": ergebnis.fristablauf.isoformat(),
                     "vorfrist": ergebnis.vorfrist.isoformat() if ergebnis.vorfrist else None,
                     "notfrist": ergebnis.notfrist,
-                    "beschreibung": ergebnis.erlaeuterung[:2000],
+                    "beschreibung": fristen.kalender_beschreibung(ergebnis),
                     # kept with the draft: an edit may move the Fristablauf earlier, never later
                     "berechnung": {
                         "fristablauf": ergebnis.fristablauf.isoformat(),

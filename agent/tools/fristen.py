@@ -14,7 +14,7 @@ from rechner.tabellen import wochentag
 
 from .common import Params, ToolError, iso
 
-ERR_ART = "Gib entweder 'vorlage' oder 'dauer' und 'einheit' an (nicht beides, nicht nichts)."
+ERR_ART = "Gib entweder 'vorlage' oder 'dauer' und 'einheit' an, nicht beides und nicht nichts"
 
 if TYPE_CHECKING:
     Vorlage = str
@@ -86,7 +86,7 @@ def fristenrechner(
     """akten.fristen_rules.frist_berechnen for the parameters at ``ort``; FristError becomes a
     ToolError with its German text."""
     if berechnung.vorlage is None and (berechnung.dauer is None or berechnung.einheit is None):
-        raise ToolError(ERR_ART)
+        raise ToolError(f"{ERR_ART}.")
     try:
         return frist_berechnen(
             ort=ort,

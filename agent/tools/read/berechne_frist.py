@@ -19,7 +19,10 @@ class BerechneFristParams(FristBerechnung):
             description="Day of the triggering event (YYYY-MM-DD), e.g. the day the Zustellung counts as effected: "
             "the date of the eEB/EB for service to a lawyer (§ 173 ZPO); for Ersatzzustellung the day of Einlegung or "
             "of the Mitteilung (§ 180 Satz 2, § 181 Abs. 1 Satz 4 ZPO), not the day the letter was found; for "
-            "Aufgabe zur Post two weeks after posting (§ 184 Abs. 2 ZPO). Ask the user how it was served if unclear."
+            "a court's Aufgabe zur Post ordered under § 184 Abs. 1 ZPO two weeks after posting (§ 184 Abs. 2 ZPO); "
+            "an authority's Bescheid sent by post the fourth day after posting (§ 41 Abs. 2 VwVfG, § 37 Abs. 2 SGB X, "
+            "§ 122 Abs. 2 Nr. 1 AO), a court's order in FamFG proceedings likewise (§ 15 Abs. 2 Satz 2 FamFG). "
+            "Ask the user how it was served if unclear."
         ),
     ]
     akte: AkteRef = None

@@ -11,7 +11,7 @@ from akten.fristen_rules import KalenderRegelFehler, kalender_eintrag_pruefen, w
 from akten.models import Akte, User
 from drafts.models import HelenaDraft
 from drafts.services import DraftInvalid, verantwortlich_pruefen
-from rechner.fristen import kalenderdatum
+from rechner.fristen import kalender_beschreibung, kalenderdatum
 from rechner.tabellen import format_datum
 
 from ..base import Tool, ToolContext, ToolResult
@@ -32,6 +32,11 @@ HINWEIS_UNBERECHNET = (
     "Fristablauf ohne Fristenrechner angegeben: geprüft sind nur Wochenende, bundesweite Feiertage und "
     "Vergangenheit, nicht Fristbeginn, Dauer und Feiertage am Ort der Stelle, bei der die Frist zu wahren ist. "
     "Rechne mit 'berechnung' nach oder nenne, woraus sich das Datum ergibt."
+)
+# kept with the entry, for whoever reviews it and later reads the calendar
+VERMERK_UNBERECHNET = (
+    "Fristablauf von Helena ohne Fristenrechner angegeben: geprüft sind nur Wochenende, bundesweite Feiertage und "
+    "Vergangenheit – Fristbeginn, Dauer und Feiertage am Ort bitte nachrechnen."
 )
 ERR_VERANTWORTLICH = "Die verantwortliche Person {id} ist unbekannt oder hat keinen Zugriff auf die Akte."
 
@@ -74,6 +79,7 @@ def execute(ctx: ToolContext, params: CreateDraftFristParams) -> ToolResult:
     berechnet: dict[str, Any] | None = None
     # kept with the draft (drafts.schemas.FristBerechnet): an edit may move the Fristablauf earlier, never later
     berechnung_payload: dict[str, Any] | None = None
+    beschreibung = params.beschreibung
     if params.berechnung is not None:
         if params.typ != "FRIST":
             raise ToolError(ERR_BERECHNUNG_TYP)
@@ -85,6 +91,7 @@ def execute(ctx: ToolContext, params: CreateDraftFristParams) -> ToolResult:
         fristablauf, vorfrist = ergebnis.fristablauf, vorfrist or ergebnis.vorfrist
         notfrist = notfrist or ergebnis.notfrist
         datum = kalenderdatum(ergebnis, today())
+        beschreibung = kalender_beschreibung(ergebnis, params.beschreibung)
         berechnung_payload = {
             "fristablauf": iso(ergebnis.fristablauf),
             "notfrist": ergebnis.notfrist,
@@ -99,6 +106,8 @@ def execute(ctx: ToolContext, params: CreateDraftFristParams) -> ToolResult:
     heute = today()
     if params.typ == "FRIST" and fristablauf is None:
         raise ToolError(ERR_FRISTABLAUF)
+    if params.typ == "FRIST" and berechnet is None:
+        beschreibung = "\n\n".join(part for part in (params.beschreibung.strip(), VERMERK_UNBERECHNET) if part)
     if params.typ != "FRIST" and params.datum < heute:
         # Helena proposes only coming appointments; a human may still record a past one.
         raise ToolError(ERR_VERGANGEN.format(datum=format_datum(params.datum)))
@@ -115,7 +124,7 @@ def execute(ctx: ToolContext, params: CreateDraftFristParams) -> ToolResult:
         "fristablauf": iso(fristablauf),
         "vorfrist": iso(vorfrist),
         "notfrist": notfrist,
-        "beschreibung": params.beschreibung,
+        "beschreibung": beschreibung,
         "verantwortlich_id": verantwortlich.pk if verantwortlich else None,
     }
     if berechnung_payload is not None:
