@@ -15,12 +15,14 @@ from dataclasses import dataclass
 
 import docx
 import pytest
+from django.utils import timezone
 from docx.oxml import parse_xml
 from docx.oxml.ns import qn
 from docx.shared import Mm, Pt
 from pypdf import PdfReader
 
 from schriftgut.pdf import docx_zu_pdf
+from schriftgut.platzhalter import datum_lang
 from schriftgut.services import schriftstueck_rendern, vorlage_waehlen
 from tests.schriftgut.helpers import VIELE_PARTNER, Textstelle, akte_mit_parteien, kanzlei, zeilen_positionen
 
@@ -113,7 +115,9 @@ def test_a_letter_has_the_din_5008_address_field_information_block_and_marks(cli
     stellen = zeilen_positionen(pdf)
     absender, name = _stelle(stellen, ABSENDER), _stelle(stellen, "Hans Schmidt")
     strasse, ort = _stelle(stellen, "Hauptstraße 5"), _stelle(stellen, "10827 Berlin")
-    zeichen, datum = _stelle(stellen, "Unser Zeichen: 12/26"), _stelle(stellen, "Berlin, 4. Dezember 2026")
+    # the letter is dated the day it is rendered (Berlin time), not the day this test was written
+    heute = f"Berlin, {datum_lang(timezone.localdate())}"
+    zeichen, datum = _stelle(stellen, "Unser Zeichen: 12/26"), _stelle(stellen, heute)
     for stelle in (absender, name, strasse, ort):
         assert abs(stelle.x - 25) < 0.3, stelle
     assert 59 < absender.y <= 62.7, absender  # the foot of the Zusatz- und Vermerkzone
@@ -159,7 +163,7 @@ def test_a_letter_has_the_din_5008_address_field_information_block_and_marks(cli
     assert text(vermerk) == ABSENDER and vermerk.find(f"{qn('w:tcPr')}/{qn('w:vAlign')}").get(qn("w:val")) == "bottom"
     assert text(anschrift).startswith("Hans Schmidt\nHauptstraße 5")
     assert einzug(vermerk) == einzug(anschrift) == {round(5 * TWIPS)}  # text at 25 mm
-    assert "Unser Zeichen: 12/26" in text(info) and "Berlin, 4. Dezember 2026" in text(info)
+    assert "Unser Zeichen: 12/26" in text(info) and heute in text(info)
     assert int(lage.get(qn("w:tblpX"))) + spalten[0] + min(einzug(info)) == round(125 * TWIPS)
     section = document.sections[0]
     ankerpunkte = [
