@@ -964,9 +964,15 @@ class AktenActivityQuerySet(AkteBoundQuerySet):
         drafts app's model by name (it lies above this app)."""
         shown = super().visible_to(user)
         if not shown.query.is_empty():
-            hidden = apps.get_model("drafts", "HelenaDraft").objects.hidden_from_requester(user)
+            drafts = apps.get_model("drafts", "HelenaDraft").objects
             draft_id = Cast(KeyTextTransform("draft", "data"), models.BigIntegerField())
-            shown = shown.alias(draft_id=draft_id).exclude(Exists(hidden.filter(pk=OuterRef("draft_id"))))
+            hidden = Exists(drafts.hidden_from_requester(user).filter(pk=OuterRef("draft_id")))
+            # before a human approved it, an entry names the draft's title, which can repeat what its
+            # run read in an Akte `user` may not see (the card shows no more either)
+            unreviewed = Q(typ__in=self.model.ENTWURF_VOR_PRUEFUNG) & Exists(
+                drafts.content_hidden_from(user).filter(pk=OuterRef("draft_id"))
+            )
+            shown = shown.alias(draft_id=draft_id).exclude(Q(hidden) | unreviewed)
         return shown
 
 
@@ -989,6 +995,9 @@ class AktenActivity(models.Model):
         ENTWURF_RUECKGAENGIG = "ENTWURF_RUECKGAENGIG", _("Übernahme rückgängig gemacht")
         NACHRICHT_EINGEGANGEN = "NACHRICHT_EINGEGANGEN", _("Nachricht der Mandantschaft eingegangen")
         KALENDER_ERLEDIGT = "KALENDER_ERLEDIGT", _("Frist/Wiedervorlage erledigt")
+
+    # entries of a draft before a human approved it (AktenActivityQuerySet.visible_to)
+    ENTWURF_VOR_PRUEFUNG = (Typ.ENTWURF_ERSTELLT, Typ.ENTWURF_BEARBEITET, Typ.ENTWURF_ABGELEHNT)
 
     akte = models.ForeignKey(Akte, verbose_name=_("Akte"), on_delete=models.CASCADE, related_name="activities")
     typ = models.CharField(_("Typ"), max_length=30, choices=Typ.choices)

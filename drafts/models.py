@@ -12,7 +12,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.contrib.postgres.fields import ArrayField
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, Q
 from django.utils.translation import gettext_lazy as _
 
 from akten.models import Akte, AkteBoundQuerySet, access_scope, access_scope_reused
@@ -39,7 +39,11 @@ class DraftQuerySet(AkteBoundQuerySet):
         The requester no longer sees a draft whose run read an Akte they may not see now
         (`from_run_reading_hidden_akten`): a deputy after the Vertretung, also on an Akte they still
         see. The team of that Akte keeps it: the Akte is theirs to run, and a Frist draft hidden
-        from them could cost a deadline."""
+        from them could cost a deadline. But not its content: what the run read elsewhere can stand
+        in it (a note on Akte B with what Helena read in Akte A). Each draft carries
+        `content_hidden`, true where `user` may not see every Akte its run read; such a draft shows
+        its type and Akte, not its title and content, and only someone who sees them all reviews
+        it (`HelenaDraft.shown_titel`, drafts.services)."""
         if user is None or not user.is_authenticated:
             return self.none()
         with access_scope_reused():
@@ -49,7 +53,15 @@ class DraftQuerySet(AkteBoundQuerySet):
                 return self.none()
             on_akten = super().visible_to(user)
             shown = self.filter(Q(pk__in=on_akten.values("pk")) | Q(akte__isnull=True, requested_by=user))
-            return shown.exclude(from_run_reading_hidden_akten(user), requested_by=user)
+            reads_hidden = from_run_reading_hidden_akten(user)
+            return shown.exclude(reads_hidden, requested_by=user).annotate(
+                content_hidden=ExpressionWrapper(reads_hidden, output_field=BooleanField())
+            )
+
+    def content_hidden_from(self, user: Any) -> Any:
+        """The drafts whose content `user` may not see (`visible_to`'s `content_hidden`), for the
+        Akte's timeline."""
+        return self.filter(from_run_reading_hidden_akten(user))
 
     def hidden_from_requester(self, user: Any) -> Any:
         """The drafts `user` requested that `visible_to` no longer shows them for what their run read
@@ -58,6 +70,14 @@ class DraftQuerySet(AkteBoundQuerySet):
 
     def pending(self) -> Any:
         return self.filter(status=HelenaDraft.Status.PENDING)
+
+
+# What a draft shows in place of its title to someone who may not see all its run read.
+HIDDEN_TITLE = "{typ} – Inhalt verborgen"
+HIDDEN_NOTE = (
+    "Helena hat für diesen Entwurf eine Akte gelesen, die du nicht siehst; sein Inhalt kann aus ihr stammen. "
+    "Prüfen kann ihn, wer alle diese Akten sehen darf, etwa wer den Auftrag gegeben hat."
+)
 
 
 class HelenaDraft(models.Model):
@@ -182,6 +202,16 @@ class HelenaDraft(models.Model):
     def __str__(self) -> str:
         where = f"Akte {self.akte.aktenzeichen}" if self.akte else "allgemein"
         return f"Entwurf {self.get_typ_display()}: {self.titel} ({where}, {self.get_status_display()})"
+
+    @property
+    def hides_content(self) -> bool:
+        """Loaded through `visible_to` for someone who may not see every Akte its run read."""
+        return bool(getattr(self, "content_hidden", False))
+
+    @property
+    def shown_titel(self) -> str:
+        """The title as the viewer it was loaded for (`visible_to`) may see it."""
+        return HIDDEN_TITLE.format(typ=self.get_typ_display()) if self.hides_content else self.titel
 
 
 class DraftRevision(models.Model):

@@ -3,7 +3,7 @@ from typing import Any
 from django.urls import reverse
 from rest_framework import serializers
 
-from .models import DraftRevision, HelenaAlert, HelenaDraft
+from .models import HIDDEN_NOTE, DraftRevision, HelenaAlert, HelenaDraft
 from .services import draft_version
 
 
@@ -23,6 +23,8 @@ class DraftSerializer(serializers.ModelSerializer):
     result = serializers.SerializerMethodField()
     downloads = serializers.SerializerMethodField()
     version = serializers.SerializerMethodField()
+    inhalt_verborgen = serializers.SerializerMethodField()
+    hinweis = serializers.SerializerMethodField()
 
     class Meta:
         model = HelenaDraft
@@ -46,6 +48,8 @@ class DraftSerializer(serializers.ModelSerializer):
             "result",
             "downloads",
             "version",
+            "inhalt_verborgen",
+            "hinweis",
             "created_at",
             "updated_at",
         ]
@@ -53,6 +57,23 @@ class DraftSerializer(serializers.ModelSerializer):
 
     def get_version(self, obj: HelenaDraft) -> int:
         return draft_version(obj)
+
+    def get_inhalt_verborgen(self, obj: HelenaDraft) -> bool:
+        """Helena read an Akte for it that the viewer may not see: title and content are withheld."""
+        return obj.hides_content
+
+    def get_hinweis(self, obj: HelenaDraft) -> str:
+        return HIDDEN_NOTE if obj.hides_content else ""
+
+    def to_representation(self, instance: HelenaDraft) -> dict[str, Any]:
+        """A draft whose run read an Akte the viewer may not see (`HelenaDraft.hides_content`):
+        its type, Akte and status, without title, content, earlier versions and files."""
+        data = super().to_representation(instance)
+        if instance.hides_content:
+            data.update(titel=instance.shown_titel, payload={}, downloads=None, rejection_reason="")
+            if "revisions" in data:
+                data["revisions"] = []
+        return data
 
     def get_downloads(self, obj: HelenaDraft) -> dict[str, str] | None:
         """Word and PDF of an open document or Kostennote draft (rendered on request, with letterhead);

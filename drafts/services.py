@@ -79,6 +79,10 @@ ERR_UNDO_RECORD_CHANGED = (
 # Fields a record's own processing fills after its creation (text recognition of a Dokument): not
 # a change by anyone.
 _UNDO_IGNORED_FIELDS = frozenset({"text", "text_status", "text_fehler"})
+ERR_CONTENT_HIDDEN = (
+    "Helena hat für diesen Entwurf eine Akte gelesen, die du nicht siehst. Prüfen (übernehmen, bearbeiten, ablehnen, "
+    "rückgängig machen) kann ihn nur, wer alle diese Akten sehen darf."
+)
 ERR_REJECT_NEEDS_REASON = "Bitte gib einen Grund oder mindestens eine Kategorie für die Ablehnung an."
 ERR_INVALID = "Der Entwurf ist ungültig: {details}"
 ERR_AKTE_REQUIRED = "Dieser Entwurf braucht eine Akte."
@@ -120,6 +124,8 @@ def user_may_review(user: User, draft: HelenaDraft) -> bool:
     """May `user` accept, edit, reject or undo `draft`? The approver roles; and for a general note
     (no Akte) its requester too: it becomes their own note, in no Akte, so nobody else sees it - a
     Sekretariat's note would otherwise wait for ever."""
+    if draft.hides_content:  # its run read an Akte `user` may not see (drafts.models.DraftQuerySet)
+        return False
     if user_may_approve(user):
         return True
     return draft.akte_id is None and draft.requested_by_id == user.pk and sees_internal(user)
@@ -282,9 +288,13 @@ def _run_still_proposing(run: AgentRun) -> bool:
 
 
 def _lock_draft(*, draft_id: int, user: User) -> HelenaDraft:
-    """Lock and return the draft if `user` may see it (DraftNotFound otherwise). Must run inside a
-    transaction."""
-    return draft_get(user=user, pk=draft_id, lock=True)
+    """Lock and return the draft if `user` may see it (DraftNotFound otherwise) and all its run read
+    (DraftPermissionDenied otherwise: its content may come from an Akte `user` may not see). Must
+    run inside a transaction."""
+    draft = draft_get(user=user, pk=draft_id, lock=True)
+    if draft.hides_content:
+        raise DraftPermissionDenied(ERR_CONTENT_HIDDEN)
+    return draft
 
 
 def _require_pending(draft: HelenaDraft, action: str) -> None:

@@ -22,7 +22,7 @@ def entwurf_get(*, user: Any, pk: int) -> HelenaDraft:
         .select_related("akte")
         .first()
     )
-    if draft is None:
+    if draft is None or draft.hides_content:  # its run read an Akte `user` may not see: no file of it
         raise Http404("Entwurf nicht gefunden.")
     return draft
 

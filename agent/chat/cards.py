@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils.html import escape
 
 from akten.models import Akte, Dokument, User
-from drafts.models import HelenaDraft
+from drafts.models import HIDDEN_NOTE, HelenaDraft
 from drafts.schemas import draft_prose
 from drafts.selectors import draft_list, drafts_by_ids
 from drafts.services import draft_hinweis, draft_version, user_may_review
@@ -94,6 +94,8 @@ def draft_card(draft: HelenaDraft, *, viewer: User) -> dict[str, Any]:
     payload is data, never HTML; only `preview_html` is HTML (sanitised Markdown of a document
     draft). `can_review` says whether the viewer may accept, edit, reject or undo: other roles see
     the card without buttons."""
+    if draft.hides_content:
+        return _hidden_card(draft)
     payload = draft.payload if isinstance(draft.payload, dict) else {}
     card: dict[str, Any] = {
         "id": draft.pk,
@@ -134,6 +136,33 @@ def draft_card(draft: HelenaDraft, *, viewer: User) -> dict[str, Any]:
             for name, value in changes.items()
         ]
     return card
+
+
+def _hidden_card(draft: HelenaDraft) -> dict[str, Any]:
+    """The card of a draft whose run read an Akte the viewer may not see: that a draft of this type
+    waits on this Akte (a Frist must not go unnoticed), not what it says; no buttons."""
+    return {
+        "id": draft.pk,
+        "typ": draft.typ,
+        "typ_label": str(draft.get_typ_display()),
+        "status": draft.status,
+        "status_label": str(draft.get_status_display()),
+        "titel": draft.shown_titel,
+        "akte": draft.akte_id,
+        "aktenzeichen": draft.akte.aktenzeichen if draft.akte_id and draft.akte else "",
+        "akte_url": reverse("akte-detail", args=[draft.akte_id]) if draft.akte_id else "",
+        "untrusted": draft.untrusted_input,
+        "payload": {},
+        "run": None,
+        "result_url": "",
+        "reviewed_at": draft.reviewed_at.isoformat() if draft.reviewed_at else "",
+        "undo_seconds": settings.HELENA_DRAFT_UNDO_SECONDS,
+        "rejection_reason": "",
+        "can_review": False,
+        "version": draft_version(draft),
+        "inhalt_verborgen": True,
+        "hinweis_verborgen": HIDDEN_NOTE,
+    }
 
 
 def _person_name(user: User) -> str:

@@ -122,6 +122,9 @@
   }
 
   function body(card) {
+    if (card.inhalt_verborgen) {
+      return el("p", { className: "note-text muted", role: "note", text: card.hinweis_verborgen || "" });
+    }
     var p = card.payload || {};
     if (card.typ === "DOKUMENT") {
       var preview = el("div", { className: "doc-preview", "aria-label": "Vorschau des Dokuments" });
