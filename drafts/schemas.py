@@ -25,6 +25,8 @@ class VorlageRef(_Payload):
     name: Annotated[str, StringConstraints(min_length=1, max_length=100)]
     mandant_partei: Literal["", "KLAEGER", "BEKLAGTER"] = ""
     art: str = ""
+    # whom a letter goes to (schriftgut.services.EMPFAENGER); "" = the other side
+    empfaenger: Literal["", "GEGENSEITE", "MANDANT"] = ""
 
 
 class DokumentPayload(_Payload):

@@ -107,6 +107,8 @@ def _anrede(kontakt: Kontakt | None) -> str:
     if kontakt is None or kontakt.typ == Kontakt.Typ.JURISTISCH or not kontakt.nachname:
         return ANREDE_ALLGEMEIN
     anrede = " ".join(kontakt.anrede.split())
+    # "Herrn" is the address field's form ("Herrn Max Beispiel"), the salutation says "Herr"
+    anrede = re.sub(r"^Herrn\b", "Herr", anrede, flags=re.IGNORECASE)
     if anrede.lower().startswith("frau"):
         return f"Sehr geehrte {anrede} {kontakt.nachname},"
     if anrede.lower().startswith("herr"):
@@ -209,16 +211,19 @@ def kontext_fuer_akte(
     betreff: str,
     freitext: str = "",
     mandant_partei: str = "",
+    empfaenger: str = "",
     heute: datetime.date | None = None,
 ) -> Kontext:
-    """All placeholder values for `akte`. Reads Beteiligte with their Kontakte (one query)."""
+    """All placeholder values for `akte`. Reads Beteiligte with their Kontakte (one query). A letter
+    goes to `empfaenger`: "MANDANT" the firm's client, otherwise the other side."""
     heute = heute or timezone.localdate()
     beteiligte = list(akte.beteiligte.select_related("kontakt").order_by("rolle", "pk"))
     mandanten = [b.kontakt for b in beteiligte if b.rolle == Beteiligter.Rolle.MANDANT]
     gegner = [b.kontakt for b in beteiligte if b.rolle == Beteiligter.Rolle.GEGNER]
     vertreter = [b.kontakt for b in beteiligte if b.rolle == Beteiligter.Rolle.GEGNERVERTRETER]
     # A letter to the other side goes to its lawyer where it has one (§ 12 BORA: no direct contact)
-    empfaenger = (vertreter or gegner or [None])[0]
+    an = (mandanten if empfaenger == "MANDANT" else vertreter or gegner) or [None]
+    kontakt_an = an[0]
     werte: dict[str, Any] = dict.fromkeys(PLATZHALTER)
     werte.update(_profil_werte(profil))
     anwalt: User | None = akte.anwalt
@@ -262,9 +267,9 @@ def kontext_fuer_akte(
             "gegner": ", ".join(k.display_name for k in gegner),
             "gegner_anschrift": "\n".join(_anschrift_zeilen(gegner[0])) if gegner else None,
             "gegnervertreter": ", ".join(", ".join([k.display_name, k.anschrift]) for k in vertreter),
-            "empfaenger": empfaenger.display_name if empfaenger else None,
-            "empfaenger_anschrift": "\n".join(_anschrift_zeilen(empfaenger)) if empfaenger else None,
-            "anrede": _anrede(empfaenger),
+            "empfaenger": kontakt_an.display_name if kontakt_an else None,
+            "empfaenger_anschrift": "\n".join(_anschrift_zeilen(kontakt_an)) if kontakt_an else None,
+            "anrede": _anrede(kontakt_an),
             "prozessbevollmaechtigte": bevollmaechtigte,
             "streitwert": format_euro(akte.gegenstandswert) if akte.gegenstandswert is not None else None,
             "anwalt": anwalt_name,
@@ -318,11 +323,23 @@ def beispiel_kontext(profil: KanzleiProfil | None) -> Kontext:
                 "leistungszeitraum": "01.01.2026 bis 31.01.2026",
                 "gegenstandswert": "5.000,00 €",
                 "tabelle": "Gebührentabelle § 13 RVG",
+                # the figures of the RVG as of 1 June 2025 (Anlage 2: 354,50 € up to 5.000 €), as the
+                # calculator gives them (tests/schriftgut/test_werkprobe_2026_12_05.py)
                 "positionen": [
-                    {"vv": "3100", "bezeichnung": "Verfahrensgebühr", "satz": "1,3", "wert": "5.000,00 €", "betrag": "518,70 €"}
+                    {"vv": "3100", "bezeichnung": "Verfahrensgebühr", "satz": "1,3", "wert": "5.000,00 €", "betrag": "460,85 €"},
+                    {
+                        "vv": "7002",
+                        "bezeichnung": "Pauschale für Post und Telekommunikation",
+                        "satz": "",
+                        "wert": "",
+                        "betrag": "20,00 €",
+                    },
                 ],
-                "summen": [{"bezeichnung": "Summe netto", "betrag": "538,70 €"}],
-                "zahlbetrag": "641,05 €",
+                "summen": [
+                    {"bezeichnung": "Summe netto", "betrag": "480,85 €"},
+                    {"bezeichnung": "19 % Umsatzsteuer (Nr. 7008 VV RVG)", "betrag": "91,36 €"},
+                ],
+                "zahlbetrag": "572,21 €",
             },
         }
     )

@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 import io
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,9 +43,16 @@ from .briefkopf import briefkopf_anwenden
 from .builtin import MITGELIEFERT, NACH_SCHLUESSEL, mitgeliefert_inhalt
 from .pdf import docx_zu_pdf
 from .platzhalter import kontext_fuer_akte
-from .vorlagen import VorlagenFehler, docx_oeffnen, docx_pruefen, vorlage_rendern, xml_sauber
+from .vorlagen import VorlagenFehler, docx_oeffnen, docx_pruefen, vorlage_pruefen, vorlage_rendern, xml_sauber
 
 ERR_VORLAGE_UNBEKANNT = "Keine Vorlage „{ref}“ gefunden. Vorhanden: {namen}."
+# Whom a letter goes to (the template's {{ empfaenger }}, {{ anrede }}): the other side - its lawyer
+# where it has one (§ 12 BORA) - or the firm's own client.
+EMPFAENGER = ("GEGENSEITE", "MANDANT")
+ERR_EMPFAENGER = (
+    "Die Vorlage „{name}“ ist ein Brief: sag mit 'empfaenger', an wen er geht – 'GEGENSEITE' (die Gegnerin oder, "
+    "wenn sie anwaltlich vertreten ist, ihr Anwalt) oder 'MANDANT' (die eigene Mandantschaft)."
+)
 ERR_STAND_FEHLT = "Die Vorlage dieses Entwurfs ist nicht mehr gespeichert."
 ERR_PDF_UNMOEGLICH = (
     "Das PDF ließ sich nicht setzen (z. B. eine Tabelle mit zu vielen Spalten für die Seitenbreite); "
@@ -59,6 +67,9 @@ class VorlagenWahl:
     stand: VorlagenStand
     art: str
     mandant_partei: str
+    # the template addresses someone ({{ empfaenger }}, {{ anrede }}) who may be either side: the
+    # request must say whom (a Mahnschreiben always goes to the other side)
+    empfaenger_offen: bool = False
 
     def als_payload(self) -> dict[str, str]:
         return {"sha256": self.stand.sha256, "name": self.stand.name, "mandant_partei": self.mandant_partei, "art": self.art}
@@ -75,23 +86,37 @@ def vorlagen_namen() -> list[str]:
     return eigene + [m.name for m in MITGELIEFERT if m.name not in eigene]
 
 
+# Words a request may put before the template's name ("eine Klageerwiderung", "neuer Brief").
+_VORWORTE = re.compile(r"^(?:(?:ein|eine|einen|der|die|das|den|neue[nrs]?|kurze[nrs]?|entwurf|vorlage)\b[\s:,]*)+")
+
+
+def _nennt(gesucht: str, begriff: str) -> bool:
+    """Does the request name the template `begriff` as what it asks for: at its start (after an
+    article), as a whole word ("Kündigungsschutzklage für Herrn X")? Not a word inside another
+    ("Widerklage", "Klagerücknahme", "Berufungserwiderung") nor what a request is about ("Replik auf
+    die Klageerwiderung": a Replik is not a Klageerwiderung, whose Rubrum names the client Beklagte)."""
+    kopf = _VORWORTE.sub("", gesucht)
+    return kopf.startswith(begriff) and not kopf[len(begriff) : len(begriff) + 1].isalnum()
+
+
 def vorlage_waehlen(ref: str | int) -> VorlagenWahl:
     """A template by id (firm template) or by name/what the user asked ("Klageerwiderung",
-    "Kündigungsschutzklage für Herrn X"). The most specific name wins ("Kündigungsschutzklage"
-    before "Klage"); on equal length a firm template wins over a shipped one. Raises VorlagenFehler."""
+    "Kündigungsschutzklage für Herrn X"; `_nennt`). The most specific name wins
+    ("Kündigungsschutzklage" before "Klage"); on equal length a firm template wins over a shipped
+    one. Raises VorlagenFehler (with the names there are) for anything else."""
     text = str(ref).strip()
     eigene = list(DokumentVorlage.objects.filter(aktiv=True))
-    gesucht = text.lower()
+    gesucht = " ".join(text.lower().split())
     if (pk := as_id(text)) is not None:
         treffer_eigen = [v for v in eigene if v.pk == pk]
     else:
-        treffer_eigen = sorted((v for v in eigene if v.name.lower() in gesucht), key=lambda v: len(v.name), reverse=True)
+        treffer_eigen = sorted((v for v in eigene if _nennt(gesucht, v.name.lower())), key=lambda v: len(v.name), reverse=True)
     mitgeliefert_treffer = sorted(
         (
             (len(begriff), mitgeliefert)
             for mitgeliefert in MITGELIEFERT
             for begriff in (mitgeliefert.name.lower(), mitgeliefert.schluessel.lower(), *mitgeliefert.suchbegriffe)
-            if begriff in gesucht and not text.isdigit()
+            if _nennt(gesucht, begriff) and not text.isdigit()
         ),
         key=lambda paar: paar[0],
         reverse=True,
@@ -102,13 +127,25 @@ def vorlage_waehlen(ref: str | int) -> VorlagenWahl:
         with vorlage.datei.open("rb") as datei:
             inhalt = datei.read()
         stand = vorlage_stand_sichern(name=vorlage.name, inhalt=inhalt)
-        return VorlagenWahl(stand=stand, art=vorlage.art, mandant_partei=vorlage.mandant_partei)
+        return VorlagenWahl(
+            stand=stand, art=vorlage.art, mandant_partei=vorlage.mandant_partei, empfaenger_offen=_spricht_an(inhalt)
+        )
     if mitgeliefert_treffer:
         mitgeliefert = mitgeliefert_treffer[0][1]
         inhalt = mitgeliefert_inhalt(mitgeliefert.schluessel)
         stand = vorlage_stand_sichern(name=mitgeliefert.name, inhalt=inhalt)
-        return VorlagenWahl(stand=stand, art=mitgeliefert.art, mandant_partei=mitgeliefert.mandant_partei)
+        return VorlagenWahl(
+            stand=stand,
+            art=mitgeliefert.art,
+            mandant_partei=mitgeliefert.mandant_partei,
+            empfaenger_offen=mitgeliefert.schluessel != "MAHNSCHREIBEN" and _spricht_an(inhalt),
+        )
     raise VorlagenFehler(ERR_VORLAGE_UNBEKANNT.format(ref=text, namen=", ".join(vorlagen_namen())))
+
+
+def _spricht_an(inhalt: bytes) -> bool:
+    """Does the template address a recipient ({{ empfaenger }}, {{ anrede }})?"""
+    return bool(vorlage_pruefen(inhalt) & {"empfaenger", "empfaenger_anschrift", "anrede"})
 
 
 def vorlage_stand_inhalt(sha256: str) -> bytes:
@@ -162,7 +199,13 @@ def schriftstueck_rendern(
         inhalt = mitgeliefert_inhalt(NACH_SCHLUESSEL["DOKUMENT"].schluessel)
         mandant_partei = ""
     kontext = kontext_fuer_akte(
-        akte=akte, profil=profil, betreff=titel, freitext=markdown, mandant_partei=mandant_partei, heute=heute
+        akte=akte,
+        profil=profil,
+        betreff=titel,
+        freitext=markdown,
+        mandant_partei=mandant_partei,
+        empfaenger=(vorlage or {}).get("empfaenger", ""),
+        heute=heute,
     )
     gerendert = vorlage_rendern(inhalt, kontext, extra=extra)
     briefkopf_anwenden(gerendert.docx, profil=profil, aktenzeichen=akte.aktenzeichen)

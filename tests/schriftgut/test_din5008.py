@@ -79,7 +79,7 @@ def _entwurf(client, akte, vorlage: str, markdown: str = "Die Miete für Oktober
     ergebnis = run_call(
         toolbox_for(ToolContext(user=akte.anwalt, akte=akte, run=run)),
         "create_draft_dokument",
-        {"titel": "Zahlungsaufforderung", "vorlage": vorlage, "inhalt_markdown": markdown},
+        {"titel": "Zahlungsaufforderung", "vorlage": vorlage, "inhalt_markdown": markdown, "empfaenger": "GEGENSEITE"},
         "c1",
     )
     assert ergebnis.ok, ergebnis.error

@@ -130,7 +130,9 @@ def test_draft_renders_from_its_stored_copy_after_the_firm_template_is_deleted(c
 def test_edit_of_an_approved_document_makes_a_new_version_and_keeps_the_old(client):
     kanzlei()
     akte = akte_mit_parteien()
-    result = _tool(akte, {"titel": "Schreiben", "vorlage": "Brief", "inhalt_markdown": "Erste Fassung."})
+    result = _tool(
+        akte, {"titel": "Schreiben", "vorlage": "Brief", "empfaenger": "GEGENSEITE", "inhalt_markdown": "Erste Fassung."}
+    )
     dokument_id = draft_accept(draft_id=result.data["draft_id"], by=akte.anwalt).result_object_id
     client.force_login(akte.anwalt)
     antwort = client.post(
@@ -155,7 +157,9 @@ def test_mandant_gets_the_released_document_but_no_earlier_versions(client):
 
     kanzlei()
     akte = akte_mit_parteien()
-    result = _tool(akte, {"titel": "Schreiben", "vorlage": "Brief", "inhalt_markdown": "Interner Entwurfstext."})
+    result = _tool(
+        akte, {"titel": "Schreiben", "vorlage": "Brief", "empfaenger": "MANDANT", "inhalt_markdown": "Interner Entwurfstext."}
+    )
     dokument_id = draft_accept(draft_id=result.data["draft_id"], by=akte.anwalt).result_object_id
     client.force_login(akte.anwalt)
     client.post(f"/api/dokumente/{dokument_id}/versionen/", {"inhalt_markdown": "Freigegeben."}, content_type="application/json")

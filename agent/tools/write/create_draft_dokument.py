@@ -8,7 +8,7 @@ from django.urls import reverse
 from pydantic import Field
 
 from drafts.models import HelenaDraft
-from schriftgut.services import schriftstueck_rendern, vorlage_waehlen
+from schriftgut.services import ERR_EMPFAENGER, schriftstueck_rendern, vorlage_waehlen
 from schriftgut.vorlagen import VorlagenFehler
 
 from ..base import Tool, ToolContext, ToolResult
@@ -42,6 +42,14 @@ class CreateDraftDokumentParams(Params):
         Literal["KLAEGER", "BEKLAGTER"] | None,
         Field(description="Side of the client in a lawsuit, if the template does not fix it (for the Rubrum)."),
     ] = None
+    empfaenger: Annotated[
+        Literal["GEGENSEITE", "MANDANT"] | None,
+        Field(
+            description="Whom a letter goes to (templates 'Brief' and firm letters): GEGENSEITE = the other side, "
+            "to its lawyer where it has one; MANDANT = the firm's own client. Required for such a template; a "
+            "Mahnschreiben always goes to the other side."
+        ),
+    ] = None
     mandant_sichtbar: Annotated[bool, Field(description="Whether the client may see the document once accepted.")] = False
 
 
@@ -53,9 +61,14 @@ def execute(ctx: ToolContext, params: CreateDraftDokumentParams) -> ToolResult:
         "mandant_sichtbar": params.mandant_sichtbar,
     }
     try:
-        vorlage = vorlage_waehlen(params.vorlage).als_payload() if params.vorlage else None
+        wahl = vorlage_waehlen(params.vorlage) if params.vorlage else None
+        if wahl is not None and wahl.empfaenger_offen and params.empfaenger is None:
+            raise ToolError(ERR_EMPFAENGER.format(name=wahl.stand.name))
+        vorlage = wahl.als_payload() if wahl is not None else None
         if vorlage is not None and params.mandant_partei:
             vorlage["mandant_partei"] = params.mandant_partei
+        if vorlage is not None and params.empfaenger and wahl is not None and wahl.empfaenger_offen:
+            vorlage["empfaenger"] = params.empfaenger
         # Fill once now so that the card lists what the Akte lacks (court, Aktenzeichen, ...).
         fehlend = schriftstueck_rendern(akte=akte, titel=params.titel, markdown=params.inhalt_markdown, vorlage=vorlage).fehlend
     except VorlagenFehler as fehler:
@@ -86,9 +99,11 @@ TOOL = Tool(
         "Propose a new document (letter, pleading, memo) for an Akte. It becomes a draft card that a human reviews; "
         "nothing is stored in the Akte until they accept it, then it is stored as a Word file on the firm's letterhead.\n"
         "Use it when the user asks you to write or draft a document. For pleadings and letters name a template "
-        "(vorlage: 'Klageerwiderung', 'Klage', 'Kündigungsschutzklage', 'Schriftsatz', 'Mahnschreiben', 'Brief' or a "
-        "firm template); the template fills letterhead, court, Rubrum with the parties, Aktenzeichen, date and "
-        "signature from the Akte, and your Markdown goes where the template leaves room. Do not use it for short notes "
+        "(vorlage: exactly 'Klageerwiderung', 'Klage', 'Kündigungsschutzklage', 'Schriftsatz', 'Mahnschreiben', "
+        "'Brief' or a firm template's name; for a Replik, a Berufung or anything else use 'Schriftsatz'; for 'Brief' "
+        "say whom it goes to with 'empfaenger'); the template fills letterhead, court, Rubrum with the parties, "
+        "Aktenzeichen, date and signature from the Akte, and your Markdown goes where the template leaves room. Do not "
+        "use it for short notes "
         "(create_notiz).\n"
         "Returns {draft_id, typ, titel, status, akte, vorschau: {vorlage, fehlende_felder, ...}, downloads}. Tell the "
         "user which fields are missing (fehlende_felder), e.g. the court's Aktenzeichen.\n"

@@ -98,8 +98,9 @@ def _strategies(world) -> dict:
         "bundesland": mix(st.sampled_from(["NW", "BY", "BE"]), st.just("XX")),
         "berechnung": berechnung,
         "changes": changes,
-        "vorlage": mix(st.sampled_from(["Klageerwiderung", "Mahnschreiben"]), st.sampled_from(["Testament", "", "999"])),
+        "vorlage": mix(st.sampled_from(["Klageerwiderung", "Mahnschreiben", "Brief"]), st.sampled_from(["Testament", "", "999"])),
         "mandant_partei": st.sampled_from(["KLAEGER", "BEKLAGTER", "x", None]),
+        "empfaenger": st.sampled_from(["GEGENSEITE", "MANDANT", "x", None]),
     }
 
 

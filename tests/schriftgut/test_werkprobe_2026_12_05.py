@@ -1,0 +1,124 @@
+"""Work-product probe of 2026-12-05: a template is chosen only when the request names it (a „Replik auf
+die Klageerwiderung“ is no Klageerwiderung: its Rubrum called the suing client „Beklagte“); a letter
+says whom it goes to (a letter to the client went to the other side's lawyer, confidential text
+and all); „Herrn“ in the Anrede field gives „Sehr geehrter Herr …“."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.tools.base import ToolContext
+from agent.tools.executor import toolbox_for
+from akten.models import Beteiligter, Kontakt
+from drafts.models import HelenaDraft
+from schriftgut.platzhalter import _anrede
+from schriftgut.services import schriftstueck_rendern, vorlage_waehlen
+from schriftgut.vorlagen import VorlagenFehler
+from tests.agent.tools.conftest import run_call
+from tests.factories import AgentRunFactory, BeteiligterFactory, KontaktFactory
+from tests.schriftgut.helpers import akte_mit_parteien, docx_text, kanzlei
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _tools_in_test_thread(settings):
+    settings.HELENA_TOOLS_THREAD_SENSITIVE = True
+
+
+def _tool(akte, arguments):
+    run = AgentRunFactory(user=akte.anwalt, akte=akte)
+    return run_call(toolbox_for(ToolContext(user=akte.anwalt, akte=akte, run=run)), "create_draft_dokument", arguments, "c1")
+
+
+@pytest.mark.parametrize(
+    "anfrage",
+    [
+        "Replik auf die Klageerwiderung",
+        "Stellungnahme zur Klageerwiderung",
+        "Berufungserwiderung",
+        "Klagerücknahme",
+        "Widerklage",
+        "Klageerweiterung",
+    ],
+)
+def test_a_request_that_only_mentions_a_template_gets_none(anfrage):
+    with pytest.raises(VorlagenFehler) as fehler:
+        vorlage_waehlen(anfrage)
+    assert "Vorhanden:" in fehler.value.message and "Schriftsatz" in fehler.value.message
+
+
+@pytest.mark.parametrize(
+    ("anfrage", "name"),
+    [
+        ("Klageerwiderung", "Klageerwiderung"),
+        ("eine Klageerwiderung", "Klageerwiderung"),
+        ("Kündigungsschutzklage für Herrn Schmidt", "Kündigungsschutzklage"),
+        ("Klage", "Klage"),
+        ("Mahnung an Herrn Schmidt", "Mahnschreiben"),
+        ("  Brief  ", "Brief"),
+    ],
+)
+def test_a_request_that_names_a_template_gets_it(anfrage, name):
+    assert vorlage_waehlen(anfrage).stand.name == name
+
+
+def test_a_letter_asks_whom_it_goes_to_and_goes_there():
+    kanzlei()
+    akte = akte_mit_parteien()
+    vertreter = KontaktFactory(anrede="Herrn", vorname="Max", nachname="Beispiel", strasse="Graben 1", plz="80331", ort="München")
+    BeteiligterFactory(akte=akte, kontakt=vertreter, rolle=Beteiligter.Rolle.GEGNERVERTRETER)
+    text = "Intern: Vergleich bis 3.000 € akzeptabel."
+
+    offen = _tool(akte, {"titel": "Sachstand", "vorlage": "Brief", "inhalt_markdown": text})
+    assert not offen.ok and "empfaenger" in offen.error and "MANDANT" in offen.error
+    assert not HelenaDraft.objects.exists()
+
+    an_mandantin = _tool(akte, {"titel": "Sachstand", "vorlage": "Brief", "empfaenger": "MANDANT", "inhalt_markdown": text})
+    assert an_mandantin.ok, an_mandantin.error
+    draft = HelenaDraft.objects.get(pk=an_mandantin.data["draft_id"])
+    inhalt = docx_text(schriftstueck_rendern(akte=akte, titel=draft.titel, markdown=text, vorlage=draft.payload["vorlage"]).docx)
+    assert "Erika Mustermann" in inhalt and "Musterweg 1" in inhalt and "Sehr geehrte Frau Mustermann," in inhalt
+    assert "Beispiel" not in inhalt
+
+    an_gegenseite = _tool(akte, {"titel": "Aufforderung", "vorlage": "Brief", "empfaenger": "GEGENSEITE", "inhalt_markdown": "x"})
+    draft = HelenaDraft.objects.get(pk=an_gegenseite.data["draft_id"])
+    inhalt = docx_text(
+        schriftstueck_rendern(akte=akte, titel="Aufforderung", markdown="x", vorlage=draft.payload["vorlage"]).docx
+    )
+    # to the other side's lawyer (§ 12 BORA), greeted as „Herr“ though the field says „Herrn“
+    assert "Max Beispiel" in inhalt and "Sehr geehrter Herr Beispiel," in inhalt
+
+    # a Mahnschreiben goes to the other side without being told
+    assert _tool(akte, {"titel": "Mahnung", "vorlage": "Mahnschreiben", "inhalt_markdown": "Bitte zahlen."}).ok
+
+
+@pytest.mark.parametrize(
+    ("anrede", "erwartet"),
+    [
+        ("Herrn", "Sehr geehrter Herr Beispiel,"),
+        ("Herrn Dr.", "Sehr geehrter Herr Dr. Beispiel,"),
+        ("Herr", "Sehr geehrter Herr Beispiel,"),
+        ("Frau Dr.", "Sehr geehrte Frau Dr. Beispiel,"),
+    ],
+)
+def test_the_salutation_says_herr_where_the_address_says_herrn(anrede, erwartet):
+    assert _anrede(Kontakt(typ=Kontakt.Typ.NATUERLICH, anrede=anrede, vorname="Max", nachname="Beispiel")) == erwartet
+
+
+def test_the_example_kostennote_of_the_template_preview_has_the_figures_of_the_rvg():
+    import datetime
+    from decimal import Decimal
+
+    from rechner.rvg import gebuehr
+    from rechner.tabellen import format_euro
+    from schriftgut.platzhalter import beispiel_kontext
+
+    rechnung = beispiel_kontext(None).werte["rechnung"]
+    verfahren = gebuehr(Decimal("5000"), Decimal("1.3"), on=datetime.date(2026, 1, 31))
+    pauschale = min(verfahren * Decimal("0.2"), Decimal("20")).quantize(Decimal("0.01"))
+    netto = verfahren + pauschale
+    ust = (netto * Decimal("0.19")).quantize(Decimal("0.01"))
+    assert [p["betrag"] for p in rechnung["positionen"]] == [format_euro(verfahren), format_euro(pauschale)]
+    assert [s["betrag"] for s in rechnung["summen"]] == [format_euro(netto), format_euro(ust)]
+    assert rechnung["zahlbetrag"] == format_euro(netto + ust)
