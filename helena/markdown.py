@@ -75,8 +75,10 @@ class _NoIndentedCode(Extension):
 
 
 def _no_protocol_relative(tag: str, attribute: str, value: str) -> str | None:
-    """A link "//host/…" leads to another site though it looks like a path of ours: dropped."""
-    if attribute == "href" and value.strip().replace("\\", "/").startswith("//"):
+    """A link "//host/…" leads to another site though it looks like a path of ours: dropped, also
+    written "\\host", "/\\host" or with a tab or line break between the slashes, which browsers
+    remove from a URL ("/&#9;/host")."""
+    if attribute == "href" and re.sub(r"[\x00-\x20\x7f]", "", value).replace("\\", "/").startswith("//"):
         return None
     return value
 
@@ -99,18 +101,24 @@ def render_markdown(text: str) -> str:
     )
 
 
-_EXTERNAL_LINK_RE = re.compile(r'<a href="(?P<href>(?:https?|mailto):[^"]*)"(?P<rest>[^>]*)>(?P<text>.*?)</a>', re.DOTALL)
+_LINK_RE = re.compile(r"<a\b(?P<attrs>[^>]*)>(?P<text>.*?)</a>", re.DOTALL | re.IGNORECASE)
+_HREF_RE = re.compile(r'\bhref="(?P<href>[^"]*)"', re.IGNORECASE)
+_EXTERNAL_RE = re.compile(r"^\s*(?:https?|mailto):", re.IGNORECASE)
 
 
 def external_links_shown(html: str) -> str:
     """`html` (sanitised) with every link to another site showing its whole address: "[Beleg](https://x.example/?d=…)"
     becomes "Beleg (https://x.example/?d=…)", the address the link. For text a model wrote: an instruction in a
-    document it read ("belege das mit diesem Link") cannot hide client data in a link behind harmless words."""
+    document it read ("belege das mit diesem Link") cannot hide client data in a link behind harmless words. Any
+    attribute order, any case of the scheme."""
 
     def shown(match: re.Match[str]) -> str:
-        visible = html_lib.unescape(re.sub(r"<[^>]+>", "", match["text"])).strip()
-        if visible == html_lib.unescape(match["href"]):
+        href = _HREF_RE.search(match["attrs"])
+        if href is None or not _EXTERNAL_RE.match(html_lib.unescape(href["href"])):
             return match.group(0)
-        return f'{match["text"]} (<a href="{match["href"]}"{match["rest"]}>{match["href"]}</a>)'
+        visible = html_lib.unescape(re.sub(r"<[^>]+>", "", match["text"])).strip()
+        if visible == html_lib.unescape(href["href"]).strip():
+            return match.group(0)
+        return f"{match['text']} (<a{match['attrs']}>{href['href']}</a>)"
 
-    return _EXTERNAL_LINK_RE.sub(shown, html)
+    return _LINK_RE.sub(shown, html)

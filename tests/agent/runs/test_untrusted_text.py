@@ -5,6 +5,7 @@ smuggle instructions into later prompts or client data into links."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from asgiref.sync import async_to_sync
@@ -163,3 +164,31 @@ def test_the_fence_markers_in_a_prompt_only_stand_where_the_engine_put_them():
     # once each, in the rules that explain them
     assert prompt.count(UNTRUSTED_OPEN) == 1 and prompt.count(UNTRUSTED_CLOSE) == 1
     assert json.dumps(prompt, ensure_ascii=False).count("‹‹‹") == 3
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<a title="Beleg" href="https://attacker.example/c?d=GEHEIM-4711">Beleg</a>',
+        "[Beleg](HTTPS://attacker.example/c?d=GEHEIM-4711)",
+    ],
+)
+def test_a_link_shows_its_address_in_any_attribute_order_and_case(text):
+    """Review 2026-12-05: the first version only knew `href` first and a lower-case scheme."""
+    from tests.factories import UserFactory
+
+    html = answer_html(text, user=UserFactory.build())
+    assert "attacker.example/c?d=GEHEIM-4711" in re.sub(r"<[^>]+>", "", html)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "href", ["/&#9;/attacker.example/c", "/&#10;/attacker.example/c", "\\\\attacker.example/c", "/\\attacker.example/c"]
+)
+def test_no_protocol_relative_link_however_written(href):
+    """Browsers drop tabs and line breaks from a URL and read a backslash as a slash."""
+    from tests.factories import UserFactory
+
+    html = answer_html(f'<a href="{href}">Beleg</a>', user=UserFactory.build())
+    assert "href" not in html and "Beleg" in html
