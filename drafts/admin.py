@@ -42,6 +42,14 @@ class HelenaDraftAdmin(VisibleToAdminMixin, admin.ModelAdmin):
     ]
     exclude = ["result_content_type", "result_object_id"]
 
+    def get_queryset(self, request: HttpRequest) -> Any:
+        """Through `visible_to`, without the drafts whose run read an Akte the user may not see
+        (`content_hidden`): the list, search and change view would show their title and content,
+        which the app withholds from them (an ADMIN sees every Akte, so every draft; a superuser's
+        list does not go through `visible_to`)."""
+        qs = super().get_queryset(request)
+        return qs if request.user.is_superuser else qs.filter(content_hidden=False)
+
     def render_change_form(
         self, request: HttpRequest, context: Any, add: bool = False, change: bool = False, form_url: str = "", obj: Any = None
     ) -> Any:

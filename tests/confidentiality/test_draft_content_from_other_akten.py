@@ -105,3 +105,20 @@ def test_the_card_on_the_akte_page_of_a_colleague_shows_no_content(tier1, script
     assert "preview_html" not in card and "GEHEIM" not in str(card)
     (own,) = [draft_card(d, viewer=lawyer) for d in drafts_pending(user=lawyer, akte=akte_b)]
     assert own["can_review"] and "GEHEIM" in own["preview_html"]
+
+
+@DB
+def test_the_admin_of_a_staff_member_leaves_such_a_draft_out(tier1, scripted_llm):
+    """Review 2026-12-05: the admin list and change view showed title and payload to staff with view rights."""
+    from django.contrib.auth.models import Permission
+
+    lawyer, colleague, akte_b, draft = _draft_on_b_from_a(scripted_llm)
+    colleague.is_staff = True
+    colleague.save()
+    colleague.user_permissions.set(Permission.objects.filter(codename="view_helenadraft"))
+    client = _client(colleague)
+    listing = client.get("/admin/drafts/helenadraft/")
+    assert listing.status_code == 200 and "GEHEIM-A-4711" not in listing.content.decode()
+    assert client.get(f"/admin/drafts/helenadraft/{draft.pk}/change/").status_code in (302, 404)
+    boss = UserFactory(role=Role.ADMIN, is_staff=True, is_superuser=True)
+    assert "GEHEIM-A-4711" in _client(boss).get("/admin/drafts/helenadraft/").content.decode()
