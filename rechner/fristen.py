@@ -159,7 +159,11 @@ ORT_LAND = {key: land for key, (land, _name) in ORT_LAND_NAME.items()}
 # The places of ORT_LAND as words of a court's name ("Landgericht Hamburg", "LG München I",
 # "Amtsgericht Frankfurt am Main"), the longest first.
 _ORT_IM_NAMEN = re.compile(
-    r"(?<![\w-])(" + "|".join(re.escape(ort) for ort in sorted(ORT_LAND, key=len, reverse=True)) + r")(?![\w])"
+    r"(?<![\w-])(?<!bei )("
+    + "|".join(re.escape(ort) for ort in sorted(ORT_LAND, key=len, reverse=True))
+    # not a court named after its Länder ("Landessozialgericht Berlin-Brandenburg", in Potsdam;
+    # "Schleswig-Holsteinisches OLG") nor a place near one ("Bernau bei Berlin")
+    + r")(?![\w])(?!-(?:brandenburg|bremen|hamburg|berlin|holstein)\b)"
 )
 
 
@@ -1406,9 +1410,7 @@ def berechne_preset(
     preset = PRESETS[preset_key]
     kuerzer: list[tuple[FristErgebnis, str, str, str]] = []  # (result, twin, Akte's kind, warning)
     art = STRAFSACHEN.get(sachgebiet or "")
-    # in criminal proceedings a decision pronounced in presence is made known by its Verkündung (§ 35 StPO;
-    # §§ 314, 341 StPO): of Zustellung and Verkündung the earlier starts the twin
-    ausloeser = min((tag for tag in (ereignis_datum, verkuendung) if tag is not None), default=None)
+    ausloeser = _strafsachen_ausloeser(preset.strafsachen, ereignis_datum, verkuendung, rechnung)
     if preset.strafsachen and art is not None and ausloeser is not None:
         kuerzer.append((rechnung(preset.strafsachen, ausloeser, verkuendung=None), preset.strafsachen, art, WARNUNG_STRAFSACHE))
     art = ARBEITSSACHEN.get(sachgebiet or "") or (ARBEITSGERICHT_ART if _ist_arbeitsgericht(gericht_name) else None)
@@ -1433,6 +1435,22 @@ def berechne_preset(
         spaet=format_datum(ergebnis.fristablauf),
     )
     return mit_warnung(kurz, warnung)
+
+
+def _strafsachen_ausloeser(
+    zwilling: str, ereignis_datum: date | None, verkuendung: date | None, rechnung: Callable[..., FristErgebnis]
+) -> date | None:
+    """The day the StPO twin of a preset runs from. A decision pronounced in presence is made known
+    by its Verkündung (§ 35 StPO; §§ 314, 341 StPO), so of Zustellung and Verkündung the earlier. The
+    Revisionsbegründung runs from the end of the week for the Revision, or from a later Zustellung of
+    the judgment (§ 345 Abs. 1 StPO): with a Verkündung the later of the two, without one the
+    Zustellung (never later than the law's start)."""
+    if zwilling == "revisionsbegruendung_stpo":
+        if verkuendung is None:
+            return ereignis_datum
+        einlegung_endet = rechnung("revision_stpo", verkuendung, verkuendung=None).fristablauf
+        return max(einlegung_endet, ereignis_datum) if ereignis_datum is not None else einlegung_endet
+    return min((tag for tag in (ereignis_datum, verkuendung) if tag is not None), default=None)
 
 
 def _kuerzer_falls(preset: FristPreset, kurz: FristErgebnis, ergebnis: FristErgebnis) -> FristErgebnis:

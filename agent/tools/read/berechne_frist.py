@@ -20,8 +20,10 @@ class BerechneFristParams(FristBerechnung):
             "the date of the eEB/EB for service to a lawyer (§ 173 ZPO); for Ersatzzustellung the day of Einlegung or "
             "of the Mitteilung (§ 180 Satz 2, § 181 Abs. 1 Satz 4 ZPO), not the day the letter was found; for "
             "a court's Aufgabe zur Post ordered under § 184 Abs. 1 ZPO two weeks after posting (§ 184 Abs. 2 ZPO); "
-            "an authority's Bescheid sent by post the fourth day after posting (§ 41 Abs. 2 VwVfG, § 37 Abs. 2 SGB X, "
-            "§ 122 Abs. 2 Nr. 1 AO), a court's order in FamFG proceedings likewise (§ 15 Abs. 2 Satz 2 FamFG). "
+            "an authority's Bescheid sent by ordinary post (not formally served) the fourth day after posting "
+            "(§ 41 Abs. 2 VwVfG, § 37 Abs. 2 SGB X, § 122 Abs. 2 Nr. 1 AO), likewise a court's order in FamFG "
+            "proceedings made known by ordinary post (§ 15 Abs. 2 Satz 2 FamFG; a decision open to appeal is formally "
+            "served, § 41 Abs. 1 Satz 2 FamFG: then the day of service). "
             "Ask the user how it was served if unclear."
         ),
     ]

@@ -103,8 +103,9 @@ def test_the_rechner_page_keeps_the_warnings_in_the_draft(client, anwalt):
     )
     assert response.status_code == 302, response.content.decode()[:2000]
     beschreibung = HelenaDraft.objects.get(akte=akte).payload["beschreibung"]
-    warnungen = beschreibung.split("\n\n")[0]  # the warnings come first
-    assert "§ 63 Abs. 2 FamFG" in warnungen and "Höchstgrenze nicht geprüft" in warnungen
+    # the warnings come first (the explanation used to come first and was cut at 2,000 characters)
+    assert beschreibung.startswith("Ohne Verkündungsdatum ist die Höchstgrenze nicht geprüft")
+    assert "§ 63 Abs. 2 FamFG" in beschreibung.split("\n\n")[0]
 
 
 @pytest.mark.parametrize(
@@ -186,3 +187,30 @@ def test_the_tool_tells_the_model_the_fourth_day_for_a_bescheid():
 
     description = BerechneFristParams.model_json_schema()["properties"]["ereignis_datum"]["description"]
     assert "§ 184 Abs. 1 ZPO" in description and "fourth day" in description and "§ 41 Abs. 2 VwVfG" in description
+
+
+def test_the_revisionsbegruendung_runs_from_the_later_of_the_week_and_the_zustellung():
+    """Review 2026-12-05: § 345 Abs. 1 StPO - one month after the end of the week for the Revision,
+    or after a later Zustellung; the first twin counted from the Verkündung (ended before service)."""
+    spaet_zugestellt = fristen.berechne_preset(
+        "revisionsbegruendung", datetime.date(2027, 2, 15), "NW", verkuendung=datetime.date(2027, 1, 4), sachgebiet="STRAFRECHT"
+    )
+    assert spaet_zugestellt.fristablauf == datetime.date(2027, 3, 15)
+    frueh_zugestellt = fristen.berechne_preset(
+        "revisionsbegruendung", datetime.date(2027, 1, 6), "NW", verkuendung=datetime.date(2027, 1, 4), sachgebiet="STRAFRECHT"
+    )
+    assert frueh_zugestellt.fristablauf == datetime.date(2027, 2, 11)  # week ends Mon 11.01.2027
+
+
+@pytest.mark.parametrize(
+    ("name", "ort"),
+    [
+        ("Landessozialgericht Berlin-Brandenburg", None),
+        ("Finanzgericht Berlin-Brandenburg", None),
+        ("Amtsgericht Bernau bei Berlin", None),
+        ("Landessozialgericht Niedersachsen-Bremen", None),
+        ("Landgericht Berlin II", "Berlin"),
+    ],
+)
+def test_a_court_named_after_its_laender_names_no_place(name, ort):
+    assert fristen.ort_aus_gerichtsname(name) == ort
