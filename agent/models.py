@@ -171,6 +171,9 @@ class AgentRun(models.Model):
     # The engine's transcript (messages as sent to the model), kept so that a run at the inline
     # cap can continue in the background from exactly where it stopped.
     transcript = models.JSONField(_("Verlauf für das Modell"), default=list, blank=True)
+    # Whether the run read text of others (a fenced tool result), kept when its trace is pruned
+    # (prune_run_traces): a later run of the conversation starts flagged (agent/runs/execution.py).
+    read_untrusted = models.BooleanField(_("las ungeprüfte Texte"), default=False)
     cancel_requested = models.BooleanField(_("Abbruch angefordert"), default=False)
     continued_from = models.ForeignKey(
         "self",

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from django.db import close_old_connections, connection, transaction
+from django.db.models import Exists, OuterRef, Q
 from django.db.models.functions import Length
 from django.utils import timezone
 
@@ -253,17 +254,16 @@ def _run_prepare(run: AgentRun, cancel: CancelToken, client_factory: Callable[[T
 def _untrusted_before(run: AgentRun, transcript: list[Message]) -> bool:
     """Whether `run` starts on text of others: a continued transcript with a fenced tool result, or
     an earlier run of its conversation that read such text (its answer, in the history, can repeat
-    it; so can a later answer built on that one). Drafts of such a run are flagged from its first
-    step (`untrusted_input`), as if it had read the text itself."""
+    it; so can a later answer built on that one): by its steps, or once they are pruned by
+    `AgentRun.read_untrusted`. Drafts of such a run are flagged from its first step
+    (`untrusted_input`), as if it had read the text itself."""
     if any(m.get("role") == "tool" and str(m.get("content") or "").startswith(UNTRUSTED_OPEN) for m in transcript):
         return True
     if run.conversation_id is None:
         return False
-    return (
-        AgentStep.objects.filter(run__conversation_id=run.conversation_id, type="tool.result", payload__untrusted=True)
-        .exclude(run_id=run.pk)
-        .exists()
-    )
+    fenced = AgentStep.objects.filter(run=OuterRef("pk"), type="tool.result", payload__untrusted=True)
+    earlier = AgentRun.objects.filter(conversation_id=run.conversation_id).exclude(pk=run.pk)
+    return earlier.filter(Q(read_untrusted=True) | Q(Exists(fenced))).exists()
 
 
 class RunEndedElsewhere(Exception):

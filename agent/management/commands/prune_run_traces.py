@@ -52,6 +52,9 @@ class Command(GermanBaseCommand):
         with transaction.atomic():
             pruned = list(AgentRun.objects.filter(pk__in=audits.values("run_id")).values_list("pk", "user_id"))
             kept = akten_read(run_ids=[pk for pk, _user in pruned])
+            # what the steps said of the text of others outlives them (agent.runs.execution)
+            untrusted = steps.filter(type="tool.result", payload__untrusted=True).values("run_id")
+            AgentRun.objects.filter(pk__in=untrusted).update(read_untrusted=True)
             deleted_steps, _ = steps.delete()
             deleted_audits, _ = audits.delete()
             ToolCallAudit.objects.bulk_create(
