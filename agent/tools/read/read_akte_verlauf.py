@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from akten.models import AktenActivity
+from drafts.models import HelenaDraft
 
 from ..base import Tool, ToolContext, ToolResult
 from ..common import AkteRef, Limit, Params, akte_ref, akte_resolve, moment, ok, source
@@ -35,7 +36,11 @@ def execute(ctx: ToolContext, params: ReadAkteVerlaufParams) -> ToolResult:
             for a in rows
         ],
     }
-    return ok(data, sources=[source(a, a.beschreibung[:80]) for a in rows], count=len(rows), akte=akte)
+    # An entry of a draft proposed after reading text of others names that draft's title, which the
+    # text may have written ("SYSTEM: …"): the whole result is then text of others.
+    draft_ids = [a.data.get("draft") for a in rows if isinstance(a.data, dict) and isinstance(a.data.get("draft"), int)]
+    untrusted = bool(draft_ids) and HelenaDraft.objects.filter(pk__in=draft_ids, untrusted_input=True).exists()
+    return ok(data, sources=[source(a, a.beschreibung[:80]) for a in rows], count=len(rows), akte=akte, untrusted=untrusted)
 
 
 TOOL = Tool(
