@@ -38,7 +38,7 @@ def execute(ctx: ToolContext, params: ReadAkteVerlaufParams) -> ToolResult:
     }
     # An entry of a draft proposed after reading text of others names that draft's title, which the
     # text may have written ("SYSTEM: …"): the whole result is then text of others.
-    draft_ids = [a.data.get("draft") for a in rows if isinstance(a.data, dict) and isinstance(a.data.get("draft"), int)]
+    draft_ids = [d for a in rows if isinstance(a.data, dict) and isinstance(d := a.data.get("draft"), int)]
     untrusted = bool(draft_ids) and HelenaDraft.objects.filter(pk__in=draft_ids, untrusted_input=True).exists()
     return ok(data, sources=[source(a, a.beschreibung[:80]) for a in rows], count=len(rows), akte=akte, untrusted=untrusted)
 
