@@ -76,7 +76,7 @@ class DraftQuerySet(AkteBoundQuerySet):
 HIDDEN_TITLE = "{typ} – Inhalt verborgen"
 HIDDEN_NOTE = (
     "Helena hat für diesen Entwurf eine Akte gelesen, die du nicht siehst; sein Inhalt kann aus ihr stammen. "
-    "Prüfen kann ihn, wer alle diese Akten sehen darf, etwa wer den Auftrag gegeben hat."
+    "Prüfen kann ihn nur, wer alle Akten sehen darf, die Helena dafür gelesen hat – etwa wer den Auftrag gegeben hat."
 )
 
 

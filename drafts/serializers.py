@@ -24,7 +24,7 @@ class DraftSerializer(serializers.ModelSerializer):
     downloads = serializers.SerializerMethodField()
     version = serializers.SerializerMethodField()
     inhalt_verborgen = serializers.SerializerMethodField()
-    hinweis = serializers.SerializerMethodField()
+    hinweis_verborgen = serializers.SerializerMethodField()
 
     class Meta:
         model = HelenaDraft
@@ -49,7 +49,7 @@ class DraftSerializer(serializers.ModelSerializer):
             "downloads",
             "version",
             "inhalt_verborgen",
-            "hinweis",
+            "hinweis_verborgen",
             "created_at",
             "updated_at",
         ]
@@ -62,7 +62,7 @@ class DraftSerializer(serializers.ModelSerializer):
         """Helena read an Akte for it that the viewer may not see: title and content are withheld."""
         return obj.hides_content
 
-    def get_hinweis(self, obj: HelenaDraft) -> str:
+    def get_hinweis_verborgen(self, obj: HelenaDraft) -> str:
         return HIDDEN_NOTE if obj.hides_content else ""
 
     def to_representation(self, instance: HelenaDraft) -> dict[str, Any]:

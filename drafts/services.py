@@ -81,7 +81,7 @@ ERR_UNDO_RECORD_CHANGED = (
 _UNDO_IGNORED_FIELDS = frozenset({"text", "text_status", "text_fehler"})
 ERR_CONTENT_HIDDEN = (
     "Helena hat für diesen Entwurf eine Akte gelesen, die du nicht siehst. Prüfen (übernehmen, bearbeiten, ablehnen, "
-    "rückgängig machen) kann ihn nur, wer alle diese Akten sehen darf."
+    "rückgängig machen) kann ihn nur, wer alle Akten sehen darf, die Helena dafür gelesen hat."
 )
 ERR_REJECT_NEEDS_REASON = "Bitte gib einen Grund oder mindestens eine Kategorie für die Ablehnung an."
 ERR_INVALID = "Der Entwurf ist ungültig: {details}"

@@ -29,3 +29,18 @@ def as_id(raw: object) -> int | None:
 def zahl(value: int) -> str:
     """A whole number as Germans write it: 13.447, 339.510."""
     return f"{value:,}".replace(",", ".")
+
+
+# One word's spellings with and without its umlauts and ß: "Weißmüller", "Weissmueller", "Weissmuller".
+UMLAUT_FOLDINGS: tuple[tuple[tuple[str, str], ...], ...] = (
+    (("ß", "ss"), ("ä", "ae"), ("ö", "oe"), ("ü", "ue")),
+    (("ß", "ss"), ("ä", "a"), ("ö", "o"), ("ü", "u")),
+)
+
+
+def umlaut_folded(text: str, folding: tuple[tuple[str, str], ...] = UMLAUT_FOLDINGS[0]) -> str:
+    """`text` in one spelling (`folding`): single spaces, case folded, umlauts and ß written out."""
+    text = " ".join(text.split()).casefold()
+    for letter, spelled in folding:
+        text = text.replace(letter, spelled)
+    return text

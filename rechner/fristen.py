@@ -35,6 +35,7 @@ from datetime import date, datetime, timedelta
 from enum import StrEnum
 from typing import Literal, NamedTuple
 
+from helena.text import umlaut_folded
 from rechner.feiertage import BundesweiterKalender, Feiertagskalender
 from rechner.tabellen import format_datum, wochentag
 
@@ -126,10 +127,7 @@ GRUND_ORT_LAND = (
 # holidays of neither can be trusted (the Landgericht Hamburg entered with Bayern got Fronleichnam).
 def _ortsname(text: str) -> str:
     """A place name in one spelling: "Köln", "Koeln" and "KÖLN" alike."""
-    text = " ".join(text.split()).casefold()
-    for letter, spelled in (("ß", "ss"), ("ä", "ae"), ("ö", "oe"), ("ü", "ue")):
-        text = text.replace(letter, spelled)
-    return text
+    return umlaut_folded(text)
 
 
 _ORTE = {

@@ -63,11 +63,11 @@ def test_who_may_not_see_the_akte_read_sees_only_that_a_draft_waits(tier1, scrip
         assert "GEHEIM-A-4711" not in response.content.decode()
     shown = detail.json()
     assert shown["inhalt_verborgen"] is True and shown["payload"] == {} and shown["titel"] == "Notiz – Inhalt verborgen"
-    assert "die du nicht siehst" in shown["hinweis"]
+    assert "die du nicht siehst" in shown["hinweis_verborgen"]
     assert listed.json()["results"][0]["id"] == draft.pk  # the draft is not hidden, its content is
     # no review, no timeline entry with its title
     refused = client.post(f"/api/drafts/{draft.pk}/accept/", {"version": 0}, content_type="application/json")
-    assert refused.status_code == 403 and "alle diese Akten" in refused.json()["detail"]
+    assert refused.status_code == 403 and "alle Akten sehen darf" in refused.json()["detail"]
     assert client.post(f"/api/drafts/{draft.pk}/reject/", {"reason": "x"}, content_type="application/json").status_code == 403
     assert AktenActivity.objects.filter(akte=akte_b, typ="ENTWURF_ERSTELLT").exists()
     assert not AktenActivity.objects.visible_to(colleague).filter(akte=akte_b, typ="ENTWURF_ERSTELLT").exists()

@@ -18,6 +18,7 @@ from pydantic import Field
 
 from agent.engine.pii import PATTERNS
 from akten.models import Akte, Beteiligter
+from helena.text import UMLAUT_FOLDINGS, umlaut_folded
 
 from ..base import Tool, ToolContext, ToolResult
 from ..common import Params, ToolError, ok
@@ -32,11 +33,6 @@ ERR_MANDATSDATEN = (
     "(E-Mail-Adresse, Telefonnummer, IBAN, Geburtsdatum); sie würde die Kanzlei verlassen und wurde nicht gesendet. "
     "Formuliere sie ohne Namen, Aktenzeichen und persönliche Daten."
 )
-# Spellings of one name: "Weißmüller", "Weissmueller", "Weissmuller" (the same letters on both sides).
-_FOLDINGS = (
-    (("ß", "ss"), ("ä", "ae"), ("ö", "oe"), ("ü", "ue")),
-    (("ß", "ss"), ("ä", "a"), ("ö", "o"), ("ü", "u")),
-)
 
 
 def web_search_url() -> str:
@@ -48,13 +44,6 @@ class SearchWebParams(Params):
         str, Field(min_length=2, max_length=300, description="The query. Never include client names or confidential facts.")
     ]
     limit: Annotated[int, Field(ge=1, le=10, description="Maximum number of results.")] = 5
-
-
-def _fold_text(text: str, folding: tuple[tuple[str, str], ...]) -> str:
-    text = text.lower()
-    for letter, spelled in folding:
-        text = text.replace(letter, spelled)
-    return text
 
 
 def _fold_column(column: str, folding: tuple[tuple[str, str], ...]) -> Any:
@@ -83,9 +72,9 @@ def names_a_mandate(user: Any, text: str) -> bool:
         return True
     aliases: dict[str, Any] = {}
     name_lang = Q()
-    for n, folding in enumerate(_FOLDINGS):
+    for n, folding in enumerate(UMLAUT_FOLDINGS):  # the same spelling on both sides
         aliases |= {
-            f"suche{n}": Value(_fold_text(text, folding), output_field=CharField()),
+            f"suche{n}": Value(umlaut_folded(text, folding), output_field=CharField()),
             f"nachname{n}": _fold_column("kontakt__nachname", folding),
             f"firma{n}": _fold_column("kontakt__firma", folding),
         }
