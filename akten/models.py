@@ -556,6 +556,12 @@ class KanzleiProfil(models.Model):
     iban = models.CharField(_("IBAN"), max_length=42, blank=True, validators=[validate_iban])
     bic = models.CharField(_("BIC"), max_length=11, blank=True)
     ust_id = models.CharField(_("USt-IdNr."), max_length=20, blank=True)
+    steuernummer = models.CharField(
+        _("Steuernummer"),
+        max_length=30,
+        blank=True,
+        help_text=_("Steht auf der Kostennote, wenn die Kanzlei keine USt-IdNr. hat (§ 14 Abs. 4 Nr. 2 UStG)."),
+    )
     kammer = models.CharField(
         _("Rechtsanwaltskammer"), max_length=200, blank=True, help_text=_("z. B. Rechtsanwaltskammer Berlin")
     )

@@ -34,7 +34,7 @@ class KanzleiProfilBriefkopfAdmin(KanzleiProfilAdmin):
         (None, {"fields": ("name", "partner", "kammer")}),
         ("Sitz (für Fristen)", {"fields": ("sitz_ort", "sitz_bundesland")}),
         ("Anschrift und Kontakt", {"fields": ("strasse", "plz", "ort", "telefon", "telefax", "email", "web")}),
-        ("Bankverbindung und Steuer", {"fields": ("bank_name", "iban", "bic", "ust_id")}),
+        ("Bankverbindung und Steuer", {"fields": ("bank_name", "iban", "bic", "ust_id", "steuernummer")}),
         ("Briefkopf", {"fields": ("logo", "briefkopf_ausrichtung", "briefkopf_schrift", "briefkopf_fusszeile")}),
     )
 

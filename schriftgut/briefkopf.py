@@ -115,7 +115,7 @@ def fusszeile(profil: KanzleiProfil | None) -> str:
         profil.bank_name,
         profil.iban and f"IBAN {profil.iban}",
         profil.bic and f"BIC {profil.bic}",
-        profil.ust_id and f"USt-IdNr. {profil.ust_id}",
+        (profil.ust_id and f"USt-IdNr. {profil.ust_id}") or (profil.steuernummer and f"St.-Nr. {profil.steuernummer}"),
         profil.kammer,
     ]
     return " · ".join(t for t in teile if t)

@@ -356,7 +356,7 @@ def _kostennote() -> Document:
         "Bitte überweisen Sie den Betrag unter Angabe der Rechnungsnummer auf unser Konto bei {{ kanzlei_bank }}, "
         "IBAN {{ kanzlei_iban }}, BIC {{ kanzlei_bic }}.",
     )
-    _p(doc, "USt-IdNr.: {{ kanzlei_ust_id }}")
+    _p(doc, "{{ kanzlei_steuer }}")
     _p(doc, "{{ unterschrift }}", vor=2 * LEERZEILE, nach=0)
     return doc
 

@@ -45,6 +45,8 @@ PLATZHALTER: dict[str, str] = {
     "kanzlei_iban": "IBAN",
     "kanzlei_bic": "BIC",
     "kanzlei_ust_id": "USt-IdNr.",
+    "kanzlei_steuernummer": "Steuernummer",
+    "kanzlei_steuer": "USt-IdNr. oder Steuernummer (§ 14 Abs. 4 Nr. 2 UStG), z. B. „USt-IdNr.: DE123456789“",
     "kanzlei_kammer": "Rechtsanwaltskammer",
     "partner": "Partner und Anwälte (eine Zeile je Person)",
     "datum": "heutiges Datum, z. B. 24. November 2026",
@@ -168,6 +170,11 @@ def _profil_werte(profil: KanzleiProfil | None) -> dict[str, Any]:
         "kanzlei_iban": profil.iban,
         "kanzlei_bic": profil.bic,
         "kanzlei_ust_id": profil.ust_id,
+        "kanzlei_steuernummer": profil.steuernummer,
+        # an invoice names the one or the other (§ 14 Abs. 4 Nr. 2 UStG)
+        "kanzlei_steuer": (profil.ust_id and f"USt-IdNr.: {profil.ust_id}")
+        or (profil.steuernummer and f"Steuernummer: {profil.steuernummer}")
+        or None,
         "kanzlei_kammer": profil.kammer,
         "partner": "\n".join(z.strip() for z in profil.partner.splitlines() if z.strip()),
     }

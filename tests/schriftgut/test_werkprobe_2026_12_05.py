@@ -122,3 +122,41 @@ def test_the_example_kostennote_of_the_template_preview_has_the_figures_of_the_r
     assert [p["betrag"] for p in rechnung["positionen"]] == [format_euro(verfahren), format_euro(pauschale)]
     assert [s["betrag"] for s in rechnung["summen"]] == [format_euro(netto), format_euro(ust)]
     assert rechnung["zahlbetrag"] == format_euro(netto + ust)
+
+
+@pytest.mark.parametrize(
+    ("ust_id", "steuernummer", "erwartet"),
+    [
+        ("DE123456789", "", "USt-IdNr.: DE123456789"),
+        ("", "27/123/45678", "Steuernummer: 27/123/45678"),
+        ("", "", "[fehlt: USt-IdNr. oder Steuernummer"),
+    ],
+)
+def test_a_kostennote_names_the_ust_id_or_else_the_steuernummer(ust_id, steuernummer, erwartet):
+    """§ 14 Abs. 4 Nr. 2 UStG: the Steuernummer or the USt-IdNr.; a firm with only a Steuernummer got
+    „[fehlt: USt-IdNr.]“ on every Kostennote."""
+    import datetime
+    from decimal import Decimal
+
+    from drafts.schemas import KostennotePayload
+    from rechner import rvg
+    from schriftgut.kostennote import ART_KOSTENNOTE, kostennote_payload
+    from schriftgut.services import kostennote_rendern
+
+    profil = kanzlei()
+    profil.ust_id, profil.steuernummer = ust_id, steuernummer
+    profil.save()
+    berechnung = rvg.calculate(
+        gegenstandswert=Decimal("5400"), auftragsdatum=datetime.date(2025, 7, 1), positions=[rvg.PositionRequest("3100")]
+    )
+    payload = KostennotePayload.model_validate(
+        kostennote_payload(
+            berechnung=berechnung,
+            art=ART_KOSTENNOTE,
+            gegenstandswert=Decimal("5400.00"),
+            leistungszeitraum_von=datetime.date(2025, 7, 1),
+            leistungszeitraum_bis=datetime.date(2025, 11, 30),
+        )
+    )
+    text = docx_text(kostennote_rendern(akte=akte_mit_parteien(), payload=payload, nummer="2026-0001").docx)
+    assert erwartet in text
