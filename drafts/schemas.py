@@ -7,6 +7,7 @@ import re
 from decimal import Decimal
 from typing import Annotated, Any, Literal
 
+from django.utils import timezone
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, model_validator
 
 from helena.validation import german_errors
@@ -83,6 +84,12 @@ class KostennotePayload(_Payload):
             raise ValueError("Der Bruttobetrag ist nicht netto plus Umsatzsteuer.")
         if self.leistungszeitraum_bis < self.leistungszeitraum_von:
             raise ValueError("Der Leistungszeitraum endet vor seinem Beginn.")
+        if self.art == "KOSTENNOTE" and self.leistungszeitraum_bis > timezone.localdate():
+            # a Kostennote bills work done (§ 10 RVG); what is still to come is a Vorschuss (§ 9 RVG)
+            raise ValueError(
+                "Der Leistungszeitraum einer Kostennote kann nicht nach heute enden; für Künftiges gibt es die "
+                "Vorschussrechnung (§ 9 RVG)."
+            )
         if self.vorschuesse > self.brutto:
             raise ValueError("Die gezahlten Vorschüsse übersteigen den Rechnungsbetrag.")
         return self

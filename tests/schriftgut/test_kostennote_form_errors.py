@@ -102,3 +102,22 @@ def test_valid_advances_still_reach_the_draft(client):
     _messages(client, akte, vorschuesse="100,50")
 
     assert HelenaDraft.objects.get(typ="KOSTENNOTE").payload["vorschuesse"] == "100.50"
+
+
+def test_a_kostennote_cannot_bill_a_period_ending_after_today(client):
+    """Work-product probe 2026-12-05: a Leistungszeitraum until 2030 was accepted; § 10 RVG bills work
+    done, what is to come is a Vorschuss (§ 9 RVG), which may reach into the future."""
+    import datetime
+
+    from django.utils import timezone
+
+    kanzlei()
+    akte = akte_mit_parteien()
+    client.force_login(akte.anwalt)
+    morgen = (timezone.localdate() + datetime.timedelta(days=1)).isoformat()
+
+    (meldung,) = _messages(client, akte, leistungszeitraum_bis=morgen)
+    assert "nicht nach heute enden" in meldung and "Vorschussrechnung" in meldung
+    assert not HelenaDraft.objects.exists()
+    _messages(client, akte, art="VORSCHUSS", leistungszeitraum_bis=morgen)
+    assert HelenaDraft.objects.filter(payload__art="VORSCHUSS").exists()
