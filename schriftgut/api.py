@@ -86,7 +86,8 @@ class EntwurfDateiApi(APIView):
     @api_doc(
         summary="Entwurf als Word oder PDF",
         description="Ein Dokument- oder Kostennoten-Entwurf, gesetzt wie bei der Übernahme: auf dem Briefkopf "
-        "der Kanzlei, als Word-Datei oder PDF (eine Kostennote noch ohne Rechnungsnummer).",
+        "der Kanzlei, als Word-Datei oder PDF (eine Kostennote noch ohne Rechnungsnummer); der Dateiname beginnt "
+        "mit „Entwurf – “, solange niemand ihn geprüft hat.",
         parameters=[path_id("des Entwurfs"), AUSGABE_PARAM],
         responses=DATEI,
     )
@@ -98,7 +99,8 @@ class EntwurfDateiApi(APIView):
             inhalt = schriftstueck.pdf() if ausgabe == "pdf" else schriftstueck.docx
         except VorlagenFehler as fehler:
             raise ValidationError({"detail": fehler.message}) from fehler
-        return _datei(inhalt, name=draft.titel, ausgabe=ausgabe)
+        # the file says what it is: not yet through the Endkontrolle
+        return _datei(inhalt, name=f"Entwurf – {draft.titel}", ausgabe=ausgabe)
 
 
 class DokumentDateiApi(APIView):

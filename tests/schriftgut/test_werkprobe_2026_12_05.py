@@ -160,3 +160,15 @@ def test_a_kostennote_names_the_ust_id_or_else_the_steuernummer(ust_id, steuernu
     )
     text = docx_text(kostennote_rendern(akte=akte_mit_parteien(), payload=payload, nummer="2026-0001").docx)
     assert erwartet in text
+
+
+def test_the_file_of_a_draft_says_it_is_a_draft(client):
+    """A draft's Word or PDF looked exactly like the approved document: its name now says „Entwurf“."""
+    kanzlei()
+    akte = akte_mit_parteien()
+    result = _tool(akte, {"titel": "Klageerwiderung", "vorlage": "Klageerwiderung", "inhalt_markdown": "Text."})
+    client.force_login(akte.anwalt)
+    for ausgabe in ("pdf", "docx"):
+        antwort = client.get(f"/api/drafts/{result.data['draft_id']}/datei/{ausgabe}/")
+        assert antwort.status_code == 200
+        assert "Entwurf%20%E2%80%93%20Klageerwiderung" in antwort["Content-Disposition"]
