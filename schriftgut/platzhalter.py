@@ -129,6 +129,11 @@ def _feminin(kontakt: Kontakt) -> bool | None:
     return None
 
 
+def aufzaehlung(namen: list[str]) -> str:
+    """„A“, „A und B“, „A, B und C“."""
+    return namen[0] if len(namen) == 1 else f"{', '.join(namen[:-1])} und {namen[-1]}" if namen else ""
+
+
 def parteibezeichnung(partei: str, kontakt: Kontakt) -> str:
     """„Klägerin“, „Beklagter“ …; without a known gender the neutral „Klagepartei“."""
     feminin = _feminin(kontakt)
@@ -199,9 +204,11 @@ def _rubrum(
     for index, partei in enumerate((PARTEI_KLAEGER, PARTEI_BEKLAGTER)):
         if index:
             zeilen += ["", "gegen", ""]
-        for kontakt in seiten[partei]:
+        for nummer, kontakt in enumerate(seiten[partei], start=1):
             zeilen.append(", ".join([kontakt.display_name, *_anschrift_zeilen(kontakt)]))
-            zeilen.append(f"– {parteibezeichnung(partei, kontakt)} –")
+            # Streitgenossen are told apart by number: „Klägerin zu 1“, „Kläger zu 2“
+            zu = f" zu {nummer}" if len(seiten[partei]) > 1 else ""
+            zeilen.append(f"– {parteibezeichnung(partei, kontakt)}{zu} –")
         if partei == mandant_partei and bevollmaechtigte:
             zeilen.append(f"Prozessbevollmächtigte: {bevollmaechtigte}")
         elif partei != mandant_partei and gegnervertreter:
@@ -269,9 +276,9 @@ def kontext_fuer_akte(
                 for b in beteiligte
                 if b.rolle != Beteiligter.Rolle.GERICHT
             ],
-            "mandant": ", ".join(k.display_name for k in mandanten),
+            "mandant": aufzaehlung([k.display_name for k in mandanten]),
             "mandant_anschrift": "\n".join(_anschrift_zeilen(mandanten[0])) if mandanten else None,
-            "gegner": ", ".join(k.display_name for k in gegner),
+            "gegner": aufzaehlung([k.display_name for k in gegner]),
             "gegner_anschrift": "\n".join(_anschrift_zeilen(gegner[0])) if gegner else None,
             "gegnervertreter": ", ".join(", ".join([k.display_name, k.anschrift]) for k in vertreter),
             "empfaenger": kontakt_an.display_name if kontakt_an else None,

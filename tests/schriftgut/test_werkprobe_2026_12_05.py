@@ -172,3 +172,20 @@ def test_the_file_of_a_draft_says_it_is_a_draft(client):
         antwort = client.get(f"/api/drafts/{result.data['draft_id']}/datei/{ausgabe}/")
         assert antwort.status_code == 200
         assert "Entwurf%20%E2%80%93%20Klageerwiderung" in antwort["Content-Disposition"]
+
+
+def test_streitgenossen_are_numbered_and_named_with_und():
+    kanzlei()
+    akte = akte_mit_parteien()
+    zweiter = KontaktFactory(anrede="Herr", vorname="Ömer", nachname="Groß", strasse="Weg 1", plz="13055", ort="Berlin")
+    BeteiligterFactory(akte=akte, kontakt=zweiter, rolle=Beteiligter.Rolle.MANDANT)
+    klage = docx_text(
+        schriftstueck_rendern(akte=akte, titel="Klage", markdown="x", vorlage=vorlage_waehlen("Klage").als_payload()).docx
+    )
+    assert "– Klägerin zu 1 –" in klage and "– Kläger zu 2 –" in klage and "– Beklagter –" in klage
+    mahnung = docx_text(
+        schriftstueck_rendern(
+            akte=akte, titel="Mahnung", markdown="x", vorlage=vorlage_waehlen("Mahnschreiben").als_payload()
+        ).docx
+    )
+    assert "Interessen von Erika Mustermann und Ömer Groß vertreten" in mahnung
