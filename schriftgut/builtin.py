@@ -265,7 +265,7 @@ def _schriftsatz(titel: str, *, streitwert: bool) -> Document:
     info = ["Unser Zeichen: {{ aktenzeichen }}"]
     if titel not in ("Klage", "Kündigungsschutzklage"):
         info.append("Az. des Gerichts: {{ gericht_aktenzeichen }}")
-    _anschriftfeld(doc, anschrift=("{{ gericht }}", "{{ gericht_ort }}"), info=(*info, "{{ ort_datum }}"))
+    _anschriftfeld(doc, anschrift=("{{ gericht }}", "{{ gericht_anschrift }}"), info=(*info, "{{ ort_datum }}"))
     _p(doc, titel, bold=True, size=14, align=WD_ALIGN_PARAGRAPH.CENTER, nach=2 * LEERZEILE)
     _p(doc, "{{ rubrum }}")
     if streitwert:
@@ -278,7 +278,7 @@ def _schriftsatz(titel: str, *, streitwert: bool) -> Document:
 def _schriftsatz_allgemein() -> Document:
     doc = _neu()
     info = ("Unser Zeichen: {{ aktenzeichen }}", "Az. des Gerichts: {{ gericht_aktenzeichen }}", "{{ ort_datum }}")
-    _anschriftfeld(doc, anschrift=("{{ gericht }}", "{{ gericht_ort }}"), info=info)
+    _anschriftfeld(doc, anschrift=("{{ gericht }}", "{{ gericht_anschrift }}"), info=info)
     _p(doc, "In Sachen {{ kurzrubrum }}", bold=True, nach=0)
     _p(doc, "{{ betreff }}", bold=True, size=13, nach=2 * LEERZEILE)
     _p(doc, "{{p freitext }}")

@@ -57,6 +57,7 @@ PLATZHALTER: dict[str, str] = {
     "wegen": "Gegenstand („wegen …“)",
     "gericht": "Gericht",
     "gericht_ort": "Ort des Gerichts",
+    "gericht_anschrift": "Anschrift des Gerichts (vom Beteiligten „Gericht“ der Akte, sonst sein Ort)",
     "gericht_aktenzeichen": "Aktenzeichen des Gerichts",
     "rubrum": "Rubrum: Parteien mit Anschrift und Rolle, Prozessbevollmächtigte",
     "parteien": "Liste der Beteiligten (je name, anschrift, rolle) für eigene Schleifen",
@@ -235,6 +236,8 @@ def kontext_fuer_akte(
     mandanten = [b.kontakt for b in beteiligte if b.rolle == Beteiligter.Rolle.MANDANT]
     gegner = [b.kontakt for b in beteiligte if b.rolle == Beteiligter.Rolle.GEGNER]
     vertreter = [b.kontakt for b in beteiligte if b.rolle == Beteiligter.Rolle.GEGNERVERTRETER]
+    # the court's postal address, where the Akte has the court as a Beteiligter with one
+    gericht = next((b.kontakt for b in beteiligte if b.rolle == Beteiligter.Rolle.GERICHT and b.kontakt.strasse), None)
     # A letter to the other side goes to its lawyer where it has one (§ 12 BORA: no direct contact)
     an = (mandanten if empfaenger == "MANDANT" else vertreter or gegner) or [None]
     kontakt_an = an[0]
@@ -262,6 +265,7 @@ def kontext_fuer_akte(
             "wegen": akte.wegen,
             "gericht": akte.gericht_name,
             "gericht_ort": akte.gericht_ort,
+            "gericht_anschrift": "\n".join(_anschrift_zeilen(gericht)) if gericht else akte.gericht_ort or None,
             "gericht_aktenzeichen": akte.gericht_aktenzeichen,
             "rubrum": _rubrum(
                 akte=akte,
@@ -310,6 +314,7 @@ def beispiel_kontext(profil: KanzleiProfil | None) -> Kontext:
             "wegen": "Forderung",
             "gericht": "Amtsgericht Musterstadt",
             "gericht_ort": "Musterstadt",
+            "gericht_anschrift": "Gerichtsstraße 1\n12345 Musterstadt",
             "gericht_aktenzeichen": "12 C 345/26",
             "rubrum": "In dem Rechtsstreit\n\nErika Mustermann, Musterweg 1, 12345 Musterstadt\n– Klägerin –\n"
             "Prozessbevollmächtigte: Rechtsanwälte Muster\n\ngegen\n\nBeispiel GmbH, Hauptstraße 2, 12345 Musterstadt\n"

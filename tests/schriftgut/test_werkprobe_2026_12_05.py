@@ -189,3 +189,21 @@ def test_streitgenossen_are_numbered_and_named_with_und():
         ).docx
     )
     assert "Interessen von Erika Mustermann und Ömer Groß vertreten" in mahnung
+
+
+def test_a_pleading_goes_to_the_courts_postal_address_where_the_akte_has_it():
+    kanzlei()
+    akte = akte_mit_parteien()
+    vorlage = vorlage_waehlen("Klageerwiderung").als_payload()
+    ohne = docx_text(schriftstueck_rendern(akte=akte, titel="Klageerwiderung", markdown="x", vorlage=vorlage).docx)
+    assert "Amtsgericht Tempelhof-Kreuzberg\nBerlin" in ohne  # only its Ort, as before
+    gericht = KontaktFactory(
+        typ=Kontakt.Typ.JURISTISCH,
+        firma="Amtsgericht Tempelhof-Kreuzberg",
+        strasse="Möckernstraße 130",
+        plz="10963",
+        ort="Berlin",
+    )
+    BeteiligterFactory(akte=akte, kontakt=gericht, rolle=Beteiligter.Rolle.GERICHT)
+    mit = docx_text(schriftstueck_rendern(akte=akte, titel="Klageerwiderung", markdown="x", vorlage=vorlage).docx)
+    assert "Amtsgericht Tempelhof-Kreuzberg\nMöckernstraße 130\n10963 Berlin" in mit
