@@ -464,6 +464,15 @@ def draft_accept(*, draft_id: int, by: User, version: int | None = None) -> Hele
     return draft
 
 
+def _keep_vorlage(draft: HelenaDraft, payload: dict[str, Any]) -> dict[str, Any]:
+    """A document draft keeps the template and recipient it was proposed with: an edit changes its
+    text and title, never to whom it goes or in which role the Rubrum names the client (for that a
+    new draft is made)."""
+    payload = {key: value for key, value in payload.items() if key != "vorlage"}
+    stored = draft.payload.get("vorlage") if isinstance(draft.payload, dict) else None
+    return {**payload, "vorlage": stored} if stored is not None else payload
+
+
 def _keep_berechnung(draft: HelenaDraft, payload: dict[str, Any]) -> dict[str, Any]:
     """The Fristenrechner's result stays as the draft was proposed with it: an edit neither drops
     nor changes it (else moving the Fristablauf later would only need the key left out)."""
@@ -507,6 +516,8 @@ def draft_edit(*, draft_id: int, by: User, payload: dict[str, Any]) -> HelenaDra
     _require_pending(draft, "bearbeitet")
     if draft.typ == HelenaDraft.Typ.FRIST and isinstance(payload, dict):
         payload = _keep_berechnung(draft, payload)
+    if draft.typ == HelenaDraft.Typ.DOKUMENT and isinstance(payload, dict):
+        payload = _keep_vorlage(draft, payload)
     model = _validated(draft.typ, payload)
     if draft.typ == HelenaDraft.Typ.KOSTENNOTE:
         _keep_rechnung(draft, payload_to_json(model))

@@ -40,9 +40,7 @@ class Mitgeliefert:
 
 
 MITGELIEFERT = (
-    Mitgeliefert(
-        "KLAGEERWIDERUNG", "Klageerwiderung", DokumentVorlage.Art.SCHRIFTSATZ, PARTEI_BEKLAGTER, ("klageerwiderung", "erwiderung")
-    ),
+    Mitgeliefert("KLAGEERWIDERUNG", "Klageerwiderung", DokumentVorlage.Art.SCHRIFTSATZ, PARTEI_BEKLAGTER, ("klageerwiderung",)),
     Mitgeliefert("KLAGE", "Klage", DokumentVorlage.Art.SCHRIFTSATZ, PARTEI_KLAEGER, ("klage", "klageschrift")),
     Mitgeliefert(
         "KUENDIGUNGSSCHUTZKLAGE",

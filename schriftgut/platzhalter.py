@@ -66,7 +66,8 @@ PLATZHALTER: dict[str, str] = {
     "gegner": "Gegner/in",
     "gegner_anschrift": "Anschrift des Gegners",
     "gegnervertreter": "Vertreter/in des Gegners",
-    "empfaenger": "Empfänger/in eines Briefs an die Gegenseite: ihre Vertretung, wenn sie eine hat (§ 12 BORA), sonst der Gegner",
+    "empfaenger": "an wen der Brief geht: die Mandantschaft oder die Gegenseite, dann ihre Vertretung, wenn sie eine hat "
+    "(§ 12 BORA), sonst der Gegner; wer den Brief entwirft, sagt, an wen (eine Kostennote geht an die Mandantschaft)",
     "empfaenger_anschrift": "Anschrift dieses Empfängers (Zeilen, im Ausland mit Land)",
     "anrede": "Anrede dieses Empfängers, z. B. „Sehr geehrte Frau Schmidt,“ oder „Sehr geehrte Damen und Herren,“",
     "prozessbevollmaechtigte": "Prozessbevollmächtigte des Mandanten (die Kanzlei)",

@@ -87,7 +87,9 @@ def vorlagen_namen() -> list[str]:
 
 
 # Words a request may put before the template's name ("eine Klageerwiderung", "neuer Brief").
-_VORWORTE = re.compile(r"^(?:(?:ein|eine|einen|der|die|das|den|neue[nrs]?|kurze[nrs]?|entwurf|vorlage)\b[\s:,]*)+")
+_VORWORTE = re.compile(
+    r"^(?:(?:bitte|ein|eine|einen|einer|eines|der|die|das|den|neue[nrs]?|kurze[nrs]?|erste[nrs]?|entwurf|vorlage)\b[\s:,]*)+"
+)
 
 
 def _nennt(gesucht: str, begriff: str) -> bool:
@@ -96,7 +98,8 @@ def _nennt(gesucht: str, begriff: str) -> bool:
     ("Widerklage", "Klagerücknahme", "Berufungserwiderung") nor what a request is about ("Replik auf
     die Klageerwiderung": a Replik is not a Klageerwiderung, whose Rubrum names the client Beklagte)."""
     kopf = _VORWORTE.sub("", gesucht)
-    return kopf.startswith(begriff) and not kopf[len(begriff) : len(begriff) + 1].isalnum()
+    folgt = kopf[len(begriff) : len(begriff) + 1]
+    return kopf.startswith(begriff) and not folgt.isalnum() and folgt != "-"  # "Klage-Erwiderung" is no Klage
 
 
 def vorlage_waehlen(ref: str | int) -> VorlagenWahl:
@@ -127,8 +130,13 @@ def vorlage_waehlen(ref: str | int) -> VorlagenWahl:
         with vorlage.datei.open("rb") as datei:
             inhalt = datei.read()
         stand = vorlage_stand_sichern(name=vorlage.name, inhalt=inhalt)
+        # a Mahnschreiben (also the firm's own) goes to the other side
+        mahnung = "mahn" in vorlage.name.lower()
         return VorlagenWahl(
-            stand=stand, art=vorlage.art, mandant_partei=vorlage.mandant_partei, empfaenger_offen=_spricht_an(inhalt)
+            stand=stand,
+            art=vorlage.art,
+            mandant_partei=vorlage.mandant_partei,
+            empfaenger_offen=not mahnung and vorlage.art != DokumentVorlage.Art.KOSTENNOTE and _spricht_an(inhalt),
         )
     if mitgeliefert_treffer:
         mitgeliefert = mitgeliefert_treffer[0][1]
@@ -244,7 +252,8 @@ def kostennote_rendern(*, akte: Akte, payload: Any, nummer: str, heute: datetime
         akte=akte,
         titel=payload.titel,
         markdown=payload.text,
-        vorlage=wahl.als_payload(),
+        # an invoice goes to the client (a firm template may address someone: never the other side)
+        vorlage={**wahl.als_payload(), "empfaenger": "MANDANT"},
         extra={"rechnung": rechnung_kontext(payload, nummer=nummer)},
         heute=heute,
     )

@@ -12,6 +12,8 @@
     ["SONSTIGES", "sonstiges"],
   ];
   var KALENDER_TYP = { FRIST: "Frist", TERMIN: "Termin", WIEDERVORLAGE: "Wiedervorlage" };
+  // whom a letter goes to (schriftgut.services.EMPFAENGER)
+  var EMPFAENGER = { MANDANT: " · an die Mandantschaft", GEGENSEITE: " · an die Gegenseite (bei Vertretung an ihren Anwalt)" };
   var FIELD_LABELS = {
     titel: "Titel", typ: "Art", datum: "Datum", uhrzeit: "Uhrzeit", fristablauf: "Fristablauf",
     vorfrist: "Vorfrist", notfrist: "Notfrist", beschreibung: "Beschreibung", minuten: "Minuten",
@@ -130,7 +132,7 @@
       var preview = el("div", { className: "doc-preview", "aria-label": "Vorschau des Dokuments" });
       preview.innerHTML = card.preview_html || ""; // sanitised by nh3 on the server
       return el("div", {}, [
-        p.vorlage ? el("p", { className: "muted", text: "Vorlage: " + p.vorlage.name }) : null,
+        p.vorlage ? el("p", { className: "muted", text: "Vorlage: " + p.vorlage.name + (EMPFAENGER[p.vorlage.empfaenger] || "") }) : null,
         missing(p), preview, downloads(card),
       ]);
     }
@@ -323,7 +325,9 @@
     if (card.hinweis && card.status === "PENDING") {
       root.appendChild(el("p", { className: "missing-fields draft-hinweis", role: "note", text: card.hinweis }));
     }
-    if (card.status === "PENDING" && !card.can_review) {
+    if (card.status === "PENDING" && card.inhalt_verborgen) {
+      root.appendChild(el("p", { className: "draft-result muted", text: "Wartet auf Prüfung durch jemanden, der alle dafür gelesenen Akten sehen darf." }));
+    } else if (card.status === "PENDING" && !card.can_review) {
       root.appendChild(el("p", { className: "draft-result muted", text: "Wartet auf Prüfung durch eine Anwältin, einen Anwalt oder die Sachbearbeitung." }));
     } else if (card.status === "PENDING") {
       var actions = el("div", { className: "draft-actions" }, [

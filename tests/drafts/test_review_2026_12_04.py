@@ -117,12 +117,11 @@ def test_a_template_error_names_the_problem_in_german_not_the_engines_objects():
 
     kanzlei()
     akte = akte_mit_parteien()
-    draft = _draft("DOKUMENT", {"titel": "Brief", "inhalt_markdown": "Hallo"}, akte)
-    client = _client(akte.anwalt)
+    # a document draft filled into the Kostennote's template (an edit can no longer change the template)
     vorlage = vorlage_waehlen("Kostennote").als_payload()
-    payload = {"titel": "Brief", "inhalt_markdown": "Hallo", "vorlage": vorlage}
-    client.patch(f"/api/drafts/{draft.pk}/", {"payload": payload}, content_type="application/json")
-    response = client.post(f"/api/drafts/{draft.pk}/accept/", {"version": 1}, content_type="application/json")
+    draft = _draft("DOKUMENT", {"titel": "Brief", "inhalt_markdown": "Hallo", "vorlage": vorlage}, akte)
+    client = _client(akte.anwalt)
+    response = client.post(f"/api/drafts/{draft.pk}/accept/", {"version": 0}, content_type="application/json")
     assert response.status_code == 400
     detail = response.json()["detail"]
     assert "object" not in detail and "attribute" not in detail and "Platzhalter" in detail

@@ -40,6 +40,9 @@ def _tool(akte, arguments):
         "Klagerücknahme",
         "Widerklage",
         "Klageerweiterung",
+        # second review
+        "Erwiderung auf die Berufung",
+        "Klage-Erwiderung",
     ],
 )
 def test_a_request_that_only_mentions_a_template_gets_none(anfrage):
@@ -57,6 +60,9 @@ def test_a_request_that_only_mentions_a_template_gets_none(anfrage):
         ("Klage", "Klage"),
         ("Mahnung an Herrn Schmidt", "Mahnschreiben"),
         ("  Brief  ", "Brief"),
+        ("Entwurf einer Klageerwiderung", "Klageerwiderung"),
+        ("bitte eine Klageerwiderung", "Klageerwiderung"),
+        ("erste Mahnung", "Mahnschreiben"),
     ],
 )
 def test_a_request_that_names_a_template_gets_it(anfrage, name):
@@ -207,3 +213,72 @@ def test_a_pleading_goes_to_the_courts_postal_address_where_the_akte_has_it():
     BeteiligterFactory(akte=akte, kontakt=gericht, rolle=Beteiligter.Rolle.GERICHT)
     mit = docx_text(schriftstueck_rendern(akte=akte, titel="Klageerwiderung", markdown="x", vorlage=vorlage).docx)
     assert "Amtsgericht Tempelhof-Kreuzberg\nMöckernstraße 130\n10963 Berlin" in mit
+
+
+def _eigene_vorlage(name: str, art: str):
+    import io
+
+    import docx
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from akten.models import DokumentVorlage
+
+    dokument = docx.Document()
+    for zeile in ("{{ empfaenger }}", "{{ empfaenger_anschrift }}", "{{ anrede }}", "{{p freitext }}"):
+        dokument.add_paragraph(zeile)
+    puffer = io.BytesIO()
+    dokument.save(puffer)
+    vorlage = DokumentVorlage(name=name, art=art, datei=SimpleUploadedFile("v.docx", puffer.getvalue()))
+    vorlage.full_clean()
+    vorlage.save()
+    return vorlage
+
+
+def test_a_firm_mahnschreiben_goes_to_the_other_side_and_a_firm_kostennote_to_the_client():
+    """Second review: a firm template named Mahnschreiben asked for a recipient, and a firm
+    Kostennote that addresses someone went to the other side's lawyer."""
+    import datetime
+    from decimal import Decimal
+
+    from akten.models import DokumentVorlage
+    from drafts.schemas import KostennotePayload
+    from rechner import rvg
+    from schriftgut.kostennote import ART_KOSTENNOTE, kostennote_payload
+    from schriftgut.services import kostennote_rendern
+
+    kanzlei()
+    akte = akte_mit_parteien()
+    vertreter = KontaktFactory(
+        anrede="Herr", vorname="Max", nachname="Gegneranwalt", strasse="Graben 1", plz="80331", ort="München"
+    )
+    BeteiligterFactory(akte=akte, kontakt=vertreter, rolle=Beteiligter.Rolle.GEGNERVERTRETER)
+    _eigene_vorlage("Mahnschreiben der Kanzlei", DokumentVorlage.Art.BRIEF)
+    assert not vorlage_waehlen("Mahnschreiben der Kanzlei").empfaenger_offen
+    _eigene_vorlage("Rechnung der Kanzlei", DokumentVorlage.Art.KOSTENNOTE)
+    berechnung = rvg.calculate(
+        gegenstandswert=Decimal("5400"), auftragsdatum=datetime.date(2025, 7, 1), positions=[rvg.PositionRequest("3100")]
+    )
+    payload = KostennotePayload.model_validate(
+        kostennote_payload(
+            berechnung=berechnung,
+            art=ART_KOSTENNOTE,
+            gegenstandswert=Decimal("5400.00"),
+            leistungszeitraum_von=datetime.date(2025, 7, 1),
+            leistungszeitraum_bis=datetime.date(2025, 11, 30),
+        )
+    )
+    text = docx_text(kostennote_rendern(akte=akte, payload=payload, nummer="2026-0001").docx)
+    assert "Erika Mustermann" in text and "Sehr geehrte Frau Mustermann," in text and "Gegneranwalt" not in text
+
+
+def test_an_edit_keeps_whom_a_letter_goes_to():
+    from drafts.services import draft_edit
+
+    kanzlei()
+    akte = akte_mit_parteien()
+    result = _tool(akte, {"titel": "Sachstand", "vorlage": "Brief", "empfaenger": "MANDANT", "inhalt_markdown": "Text."})
+    draft = HelenaDraft.objects.get(pk=result.data["draft_id"])
+    geaendert = {**draft.payload, "inhalt_markdown": "Neuer Text.", "vorlage": {**draft.payload["vorlage"], "empfaenger": ""}}
+    draft_edit(draft_id=draft.pk, by=akte.anwalt, payload=geaendert)
+    draft.refresh_from_db()
+    assert draft.payload["inhalt_markdown"] == "Neuer Text." and draft.payload["vorlage"]["empfaenger"] == "MANDANT"
