@@ -390,8 +390,9 @@ class FristForm(forms.Form):
         "Tag, an dem das Schreiben gefunden wurde; bei vom Gericht angeordneter Aufgabe zur Post (§ 184 Abs. 1 ZPO) zwei "
         "Wochen nach Aufgabe (§ 184 Abs. 2 ZPO); bei einem Bescheid mit einfacher Post (nicht förmlich zugestellt) der "
         "vierte Tag nach Aufgabe (§ 41 Abs. 2 VwVfG, § 37 Abs. 2 SGB X, § 122 Abs. 2 Nr. 1 AO), ebenso bei einem "
-        "formlos mit der Post bekannt gegebenen Beschluss im FamFG-Verfahren (§ 15 Abs. 2 FamFG; ein anfechtbarer "
-        "Beschluss wird zugestellt, § 41 Abs. 1 Satz 2 FamFG: dann der Tag der Zustellung). "
+        "formlos mit der Post bekannt gegebenen Beschluss im FamFG-Verfahren (§ 15 Abs. 2 FamFG; wem ein anfechtbarer "
+        "Beschluss nicht nach seinem erklärten Willen entspricht, dem wird er zugestellt, § 41 Abs. 1 Satz 2 FamFG: dann "
+        "der Tag der Zustellung). "
         "Bei Rückwärtsfristen (§ 132 ZPO) der Termin; bei der Verjährung ein Tag im Jahr der Entstehung.",
     )
     verkuendung = _datum(

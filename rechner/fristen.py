@@ -160,7 +160,7 @@ _ORT_IM_NAMEN = re.compile(
     r"(?<![\w-])(?<!bei )("
     + "|".join(re.escape(ort) for ort in sorted(ORT_LAND, key=len, reverse=True))
     # not a court named after its Länder ("Landessozialgericht Berlin-Brandenburg", in Potsdam;
-    # "Schleswig-Holsteinisches OLG") nor a place near one ("Bernau bei Berlin")
+    # "Landesarbeitsgericht Schleswig-Holstein", in Kiel) nor a place near one ("Bernau bei Berlin")
     + r")(?![\w])(?!-(?:brandenburg|bremen|hamburg|berlin|holstein)\b)"
 )
 

@@ -23,7 +23,7 @@ class BerechneFristParams(FristBerechnung):
             "an authority's Bescheid sent by ordinary post (not formally served) the fourth day after posting "
             "(§ 41 Abs. 2 VwVfG, § 37 Abs. 2 SGB X, § 122 Abs. 2 Nr. 1 AO), likewise a court's order in FamFG "
             "proceedings made known by ordinary post (§ 15 Abs. 2 Satz 2 FamFG; a decision open to appeal is formally "
-            "served, § 41 Abs. 1 Satz 2 FamFG: then the day of service). "
+            "served on whoever it goes against, § 41 Abs. 1 Satz 2 FamFG: then the day of service). "
             "Ask the user how it was served if unclear."
         ),
     ]
