@@ -80,7 +80,16 @@ PLATZHALTER: dict[str, str] = {
 
 # Placeholders that hold lines (rendered with line breaks).
 MEHRZEILIG = frozenset(
-    {"briefkopf", "partner", "rubrum", "unterschrift", "mandant_anschrift", "gegner_anschrift", "empfaenger_anschrift"}
+    {
+        "briefkopf",
+        "partner",
+        "rubrum",
+        "unterschrift",
+        "mandant_anschrift",
+        "gegner_anschrift",
+        "empfaenger",
+        "empfaenger_anschrift",
+    }
 )
 ANREDE_ALLGEMEIN = "Sehr geehrte Damen und Herren,"
 # Country names in German (CLDR, through Babel) for a foreign address's last line.
@@ -129,6 +138,16 @@ def _feminin(kontakt: Kontakt) -> bool | None:
     if anrede.startswith("herr"):
         return False
     return None
+
+
+def _anwalt_zeilen(kontakt: Kontakt) -> list[str]:
+    """A lawyer of the other side as a letter addresses them: the firm (if any) and the person with
+    the professional title where the Anrede tells it (DIN 5008: the firm first)."""
+    feminin = _feminin(kontakt) if kontakt.typ == Kontakt.Typ.NATUERLICH else None
+    titel = {True: "Rechtsanwältin ", False: "Rechtsanwalt ", None: ""}[feminin]
+    name = kontakt.display_name if kontakt.typ == Kontakt.Typ.JURISTISCH else f"{titel}{kontakt.display_name}"
+    firma = kontakt.firma.strip() if kontakt.typ == Kontakt.Typ.NATUERLICH else ""
+    return [firma, name] if firma else [name]
 
 
 def aufzaehlung(namen: list[str]) -> str:
@@ -242,6 +261,7 @@ def kontext_fuer_akte(
     # A letter to the other side goes to its lawyer where it has one (§ 12 BORA: no direct contact)
     an = (mandanten if empfaenger == "MANDANT" else vertreter or gegner) or [None]
     kontakt_an = an[0]
+    an_anwalt = kontakt_an is not None and kontakt_an in vertreter
     werte: dict[str, Any] = dict.fromkeys(PLATZHALTER)
     werte.update(_profil_werte(profil))
     anwalt: User | None = akte.anwalt
@@ -274,7 +294,7 @@ def kontext_fuer_akte(
                 gegner=gegner,
                 mandant_partei=mandant_partei,
                 bevollmaechtigte=bevollmaechtigte,
-                gegnervertreter=", ".join(", ".join([k.display_name, *_anschrift_zeilen(k)]) for k in vertreter) or None,
+                gegnervertreter=", ".join(", ".join([*_anwalt_zeilen(k), *_anschrift_zeilen(k)]) for k in vertreter) or None,
             ),
             "parteien": [
                 {"name": b.kontakt.display_name, "anschrift": b.kontakt.anschrift, "rolle": b.get_rolle_display()}
@@ -285,8 +305,10 @@ def kontext_fuer_akte(
             "mandant_anschrift": "\n".join(_anschrift_zeilen(mandanten[0])) if mandanten else None,
             "gegner": aufzaehlung([k.display_name for k in gegner]),
             "gegner_anschrift": "\n".join(_anschrift_zeilen(gegner[0])) if gegner else None,
-            "gegnervertreter": ", ".join(", ".join([k.display_name, k.anschrift]) for k in vertreter),
-            "empfaenger": kontakt_an.display_name if kontakt_an else None,
+            "gegnervertreter": ", ".join(", ".join([*_anwalt_zeilen(k), k.anschrift]) for k in vertreter),
+            "empfaenger": (
+                "\n".join(_anwalt_zeilen(kontakt_an)) if an_anwalt else kontakt_an.display_name if kontakt_an else None
+            ),
             "empfaenger_anschrift": "\n".join(_anschrift_zeilen(kontakt_an)) if kontakt_an else None,
             "anrede": _anrede(kontakt_an),
             "prozessbevollmaechtigte": bevollmaechtigte,

@@ -282,3 +282,24 @@ def test_an_edit_keeps_whom_a_letter_goes_to():
     draft_edit(draft_id=draft.pk, by=akte.anwalt, payload=geaendert)
     draft.refresh_from_db()
     assert draft.payload["inhalt_markdown"] == "Neuer Text." and draft.payload["vorlage"]["empfaenger"] == "MANDANT"
+
+
+def test_a_letter_to_the_other_sides_lawyer_names_the_firm_and_the_lawyer():
+    kanzlei()
+    akte = akte_mit_parteien()
+    vertreter = KontaktFactory(
+        anrede="Herr",
+        vorname="Max",
+        nachname="Beispiel",
+        firma="Beispiel & Partner Rechtsanwälte mbB",
+        strasse="Graben 1",
+        plz="80331",
+        ort="München",
+    )
+    BeteiligterFactory(akte=akte, kontakt=vertreter, rolle=Beteiligter.Rolle.GEGNERVERTRETER)
+    brief = vorlage_waehlen("Brief").als_payload() | {"empfaenger": "GEGENSEITE"}
+    text = docx_text(schriftstueck_rendern(akte=akte, titel="Aufforderung", markdown="x", vorlage=brief).docx)
+    assert "Beispiel & Partner Rechtsanwälte mbB\nRechtsanwalt Max Beispiel\nGraben 1\n80331 München" in text
+    klage = vorlage_waehlen("Klage").als_payload()
+    rubrum = docx_text(schriftstueck_rendern(akte=akte, titel="Klage", markdown="x", vorlage=klage).docx)
+    assert "Prozessbevollmächtigte: Beispiel & Partner Rechtsanwälte mbB, Rechtsanwalt Max Beispiel, Graben 1" in rubrum
