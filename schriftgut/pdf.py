@@ -876,6 +876,7 @@ def docx_zu_pdf(docx: DocxDocument) -> bytes:
     fuss_hoehe = max(_hoehe(pdf.fuss, pdf.zeilenfaktor), _hoehe(pdf.fuss_erste, pdf.zeilenfaktor))
     pdf.set_auto_page_break(True, margin=max(unten, 20, fuss_hoehe + 8))
     pdf.set_title(docx.core_properties.title or "")
+    pdf.set_lang("de-DE")  # screen readers read it as German (PDF/UA: the document's language)
     # no creator: the file goes to the client and the other side, and which tool wrote it is the firm's business
     pdf.add_page()
     for block in bloecke:

@@ -303,3 +303,14 @@ def test_a_letter_to_the_other_sides_lawyer_names_the_firm_and_the_lawyer():
     klage = vorlage_waehlen("Klage").als_payload()
     rubrum = docx_text(schriftstueck_rendern(akte=akte, titel="Klage", markdown="x", vorlage=klage).docx)
     assert "Prozessbevollmächtigte: Beispiel & Partner Rechtsanwälte mbB, Rechtsanwalt Max Beispiel, Graben 1" in rubrum
+
+
+def test_the_pdf_says_it_is_german():
+    from pypdf import PdfReader
+
+    kanzlei()
+    akte = akte_mit_parteien()
+    pdf = schriftstueck_rendern(akte=akte, titel="Vermerk", markdown="Text.").pdf()
+    import io
+
+    assert PdfReader(io.BytesIO(pdf)).trailer["/Root"]["/Lang"] == "de-DE"
