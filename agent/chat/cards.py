@@ -93,30 +93,33 @@ def draft_card(draft: HelenaDraft, *, viewer: User) -> dict[str, Any]:
     """Everything a draft card shows to `viewer` (who must be allowed to see the draft). The
     payload is data, never HTML; only `preview_html` is HTML (sanitised Markdown of a document
     draft). `can_review` says whether the viewer may accept, edit, reject or undo: other roles see
-    the card without buttons."""
-    if draft.hides_content:
-        return _hidden_card(draft)
-    payload = draft.payload if isinstance(draft.payload, dict) else {}
+    the card without buttons. A draft whose run read an Akte the viewer may not see
+    (`HelenaDraft.hides_content`) shows that a draft of its type waits on its Akte (a Frist must not
+    go unnoticed), not what it says, and no buttons."""
+    hidden = draft.hides_content
+    payload = draft.payload if isinstance(draft.payload, dict) and not hidden else {}
     card: dict[str, Any] = {
         "id": draft.pk,
         "typ": draft.typ,
         "typ_label": str(draft.get_typ_display()),
         "status": draft.status,
         "status_label": str(draft.get_status_display()),
-        "titel": draft.titel,
+        "titel": draft.shown_titel,
         "akte": draft.akte_id,
         "aktenzeichen": draft.akte.aktenzeichen if draft.akte_id and draft.akte else "",
         "akte_url": reverse("akte-detail", args=[draft.akte_id]) if draft.akte_id else "",
         "untrusted": draft.untrusted_input,
         "payload": payload,
-        "run": draft.origin_run_id,
-        "result_url": _result_url(draft),
+        "run": None if hidden else draft.origin_run_id,
+        "result_url": "" if hidden else _result_url(draft),
         "reviewed_at": draft.reviewed_at.isoformat() if draft.reviewed_at else "",
         "undo_seconds": settings.HELENA_DRAFT_UNDO_SECONDS,
-        "rejection_reason": draft.rejection_reason,
-        "can_review": user_may_review(viewer, draft),
+        "rejection_reason": "" if hidden else draft.rejection_reason,
+        "can_review": user_may_review(viewer, draft),  # never for a hidden one
         "version": draft_version(draft),
     }
+    if hidden:
+        return {**card, "inhalt_verborgen": True, "hinweis_verborgen": HIDDEN_NOTE}
     if draft.typ == HelenaDraft.Typ.FRIST and draft.akte is not None:
         card["people"] = _responsible_choices(draft.akte, payload.get("verantwortlich_id"))
         # A Wiedervorlage on a weekend or holiday: shown, never refused (drafts.services.draft_hinweis).
@@ -136,33 +139,6 @@ def draft_card(draft: HelenaDraft, *, viewer: User) -> dict[str, Any]:
             for name, value in changes.items()
         ]
     return card
-
-
-def _hidden_card(draft: HelenaDraft) -> dict[str, Any]:
-    """The card of a draft whose run read an Akte the viewer may not see: that a draft of this type
-    waits on this Akte (a Frist must not go unnoticed), not what it says; no buttons."""
-    return {
-        "id": draft.pk,
-        "typ": draft.typ,
-        "typ_label": str(draft.get_typ_display()),
-        "status": draft.status,
-        "status_label": str(draft.get_status_display()),
-        "titel": draft.shown_titel,
-        "akte": draft.akte_id,
-        "aktenzeichen": draft.akte.aktenzeichen if draft.akte_id and draft.akte else "",
-        "akte_url": reverse("akte-detail", args=[draft.akte_id]) if draft.akte_id else "",
-        "untrusted": draft.untrusted_input,
-        "payload": {},
-        "run": None,
-        "result_url": "",
-        "reviewed_at": draft.reviewed_at.isoformat() if draft.reviewed_at else "",
-        "undo_seconds": settings.HELENA_DRAFT_UNDO_SECONDS,
-        "rejection_reason": "",
-        "can_review": False,
-        "version": draft_version(draft),
-        "inhalt_verborgen": True,
-        "hinweis_verborgen": HIDDEN_NOTE,
-    }
 
 
 def _person_name(user: User) -> str:

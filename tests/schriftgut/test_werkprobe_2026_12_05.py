@@ -12,7 +12,7 @@ from agent.tools.executor import toolbox_for
 from akten.models import Beteiligter, Kontakt
 from drafts.models import HelenaDraft
 from schriftgut.platzhalter import _anrede
-from schriftgut.services import schriftstueck_rendern, vorlage_waehlen
+from schriftgut.services import kostennote_rendern, schriftstueck_rendern, vorlage_waehlen
 from schriftgut.vorlagen import VorlagenFehler
 from tests.agent.tools.conftest import run_call
 from tests.factories import AgentRunFactory, BeteiligterFactory, KontaktFactory
@@ -141,29 +141,10 @@ def test_the_example_kostennote_of_the_template_preview_has_the_figures_of_the_r
 def test_a_kostennote_names_the_ust_id_or_else_the_steuernummer(ust_id, steuernummer, erwartet):
     """§ 14 Abs. 4 Nr. 2 UStG: the Steuernummer or the USt-IdNr.; a firm with only a Steuernummer got
     „[fehlt: USt-IdNr.]“ on every Kostennote."""
-    import datetime
-    from decimal import Decimal
-
-    from drafts.schemas import KostennotePayload
-    from rechner import rvg
-    from schriftgut.kostennote import ART_KOSTENNOTE, kostennote_payload
-    from schriftgut.services import kostennote_rendern
-
     profil = kanzlei()
     profil.ust_id, profil.steuernummer = ust_id, steuernummer
     profil.save()
-    berechnung = rvg.calculate(
-        gegenstandswert=Decimal("5400"), auftragsdatum=datetime.date(2025, 7, 1), positions=[rvg.PositionRequest("3100")]
-    )
-    payload = KostennotePayload.model_validate(
-        kostennote_payload(
-            berechnung=berechnung,
-            art=ART_KOSTENNOTE,
-            gegenstandswert=Decimal("5400.00"),
-            leistungszeitraum_von=datetime.date(2025, 7, 1),
-            leistungszeitraum_bis=datetime.date(2025, 11, 30),
-        )
-    )
+    payload = _kostennote_3100()
     text = docx_text(kostennote_rendern(akte=akte_mit_parteien(), payload=payload, nummer="2026-0001").docx)
     assert erwartet in text
 
@@ -215,6 +196,29 @@ def test_a_pleading_goes_to_the_courts_postal_address_where_the_akte_has_it():
     assert "Amtsgericht Tempelhof-Kreuzberg\nMöckernstraße 130\n10963 Berlin" in mit
 
 
+def _kostennote_3100():
+    """A Kostennote over 5.400 € with the Verfahrensgebühr (Nr. 3100 VV RVG)."""
+    import datetime
+    from decimal import Decimal
+
+    from drafts.schemas import KostennotePayload
+    from rechner import rvg
+    from schriftgut.kostennote import ART_KOSTENNOTE, kostennote_payload
+
+    berechnung = rvg.calculate(
+        gegenstandswert=Decimal("5400"), auftragsdatum=datetime.date(2025, 7, 1), positions=[rvg.PositionRequest("3100")]
+    )
+    return KostennotePayload.model_validate(
+        kostennote_payload(
+            berechnung=berechnung,
+            art=ART_KOSTENNOTE,
+            gegenstandswert=Decimal("5400.00"),
+            leistungszeitraum_von=datetime.date(2025, 7, 1),
+            leistungszeitraum_bis=datetime.date(2025, 11, 30),
+        )
+    )
+
+
 def _eigene_vorlage(name: str, art: str):
     import io
 
@@ -237,14 +241,7 @@ def _eigene_vorlage(name: str, art: str):
 def test_a_firm_mahnschreiben_goes_to_the_other_side_and_a_firm_kostennote_to_the_client():
     """Second review: a firm template named Mahnschreiben asked for a recipient, and a firm
     Kostennote that addresses someone went to the other side's lawyer."""
-    import datetime
-    from decimal import Decimal
-
     from akten.models import DokumentVorlage
-    from drafts.schemas import KostennotePayload
-    from rechner import rvg
-    from schriftgut.kostennote import ART_KOSTENNOTE, kostennote_payload
-    from schriftgut.services import kostennote_rendern
 
     kanzlei()
     akte = akte_mit_parteien()
@@ -255,18 +252,7 @@ def test_a_firm_mahnschreiben_goes_to_the_other_side_and_a_firm_kostennote_to_th
     _eigene_vorlage("Mahnschreiben der Kanzlei", DokumentVorlage.Art.BRIEF)
     assert not vorlage_waehlen("Mahnschreiben der Kanzlei").empfaenger_offen
     _eigene_vorlage("Rechnung der Kanzlei", DokumentVorlage.Art.KOSTENNOTE)
-    berechnung = rvg.calculate(
-        gegenstandswert=Decimal("5400"), auftragsdatum=datetime.date(2025, 7, 1), positions=[rvg.PositionRequest("3100")]
-    )
-    payload = KostennotePayload.model_validate(
-        kostennote_payload(
-            berechnung=berechnung,
-            art=ART_KOSTENNOTE,
-            gegenstandswert=Decimal("5400.00"),
-            leistungszeitraum_von=datetime.date(2025, 7, 1),
-            leistungszeitraum_bis=datetime.date(2025, 11, 30),
-        )
-    )
+    payload = _kostennote_3100()
     text = docx_text(kostennote_rendern(akte=akte, payload=payload, nummer="2026-0001").docx)
     assert "Erika Mustermann" in text and "Sehr geehrte Frau Mustermann," in text and "Gegneranwalt" not in text
 
