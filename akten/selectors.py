@@ -13,7 +13,7 @@ from helena.errors import NotFound
 
 from .fristen_rules import wiedervorlage_hinweis
 from .metadaten import mandant_fassung
-from .models import Akte, Dokument, KalenderEintrag, KanzleiProfil, Kontakt, Notiz, Role, User, Zeiterfassung
+from .models import Akte, Dokument, KalenderEintrag, KanzleiProfil, Kontakt, Notiz, Role, User, Vertretung, Zeiterfassung
 from .policy import sees_internal
 
 ERR_AKTE_NOT_FOUND = "Akte nicht gefunden."
@@ -132,20 +132,29 @@ def fristenkontrolle(
 
     Without filters: entries the user is responsible for, or whose Akte they are Anwalt or
     Sachbearbeitung of; for ANWALT, SEKRETARIAT and ADMIN also those of the Akten in their
-    Dezernate. `person_id` narrows to one person's entries (responsible, Anwalt or Sachbearbeitung),
+    Dezernate; the same for every colleague the user stands in for today (Vertretung). `person_id`
+    narrows to one person's entries (responsible, Anwalt or Sachbearbeitung),
     `dezernat_id` to one Dezernat's Akten. Always within what `user` may see (`visible_to`).
     Lines of active Akten come before those of archived or closed ones; overdue lines are marked.
     """
     today = today or timezone.localdate()
+    heute = timezone.localdate()  # whose Vertretung runs is decided by today, as access is
     qs = kalender_list(user=user, offen=True).filter(typ__in=(KalenderEintrag.Typ.FRIST, KalenderEintrag.Typ.WIEDERVORLAGE))
     if person_id:
         qs = qs.filter(Q(verantwortlich_id=person_id) | Q(akte__anwalt_id=person_id) | Q(akte__sachbearbeiter_id=person_id))
     if dezernat_id:
         qs = qs.filter(akte__dezernate__id=dezernat_id)
     if not person_id and not dezernat_id:
-        mine = Q(verantwortlich=user) | Q(akte__anwalt=user) | Q(akte__sachbearbeiter=user)
-        if getattr(user, "role", None) in KONTROLLE_ROLES_WITH_DEZERNAT:
-            mine |= Q(akte__dezernate__in=user.dezernate.all())
+        # the user's own, and during a Vertretung those of the colleagues they stand in for: a deputy
+        # who does not see the Fristen of the absent colleague misses them (Vertretung.active: today)
+        vertretene = list(
+            User.objects.filter(pk__in=Vertretung.objects.active(heute).filter(vertreter_id=user.pk).values("vertretener_id"))
+        )
+        personen = [user, *vertretene]
+        mine = Q(verantwortlich__in=personen) | Q(akte__anwalt__in=personen) | Q(akte__sachbearbeiter__in=personen)
+        for person in personen:
+            if getattr(person, "role", None) in KONTROLLE_ROLES_WITH_DEZERNAT:
+                mine |= Q(akte__dezernate__in=person.dezernate.all())
         qs = qs.filter(mine)
     lines: list[KontrollZeile] = []
     for eintrag in qs.distinct().select_related("akte", "verantwortlich"):

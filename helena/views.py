@@ -14,7 +14,7 @@ from django.views import defaults
 from django_ratelimit.decorators import ratelimit
 
 from akten import selectors as akten_selectors
-from akten.models import STAFF_ROLES, Akte, AktenActivity, Beteiligter, Dezernat, KalenderEintrag, User
+from akten.models import STAFF_ROLES, Akte, AktenActivity, Beteiligter, Dezernat, KalenderEintrag, User, Vertretung
 from akten.policy import MANDANT_MESSAGE_MAX_CHARS, is_mandant
 from drafts import selectors as drafts_selectors
 from helena.text import as_id
@@ -123,6 +123,9 @@ def start(request: HttpRequest) -> HttpResponse:
         "person_id": person_id,
         "dezernat_id": dezernat_id,
         "drafts": pending,
+        # what the default choice of the Fristenkontrolle holds (akten.selectors.fristenkontrolle)
+        "kontrolle_dezernat_rollen": akten_selectors.KONTROLLE_ROLES_WITH_DEZERNAT,
+        "vertretungen": Vertretung.objects.active().filter(vertreter=user).exists(),
     }
     return render(request, "akten/start.html", context)
 

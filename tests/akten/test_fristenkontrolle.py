@@ -119,3 +119,36 @@ def test_each_erledigt_button_on_the_start_page_names_its_akte_and_date():
     labels = re.findall(r'aria-label="([^"]*als erledigt markieren)"', client.get("/").content.decode())
     assert len(labels) == len(set(labels)) == 3
     assert all(re.search(r"Stellungnahme \(\S+, \d\d\.\d\d\.\d{4}\)", label) for label in labels)
+
+
+def test_a_deputy_watches_the_fristen_of_the_colleague_he_stands_in_for(client):
+    """Daily-use probe 2026-12-05: during a Vertretung the deputy could open the Akten of the absent
+    colleague but his Fristenkontrolle did not list their Fristen - the dangerous way to miss one."""
+    from tests.factories import VertretungFactory
+
+    zivil, arbeit = DezernatFactory(name="Zivil"), DezernatFactory(name="Arbeit")
+    mueller = UserFactory(role=Role.ANWALT, last_name="Müller")
+    becker = UserFactory(role=Role.ANWALT, last_name="Becker")
+    zivil.members.add(mueller)
+    arbeit.members.add(becker)
+    heute = timezone.localdate()
+    akte = AkteFactory(anwalt=mueller)
+    dezernatsakte = AkteFactory(anwalt=UserFactory(role=Role.ANWALT))
+    dezernatsakte.dezernate.add(zivil)
+    _frist(akte, "Berufungsbegründung Müller", heute + datetime.timedelta(days=2), verantwortlich=mueller)
+    _frist(dezernatsakte, "Dezernatsfrist Zivil", heute + datetime.timedelta(days=3))
+
+    def titel():
+        return [z.eintrag.titel for z in selectors.fristenkontrolle(user=becker)]
+
+    assert titel() == []
+    vertretung = VertretungFactory(
+        vertreter=becker, vertretener=mueller, beginn=heute - datetime.timedelta(days=1), ende=heute + datetime.timedelta(days=7)
+    )
+    assert titel() == ["Berufungsbegründung Müller", "Dezernatsfrist Zivil"]
+    client.force_login(becker)
+    seite = client.get("/").content.decode()
+    assert "Berufungsbegründung Müller" in seite and "und meiner Vertretungen" in seite
+    vertretung.ende = heute - datetime.timedelta(days=1)  # over: his own list again
+    vertretung.save()
+    assert titel() == []
