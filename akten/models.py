@@ -1001,6 +1001,7 @@ class AktenActivity(models.Model):
         ENTWURF_RUECKGAENGIG = "ENTWURF_RUECKGAENGIG", _("Übernahme rückgängig gemacht")
         NACHRICHT_EINGEGANGEN = "NACHRICHT_EINGEGANGEN", _("Nachricht der Mandantschaft eingegangen")
         KALENDER_ERLEDIGT = "KALENDER_ERLEDIGT", _("Frist/Wiedervorlage erledigt")
+        KALENDER_WIEDER_OFFEN = "KALENDER_WIEDER_OFFEN", _("Frist/Wiedervorlage wieder offen")
 
     # entries of a draft before a human approved it (AktenActivityQuerySet.visible_to)
     ENTWURF_VOR_PRUEFUNG = (Typ.ENTWURF_ERSTELLT, Typ.ENTWURF_BEARBEITET, Typ.ENTWURF_ABGELEHNT)

@@ -85,7 +85,7 @@ def kalender_list(
 ) -> QuerySet[KalenderEintrag]:
     """The calendar entries `user` may see; `offen`: not erledigt (True) or erledigt (False), for a
     MANDANT not yet past or past."""
-    qs = KalenderEintrag.objects.visible_to(user).select_related("akte", "verantwortlich")
+    qs = KalenderEintrag.objects.visible_to(user).select_related("akte", "verantwortlich", "erledigt_von")
     if akte_id:
         qs = qs.filter(akte_id=akte_id)
     if typ:

@@ -130,6 +130,7 @@ class KalenderEintragSerializer(PolicyFieldsMixin, serializers.ModelSerializer):
     aktenzeichen = serializers.CharField(source="akte.aktenzeichen")
     typ_label = serializers.CharField(source="get_typ_display")
     verantwortlich = UserRefSerializer(allow_null=True)
+    erledigt_von = UserRefSerializer(allow_null=True, help_text="Wer den Eintrag als erledigt vermerkt hat.")
     hinweis = serializers.SerializerMethodField(
         help_text="Hinweis, wenn eine Wiedervorlage auf ein Wochenende oder einen Feiertag fällt; sonst leer."
     )
@@ -151,6 +152,7 @@ class KalenderEintragSerializer(PolicyFieldsMixin, serializers.ModelSerializer):
             "notfrist",
             "erledigt",
             "erledigt_at",
+            "erledigt_von",
             "verantwortlich",
             "hinweis",
             "created_at",

@@ -43,6 +43,7 @@ from .models import (
     KalenderEintrag,
     Kontakt,
     Notiz,
+    Role,
     User,
     Zeiterfassung,
 )
@@ -583,6 +584,14 @@ def beteiligter_add(*, akte: Akte, by: User, kontakt: Kontakt, rolle: str, akten
 
 ERR_KALENDER_NOT_OPEN = "Dieser Eintrag ist bereits erledigt."
 ERR_KALENDER_NOT_ALLOWED = "Du darfst Fristen nicht als erledigt markieren."
+ERR_KALENDER_REOPEN_NOT_ALLOWED = "Du darfst erledigte Fristen nicht wieder öffnen."
+ERR_KALENDER_STILL_OPEN = "Dieser Eintrag ist nicht erledigt."
+
+
+def kalender_erledigen_darf(user: User) -> bool:
+    """Who may mark an entry done or open it again: the Kanzlei's staff, not a Praktikant (whose
+    part is reading) nor a MANDANT. A Frist struck by mistake leaves the Fristenkontrolle."""
+    return sees_internal(user) and getattr(user, "role", None) != Role.PRAKTIKANT
 
 
 @transaction.atomic
@@ -595,7 +604,7 @@ def kalender_eintrag_erledigen(*, eintrag_id: int, by: User) -> KalenderEintrag:
     eintrag = KalenderEintrag.objects.visible_to(by).select_for_update(of=("self",)).filter(pk=eintrag_id).first()
     if eintrag is None:
         raise Http404
-    if not sees_internal(by):
+    if not kalender_erledigen_darf(by):
         raise ValidationError(ERR_KALENDER_NOT_ALLOWED)
     if eintrag.erledigt:
         raise ValidationError(ERR_KALENDER_NOT_OPEN)
@@ -608,6 +617,30 @@ def kalender_eintrag_erledigen(*, eintrag_id: int, by: User) -> KalenderEintrag:
         akte=eintrag.akte,
         typ=AktenActivity.Typ.KALENDER_ERLEDIGT,
         beschreibung=f"{eintrag.get_typ_display()} „{eintrag.titel}“ erledigt",
+        by=by,
+        data={"kalender_eintrag": eintrag.pk},
+    )
+    return eintrag
+
+
+@transaction.atomic
+def kalender_eintrag_wieder_oeffnen(*, eintrag_id: int, by: User) -> KalenderEintrag:
+    """Open a done entry again (struck by mistake): back into the Fristenkontrolle, recorded in the
+    Aktenverlauf with who. Raises Http404 when `by` may not see it, ValidationError otherwise."""
+    eintrag = KalenderEintrag.objects.visible_to(by).select_for_update(of=("self",)).filter(pk=eintrag_id).first()
+    if eintrag is None:
+        raise Http404
+    if not kalender_erledigen_darf(by):
+        raise ValidationError(ERR_KALENDER_REOPEN_NOT_ALLOWED)
+    if not eintrag.erledigt:
+        raise ValidationError(ERR_KALENDER_STILL_OPEN)
+    eintrag.erledigt, eintrag.erledigt_at, eintrag.erledigt_von = False, None, None
+    eintrag.full_clean()
+    eintrag.save(update_fields=["erledigt", "erledigt_at", "erledigt_von"])
+    activity_record(
+        akte=eintrag.akte,
+        typ=AktenActivity.Typ.KALENDER_WIEDER_OFFEN,
+        beschreibung=f"{eintrag.get_typ_display()} „{eintrag.titel}“ wieder offen",
         by=by,
         data={"kalender_eintrag": eintrag.pk},
     )

@@ -18,4 +18,5 @@ api_urlpatterns = [
 
 page_urlpatterns = [
     path("kalender/<int:pk>/erledigt/", views.kalender_erledigen, name="kalender-erledigen"),
+    path("kalender/<int:pk>/wieder-offen/", views.kalender_wieder_oeffnen, name="kalender-wieder-oeffnen"),
 ]

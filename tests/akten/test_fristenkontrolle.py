@@ -152,3 +152,36 @@ def test_a_deputy_watches_the_fristen_of_the_colleague_he_stands_in_for(client):
     vertretung.ende = heute - datetime.timedelta(days=1)  # over: his own list again
     vertretung.save()
     assert titel() == []
+
+
+def test_a_frist_struck_by_mistake_opens_again_and_a_praktikant_strikes_none(client):
+    """Daily-use probe 2026-12-05: "erledigt" could not be undone anywhere (not even in the admin),
+    and a Praktikant, read-only elsewhere, could strike a Notfrist."""
+    anwalt = UserFactory(role=Role.ANWALT, first_name="Lea", last_name="Lang")
+    praktikant = UserFactory(role=Role.PRAKTIKANT)
+    akte = AkteFactory(anwalt=anwalt, sachbearbeiter=praktikant)
+    frist = _frist(akte, "Klageerwiderung", timezone.localdate() + datetime.timedelta(days=5), notfrist=True)
+
+    client.force_login(praktikant)
+    client.post(f"/kalender/{frist.pk}/erledigt/", {"next": "/"})
+    frist.refresh_from_db()
+    assert not frist.erledigt
+
+    client.force_login(anwalt)
+    antwort = client.post(f"/kalender/{frist.pk}/erledigt/", {"next": "/"}, follow=True)
+    assert "wieder öffnen" in antwort.content.decode()
+    assert selectors.fristenkontrolle(user=anwalt) == []
+    seite = client.get(f"/akten/{akte.pk}/").content.decode()
+    assert "erledigt am" in seite and "von Lea Lang" in seite and "wieder öffnen" in seite
+    api = client.get(f"/api/fristen/{frist.pk}/").json()
+    assert api["erledigt"] and api["erledigt_von"]["name"] == "Lea Lang"
+
+    client.post(f"/kalender/{frist.pk}/wieder-offen/", {"next": f"/akten/{akte.pk}/"})
+    frist.refresh_from_db()
+    assert not frist.erledigt and frist.erledigt_von is None
+    assert [z.eintrag.pk for z in selectors.fristenkontrolle(user=anwalt)] == [frist.pk]
+    assert AktenActivity.objects.filter(akte=akte, typ="KALENDER_WIEDER_OFFEN", actor_user=anwalt).exists()
+    client.force_login(praktikant)
+    client.post(f"/kalender/{frist.pk}/erledigt/", {"next": "/"})
+    frist.refresh_from_db()
+    assert not frist.erledigt
