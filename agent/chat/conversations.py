@@ -62,21 +62,37 @@ def helena_mention(text: str) -> str:
     return match["auftrag"].strip() if match else ""
 
 
+class AuftragNichtAngenommen(Exception):  # noqa: N818 - German domain name, like the app's other errors
+    """The note of an `@Helena` request is saved, its run was refused (`ursache`: rate limit, ...)."""
+
+    def __init__(self, notiz: Notiz, ursache: Exception) -> None:
+        super().__init__(str(ursache))
+        self.notiz, self.ursache = notiz, ursache
+
+
 def notiz_create_with_auftrag(*, akte: Akte, by: User, text: str, titel: str = "") -> tuple[Notiz, AgentRun | None]:
     """Create the note; if it starts with `@Helena`, also start a background run for the Akte.
 
-    The run is queued after the transaction commits (agent.runs.tasks.run_enqueue). Errors of the run
-    service (e.g. the rate limit) propagate; the note is kept in that case only if the caller
-    catches them outside this transaction.
+    The run is queued after the transaction commits (agent.runs.tasks.run_enqueue). A note that
+    cannot be created raises its error; a run that is refused (the rate limit, ...) leaves the note
+    saved and raises AuftragNichtAngenommen after it is committed: the user's text is never lost
+    because Helena could not take the request.
     """
     from agent.runs import services, tasks
 
+    abgelehnt: Exception | None = None
     with transaction.atomic():
         notiz = akten_services.notiz_create(akte=akte, by=by, text=text, titel=titel)
         auftrag = helena_mention(text)
         if not auftrag:
             return notiz, None
-        run = services.run_create(user=by, text=auftrag, akte=akte, mode=AgentRun.Mode.BACKGROUND)
-        if run.status in AgentRun.ACTIVE_STATUSES:
-            tasks.run_enqueue(run_id=run.pk)
+        try:
+            with transaction.atomic():  # a savepoint: a refused run takes nothing of the note with it
+                run = services.run_create(user=by, text=auftrag, akte=akte, mode=AgentRun.Mode.BACKGROUND)
+                if run.status in AgentRun.ACTIVE_STATUSES:
+                    tasks.run_enqueue(run_id=run.pk)
+        except Exception as exc:
+            abgelehnt = exc
+    if abgelehnt is not None:
+        raise AuftragNichtAngenommen(notiz, abgelehnt) from abgelehnt
     return notiz, run

@@ -8,7 +8,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -35,6 +35,7 @@ ERR_NOTE_EMPTY = "Die Notiz ist leer."
 ERR_RUN_REFUSED = "Helena konnte den Auftrag nicht annehmen. Die Notiz wurde gespeichert."
 MSG_RUN_STARTED = "Die Notiz ist gespeichert. Helena arbeitet im Hintergrund an: „{auftrag}“ (siehe Meine Aufträge)."
 MSG_NOTE_SAVED = "Die Notiz ist gespeichert."
+ERR_NOTE_FAILED = "Die Notiz konnte nicht gespeichert werden. Bitte versuche es noch einmal."
 MSG_CANCEL_REQUESTED = "Der Abbruch ist angefordert."
 MSG_FEEDBACK_SAVED = "Danke für deine Rückmeldung."
 ERR_NO_NOTIFICATIONS = "Diese Seite gibt es nicht."
@@ -266,12 +267,18 @@ def akte_note_create(request: HttpRequest, pk: int) -> HttpResponse:
         _notiz, run = conversations.notiz_create_with_auftrag(
             akte=akte, by=request_user(request), text=text, titel=request.POST.get("titel", "").strip()
         )
-    except ValidationError as exc:
+    except conversations.AuftragNichtAngenommen as exc:
+        if not isinstance(exc.ursache, ValidationError | NotFound | PermissionDenied):
+            logger.exception("@Helena note: run refused")
+        grund = german_error(exc.ursache, "")
+        messages.error(request, f"{grund} {ERR_RUN_REFUSED}".strip() if grund else ERR_RUN_REFUSED)
+        return HttpResponseRedirect(target)
+    except ValidationError as exc:  # the note itself
         messages.error(request, " ".join(exc.messages))
         return HttpResponseRedirect(target)
-    except Exception as exc:
+    except Exception:
         logger.exception("@Helena note failed")
-        messages.error(request, german_error(exc, ERR_RUN_REFUSED))
+        messages.error(request, ERR_NOTE_FAILED)
         return HttpResponseRedirect(target)
     if run is None:
         messages.info(request, MSG_NOTE_SAVED)

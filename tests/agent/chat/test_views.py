@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from agent.models import AgentRun, AgentStep, Conversation, Message
@@ -283,3 +284,32 @@ def test_a_reopened_conversation_names_the_demo_model_that_answered_with_its_bad
     client.force_login(user)
     html = client.get(f"/helena/gespraeche/{conversation.pk}/").content.decode()
     assert "Modell: SmolLM2-135M-Instruct (Demo)" in html and "demo-badge" in html
+
+
+@pytest.mark.parametrize(
+    ("fehler", "meldung"),
+    [
+        (RuntimeError("Modellserver weg"), "Helena konnte den Auftrag nicht annehmen. Die Notiz wurde gespeichert."),
+        (
+            ValidationError("Zu viele Aufträge."),
+            "Zu viele Aufträge. Helena konnte den Auftrag nicht annehmen. Die Notiz wurde gespeichert.",
+        ),
+    ],
+)
+def test_a_refused_helena_request_keeps_the_note_it_says_it_kept(client, monkeypatch, fehler, meldung):
+    """Daily-use probe 2026-12-05: the message said the note was saved, but the refused run rolled it
+    back with it. The run service's failure is injected (no real path reaches it in a test)."""
+    from agent.runs import services as run_services
+
+    def refuse(**kwargs):
+        raise fehler
+
+    monkeypatch.setattr(run_services, "run_create", refuse)
+    akte = AkteFactory()
+    client.force_login(akte.anwalt)
+    response = client.post(
+        f"/akten/{akte.pk}/notizen/neu/", {"text": "@Helena Bitte Verjährung prüfen. Mandant rief an."}, follow=True
+    )
+    assert meldung in response.content.decode()
+    assert Notiz.objects.filter(akte=akte, text__startswith="@Helena Bitte Verjährung").exists()
+    assert not AgentRun.objects.exists()
