@@ -764,7 +764,10 @@ def download_filename(name: str, suffix: str) -> str:
     characters Windows refuses in a file name (< > : | ? *): the lawyer saves it on a Kanzlei PC."""
     readable = re.sub(r"\s*\./\.\s*", " – ", name)  # „Müller ./. Groß“: the slash cannot stay
     readable = " ".join(re.sub(r'[\\/\x00-\x1f\x7f"<>:|?*]+', " ", readable).split())
-    readable = re.sub(r"\.(docx|pdf|txt|md|markdown)$", "", readable, flags=re.IGNORECASE)[:120].strip(" .")
+    # every kind of file an Akte holds (akten.extraction.DATEIARTEN): not „Unfallfoto.jpg.jpg“
+    readable = re.sub(r"\.(docx|pdf|txt|md|markdown|jpe?g|png|tiff?|webp|eml)$", "", readable, flags=re.IGNORECASE)[:120].strip(
+        " ."
+    )
     return f"{readable or 'Dokument'}{suffix}"
 
 

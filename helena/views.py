@@ -5,6 +5,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.db.models import Case, When
+from django.db.models.functions import Coalesce
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
 from django.shortcuts import render
 from django.template import loader
@@ -145,7 +146,10 @@ def akte_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "akte": akte,
         "beteiligte": akte.beteiligte.select_related("kontakt"),
         "dokumente": akten_selectors.dokument_list(user=user, akte_id=akte.pk).prefetch_related("versionen__erstellt_von"),
-        "kalender": akten_selectors.kalender_list(user=user, akte_id=akte.pk),
+        # by the day that counts (a Termin's or Wiedervorlage's date, a Frist's end), open ones first
+        "kalender": akten_selectors.kalender_list(user=user, akte_id=akte.pk).order_by(
+            "erledigt", Coalesce("fristablauf", "datum"), "uhrzeit", "pk"
+        ),
         "zeiten": akten_selectors.zeiterfassung_list(user=user, akte_id=akte.pk),
         "notizen": akten_selectors.notiz_list(user=user, akte_id=akte.pk),
         "drafts": drafts_selectors.drafts_pending(user=user, akte=akte),

@@ -185,3 +185,33 @@ def test_a_frist_struck_by_mistake_opens_again_and_a_praktikant_strikes_none(cli
     client.post(f"/kalender/{frist.pk}/erledigt/", {"next": "/"})
     frist.refresh_from_db()
     assert not frist.erledigt
+
+
+def test_the_akte_page_lists_its_calendar_by_the_day_that_counts_with_times(client):
+    """Daily-use probe 2026-12-05: Termine and Wiedervorlagen (no Fristablauf) came after every
+    Frist, erledigte first; a Termin showed no time; an author without a name showed as "()"."""
+    from akten.models import Notiz
+
+    anwalt = UserFactory(role=Role.ANWALT, first_name="", last_name="", email="ohne.namen@kanzlei.example")
+    akte = AkteFactory(anwalt=anwalt)
+    heute = timezone.localdate()
+    _frist(akte, "Frist in 60 Tagen", heute + datetime.timedelta(days=60))
+    _frist(akte, "Alte erledigte Frist", heute - datetime.timedelta(days=5), erledigt=True, erledigt_at=timezone.now())
+    KalenderEintragFactory(
+        akte=akte, typ="TERMIN", titel="Güteverhandlung", datum=heute + datetime.timedelta(days=2), uhrzeit=datetime.time(9, 30)
+    )
+    Notiz.objects.create(akte=akte, autor=anwalt, text="Rückruf")
+    client.force_login(anwalt)
+    seite = client.get(f"/akten/{akte.pk}/").content.decode()
+    kalender = seite[seite.index('id="kal-h"') :]
+    assert kalender.index("Güteverhandlung") < kalender.index("Frist in 60 Tagen") < kalender.index("Alte erledigte Frist")
+    assert "09:30 Uhr Güteverhandlung" in kalender
+    assert ", ohne.namen@kanzlei.example)" in seite and ", )" not in seite
+
+
+def test_a_photo_or_mail_downloads_without_a_doubled_extension():
+    from akten.models import download_filename
+
+    assert download_filename("Unfallfoto.jpg", ".jpg") == "Unfallfoto.jpg"
+    assert download_filename("Mail vom Vermieter.eml", ".eml") == "Mail vom Vermieter.eml"
+    assert download_filename("Skizze.PNG", ".png") == "Skizze.png"
