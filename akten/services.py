@@ -223,6 +223,19 @@ class FreigabeTitelFehler(ValueError):
     """A document released to the Mandantschaft under its file's name (ERR_TITEL_FUER_FREIGABE)."""
 
 
+ERR_FREIGABE_ROLLE = (
+    "Als Praktikantin oder Praktikant kannst du Dokumente nicht für die Mandantschaft freigeben; bitte eine "
+    "Anwältin, einen Anwalt oder die Sachbearbeitung."
+)
+
+
+def freigabe_rolle_pruefen(by: User) -> None:
+    """Who releases a document to the Mandantschaft (she receives it at once, also each new version):
+    the Kanzlei's staff, not a Praktikant, whose part is reading. ValueError (German) otherwise."""
+    if not sees_internal(by) or getattr(by, "role", None) == Role.PRAKTIKANT:
+        raise ValueError(ERR_FREIGABE_ROLLE)
+
+
 def freigabe_titel_pruefen(*, name: str, dateiname: str) -> None:
     """A document released to the Mandantschaft needs a title of its own: she sees its title, and a
     file's name ("Entwurf_intern_v3.txt") may say what the title does not. Refused: no title, the
@@ -297,6 +310,8 @@ def dokument_create(
     # the title against the name the file is stored under: at once for a name with an extension; one
     # without (a scan "Vertrag", stored as "Vertrag.pdf") once it has the extension it gets
     named_with_extension = bool(_ENDUNG.search(filename.strip()))
+    if mandant_sichtbar:
+        freigabe_rolle_pruefen(by)
     if mandant_sichtbar and named_with_extension:
         freigabe_titel_pruefen(name=name, dateiname=filename)
     if not content:

@@ -324,6 +324,8 @@ def dokument_version_anlegen(
         # The same limit as the first upload (akten.services.dokument_create).
         raise ValueError(akten_services.ERR_FILE_TOO_LARGE.format(limit=settings.HELENA_MAX_UPLOAD_BYTES // (1024 * 1024)))
     dokument = Dokument.objects.select_for_update().get(pk=dokument.pk)
+    if dokument.mandant_sichtbar:  # she receives the new version at once: a release of its own
+        akten_services.freigabe_rolle_pruefen(by)
     versionen = list(dokument.versionen.order_by("nummer"))
     letzte = versionen[-1] if versionen else None
     # Everything is checked and rendered before a file is stored: a refused version must leave no

@@ -215,3 +215,32 @@ def test_a_photo_or_mail_downloads_without_a_doubled_extension():
     assert download_filename("Unfallfoto.jpg", ".jpg") == "Unfallfoto.jpg"
     assert download_filename("Mail vom Vermieter.eml", ".eml") == "Mail vom Vermieter.eml"
     assert download_filename("Skizze.PNG", ".png") == "Skizze.png"
+
+
+def test_a_praktikant_releases_nothing_to_the_mandantschaft(client):
+    """Daily-use probe 2026-12-05: a Praktikant's upload with mandant_sichtbar reached the
+    Mandantin at once ("Interner Vermerk"); she receives what a lawyer or the Sachbearbeitung releases."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from akten.models import Beteiligter, Dokument
+    from tests.factories import BeteiligterFactory, KontaktFactory
+
+    praktikant = UserFactory(role=Role.PRAKTIKANT)
+    akte = AkteFactory(sachbearbeiter=praktikant)
+    mandantin = UserFactory(role=Role.MANDANT, kontakt=KontaktFactory())
+    BeteiligterFactory(akte=akte, kontakt=mandantin.kontakt, rolle=Beteiligter.Rolle.MANDANT)
+
+    def upload(user):
+        client.force_login(user)
+        datei = SimpleUploadedFile("vermerk.txt", b"Interner Vermerk", content_type="text/plain")
+        return client.post("/api/dokumente/", {"akte": akte.pk, "datei": datei, "name": "Vermerk", "mandant_sichtbar": "true"})
+
+    refused = upload(praktikant)
+    assert refused.status_code == 400 and "Praktikant" in refused.content.decode()
+    assert not Dokument.objects.exists()
+    client.force_login(praktikant)
+    datei = SimpleUploadedFile("notiz.txt", b"Interner Vermerk", content_type="text/plain")
+    assert client.post("/api/dokumente/", {"akte": akte.pk, "datei": datei, "name": "Notiz"}).status_code == 201
+    assert upload(akte.anwalt).status_code == 201
+    client.force_login(mandantin)
+    assert [d["name"] for d in client.get("/api/dokumente/").json()["results"]] == ["Vermerk"]
