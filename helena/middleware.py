@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
 from django.utils.cache import patch_cache_control
 
 from .request_input import InputError, check_api_params, check_body, check_query
@@ -44,3 +45,21 @@ class PrivateCacheMiddleware:
         if user is not None and user.is_authenticated and not response.has_header("Cache-Control"):
             patch_cache_control(response, private=True, no_store=True)
         return response
+
+
+class MethodNotAllowedPageMiddleware:
+    """A page reached with a method it does not take (typing the address of a form's target,
+    `/abmelden/` in the address bar) answered 405 with an empty body: a blank page. Such an answer to
+    a page (not the API, which says it in JSON) gets the German 405 page; its Allow header stays."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if response.status_code != 405 or response.content or is_api(request):
+            return response
+        page = render(request, "405.html", status=405)
+        if response.has_header("Allow"):
+            page["Allow"] = response["Allow"]
+        return page

@@ -64,6 +64,7 @@ MIDDLEWARE = [
     "helena.access_log.AccessLogUserMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "helena.middleware.RequestInputMiddleware",
+    "helena.middleware.MethodNotAllowedPageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_ratelimit.middleware.RatelimitMiddleware",
 ]

@@ -50,3 +50,16 @@ def test_csrf_failure_of_the_api_is_german_json():
     api = client.post("/api/drafts/1/accept/")
     assert api.status_code == 403
     assert api.json()["detail"] == "CSRF-Prüfung fehlgeschlagen. Lade die Seite neu und versuch es noch einmal."
+
+
+@pytest.mark.django_db
+def test_a_page_called_with_the_wrong_method_says_so_in_german(client):
+    """Daily-use probe 2026-12-05: GET on a form's target (or /abmelden/ typed in) gave a blank page."""
+    user = UserFactory()
+    client.force_login(user)
+    for url in ("/kalender/1/erledigt/", "/abmelden/"):
+        response = client.get(url)
+        assert response.status_code == 405 and response["Allow"]
+        assert "So nicht möglich" in response.content.decode()
+    api = client.post("/api/akten/")
+    assert api.status_code == 405 and api["Content-Type"].startswith("application/json")
