@@ -67,7 +67,7 @@ def _notifications(user: User, limit: int) -> list[Notification]:
         items.append(
             Notification(
                 when=draft.created_at,
-                text=DRAFT_CREATED.format(typ=draft.get_typ_display(), titel=draft.titel),
+                text=DRAFT_CREATED.format(typ=draft.get_typ_display(), titel=draft.shown_titel),
                 url=reverse("akte-detail", args=[draft.akte_id]) + "#dr-h" if draft.akte_id else reverse("helena-runs"),
                 unread=seen_at is None or draft.created_at > seen_at,
             )

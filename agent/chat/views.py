@@ -178,10 +178,15 @@ def notification_count(request: HttpRequest) -> JsonResponse:
     """For the navigation counter and the optional browser notification (polled by helena-notify.js)."""
     user = request_user(request)
     if not sees_internal(user):
-        return JsonResponse({"count": 0, "latest": []})
+        return JsonResponse({"count": 0, "mehr": False, "latest": []})
     unread = [n for n in notifications.notification_list(user=user) if n.unread]
     return JsonResponse(
-        {"count": len(unread), "latest": [{"text": n.text, "url": n.url, "when": n.when.isoformat()} for n in unread[:5]]}
+        {
+            "count": len(unread),
+            # the list holds the newest LIMIT: with as many unread there may be more ("30+")
+            "mehr": len(unread) >= notifications.LIMIT,
+            "latest": [{"text": n.text, "url": n.url, "when": n.when.isoformat()} for n in unread[:5]],
+        }
     )
 
 

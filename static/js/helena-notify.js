@@ -10,7 +10,7 @@
   function update(link, data) {
     var badge = document.getElementById("notify-count");
     if (!badge) return;
-    badge.querySelector(".notify-number").textContent = String(data.count);
+    badge.querySelector(".notify-number").textContent = String(data.count) + (data.mehr ? "+" : "");
     badge.hidden = data.count === 0;
     if (lastCount !== null && data.count > lastCount && window.Notification && Notification.permission === "granted" && localStorage.getItem("helena-browser-notify") === "1") {
       data.latest.slice(0, data.count - lastCount).forEach(function (item) {

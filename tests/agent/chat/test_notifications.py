@@ -57,11 +57,11 @@ def test_nobody_is_notified_of_someone_elses_runs_and_a_mandant_gets_nothing(cli
     mandant = UserFactory(role=Role.MANDANT)
 
     client.force_login(colleague)
-    assert count(client) == {"count": 0, "latest": []}
+    assert count(client) == {"count": 0, "mehr": False, "latest": []}
     assert "Interner Entwurf" not in client.get("/helena/benachrichtigungen/").content.decode()
 
     client.force_login(mandant)
-    assert count(client) == {"count": 0, "latest": []}
+    assert count(client) == {"count": 0, "mehr": False, "latest": []}
     assert client.get("/helena/benachrichtigungen/").status_code == 404
     assert "notify-count" not in client.get("/").content.decode()
 
@@ -76,3 +76,19 @@ def test_a_draft_the_user_may_no_longer_see_is_not_listed(client):
     client.force_login(user)
 
     assert "Entwurf in fremder Akte" not in client.get("/helena/benachrichtigungen/").content.decode()
+
+
+def test_a_full_list_says_there_may_be_more(client):
+    """Daily-use probe 2026-12-05: 35 finished runs counted as 30 (the list's length), without a sign."""
+    from agent.chat.notifications import LIMIT
+
+    user = UserFactory(role=Role.ANWALT)
+    for n in range(LIMIT + 5):
+        background_run(user, task=f"Auftrag {n}")
+    client.force_login(user)
+    polled = count(client)
+    assert polled["count"] == LIMIT and polled["mehr"] is True
+    background_user = UserFactory(role=Role.ANWALT)
+    background_run(background_user)
+    client.force_login(background_user)
+    assert count(client)["mehr"] is False
