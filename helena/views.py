@@ -114,7 +114,8 @@ def start(request: HttpRequest) -> HttpResponse:
         Case(When(status__in=inactive, then=1), default=0), "-changed_at", "aktenzeichen"
     )
     person_id, dezernat_id = _int_param(request, "person"), _int_param(request, "dezernat")
-    pending = drafts_selectors.drafts_pending(user=user)[:10]
+    offen = drafts_selectors.drafts_pending(user=user)
+    pending = offen[:10]
     context = {
         "akten": akten,
         "q": q,
@@ -124,6 +125,8 @@ def start(request: HttpRequest) -> HttpResponse:
         "person_id": person_id,
         "dezernat_id": dezernat_id,
         "drafts": pending,
+        # the list shows the newest ten; the total says whether there are more
+        "drafts_total": offen.count(),
         # what the default choice of the Fristenkontrolle holds (akten.selectors.fristenkontrolle)
         "kontrolle_dezernat_rollen": akten_selectors.KONTROLLE_ROLES_WITH_DEZERNAT,
         "vertretungen": Vertretung.objects.active().filter(vertreter=user).exists(),

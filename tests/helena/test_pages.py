@@ -91,3 +91,12 @@ def test_admin_accept_from_the_change_view_goes_through_the_service(client):
     draft.refresh_from_db()
     assert draft.status == "ACCEPTED" and draft.reviewer == admin
     assert Notiz.objects.get().text == "Aus der Verwaltung"
+
+
+def test_the_start_page_says_how_many_drafts_wait_beyond_the_ten_it_lists(client):
+    """Daily-use probe 2026-12-05: with twelve open drafts the page listed ten, without a word of the rest."""
+    akte = AkteFactory()
+    HelenaDraftFactory.create_batch(12, akte=akte)
+    client.force_login(akte.anwalt)
+    page = client.get("/").content.decode()
+    assert "10 von 12 offenen Entwürfen" in page
