@@ -609,53 +609,49 @@ def kalender_erledigen_darf(user: User) -> bool:
     return sees_internal(user) and getattr(user, "role", None) != Role.PRAKTIKANT
 
 
-@transaction.atomic
 def kalender_eintrag_erledigen(*, eintrag_id: int, by: User) -> KalenderEintrag:
     """Mark an open Frist, Termin or Wiedervorlage done, with who and when, in the Aktenverlauf.
 
     Locks the row (a second, concurrent click gets ValidationError, nothing is written twice).
     Raises Http404 when `by` may not see the entry, ValidationError for a MANDANT or a done entry.
     """
-    eintrag = KalenderEintrag.objects.visible_to(by).select_for_update(of=("self",)).filter(pk=eintrag_id).first()
-    if eintrag is None:
-        raise Http404
-    if not kalender_erledigen_darf(by):
-        raise ValidationError(ERR_KALENDER_NOT_ALLOWED)
-    if eintrag.erledigt:
-        raise ValidationError(ERR_KALENDER_NOT_OPEN)
-    eintrag.erledigt = True
-    eintrag.erledigt_at = timezone.now()
-    eintrag.erledigt_von = by
-    eintrag.full_clean()
-    eintrag.save(update_fields=["erledigt", "erledigt_at", "erledigt_von"])
-    activity_record(
-        akte=eintrag.akte,
-        typ=AktenActivity.Typ.KALENDER_ERLEDIGT,
-        beschreibung=f"{eintrag.get_typ_display()} „{eintrag.titel}“ erledigt",
-        by=by,
-        data={"kalender_eintrag": eintrag.pk},
-    )
-    return eintrag
+    return _kalender_erledigt_setzen(eintrag_id=eintrag_id, by=by, erledigt=True)
 
 
-@transaction.atomic
 def kalender_eintrag_wieder_oeffnen(*, eintrag_id: int, by: User) -> KalenderEintrag:
     """Open a done entry again (struck by mistake): back into the Fristenkontrolle, recorded in the
     Aktenverlauf with who. Raises Http404 when `by` may not see it, ValidationError otherwise."""
+    return _kalender_erledigt_setzen(eintrag_id=eintrag_id, by=by, erledigt=False)
+
+
+# erledigt → (refusal for the role, refusal for the entry's state, Aktenverlauf type, its wording)
+_KALENDER_WECHSEL = {
+    True: (ERR_KALENDER_NOT_ALLOWED, ERR_KALENDER_NOT_OPEN, AktenActivity.Typ.KALENDER_ERLEDIGT, "erledigt"),
+    False: (ERR_KALENDER_REOPEN_NOT_ALLOWED, ERR_KALENDER_STILL_OPEN, AktenActivity.Typ.KALENDER_WIEDER_OFFEN, "wieder offen"),
+}
+
+
+@transaction.atomic
+def _kalender_erledigt_setzen(*, eintrag_id: int, by: User, erledigt: bool) -> KalenderEintrag:
+    """Set the entry's `erledigt` under a row lock, with who and when (or neither, when opened
+    again), and record it in the Aktenverlauf."""
+    err_rolle, err_stand, typ, wort = _KALENDER_WECHSEL[erledigt]
     eintrag = KalenderEintrag.objects.visible_to(by).select_for_update(of=("self",)).filter(pk=eintrag_id).first()
     if eintrag is None:
         raise Http404
     if not kalender_erledigen_darf(by):
-        raise ValidationError(ERR_KALENDER_REOPEN_NOT_ALLOWED)
-    if not eintrag.erledigt:
-        raise ValidationError(ERR_KALENDER_STILL_OPEN)
-    eintrag.erledigt, eintrag.erledigt_at, eintrag.erledigt_von = False, None, None
+        raise ValidationError(err_rolle)
+    if eintrag.erledigt == erledigt:
+        raise ValidationError(err_stand)
+    eintrag.erledigt = erledigt
+    eintrag.erledigt_at = timezone.now() if erledigt else None
+    eintrag.erledigt_von = by if erledigt else None
     eintrag.full_clean()
     eintrag.save(update_fields=["erledigt", "erledigt_at", "erledigt_von"])
     activity_record(
         akte=eintrag.akte,
-        typ=AktenActivity.Typ.KALENDER_WIEDER_OFFEN,
-        beschreibung=f"{eintrag.get_typ_display()} „{eintrag.titel}“ wieder offen",
+        typ=typ,
+        beschreibung=f"{eintrag.get_typ_display()} „{eintrag.titel}“ {wort}",
         by=by,
         data={"kalender_eintrag": eintrag.pk},
     )
