@@ -14,7 +14,7 @@ import datetime
 import hashlib
 import io
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.conf import settings
@@ -70,6 +70,11 @@ class VorlagenWahl:
     # the template addresses someone ({{ empfaenger }}, {{ anrede }}) who may be either side: the
     # request must say whom (a Mahnschreiben always goes to the other side)
     empfaenger_offen: bool = False
+
+    @property
+    def mahnschreiben(self) -> bool:
+        """A Mahnschreiben, the shipped one or the firm's own: it goes to the other side."""
+        return "mahn" in self.stand.name.lower()
 
     def als_payload(self) -> dict[str, str]:
         return {"sha256": self.stand.sha256, "name": self.stand.name, "mandant_partei": self.mandant_partei, "art": self.art}
@@ -129,31 +134,24 @@ def vorlage_waehlen(ref: str | int) -> VorlagenWahl:
         vorlage = treffer_eigen[0]
         with vorlage.datei.open("rb") as datei:
             inhalt = datei.read()
-        stand = vorlage_stand_sichern(name=vorlage.name, inhalt=inhalt)
-        # a Mahnschreiben (also the firm's own) goes to the other side
-        mahnung = "mahn" in vorlage.name.lower()
-        return VorlagenWahl(
-            stand=stand,
-            art=vorlage.art,
-            mandant_partei=vorlage.mandant_partei,
-            empfaenger_offen=not mahnung and vorlage.art != DokumentVorlage.Art.KOSTENNOTE and _spricht_an(inhalt),
-        )
+        return _wahl(name=vorlage.name, art=vorlage.art, mandant_partei=vorlage.mandant_partei, inhalt=inhalt)
     if mitgeliefert_treffer:
         mitgeliefert = mitgeliefert_treffer[0][1]
         inhalt = mitgeliefert_inhalt(mitgeliefert.schluessel)
-        stand = vorlage_stand_sichern(name=mitgeliefert.name, inhalt=inhalt)
-        return VorlagenWahl(
-            stand=stand,
-            art=mitgeliefert.art,
-            mandant_partei=mitgeliefert.mandant_partei,
-            empfaenger_offen=mitgeliefert.schluessel != "MAHNSCHREIBEN" and _spricht_an(inhalt),
-        )
+        return _wahl(name=mitgeliefert.name, art=mitgeliefert.art, mandant_partei=mitgeliefert.mandant_partei, inhalt=inhalt)
     raise VorlagenFehler(ERR_VORLAGE_UNBEKANNT.format(ref=text, namen=", ".join(vorlagen_namen())))
 
 
-def _spricht_an(inhalt: bytes) -> bool:
-    """Does the template address a recipient ({{ empfaenger }}, {{ anrede }})?"""
-    return bool(vorlage_pruefen(inhalt) & {"empfaenger", "empfaenger_anschrift", "anrede"})
+def _wahl(*, name: str, art: str, mandant_partei: str, inhalt: bytes) -> VorlagenWahl:
+    """The chosen template, its stored copy, and whether the request must say whom it addresses:
+    a template that addresses someone ({{ empfaenger }}, {{ anrede }}), unless it is a Mahnschreiben
+    (also the firm's own: to the other side) or a Kostennote (to the client)."""
+    stand = vorlage_stand_sichern(name=name, inhalt=inhalt)
+    wahl = VorlagenWahl(stand=stand, art=art, mandant_partei=mandant_partei)
+    if wahl.mahnschreiben or art == DokumentVorlage.Art.KOSTENNOTE:
+        return wahl
+    spricht_an = bool(vorlage_pruefen(inhalt) & {"empfaenger", "empfaenger_anschrift", "anrede"})
+    return replace(wahl, empfaenger_offen=spricht_an)
 
 
 def vorlage_stand_inhalt(sha256: str) -> bytes:

@@ -83,7 +83,7 @@ def execute(ctx: ToolContext, params: CreateDraftDokumentParams) -> ToolResult:
         # whom it goes to; a recipient given for a template that addresses no one (a Mahnschreiben
         # goes to the other side) is said to be ignored
         "empfaenger": (vorlage or {}).get("empfaenger")
-        or ("GEGENSEITE (Mahnschreiben)" if vorlage and "mahn" in vorlage["name"].lower() else None),
+        or ("GEGENSEITE (Mahnschreiben)" if wahl is not None and wahl.mahnschreiben else None),
         "fehlende_felder": fehlend,
         "anfang": cut(params.inhalt_markdown, limit=PREVIEW_CHARS)[0],
         "zeichen": len(params.inhalt_markdown),
