@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import datetime
 import io
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
 import docx
 from pypdf import PdfReader
@@ -174,3 +176,26 @@ def mit_fussnoten(word: bytes, fussnoten_xml: str, *, nach: bytes = b"", verweis
             ziel.writestr(info, daten)
         ziel.writestr("word/footnotes.xml", fussnoten_xml)
     return aus.getvalue()
+
+
+def kostennote_fuer(*nummern: str) -> Any:
+    """The payload of a Kostennote over 5.400 € with the fees `nummern` (Nr. VV RVG, default the
+    Verfahrensgebühr 3100), ordered on 1 July 2025, for work from July to November 2025."""
+    from drafts.schemas import KostennotePayload
+    from rechner import rvg
+    from schriftgut.kostennote import ART_KOSTENNOTE, kostennote_payload
+
+    berechnung = rvg.calculate(
+        gegenstandswert=Decimal("5400"),
+        auftragsdatum=datetime.date(2025, 7, 1),
+        positions=[rvg.PositionRequest(nummer) for nummer in nummern or ("3100",)],
+    )
+    return KostennotePayload.model_validate(
+        kostennote_payload(
+            berechnung=berechnung,
+            art=ART_KOSTENNOTE,
+            gegenstandswert=Decimal("5400.00"),
+            leistungszeitraum_von=datetime.date(2025, 7, 1),
+            leistungszeitraum_bis=datetime.date(2025, 11, 30),
+        )
+    )

@@ -24,7 +24,7 @@ from pypdf import PdfReader
 from schriftgut.pdf import docx_zu_pdf
 from schriftgut.platzhalter import datum_lang
 from schriftgut.services import schriftstueck_rendern, vorlage_waehlen
-from tests.schriftgut.helpers import VIELE_PARTNER, Textstelle, akte_mit_parteien, kanzlei, zeilen_positionen
+from tests.schriftgut.helpers import VIELE_PARTNER, Textstelle, akte_mit_parteien, kanzlei, kostennote_fuer, zeilen_positionen
 
 HEUTE = datetime.date(2026, 12, 4)
 MM = 72 / 25.4  # pt per mm
@@ -212,27 +212,11 @@ def test_a_schriftsatz_puts_the_court_into_the_address_field(vorlage, gericht_az
 
 @pytest.mark.django_db
 def test_a_kostennote_goes_to_the_mandant_in_the_window():
-    from decimal import Decimal
-
-    from drafts.schemas import KostennotePayload
-    from rechner import rvg
-    from schriftgut.kostennote import ART_KOSTENNOTE, kostennote_payload
     from schriftgut.services import kostennote_rendern
 
     kanzlei()
     akte = akte_mit_parteien()
-    berechnung = rvg.calculate(
-        gegenstandswert=Decimal("5400"), auftragsdatum=datetime.date(2025, 7, 1), positions=[rvg.PositionRequest("3100")]
-    )
-    payload = KostennotePayload.model_validate(
-        kostennote_payload(
-            berechnung=berechnung,
-            art=ART_KOSTENNOTE,
-            gegenstandswert=Decimal("5400.00"),
-            leistungszeitraum_von=datetime.date(2025, 7, 1),
-            leistungszeitraum_bis=datetime.date(2025, 11, 30),
-        )
-    )
+    payload = kostennote_fuer("3100")
     stellen = zeilen_positionen(kostennote_rendern(akte=akte, payload=payload, nummer="2026-0001", heute=HEUTE).pdf())
     mandantin = _stelle(stellen, "Erika Mustermann")
     assert abs(mandantin.x - 25) < 0.3 and 62.7 < mandantin.y < 67

@@ -6,7 +6,6 @@ from __future__ import annotations
 import datetime
 import io
 import zipfile
-from decimal import Decimal
 
 import docx
 import pytest
@@ -17,13 +16,10 @@ from pypdf import PdfReader
 from akten import extraction
 from akten.models import Beteiligter, Dokument, DokumentVorlage, Role
 from akten.services import dokument_create
-from drafts.schemas import KostennotePayload
-from rechner import rvg
-from schriftgut.kostennote import ART_KOSTENNOTE, kostennote_payload
 from schriftgut.services import kostennote_rendern, schriftstueck_rendern, vorlage_waehlen
 from tests.factories import KontaktFactory, UserFactory
 
-from .helpers import akte_mit_parteien, docx_text, kanzlei, pdf_text
+from .helpers import akte_mit_parteien, docx_text, kanzlei, kostennote_fuer, pdf_text
 
 pytestmark = pytest.mark.django_db
 
@@ -223,20 +219,7 @@ def test_new_version_upload_keeps_the_upload_size_limit(client, settings) -> Non
 def test_kostennote_addresses_the_client_formally_and_writes_rates_as_in_fee_notes() -> None:
     kanzlei()
     akte = akte_mit_parteien()
-    berechnung = rvg.calculate(
-        gegenstandswert=Decimal("5400"),
-        auftragsdatum=datetime.date(2025, 7, 1),
-        positions=[rvg.PositionRequest("3100"), rvg.PositionRequest("1003")],
-    )
-    payload = KostennotePayload.model_validate(
-        kostennote_payload(
-            berechnung=berechnung,
-            art=ART_KOSTENNOTE,
-            gegenstandswert=Decimal("5400.00"),
-            leistungszeitraum_von=datetime.date(2025, 7, 1),
-            leistungszeitraum_bis=datetime.date(2025, 11, 30),
-        )
-    )
+    payload = kostennote_fuer("3100", "1003")
 
     text = docx_text(kostennote_rendern(akte=akte, payload=payload, nummer="2026-0001").docx)
 

@@ -16,7 +16,7 @@ from schriftgut.services import kostennote_rendern, schriftstueck_rendern, vorla
 from schriftgut.vorlagen import VorlagenFehler
 from tests.agent.tools.conftest import run_call
 from tests.factories import AgentRunFactory, BeteiligterFactory, KontaktFactory
-from tests.schriftgut.helpers import akte_mit_parteien, docx_text, kanzlei
+from tests.schriftgut.helpers import akte_mit_parteien, docx_text, kanzlei, kostennote_fuer
 
 pytestmark = pytest.mark.django_db
 
@@ -144,7 +144,7 @@ def test_a_kostennote_names_the_ust_id_or_else_the_steuernummer(ust_id, steuernu
     profil = kanzlei()
     profil.ust_id, profil.steuernummer = ust_id, steuernummer
     profil.save()
-    payload = _kostennote_3100()
+    payload = kostennote_fuer()
     text = docx_text(kostennote_rendern(akte=akte_mit_parteien(), payload=payload, nummer="2026-0001").docx)
     assert erwartet in text
 
@@ -196,29 +196,6 @@ def test_a_pleading_goes_to_the_courts_postal_address_where_the_akte_has_it():
     assert "Amtsgericht Tempelhof-Kreuzberg\nMöckernstraße 130\n10963 Berlin" in mit
 
 
-def _kostennote_3100():
-    """A Kostennote over 5.400 € with the Verfahrensgebühr (Nr. 3100 VV RVG)."""
-    import datetime
-    from decimal import Decimal
-
-    from drafts.schemas import KostennotePayload
-    from rechner import rvg
-    from schriftgut.kostennote import ART_KOSTENNOTE, kostennote_payload
-
-    berechnung = rvg.calculate(
-        gegenstandswert=Decimal("5400"), auftragsdatum=datetime.date(2025, 7, 1), positions=[rvg.PositionRequest("3100")]
-    )
-    return KostennotePayload.model_validate(
-        kostennote_payload(
-            berechnung=berechnung,
-            art=ART_KOSTENNOTE,
-            gegenstandswert=Decimal("5400.00"),
-            leistungszeitraum_von=datetime.date(2025, 7, 1),
-            leistungszeitraum_bis=datetime.date(2025, 11, 30),
-        )
-    )
-
-
 def _eigene_vorlage(name: str, art: str):
     import io
 
@@ -252,7 +229,7 @@ def test_a_firm_mahnschreiben_goes_to_the_other_side_and_a_firm_kostennote_to_th
     _eigene_vorlage("Mahnschreiben der Kanzlei", DokumentVorlage.Art.BRIEF)
     assert not vorlage_waehlen("Mahnschreiben der Kanzlei").empfaenger_offen
     _eigene_vorlage("Rechnung der Kanzlei", DokumentVorlage.Art.KOSTENNOTE)
-    payload = _kostennote_3100()
+    payload = kostennote_fuer()
     text = docx_text(kostennote_rendern(akte=akte, payload=payload, nummer="2026-0001").docx)
     assert "Erika Mustermann" in text and "Sehr geehrte Frau Mustermann," in text and "Gegneranwalt" not in text
 
