@@ -12,6 +12,8 @@ from django.core.management import call_command
 from agent.engine.tools import ToolResult
 from agent.tools.base import ToolContext
 from agent.tools.executor import RunToolBox, toolbox_for
+from akten.models import Role
+from tests.factories import UserFactory
 
 DATA = Path(__file__).resolve().parents[3] / "recherche" / "data"
 MINI_GESETZE = Path(__file__).resolve().parents[2] / "recherche" / "data"
@@ -22,6 +24,12 @@ def _tools_in_test_thread(settings):
     """Tools run in the test's own thread so they see the test transaction (the engine default,
     a worker thread with its own connection, is covered by a transactional test in test_registry)."""
     settings.HELENA_TOOLS_THREAD_SENSITIVE = True
+
+
+@pytest.fixture
+def anwalt(db: None) -> Any:
+    """A lawyer (a module may give its own, e.g. with a name)."""
+    return UserFactory(role=Role.ANWALT)
 
 
 def run_call(box: RunToolBox, name: str, arguments: Any, call_id: str = "call-1") -> ToolResult:

@@ -5,18 +5,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from akten.models import Role
-from tests.factories import UserFactory
-
 pytestmark = pytest.mark.django_db
 
 # 2020: Basiszinssatz -0,88 % all year, 366 days
 B2B_2020 = {"hauptforderung": "10.000", "von": "2020-01-01", "bis": "2020-12-31", "art": "unternehmer"}
-
-
-@pytest.fixture
-def anwalt():
-    return UserFactory(role=Role.ANWALT)
 
 
 def test_das_modell_erfaehrt_auf_deutsch_wann_es_den_entstehungstag_angibt(call, anwalt) -> None:

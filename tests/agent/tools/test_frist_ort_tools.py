@@ -5,16 +5,11 @@ import datetime
 import pytest
 from django.utils import timezone
 
-from akten.models import KanzleiProfil, Role
+from akten.models import KanzleiProfil
 from drafts.models import HelenaDraft
-from tests.factories import AkteFactory, UserFactory
+from tests.factories import AkteFactory
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def anwalt():
-    return UserFactory(role=Role.ANWALT)
 
 
 def _akte(anwalt, **gericht):

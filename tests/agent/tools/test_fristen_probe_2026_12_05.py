@@ -8,24 +8,15 @@ import datetime
 import pytest
 from django.utils import timezone
 
-from akten.models import KalenderEintrag, Role
+from akten.models import KalenderEintrag
 from drafts.models import HelenaDraft
 from drafts.services import draft_accept
 from rechner import fristen
-from tests.factories import AkteFactory, UserFactory
+from tests.factories import AkteFactory
+
+from .test_fristen_review_2026_12_03 import _akte
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def anwalt():
-    return UserFactory(role=Role.ANWALT)
-
-
-def _akte(anwalt, sachgebiet):
-    return AkteFactory(
-        anwalt=anwalt, sachgebiet=sachgebiet, gericht_name="Amtsgericht Köln", gericht_ort="Köln", gericht_bundesland="NW"
-    )
 
 
 def test_the_calculators_warning_reaches_the_draft_and_the_calendar_entry(call, anwalt):

@@ -6,17 +6,11 @@ import datetime
 import pytest
 from django.utils import timezone
 
-from akten.models import Role
 from drafts.models import HelenaDraft
 from rechner import fristen
-from tests.factories import AkteFactory, UserFactory
+from tests.factories import AkteFactory
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def anwalt():
-    return UserFactory(role=Role.ANWALT)
 
 
 def _akte(anwalt, sachgebiet):

@@ -5,8 +5,7 @@ one-week rule only as a remark in the explanation."""
 
 import pytest
 
-from akten.models import Role
-from tests.factories import AkteFactory, UserFactory
+from tests.factories import AkteFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -15,11 +14,6 @@ VORLAGEN = [
     ("einspruch_vollstreckungsbescheid", "§ 46a Abs. 1 ArbGG"),
     ("widerspruch_mahnbescheid", "§ 46a Abs. 3 ArbGG"),
 ]
-
-
-@pytest.fixture
-def anwalt():
-    return UserFactory(role=Role.ANWALT)
 
 
 def _akte(anwalt, sachgebiet, gericht):

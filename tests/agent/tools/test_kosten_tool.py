@@ -8,11 +8,6 @@ from tests.factories import UserFactory
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def anwalt():
-    return UserFactory(role=Role.ANWALT)
-
-
 def kosten(call, anwalt, **args):
     result = call(anwalt, "get_kosten_rules", {"datum": "2025-07-01", **args})
     assert result.ok, result.error

@@ -26,11 +26,6 @@ def _workday(days: int) -> datetime.date:
 
 
 @pytest.fixture
-def anwalt():
-    return UserFactory(role=Role.ANWALT)
-
-
-@pytest.fixture
 def akte(anwalt):
     return AkteFactory(aktenzeichen="12/25", kurzrubrum="Müller ./. Schmidt", anwalt=anwalt, status="OFFEN")
 
