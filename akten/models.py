@@ -967,21 +967,20 @@ class Notiz(models.Model):
 
 class AktenActivityQuerySet(AkteBoundQuerySet):
     def visible_to(self, user: Any) -> Any:
-        """The timeline through the chokepoint, without the entries of a draft its requester no
-        longer sees (drafts.models.DraftQuerySet: its run read an Akte gone for them); its title can
-        repeat what that run read. The Akte's team keeps them, as it keeps the draft. Through the
-        drafts app's model by name (it lies above this app)."""
+        """The timeline through the chokepoint, without the entries of a draft whose run read an
+        Akte `user` may not see now (drafts.models.DraftQuerySet, `content_hidden`): their title can
+        repeat what that run read. Its requester loses them all, as the draft; the Akte's team,
+        which keeps the draft, loses those before a human approved it (the card shows no more
+        either). Through the drafts app's model by name (it lies above this app)."""
         shown = super().visible_to(user)
         if not shown.query.is_empty():
             drafts = apps.get_model("drafts", "HelenaDraft").objects
             draft_id = Cast(KeyTextTransform("draft", "data"), models.BigIntegerField())
-            hidden = Exists(drafts.hidden_from_requester(user).filter(pk=OuterRef("draft_id")))
-            # before a human approved it, an entry names the draft's title, which can repeat what its
-            # run read in an Akte `user` may not see (the card shows no more either)
-            unreviewed = Q(typ__in=self.model.ENTWURF_VOR_PRUEFUNG) & Exists(
-                drafts.content_hidden_from(user).filter(pk=OuterRef("draft_id"))
+            hidden = drafts.content_hidden_from(user).filter(pk=OuterRef("draft_id"))
+            hidden_entry = Exists(hidden.filter(requested_by=user)) | (
+                Q(typ__in=self.model.ENTWURF_VOR_PRUEFUNG) & Exists(hidden)
             )
-            shown = shown.alias(draft_id=draft_id).exclude(Q(hidden) | unreviewed)
+            shown = shown.alias(draft_id=draft_id).exclude(hidden_entry)
         return shown
 
 

@@ -65,8 +65,8 @@ class DraftQuerySet(AkteBoundQuerySet):
 
     def hidden_from_requester(self, user: Any) -> Any:
         """The drafts `user` requested that `visible_to` no longer shows them for what their run read
-        (the same condition as its exclude, for the Akte's timeline)."""
-        return self.filter(from_run_reading_hidden_akten(user), requested_by=user)
+        (the same condition as its exclude, for the Akte's timeline and general notes)."""
+        return self.content_hidden_from(user).filter(requested_by=user)
 
     def pending(self) -> Any:
         return self.filter(status=HelenaDraft.Status.PENDING)
