@@ -93,6 +93,13 @@ def test_erledigt_of_a_foreign_entry_is_404_and_a_mandant_cannot_mark_anything()
         services.kalender_eintrag_erledigen(eintrag_id=frist.pk, by=UserFactory(role=Role.MANDANT))
     frist.refresh_from_db()
     assert not frist.erledigt
+    # opening again: the same for a done entry of someone else's Akte
+    services.kalender_eintrag_erledigen(eintrag_id=frist.pk, by=akte.anwalt)
+    assert stranger.post(f"/kalender/{frist.pk}/wieder-offen/").status_code == 404
+    with pytest.raises(Http404):
+        services.kalender_eintrag_wieder_oeffnen(eintrag_id=frist.pk, by=UserFactory(role=Role.MANDANT))
+    frist.refresh_from_db()
+    assert frist.erledigt
 
 
 def test_open_redirect_is_refused():
